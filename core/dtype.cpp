@@ -1,0 +1,108 @@
+// Element types and their traits.
+#include "core/dtype.h"
+
+#include "core/error.h"
+
+#include <limits>
+
+namespace teval::core {
+
+namespace {
+
+struct Row {
+  DType dtype;
+  std::string_view name;
+  int size;
+  DTypeKind kind;
+  std::string_view descr;
+};
+
+constexpr Row kRows[] = {
+#define TEVAL_DTYPE(e, n, size, k, descr) {DType::e, n, size, DTypeKind::k, descr},
+#include "core/dtype.def"
+};
+
+const Row& row(DType t) { return kRows[static_cast<int>(t)]; }
+
+} // namespace
+
+std::string_view name(DType t) { return row(t).name; }
+
+std::optional<DType> dtype_from_name(std::string_view s) {
+  for (const Row& r : kRows)
+    if (r.name == s)
+      return r.dtype;
+  return std::nullopt;
+}
+
+int size_bytes(DType t) { return row(t).size; }
+DTypeKind kind(DType t) { return row(t).kind; }
+std::string_view npy_descr(DType t) { return row(t).descr; }
+
+int64_t int_min(DType t) {
+  switch (t) {
+  case DType::Bool:
+  case DType::UInt8:
+    return 0;
+  case DType::Int8:
+    return std::numeric_limits<int8_t>::min();
+  case DType::Int16:
+    return std::numeric_limits<int16_t>::min();
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::min();
+  case DType::Int64:
+    return std::numeric_limits<int64_t>::min();
+  case DType::Float16:
+  case DType::BFloat16:
+  case DType::Float32:
+  case DType::Float64:
+    break;
+  }
+  TEVAL_UNREACHABLE("int_min of a floating dtype");
+}
+
+int64_t int_max(DType t) {
+  switch (t) {
+  case DType::Bool:
+    return 1;
+  case DType::UInt8:
+    return std::numeric_limits<uint8_t>::max();
+  case DType::Int8:
+    return std::numeric_limits<int8_t>::max();
+  case DType::Int16:
+    return std::numeric_limits<int16_t>::max();
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::max();
+  case DType::Int64:
+    return std::numeric_limits<int64_t>::max();
+  case DType::Float16:
+  case DType::BFloat16:
+  case DType::Float32:
+  case DType::Float64:
+    break;
+  }
+  TEVAL_UNREACHABLE("int_max of a floating dtype");
+}
+
+double float_max(DType t) {
+  switch (t) {
+  case DType::Float16:
+    return 65504.0;
+  case DType::BFloat16:
+    return 0x1.fep127;
+  case DType::Float32:
+    return std::numeric_limits<float>::max();
+  case DType::Float64:
+    return std::numeric_limits<double>::max();
+  case DType::Bool:
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::UInt8:
+    break;
+  }
+  TEVAL_UNREACHABLE("float_max of an integer dtype");
+}
+
+} // namespace teval::core

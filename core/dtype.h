@@ -1,0 +1,53 @@
+// Element types and their traits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace teval::core {
+
+/// An element type. The set is closed; see dtype.def for the table.
+enum class DType : uint8_t {
+#define TEVAL_DTYPE(e, name, size, kind, descr) e,
+#include "core/dtype.def"
+};
+
+/// How a dtype's bits are interpreted.
+enum class DTypeKind : uint8_t { Bool, Signed, Unsigned, Float };
+
+/// Every dtype, in table order.
+inline constexpr DType kAllDTypes[] = {
+#define TEVAL_DTYPE(e, name, size, kind, descr) DType::e,
+#include "core/dtype.def"
+};
+
+/// The spelling users write: "float32", "int8", "bool", ...
+std::string_view name(DType t);
+/// The dtype spelled \p s, or nothing.
+std::optional<DType> dtype_from_name(std::string_view s);
+/// Size of one element in bytes.
+int size_bytes(DType t);
+/// The kind of \p t.
+DTypeKind kind(DType t);
+/// The numpy type string written into .npy headers ("<f4", "|i1", ...).
+/// bfloat16 has no numpy type and is written as the 2-byte void "<V2".
+std::string_view npy_descr(DType t);
+
+inline bool is_float(DType t) { return kind(t) == DTypeKind::Float; }
+inline bool is_bool(DType t) { return kind(t) == DTypeKind::Bool; }
+/// Signed or unsigned integer (bool is not an integer here).
+inline bool is_integer(DType t) {
+  return kind(t) == DTypeKind::Signed || kind(t) == DTypeKind::Unsigned;
+}
+/// Width in bits of an integer or bool dtype.
+inline int bit_width(DType t) { return size_bytes(t) * 8; }
+
+/// Smallest and largest value of an integer or bool dtype.
+int64_t int_min(DType t);
+int64_t int_max(DType t);
+/// Largest finite value of a floating dtype (65504 for float16).
+double float_max(DType t);
+
+} // namespace teval::core

@@ -1,0 +1,140 @@
+// Text forms of values and kernels.
+#include "core/format.h"
+
+#include "core/error.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace teval::core {
+
+std::string format_scalar(const Scalar& v) {
+  if (is_bool(v.dtype))
+    return v.i ? "True" : "False";
+  if (!is_float(v.dtype))
+    return std::to_string(v.i);
+  if (std::isnan(v.f))
+    return "nan";
+  if (std::isinf(v.f))
+    return v.f < 0 ? "-inf" : "inf";
+  char buf[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v.f);
+    if (round_float(v.dtype, std::strtod(buf, nullptr)) == v.f)
+      break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+namespace {
+
+class Printer {
+public:
+  Printer(const Kernel& k, const Statement& s) : k_(k), s_(s) {}
+
+  std::string print(const Expr& e) {
+    return std::visit([&](const auto& n) { return node(*e, n); }, e->node);
+  }
+
+private:
+  std::string list(const std::vector<Expr>& es) {
+    std::string out;
+    for (size_t i = 0; i < es.size(); ++i)
+      out += (i ? ", " : "") + print(es[i]);
+    return out;
+  }
+  std::string node(const ExprNode&, const Const& c) {
+    std::string v = format_scalar(c.value);
+    if (c.value.dtype == DType::Int32 || c.value.dtype == DType::Float32)
+      return v;
+    return std::string(name(c.value.dtype)) + "(" + v + ")";
+  }
+  std::string node(const ExprNode&, const VarRef& v) { return s_.vars[v.var].name; }
+  std::string node(const ExprNode&, const Load& l) {
+    return k_.tensors[l.tensor].name + "[" + list(l.index) + "]";
+  }
+  std::string node(const ExprNode& n, const Apply& a) {
+    std::string op(spelling(a.op));
+    std::string trap = a.overflow == Overflow::Trap ? "!" : "";
+    if (a.args.size() == 2 && !std::isalpha(static_cast<unsigned char>(op[0])))
+      return "(" + print(a.args[0]) + " " + op + trap + " " + print(a.args[1]) + ")";
+    std::string result;
+    if (rule(a.op) == OpRule::Compare || rule(a.op) == OpRule::Logical ||
+        rule(a.op) == OpRule::FloatToInt)
+      result = "<" + std::string(name(n.dtype)) + ">";
+    return op + trap + result + "(" + list(a.args) + ")";
+  }
+  std::string node(const ExprNode& n, const Cast& c) {
+    return "cast<" + std::string(name(n.dtype)) + ">(" + print(c.value) + ")";
+  }
+  std::string node(const ExprNode&, const Select& s) {
+    return "select(" + print(s.cond) + ", " + print(s.then) + ", " + print(s.otherwise) + ")";
+  }
+
+  const Kernel& k_;
+  const Statement& s_;
+};
+
+std::string_view role_name(TensorRole r) {
+  switch (r) {
+  case TensorRole::Input:
+    return "input";
+  case TensorRole::Intermediate:
+    return "intermediate";
+  case TensorRole::Output:
+    return "output";
+  }
+  TEVAL_UNREACHABLE("unknown tensor role");
+}
+
+} // namespace
+
+std::string to_string(const Kernel& k, const Statement& s, const Expr& e) {
+  return Printer(k, s).print(e);
+}
+
+std::string to_string(const Kernel& k) {
+  std::string out;
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    const TensorDecl& t = k.tensors[i];
+    out += std::string(role_name(t.role)) + " %" + std::to_string(i) + " " + t.name + ": " +
+           std::string(name(t.dtype)) + to_string(t.shape) + "\n";
+  }
+  for (const Statement& s : k.statements) {
+    const TensorDecl& target = k.tensors[s.target];
+    Printer p(k, s);
+    out += "%" + std::to_string(s.target) + " " + target.name + "[";
+    for (size_t i = 0; i < s.out_index.size(); ++i)
+      out += (i ? ", " : "") + p.print(s.out_index[i]);
+    out += "] " + std::string(spelling(s.aggregation)) + "= " + p.print(s.value) + "\n";
+    out += "  for";
+    for (const IndexVar& v : s.vars)
+      out += " " + v.name + (v.reduce ? "~" : "") + " in [" + std::to_string(v.begin) + ", " +
+             std::to_string(v.end) + ")";
+    out += "\n";
+    for (const Constraint& c : s.constraints)
+      out += "  where 0 <= " + p.print(c.expr) + " < " + std::to_string(c.bound) + "\n";
+    out += "  start ";
+    if (s.init_from)
+      out += "copy of %" + std::to_string(*s.init_from);
+    else
+      out += format_scalar(s.init);
+    out += s.start == Start::Init ? ", accumulate from it" : ", accumulate from the first value";
+    out += s.out_of_range == OutOfRange::Error ? ", out-of-range is an error"
+                                               : ", out-of-range points are skipped";
+    if (s.aggregation == Aggregation::Assign)
+      out += s.conflict == WriteConflict::Error ? ", rewrites are errors"
+                                                : ", rewrites must be identical";
+    out += "\n";
+  }
+  out += "outputs:";
+  for (int o : k.outputs)
+    out += " " + k.tensors[o].name;
+  return out + "\n";
+}
+
+} // namespace teval::core

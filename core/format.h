@@ -1,0 +1,24 @@
+// Text forms of values and kernels, for diagnostics, dumps and printing.
+#pragma once
+
+#include "core/kernel.h"
+#include "core/numeric.h"
+
+#include <string>
+
+namespace teval::core {
+
+/// The shortest text that reads back as the same value of its dtype, in
+/// Python's style: "3", "-0.5", "1.0", "1e-05", "inf", "nan", "True".
+std::string format_scalar(const Scalar& v);
+
+/// A readable dump of \p e inside statement \p s of kernel \p k, with every
+/// cast explicit: "cast<float32>(N) * input0[N, K]".
+std::string to_string(const Kernel& k, const Statement& s, const Expr& e);
+
+/// A readable dump of the whole kernel: tensors, statements with their
+/// index ranges, aggregation, init and policies. Used by golden tests of
+/// elaboration and by `teval run --dump-kernel`.
+std::string to_string(const Kernel& k);
+
+} // namespace teval::core

@@ -1,0 +1,148 @@
+// The Kernel IR: operator table and checked constructors.
+#include "core/kernel.h"
+
+#include "core/error.h"
+
+namespace teval::core {
+
+namespace {
+
+struct OpRow {
+  std::string_view spelling;
+  int arity;
+  OpRule rule;
+};
+
+constexpr OpRow kOps[] = {
+#define TEVAL_OP(e, s, n, r) {s, n, OpRule::r},
+#include "core/kernel_ops.def"
+};
+
+const OpRow& row(Op op) { return kOps[static_cast<int>(op)]; }
+
+bool is_result_dtype_of_test(DType t) { return is_bool(t) || is_integer(t); }
+
+} // namespace
+
+std::string_view spelling(Op op) { return row(op).spelling; }
+int arity(Op op) { return row(op).arity; }
+OpRule rule(Op op) { return row(op).rule; }
+
+std::optional<Op> op_from_spelling(std::string_view s) {
+  for (size_t i = 0; i < std::size(kOps); ++i)
+    if (kOps[i].spelling == s)
+      return static_cast<Op>(i);
+  return std::nullopt;
+}
+
+Expr make_const(Scalar value, Span span) {
+  return std::make_shared<const ExprNode>(ExprNode{value.dtype, span, Const{value}});
+}
+
+Expr make_var(int var, DType dtype, Span span) {
+  TEVAL_ASSERT(var >= 0, "negative index variable");
+  TEVAL_ASSERT(is_integer(dtype), "index variables are integers");
+  return std::make_shared<const ExprNode>(ExprNode{dtype, span, VarRef{var}});
+}
+
+Expr make_load(int tensor, DType dtype, std::vector<Expr> index, Span span) {
+  TEVAL_ASSERT(tensor >= 0, "negative tensor id");
+  for (const Expr& e : index)
+    TEVAL_ASSERT(is_integer(e->dtype), "tensor index of a non-integer dtype");
+  return std::make_shared<const ExprNode>(ExprNode{dtype, span, Load{tensor, std::move(index)}});
+}
+
+Expr make_apply(Op op, std::vector<Expr> args, Span span, std::optional<DType> result,
+                Overflow overflow) {
+  TEVAL_ASSERT(static_cast<int>(args.size()) == arity(op),
+               "wrong number of operands for " + std::string(spelling(op)));
+  DType first = args.front()->dtype;
+  DType type = first;
+  switch (rule(op)) {
+  case OpRule::Arith:
+  case OpRule::Integer:
+  case OpRule::Float:
+    TEVAL_ASSERT(!result, "result dtype given for a same-type operator");
+    for (const Expr& a : args)
+      TEVAL_ASSERT(a->dtype == first, "operands of " + std::string(spelling(op)) + " differ");
+    TEVAL_ASSERT(!is_bool(first), "arithmetic on bool");
+    TEVAL_ASSERT(rule(op) != OpRule::Integer || is_integer(first), "integer operator on floats");
+    TEVAL_ASSERT(rule(op) != OpRule::Float || is_float(first), "float operator on integers");
+    break;
+  case OpRule::Compare:
+    for (const Expr& a : args)
+      TEVAL_ASSERT(a->dtype == first, "operands of a comparison differ");
+    TEVAL_ASSERT(result && is_result_dtype_of_test(*result), "comparison result dtype");
+    type = *result;
+    break;
+  case OpRule::Logical:
+    TEVAL_ASSERT(result && is_result_dtype_of_test(*result), "logical result dtype");
+    type = *result;
+    break;
+  case OpRule::FloatToInt:
+    TEVAL_ASSERT(is_float(first), "floor/ceil of an integer");
+    TEVAL_ASSERT(result && is_integer(*result), "floor/ceil result dtype");
+    type = *result;
+    break;
+  }
+  return std::make_shared<const ExprNode>(
+      ExprNode{type, span, Apply{op, std::move(args), overflow}});
+}
+
+Expr make_cast(Expr value, DType dtype, Span span) {
+  return std::make_shared<const ExprNode>(ExprNode{dtype, span, Cast{std::move(value)}});
+}
+
+Expr make_select(Expr cond, Expr then, Expr otherwise, Span span) {
+  TEVAL_ASSERT(!is_float(cond->dtype), "select condition of a floating dtype");
+  TEVAL_ASSERT(then->dtype == otherwise->dtype, "select branches differ in dtype");
+  DType t = then->dtype;
+  return std::make_shared<const ExprNode>(
+      ExprNode{t, span, Select{std::move(cond), std::move(then), std::move(otherwise)}});
+}
+
+int Kernel::find(std::string_view name) const {
+  for (size_t i = tensors.size(); i-- > 0;)
+    if (tensors[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+Scalar aggregation_init(Aggregation a, DType t) {
+  switch (a) {
+  case Aggregation::Assign:
+  case Aggregation::Sum:
+  case Aggregation::Any:
+    return constant(t, 0);
+  case Aggregation::Product:
+  case Aggregation::All:
+    return constant(t, 1);
+  case Aggregation::Max:
+    return lowest(t);
+  case Aggregation::Min:
+    return highest(t);
+  }
+  TEVAL_UNREACHABLE("unknown aggregation");
+}
+
+std::string_view spelling(Aggregation a) {
+  switch (a) {
+  case Aggregation::Assign:
+    return "assign";
+  case Aggregation::Sum:
+    return "sum";
+  case Aggregation::Product:
+    return "product";
+  case Aggregation::Max:
+    return "max";
+  case Aggregation::Min:
+    return "min";
+  case Aggregation::All:
+    return "all";
+  case Aggregation::Any:
+    return "any";
+  }
+  TEVAL_UNREACHABLE("unknown aggregation");
+}
+
+} // namespace teval::core

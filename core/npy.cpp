@@ -1,0 +1,256 @@
+// numpy .npy files: read and write.
+#include "core/npy.h"
+
+#include "core/error.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace teval::core {
+
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+
+// The header is a Python dict literal such as
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// Only the forms numpy writes are accepted: string keys, a string, a bool
+// and a tuple of non-negative integers.
+class HeaderReader {
+public:
+  HeaderReader(std::string_view text, const std::string& origin) : text_(text), origin_(origin) {}
+
+  struct Header {
+    std::string descr;
+    bool fortran_order = false;
+    Shape shape;
+  };
+
+  Header read() {
+    Header h;
+    bool have_descr = false, have_order = false, have_shape = false;
+    expect('{');
+    while (!peek('}')) {
+      std::string key = string_literal();
+      expect(':');
+      if (key == "descr") {
+        skip_space();
+        if (peek('['))
+          fail("structured arrays (a list descr) are not supported");
+        h.descr = string_literal();
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean();
+        have_order = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        have_shape = true;
+      } else {
+        fail("unknown header key '" + key + "'");
+      }
+      if (!peek('}'))
+        expect(',');
+    }
+    expect('}');
+    if (!have_descr || !have_order || !have_shape)
+      fail("header lacks one of 'descr', 'fortran_order', 'shape'");
+    return h;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string& what) {
+    throw Error(ErrorKind::Input, origin_, "malformed .npy header: " + what);
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+  bool peek(char c) {
+    skip_space();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  void expect(char c) {
+    if (!peek(c))
+      fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string string_literal() {
+    skip_space();
+    if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"'))
+      fail("expected a string");
+    char quote = text_[pos_++];
+    size_t end = text_.find(quote, pos_);
+    if (end == std::string_view::npos)
+      fail("unterminated string");
+    std::string s(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return s;
+  }
+  bool boolean() {
+    skip_space();
+    if (text_.substr(pos_, 4) == "True") {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.substr(pos_, 5) == "False") {
+      pos_ += 5;
+      return false;
+    }
+    fail("expected True or False");
+  }
+  Shape tuple() {
+    Shape shape;
+    expect('(');
+    while (!peek(')')) {
+      skip_space();
+      size_t start = pos_;
+      int64_t v = 0;
+      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text_[pos_] - '0', &v))
+          fail("shape extent too large");
+        ++pos_;
+      }
+      if (pos_ == start)
+        fail("expected a non-negative integer in the shape");
+      // numpy 1.x on some platforms writes 3L for Python 2 longs.
+      if (pos_ < text_.size() && text_[pos_] == 'L')
+        ++pos_;
+      shape.push_back(v);
+      if (!peek(')'))
+        expect(',');
+    }
+    expect(')');
+    return shape;
+  }
+
+  std::string_view text_;
+  const std::string& origin_;
+  size_t pos_ = 0;
+};
+
+DType dtype_of_descr(const std::string& descr, const std::string& origin) {
+  auto fail = [&](const std::string& why) -> DType {
+    throw Error(ErrorKind::Input, origin, why);
+  };
+  if (descr.size() < 2)
+    return fail("unsupported .npy dtype '" + descr + "'");
+  char order = descr[0];
+  std::string code = descr.substr(1);
+  if (code == "O" || code.starts_with("O"))
+    return fail("object arrays are not supported");
+  if (order == '>' && code != "i1" && code != "u1" && code != "b1")
+    return fail("big-endian data ('" + descr + "') is not supported; convert with "
+                "a.astype(a.dtype.newbyteorder('<'))");
+  if (order != '<' && order != '|' && order != '=' && order != '>')
+    return fail("unsupported .npy dtype '" + descr + "'");
+  if (code == "V2")
+    return DType::BFloat16;
+  for (DType t : kAllDTypes) {
+    if (t == DType::BFloat16)
+      continue;
+    if (npy_descr(t).substr(1) == code)
+      return t;
+  }
+  return fail("unsupported .npy dtype '" + descr +
+              "'; teval reads bool, int8/16/32/64, uint8, float16/32/64 and bfloat16 (<V2)");
+}
+
+uint32_t read_le(std::string_view bytes, size_t offset, int width) {
+  uint32_t v = 0;
+  for (int i = width - 1; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(bytes[offset + i]);
+  return v;
+}
+
+} // namespace
+
+Tensor decode_npy(std::string_view bytes, const std::string& origin) {
+  auto fail = [&](const std::string& why) -> Tensor {
+    throw Error(ErrorKind::Input, origin, why);
+  };
+  if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic)
+    return fail("not a .npy file (bad magic string)");
+  int major = static_cast<unsigned char>(bytes[6]);
+  if (major < 1 || major > 3)
+    return fail("unsupported .npy format version " + std::to_string(major) + "." +
+                std::to_string(static_cast<unsigned char>(bytes[7])));
+  int len_width = major == 1 ? 2 : 4;
+  size_t header_start = 8 + len_width;
+  if (bytes.size() < header_start)
+    return fail("truncated .npy header");
+  size_t header_len = read_le(bytes, 8, len_width);
+  if (bytes.size() < header_start + header_len)
+    return fail("truncated .npy header");
+  std::string_view header_text = bytes.substr(header_start, header_len);
+  HeaderReader::Header h = HeaderReader(header_text, origin).read();
+  if (h.fortran_order)
+    return fail("Fortran-order arrays are not supported; save with np.ascontiguousarray(a)");
+  DType dtype = dtype_of_descr(h.descr, origin);
+  Tensor t;
+  try {
+    t = Tensor(dtype, h.shape);
+  } catch (const Error& e) {
+    return fail(e.message());
+  }
+  std::string_view data = bytes.substr(header_start + header_len);
+  if (data.size() < t.bytes().size())
+    return fail("truncated data: shape " + to_string(h.shape) + " of " + std::string(name(dtype)) +
+                " needs " + std::to_string(t.bytes().size()) + " bytes, the file has " +
+                std::to_string(data.size()));
+  if (data.size() > t.bytes().size())
+    return fail("unexpected " + std::to_string(data.size() - t.bytes().size()) +
+                " bytes after the data");
+  if (!data.empty())
+    std::memcpy(t.bytes().data(), data.data(), data.size());
+  return t;
+}
+
+Tensor read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ErrorKind::Input, path, "cannot open file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return decode_npy(buf.str(), path);
+}
+
+std::string encode_npy(const Tensor& t) {
+  std::string shape = "(";
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    shape += std::to_string(t.shape()[i]);
+    shape += t.shape().size() == 1 ? "," : (i + 1 < t.shape().size() ? ", " : "");
+  }
+  shape += ")";
+  std::string dict = "{'descr': '" + std::string(npy_descr(t.dtype())) +
+                     "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // magic(6) + version(2) + length(2 or 4) + dict + padding + '\n'
+  int major = dict.size() + 1 + 10 > 65535 ? 2 : 1;
+  size_t prefix = major == 1 ? 10 : 12;
+  size_t total = prefix + dict.size() + 1;
+  size_t padded = (total + 63) / 64 * 64;
+  dict.append(padded - total, ' ');
+  dict += '\n';
+  std::string out(kMagic);
+  out += static_cast<char>(major);
+  out += '\0';
+  uint32_t len = static_cast<uint32_t>(dict.size());
+  for (size_t i = 0; i < prefix - 8; ++i)
+    out += static_cast<char>((len >> (8 * i)) & 0xff);
+  out += dict;
+  out.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+  return out;
+}
+
+void write_npy(const Tensor& t, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::string bytes = encode_npy(t);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out)
+    throw Error(ErrorKind::Input, path, "cannot write file");
+}
+
+} // namespace teval::core

@@ -1,0 +1,218 @@
+// Exact numeric primitives shared by every evaluator.
+#include "core/numeric.h"
+
+#include "core/error.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace teval::core {
+
+namespace {
+
+struct Format {
+  int precision; // significand bits, hidden bit included
+  int emin;      // exponent of the smallest normal
+};
+
+Format format_of(DType t) {
+  switch (t) {
+  case DType::Float16:
+    return {11, -14};
+  case DType::BFloat16:
+    return {8, -126};
+  case DType::Float32:
+    return {24, -126};
+  case DType::Float64:
+    return {53, -1022};
+  case DType::Bool:
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::UInt8:
+    break;
+  }
+  TEVAL_UNREACHABLE("format of an integer dtype");
+}
+
+// Rounds a finite nonzero |a| to `precision` bits with a minimum quantum
+// exponent, ties to even. ldexp by a power of two is exact here.
+double round_magnitude(double a, Format fmt) {
+  int e = 0;
+  std::frexp(a, &e);
+  int quantum = std::max(e - 1, fmt.emin) - (fmt.precision - 1);
+  double scaled = std::ldexp(a, -quantum);
+  double whole = std::floor(scaled);
+  double frac = scaled - whole;
+  if (frac > 0.5 || (frac == 0.5 && std::fmod(whole, 2.0) != 0))
+    whole += 1;
+  return std::ldexp(whole, quantum);
+}
+
+} // namespace
+
+Scalar Scalar::of_int(DType t, int64_t v) {
+  TEVAL_ASSERT(!is_float(t), "of_int with a floating dtype");
+  Scalar s;
+  s.dtype = t;
+  s.i = wrap_int(t, v);
+  return s;
+}
+
+Scalar Scalar::of_float(DType t, double v) {
+  TEVAL_ASSERT(is_float(t), "of_float with an integer dtype");
+  Scalar s;
+  s.dtype = t;
+  s.f = round_float(t, v);
+  return s;
+}
+
+bool identical(const Scalar& a, const Scalar& b) {
+  if (a.dtype != b.dtype)
+    return false;
+  if (!is_float(a.dtype))
+    return a.i == b.i;
+  if (std::isnan(a.f) && std::isnan(b.f))
+    return true;
+  return std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f);
+}
+
+int64_t wrap_int(DType t, int64_t v) {
+  switch (t) {
+  case DType::Bool:
+    return v != 0;
+  case DType::Int8:
+    return static_cast<int8_t>(v);
+  case DType::Int16:
+    return static_cast<int16_t>(v);
+  case DType::Int32:
+    return static_cast<int32_t>(v);
+  case DType::Int64:
+    return v;
+  case DType::UInt8:
+    return static_cast<uint8_t>(v);
+  case DType::Float16:
+  case DType::BFloat16:
+  case DType::Float32:
+  case DType::Float64:
+    break;
+  }
+  TEVAL_UNREACHABLE("wrap_int of a floating dtype");
+}
+
+double round_float(DType t, double x) {
+  if (t == DType::Float64 || std::isnan(x) || std::isinf(x) || x == 0)
+    return x;
+  if (t == DType::Float32)
+    return static_cast<float>(x);
+  double r = round_magnitude(std::fabs(x), format_of(t));
+  if (r > float_max(t))
+    r = std::numeric_limits<double>::infinity();
+  return std::copysign(r, x);
+}
+
+uint16_t float16_bits(double x) {
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  double a = std::fabs(x);
+  if (std::isnan(x))
+    return sign | 0x7e00;
+  if (std::isinf(a))
+    return sign | 0x7c00;
+  if (a < 0x1p-14) // subnormal or zero: a multiple of 2^-24
+    return sign | static_cast<uint16_t>(std::ldexp(a, 24));
+  int e = 0;
+  double m = std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
+  auto mantissa = static_cast<uint16_t>(std::ldexp(m, 11) - 1024);
+  return sign | static_cast<uint16_t>((e - 1 + 15) << 10) | mantissa;
+}
+
+double float16_value(uint16_t bits) {
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  int exponent = (bits >> 10) & 0x1f;
+  int mantissa = bits & 0x3ff;
+  if (exponent == 0x1f)
+    return mantissa ? std::copysign(std::numeric_limits<double>::quiet_NaN(), sign)
+                    : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 0)
+    return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+uint16_t bfloat16_bits(double x) {
+  // A bfloat16 value is exactly a binary32 value whose low 16 bits are zero.
+  auto bits = std::bit_cast<uint32_t>(static_cast<float>(x));
+  if (std::isnan(x))
+    bits |= 0x00400000; // keep NaN a NaN after truncation
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+double bfloat16_value(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+std::optional<int64_t> float_to_int(DType t, double x) {
+  if (std::isnan(x))
+    return std::nullopt;
+  double truncated = std::trunc(x);
+  // Every bound below is a power of two or one less: compare in double
+  // against the exact limits without converting out-of-range values.
+  if (t == DType::Int64) {
+    if (truncated < -0x1p63 || truncated >= 0x1p63)
+      return std::nullopt;
+    return static_cast<int64_t>(truncated);
+  }
+  if (t == DType::Bool)
+    return x != 0;
+  if (truncated < static_cast<double>(int_min(t)) || truncated > static_cast<double>(int_max(t)))
+    return std::nullopt;
+  return static_cast<int64_t>(truncated);
+}
+
+double int_to_float(DType t, int64_t v) {
+  // Doubles hold every |v| <= 2^53 exactly, so one rounding to t follows.
+  if (v >= -(int64_t{1} << 53) && v <= (int64_t{1} << 53))
+    return round_float(t, static_cast<double>(v));
+  // Larger magnitudes: round to the target precision in integer arithmetic
+  // first so no double rounding happens on the way.
+  Format fmt = format_of(t);
+  bool negative = v < 0;
+  uint64_t a = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  int width = 64 - std::countl_zero(a);
+  int drop = width - fmt.precision;
+  if (drop > 0) {
+    uint64_t half = uint64_t{1} << (drop - 1);
+    uint64_t rest = a & ((uint64_t{1} << drop) - 1);
+    uint64_t kept = a >> drop;
+    if (rest > half || (rest == half && (kept & 1)))
+      ++kept;
+    double r = std::ldexp(static_cast<double>(kept), drop);
+    if (is_float(t) && t != DType::Float64 && r > float_max(t))
+      r = std::numeric_limits<double>::infinity();
+    return negative ? -r : r;
+  }
+  double r = static_cast<double>(a);
+  return negative ? -r : r;
+}
+
+Scalar lowest(DType t) {
+  if (is_float(t))
+    return Scalar::of_float(t, -float_max(t));
+  return Scalar::of_int(t, int_min(t));
+}
+
+Scalar highest(DType t) {
+  if (is_float(t))
+    return Scalar::of_float(t, float_max(t));
+  return Scalar::of_int(t, int_max(t));
+}
+
+Scalar constant(DType t, int64_t v) {
+  if (is_float(t))
+    return Scalar::of_float(t, static_cast<double>(v));
+  return Scalar::of_int(t, v);
+}
+
+} // namespace teval::core

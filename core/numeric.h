@@ -1,0 +1,75 @@
+// Exact numeric primitives shared by every evaluator: two's-complement
+// wrapping, rounding to each floating format, float16/bfloat16 encodings and
+// checked float-to-integer conversion. Nothing here has undefined behaviour.
+#pragma once
+
+#include "core/dtype.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace teval::core {
+
+/// One value of one dtype. Integer and bool values live in `i` (sign- or
+/// zero-extended, already wrapped to the dtype); floating values live in `f`
+/// as a double that the dtype represents exactly.
+struct Scalar {
+  DType dtype = DType::Int32;
+  int64_t i = 0;
+  double f = 0;
+
+  /// \p v wrapped to \p t (an integer or bool dtype; bool is v != 0).
+  static Scalar of_int(DType t, int64_t v);
+  /// \p v rounded to \p t (a floating dtype).
+  static Scalar of_float(DType t, double v);
+  /// True when the value is nonzero (NaN counts as nonzero).
+  bool truthy() const { return is_float(dtype) ? f != 0 : i != 0; }
+  /// The value as a double (exact for floats and for |i| < 2^53).
+  double as_double() const { return is_float(dtype) ? f : static_cast<double>(i); }
+};
+
+/// Same dtype and the same value bits (NaN equals NaN, -0 differs from 0).
+bool identical(const Scalar& a, const Scalar& b);
+
+/// \p v reduced modulo 2^bits of \p t into its range (bool: v != 0).
+int64_t wrap_int(DType t, int64_t v);
+
+/// Wrapping integer arithmetic, computed in unsigned 64-bit and wrapped to t.
+inline int64_t wrapping_add(DType t, int64_t a, int64_t b) {
+  return wrap_int(t, static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)));
+}
+inline int64_t wrapping_sub(DType t, int64_t a, int64_t b) {
+  return wrap_int(t, static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)));
+}
+inline int64_t wrapping_mul(DType t, int64_t a, int64_t b) {
+  return wrap_int(t, static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)));
+}
+
+/// \p x rounded to the nearest value of floating dtype \p t, ties to even;
+/// beyond the largest finite value (after rounding) it becomes infinity.
+/// NaN stays NaN (sign preserved), zeros keep their sign.
+double round_float(DType t, double x);
+
+/// IEEE binary16 bits of \p x, which must already be a float16 value.
+uint16_t float16_bits(double x);
+double float16_value(uint16_t bits);
+/// bfloat16 bits (the top half of a binary32) of a bfloat16 value.
+uint16_t bfloat16_bits(double x);
+double bfloat16_value(uint16_t bits);
+
+/// \p x truncated toward zero, or nothing when the result is NaN or does not
+/// fit integer dtype \p t.
+std::optional<int64_t> float_to_int(DType t, double x);
+
+/// \p v converted to floating dtype \p t with one rounding (ties to even),
+/// exact for every int64, including those beyond 2^53.
+double int_to_float(DType t, int64_t v);
+
+/// The lowest finite value of \p t as a Scalar (INT_MIN, -FLT_MAX, ...).
+Scalar lowest(DType t);
+/// The highest finite value of \p t as a Scalar.
+Scalar highest(DType t);
+/// \p v (a small integer such as 0 or 1) as a Scalar of \p t.
+Scalar constant(DType t, int64_t v);
+
+} // namespace teval::core

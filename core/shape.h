@@ -1,0 +1,26 @@
+// Tensor shapes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace teval::core {
+
+/// Extents, outermost first; rank 0 is a scalar. Every extent is >= 0.
+using Shape = std::vector<int64_t>;
+
+/// The largest tensor teval will allocate, in bytes. Larger shapes are a
+/// Limit error rather than an allocation failure.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 34;
+
+/// Number of elements, or nothing when a negative extent or overflow of
+/// int64 makes it meaningless.
+std::optional<int64_t> checked_numel(const Shape& shape);
+/// Row-major (C order) strides in elements.
+std::vector<int64_t> strides(const Shape& shape);
+/// "[2, 3]" — the shape as users write it.
+std::string to_string(const Shape& shape);
+
+} // namespace teval::core
