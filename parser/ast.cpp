@@ -1,0 +1,168 @@
+// The one AST: operator spellings and the S-expression dump.
+#include "parser/ast.h"
+
+#include "core/error.h"
+
+namespace teval::ast {
+
+std::string_view spelling(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg:
+    return "-";
+  case UnaryOp::Plus:
+    return "+";
+  case UnaryOp::Invert:
+    return "~";
+  case UnaryOp::Not:
+    return "not";
+  }
+  TEVAL_UNREACHABLE("unknown unary operator");
+}
+
+std::string_view spelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::FloorDiv:
+    return "//";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Pow:
+    return "**";
+  case BinaryOp::Shl:
+    return "<<";
+  case BinaryOp::Shr:
+    return ">>";
+  case BinaryOp::BitAnd:
+    return "&";
+  case BinaryOp::BitOr:
+    return "|";
+  case BinaryOp::BitXor:
+    return "^";
+  case BinaryOp::Lt:
+    return "<";
+  case BinaryOp::Le:
+    return "<=";
+  case BinaryOp::Gt:
+    return ">";
+  case BinaryOp::Ge:
+    return ">=";
+  case BinaryOp::Eq:
+    return "==";
+  case BinaryOp::Ne:
+    return "!=";
+  }
+  TEVAL_UNREACHABLE("unknown binary operator");
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string list(std::string head, const std::vector<ExprPtr>& items) {
+  for (const ExprPtr& e : items)
+    head += " " + dump(*e);
+  return "(" + head + ")";
+}
+
+std::string node(const Name& n) { return n.id; }
+std::string node(const IntLit& n) { return n.text; }
+std::string node(const FloatLit& n) { return n.text; }
+std::string node(const StringLit& n) { return (n.formatted ? "f" : "") + quote(n.value); }
+std::string node(const Unary& n) {
+  return "(" + std::string(spelling(n.op)) + " " + dump(*n.operand) + ")";
+}
+std::string node(const Binary& n) {
+  return "(" + std::string(spelling(n.op)) + " " + dump(*n.lhs) + " " + dump(*n.rhs) + ")";
+}
+std::string node(const Subscript& n) { return list("sub " + dump(*n.base), n.indices); }
+std::string node(const Call& n) {
+  std::string out = list((n.method ? "." : "") + n.callee, n.args);
+  out.pop_back();
+  for (const Keyword& k : n.keywords)
+    out += " :" + k.name + " " + dump(*k.value);
+  return out + ")";
+}
+std::string node(const List& n) { return list("list", n.items); }
+std::string node(const Tuple& n) { return list("tuple", n.items); }
+std::string node(const Dict& n) {
+  std::string out = "(dict";
+  for (const auto& [k, v] : n.items)
+    out += " (" + dump(*k) + " " + dump(*v) + ")";
+  return out + ")";
+}
+
+std::string stmt(const Stmt& s);
+
+std::string block(const std::vector<StmtPtr>& body) {
+  std::string out;
+  for (const StmtPtr& s : body)
+    out += " " + stmt(*s);
+  return out;
+}
+
+std::string stmt(const Stmt& s) {
+  return std::visit(
+      [](const auto& n) -> std::string {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Assign>) {
+          std::string out = "(" + n.op + " " + dump(*n.target) + " " + dump(*n.value);
+          for (const Where& w : n.where)
+            out += " (in " + w.axis + " " + dump(*w.extent) + ")";
+          return out + ")";
+        } else if constexpr (std::is_same_v<T, ExprStmt>) {
+          return dump(*n.expr);
+        } else if constexpr (std::is_same_v<T, Return>) {
+          return "(return " + (n.value ? dump(*n.value) : std::string()) + ")";
+        } else if constexpr (std::is_same_v<T, Declare>) {
+          std::string out = "(decl " + quote(n.type) + " " + n.name;
+          for (const ExprPtr& a : n.ctor_args)
+            out += " " + dump(*a);
+          if (n.init)
+            out += " = " + dump(*n.init);
+          return out + ")";
+        } else if constexpr (std::is_same_v<T, Function>) {
+          std::string out = "(def " + n.name + " (";
+          for (size_t i = 0; i < n.params.size(); ++i)
+            out += (i ? " " : "") + n.params[i].name;
+          return out + ")" + block(n.body) + ")";
+        } else {
+          static_assert(std::is_same_v<T, Loop>);
+          return "(for " + n.var + " " + dump(*n.begin) + " " + dump(*n.end) + block(n.body) + ")";
+        }
+      },
+      s.node);
+}
+
+} // namespace
+
+std::string dump(const Expr& e) {
+  return std::visit([](const auto& n) { return node(n); }, e.node);
+}
+
+std::string dump(const Program& p) {
+  std::string out;
+  for (const StmtPtr& s : p.statements)
+    out += stmt(*s) + "\n";
+  return out;
+}
+
+} // namespace teval::ast

@@ -1,0 +1,189 @@
+// The one AST. Every notation (Antares einstein_v2 and its COMPUTE_V1
+// wrapper, PlaidML Tile in both spellings, HTP optimization rules) parses
+// into these few nodes. Method forms desugar to Call: `x.when(c, y)` is
+// Call{"when", [x, c, y], method}. Every node carries its source span. The
+// meaning of a tree lives in its notation's elaboration, not here.
+#pragma once
+
+#include "core/source.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace teval::ast {
+
+using core::Span;
+
+enum class UnaryOp : uint8_t {
+  Neg,    ///< -x
+  Plus,   ///< +x
+  Invert, ///< ~x
+  Not,    ///< Python `not x`
+};
+
+enum class BinaryOp : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,      ///< /
+  FloorDiv, ///< //
+  Mod,
+  Pow, ///< **
+  Shl,
+  Shr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+};
+
+std::string_view spelling(UnaryOp op);
+std::string_view spelling(BinaryOp op);
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+/// An identifier; may be qualified ("DType::Float").
+struct Name {
+  std::string id;
+};
+/// An integer literal; `text` is as written (base prefix and suffixes kept).
+struct IntLit {
+  uint64_t value = 0;
+  std::string text;
+};
+/// A floating literal; `text` is as written.
+struct FloatLit {
+  double value = 0;
+  std::string text;
+};
+/// A string literal after escape processing; adjacent literals are joined.
+/// An f-string keeps its `{...}` fields unexpanded (formatted == true).
+struct StringLit {
+  std::string value;
+  bool formatted = false;
+};
+struct Unary {
+  UnaryOp op;
+  ExprPtr operand;
+};
+struct Binary {
+  BinaryOp op;
+  ExprPtr lhs;
+  ExprPtr rhs;
+  Span op_span;
+};
+/// base[indices...]; an empty list is `t[]`.
+struct Subscript {
+  ExprPtr base;
+  std::vector<ExprPtr> indices;
+};
+/// name=value in a call.
+struct Keyword {
+  std::string name;
+  ExprPtr value;
+  Span span;
+};
+/// callee(args..., keywords...). For a method call `r.m(a)` the callee is
+/// "m", method is true and args[0] is the receiver r.
+struct Call {
+  std::string callee;
+  Span callee_span;
+  std::vector<ExprPtr> args;
+  std::vector<Keyword> keywords;
+  bool method = false;
+};
+struct List {
+  std::vector<ExprPtr> items;
+};
+struct Tuple {
+  std::vector<ExprPtr> items;
+};
+struct Dict {
+  std::vector<std::pair<ExprPtr, ExprPtr>> items;
+};
+
+struct Expr {
+  Span span;
+  std::variant<Name, IntLit, FloatLit, StringLit, Unary, Binary, Subscript, Call, List, Tuple,
+               Dict>
+      node;
+};
+
+struct Stmt;
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+/// `AXIS in EXTENT` of an einstein_v2 where clause.
+struct Where {
+  std::string axis;
+  Span axis_span;
+  ExprPtr extent;
+};
+/// target OP value [where ...]. `op` is the operator as written ("=",
+/// "+=!", "=.", "+=", ">=", ...); a tuple target unpacks.
+struct Assign {
+  ExprPtr target;
+  std::string op;
+  Span op_span;
+  ExprPtr value;
+  std::vector<Where> where;
+};
+struct ExprStmt {
+  ExprPtr expr;
+};
+struct Return {
+  ExprPtr value;
+};
+/// A C++ declaration of one name: `TensorDim M`, `std::vector<TensorDim>
+/// X(2)` (ctor_args), `auto O = e` (init).
+struct Declare {
+  std::string type;
+  std::string name;
+  Span name_span;
+  std::vector<ExprPtr> ctor_args;
+  ExprPtr init;
+};
+struct Param {
+  std::string type;
+  std::string name;
+  Span span;
+};
+/// A function definition (Tile: `Tensor f(...) {...}` or `def f(...):`).
+struct Function {
+  std::string name;
+  std::vector<Param> params;
+  std::vector<StmtPtr> body;
+};
+/// A counted loop: var walks [begin, end) in steps of 1.
+struct Loop {
+  std::string var;
+  ExprPtr begin;
+  ExprPtr end;
+  std::vector<StmtPtr> body;
+};
+
+struct Stmt {
+  Span span;
+  std::variant<Assign, ExprStmt, Return, Declare, Function, Loop> node;
+};
+
+struct Program {
+  std::vector<StmtPtr> statements;
+};
+
+/// An S-expression dump for golden tests: `(+ (sub input0 N K) 1)`.
+std::string dump(const Expr& e);
+/// One line per statement.
+std::string dump(const Program& p);
+
+} // namespace teval::ast

@@ -1,0 +1,522 @@
+// Spirit X3 grammars for Python-spelled notations (see python_grammar.h).
+//
+// Rules build AST nodes in semantic actions. Positions come from two
+// zero-width parsers: `pos` (after skipping whitespace: where the next token
+// starts) and `here` (where the previous token ended). Every `>` is followed
+// by a named rule or a literal, so expectation failures read well.
+#include "parser/python_grammar.h"
+
+#include "core/error.h"
+
+#include <boost/fusion/include/at_c.hpp>
+#include <boost/spirit/home/x3.hpp>
+
+#include <cctype>
+
+namespace teval::parser {
+
+namespace {
+
+namespace x3 = boost::spirit::x3;
+namespace fusion = boost::fusion;
+using core::Error;
+using core::ErrorKind;
+using core::Span;
+using It = const char*;
+using Node = std::shared_ptr<ast::Expr>;
+
+struct State {
+  It base;
+  const TextOrigin* origin;
+  Span span(It b, It e) const { return origin->span(b - base, e - base); }
+};
+struct state_tag;
+
+template <class Ctx> const State& state(const Ctx& ctx) { return x3::get<state_tag>(ctx).get(); }
+
+template <class T> Node make(Span span, T n) {
+  auto e = std::make_shared<ast::Expr>();
+  e->span = span;
+  e->node = std::move(n);
+  return e;
+}
+
+template <bool Skip> struct PositionParser : x3::parser<PositionParser<Skip>> {
+  using attribute_type = It;
+  static bool const has_attribute = true;
+  template <class Ctx, class RCtx, class Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr& attr) const {
+    if constexpr (Skip)
+      x3::skip_over(first, last, ctx);
+    attr = first;
+    return true;
+  }
+};
+constexpr PositionParser<true> pos{};
+constexpr PositionParser<false> here{};
+
+struct CallArgs {
+  std::vector<ast::ExprPtr> args;
+  std::vector<ast::Keyword> keywords;
+};
+
+struct Items {
+  std::vector<Node> items;
+  bool trailing_comma = false;
+};
+
+struct OpAt {
+  It at = nullptr;
+  std::string op;
+};
+
+// ---------------------------------------------------------------------------
+// Tokens
+
+auto word(const char* w) { return x3::lexeme[x3::lit(w) >> !(x3::alnum | '_')]; }
+
+auto const keyword = word("and") | word("or") | word("not") | word("if") | word("else") |
+                     word("is") | word("in") | word("for") | word("lambda") | word("where");
+auto const python_only = word("and") | word("or") | word("if") | word("else") | word("is") |
+                         word("in") | word("for") | word("lambda");
+
+x3::rule<class identifier_class, std::string> const identifier = "identifier";
+auto const identifier_def =
+    x3::lexeme[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_('_'))] - keyword;
+
+x3::rule<class kw_in_class> const kw_in = "`in`";
+auto const kw_in_def = word("in");
+
+auto const exponent = (x3::lit('e') | 'E') >> -(x3::lit('+') | '-') >> +x3::digit;
+x3::rule<class float_text_class, std::string> const float_text = "number";
+auto const float_text_def = x3::raw[x3::lexeme[(+x3::digit >> '.' >> *x3::digit >> -exponent) |
+                                               ('.' >> +x3::digit >> -exponent) |
+                                               (+x3::digit >> exponent)]];
+
+x3::rule<class int_text_class, std::string> const int_text = "integer";
+auto const int_text_def =
+    x3::raw[x3::lexeme[(((x3::lit("0x") | "0X") >> +x3::xdigit) | +x3::digit) >>
+                       !(x3::alpha | '_')]];
+
+auto const quoted = [](const char* q) {
+  return x3::lit(q) >> *(('\\' >> x3::char_) | (x3::char_ - x3::lit(q))) >> x3::lit(q);
+};
+auto const string_piece =
+    x3::lexeme[-x3::char_("fFrR") >> (quoted("\"\"\"") | quoted("'''") | quoted("\"") |
+                                      quoted("'") | quoted("`"))];
+x3::rule<class string_text_class, std::string> const string_text = "string";
+auto const string_text_def = x3::raw[+string_piece];
+
+x3::symbols<ast::BinaryOp> const compare_ops({{"<", ast::BinaryOp::Lt},
+                                              {"<=", ast::BinaryOp::Le},
+                                              {">", ast::BinaryOp::Gt},
+                                              {">=", ast::BinaryOp::Ge},
+                                              {"==", ast::BinaryOp::Eq},
+                                              {"!=", ast::BinaryOp::Ne}},
+                                             "comparison operator");
+x3::symbols<ast::BinaryOp> const shift_ops({{"<<", ast::BinaryOp::Shl},
+                                            {">>", ast::BinaryOp::Shr}},
+                                           "shift operator");
+x3::symbols<ast::BinaryOp> const add_ops({{"+", ast::BinaryOp::Add}, {"-", ast::BinaryOp::Sub}},
+                                         "`+` or `-`");
+x3::symbols<ast::BinaryOp> const mul_ops({{"*", ast::BinaryOp::Mul},
+                                          {"/", ast::BinaryOp::Div},
+                                          {"//", ast::BinaryOp::FloorDiv},
+                                          {"%", ast::BinaryOp::Mod}},
+                                         "multiplicative operator");
+x3::symbols<ast::UnaryOp> const unary_ops({{"-", ast::UnaryOp::Neg},
+                                           {"+", ast::UnaryOp::Plus},
+                                           {"~", ast::UnaryOp::Invert}},
+                                          "unary operator");
+x3::symbols<std::string> const assign_ops(
+    {{"=", "="}, {"+=!", "+=!"}, {"+=", "+="}, {">=!", ">=!"}, {"<=!", "<=!"}, {"*=!", "*=!"},
+     {"&=!", "&=!"}, {"|=!", "|=!"}, {"=.", "=."}, {"+=.", "+=."}},
+    "assignment operator");
+
+// ---------------------------------------------------------------------------
+// Actions
+
+auto const set_val = [](auto& ctx) { x3::_val(ctx) = x3::_attr(ctx); };
+
+auto const fold_binary = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  ast::BinaryOp op = fusion::at_c<1>(a);
+  Node rhs = fusion::at_c<2>(a);
+  Node lhs = x3::_val(ctx);
+  Span op_span = state(ctx).span(at, at + spelling(op).size());
+  x3::_val(ctx) = make(lhs->span.to(rhs->span), ast::Binary{op, lhs, rhs, op_span});
+};
+
+auto const chained_comparison = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  ast::BinaryOp op = fusion::at_c<1>(a);
+  throw Error(ErrorKind::Syntax, state(ctx).span(at, at + spelling(op).size()),
+              "chained comparison: `a < b < c` means `(a < b) and (b < c)` in Python, which "
+              "einstein_v2 does not have (Antares silently keeps only the last comparison); "
+              "write `(a < b) & (b < c)`");
+};
+
+auto const python_keyword = [](auto& ctx) {
+  It at = x3::_attr(ctx);
+  It end = at;
+  while (std::isalpha(static_cast<unsigned char>(*end)))
+    ++end;
+  std::string kw(at, end);
+  std::string hint = "Python's `" + kw + "` has no meaning here";
+  if (kw == "and")
+    hint += "; for a logical and of two conditions write `(a) & (b)`";
+  else if (kw == "or")
+    hint += "; for a logical or of two conditions write `(a) | (b)`";
+  else if (kw == "if" || kw == "else")
+    hint += "; to choose between values write `x.when([cond], y)`";
+  throw Error(ErrorKind::Syntax, state(ctx).span(at, end), hint);
+};
+
+auto const python_not = [](auto& ctx) {
+  It at = x3::_attr(ctx);
+  throw Error(ErrorKind::Syntax, state(ctx).span(at, at + 3),
+              "Python's `not` has no meaning here; for a logical not write `~x`");
+};
+
+auto const mk_unary = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  Node operand = fusion::at_c<2>(a);
+  x3::_val(ctx) =
+      make(state(ctx).span(at, at).to(operand->span), ast::Unary{fusion::at_c<1>(a), operand});
+};
+
+auto const mk_pow = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  Node rhs = fusion::at_c<1>(a);
+  Node lhs = x3::_val(ctx);
+  x3::_val(ctx) = make(lhs->span.to(rhs->span),
+                       ast::Binary{ast::BinaryOp::Pow, lhs, rhs, state(ctx).span(at, at + 2)});
+};
+
+std::vector<ast::ExprPtr> constify(const std::vector<Node>& items) {
+  return {items.begin(), items.end()};
+}
+
+auto const mk_subscript = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Node base = x3::_val(ctx);
+  Span end = state(ctx).span(fusion::at_c<1>(a), fusion::at_c<1>(a));
+  x3::_val(ctx) = make(base->span.to(end), ast::Subscript{base, constify(fusion::at_c<0>(a).items)});
+};
+
+auto const mk_method = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  const std::string& id = fusion::at_c<1>(a);
+  CallArgs& args = fusion::at_c<2>(a);
+  Node receiver = x3::_val(ctx);
+  ast::Call call{id, state(ctx).span(at, at + id.size()), {receiver}, std::move(args.keywords),
+                 true};
+  call.args.insert(call.args.end(), args.args.begin(), args.args.end());
+  Span end = state(ctx).span(fusion::at_c<3>(a), fusion::at_c<3>(a));
+  x3::_val(ctx) = make(receiver->span.to(end), std::move(call));
+};
+
+auto const mk_float = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  const std::string& text = fusion::at_c<1>(a);
+  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                       ast::FloatLit{std::strtod(text.c_str(), nullptr), text});
+};
+
+auto const mk_int = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  const std::string& text = fusion::at_c<1>(a);
+  Span span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
+  bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
+  uint64_t value = 0;
+  for (size_t i = hex ? 2 : 0; i < text.size(); ++i) {
+    int digit = std::isdigit(static_cast<unsigned char>(text[i]))
+                    ? text[i] - '0'
+                    : std::tolower(static_cast<unsigned char>(text[i])) - 'a' + 10;
+    if (__builtin_mul_overflow(value, uint64_t(hex ? 16 : 10), &value) ||
+        __builtin_add_overflow(value, uint64_t(digit), &value))
+      throw Error(ErrorKind::Syntax, span, "integer literal does not fit in 64 bits");
+  }
+  x3::_val(ctx) = make(span, ast::IntLit{value, text});
+};
+
+auto const mk_string = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It begin = fusion::at_c<0>(a);
+  Span span = state(ctx).span(begin, fusion::at_c<2>(a));
+  // Decode against the text's own offsets, then map each byte's origin.
+  const std::string& raw = fusion::at_c<1>(a);
+  DecodedString d = decode_string_literals(raw, 0, span.file);
+  x3::_val(ctx) = make(span, ast::StringLit{std::move(d.value.text), d.formatted});
+};
+
+auto const mk_name = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                       ast::Name{fusion::at_c<1>(a)});
+};
+
+auto const mk_call = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  const std::string& id = fusion::at_c<1>(a);
+  CallArgs& args = fusion::at_c<2>(a);
+  x3::_val(ctx) = make(state(ctx).span(at, fusion::at_c<3>(a)),
+                       ast::Call{id, state(ctx).span(at, at + id.size()), std::move(args.args),
+                                 std::move(args.keywords), false});
+};
+
+auto const push_arg = [](auto& ctx) {
+  CallArgs& args = x3::_val(ctx);
+  if (!args.keywords.empty())
+    throw Error(ErrorKind::Syntax, x3::_attr(ctx)->span,
+                "positional argument after a keyword argument");
+  args.args.push_back(x3::_attr(ctx));
+};
+
+auto const push_keyword = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  Node value = fusion::at_c<2>(a);
+  x3::_val(ctx).keywords.push_back(ast::Keyword{fusion::at_c<1>(a), value,
+                                                state(ctx).span(at, at).to(value->span)});
+};
+
+auto const push_item = [](auto& ctx) { x3::_val(ctx).items.push_back(x3::_attr(ctx)); };
+auto const set_trailing = [](auto& ctx) { x3::_val(ctx).trailing_comma = true; };
+
+// `(a)` is a, `(a,)` and `(a, b)` and `()` are tuples.
+auto const mk_paren = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Items& items = fusion::at_c<1>(a);
+  if (items.items.size() == 1 && !items.trailing_comma) {
+    x3::_val(ctx) = items.items.front();
+    return;
+  }
+  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                       ast::Tuple{constify(items.items)});
+};
+
+auto const mk_list = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                       ast::List{constify(fusion::at_c<1>(a).items)});
+};
+
+using Pairs = std::vector<std::pair<ast::ExprPtr, ast::ExprPtr>>;
+auto const push_pair = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx).emplace_back(fusion::at_c<0>(a), fusion::at_c<1>(a));
+};
+auto const mk_dict = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                       ast::Dict{fusion::at_c<1>(a)});
+};
+
+auto const mk_op_at = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx) = OpAt{fusion::at_c<0>(a), fusion::at_c<1>(a)};
+};
+
+auto const push_where = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx).push_back(ast::Where{fusion::at_c<1>(a),
+                                     state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                                     fusion::at_c<3>(a)});
+};
+
+template <class T> ast::StmtPtr stmt(Span span, T node) {
+  return std::make_shared<const ast::Stmt>(ast::Stmt{span, std::move(node)});
+}
+
+auto const push_einstein = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  It at = fusion::at_c<0>(a);
+  Node target = fusion::at_c<1>(a);
+  OpAt& op = fusion::at_c<2>(a);
+  Node value = fusion::at_c<3>(a);
+  Span span = state(ctx).span(at, fusion::at_c<5>(a));
+  x3::_val(ctx).statements.push_back(
+      stmt(span, ast::Assign{target, op.op, state(ctx).span(op.at, op.at + op.op.size()), value,
+                             std::move(fusion::at_c<4>(a))}));
+};
+
+// A bare `a, b` is a tuple; a single item without a trailing comma is itself.
+Node tuple_or_item(const Items& items) {
+  if (items.items.size() == 1 && !items.trailing_comma)
+    return items.items.front();
+  return make(items.items.front()->span.to(items.items.back()->span),
+              ast::Tuple{constify(items.items)});
+}
+
+auto const push_python_assign = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  const State& st = state(ctx);
+  It begin = fusion::at_c<0>(a);
+  It op = fusion::at_c<2>(a);
+  It end = fusion::at_c<4>(a);
+  Node target = tuple_or_item(fusion::at_c<1>(a));
+  Node value = tuple_or_item(fusion::at_c<3>(a));
+  x3::_val(ctx).statements.push_back(
+      stmt(st.span(begin, end), ast::Assign{target, "=", st.span(op, op + 1), value, {}}));
+};
+
+auto const push_python_expr = [](auto& ctx) {
+  Node e = x3::_attr(ctx);
+  x3::_val(ctx).statements.push_back(stmt(e->span, ast::ExprStmt{e}));
+};
+
+// ---------------------------------------------------------------------------
+// Rules
+
+x3::rule<class expr_class, Node> const expr = "expression";
+x3::rule<class compare_class, Node> const compare = "expression";
+x3::rule<class bit_or_class, Node> const bit_or = "expression";
+x3::rule<class bit_xor_class, Node> const bit_xor = "expression";
+x3::rule<class bit_and_class, Node> const bit_and = "expression";
+x3::rule<class shift_class, Node> const shift = "expression";
+x3::rule<class arith_class, Node> const arith = "expression";
+x3::rule<class term_class, Node> const term = "expression";
+x3::rule<class factor_class, Node> const factor = "expression";
+x3::rule<class power_class, Node> const power = "expression";
+x3::rule<class postfix_class, Node> const postfix = "expression";
+x3::rule<class primary_class, Node> const primary = "expression";
+x3::rule<class call_args_class, CallArgs> const call_args = "argument list";
+x3::rule<class items_class, Items> const items = "expressions";
+x3::rule<class tuple_items_class, Items> const tuple_items = "expressions";
+x3::rule<class dict_items_class, Pairs> const dict_items = "dictionary items";
+x3::rule<class assign_op_class, OpAt> const assign_op = "assignment operator (=, +=!, >=!, "
+                                                        "<=!, *=!, &=!, |=!, =. or +=.)";
+x3::rule<class where_bindings_class, std::vector<ast::Where>> const where_bindings =
+    "where binding (AXIS in EXTENT)";
+x3::rule<class where_clause_class, std::vector<ast::Where>> const where_clause = "where clause";
+x3::rule<class einstein_program_class, ast::Program> const einstein_program = "program";
+x3::rule<class python_program_class, ast::Program> const python_program = "program";
+
+auto const expr_def = compare[set_val] >> -(pos >> &python_only)[python_keyword];
+auto const compare_def = bit_or[set_val] >> -(((pos >> compare_ops) > bit_or)[fold_binary]) >>
+                         -(pos >> compare_ops)[chained_comparison];
+auto const bit_or_def = bit_xor[set_val] >> *(((pos >> x3::symbols<ast::BinaryOp>(
+                                                          {{"|", ast::BinaryOp::BitOr}})) >
+                                               bit_xor)[fold_binary]);
+auto const bit_xor_def = bit_and[set_val] >> *(((pos >> x3::symbols<ast::BinaryOp>(
+                                                            {{"^", ast::BinaryOp::BitXor}})) >
+                                                bit_and)[fold_binary]);
+auto const bit_and_def = shift[set_val] >> *(((pos >> x3::symbols<ast::BinaryOp>(
+                                                          {{"&", ast::BinaryOp::BitAnd}})) >
+                                              shift)[fold_binary]);
+auto const shift_def = arith[set_val] >> *(((pos >> shift_ops) > arith)[fold_binary]);
+auto const arith_def = term[set_val] >> *(((pos >> add_ops) > term)[fold_binary]);
+auto const term_def = factor[set_val] >> *(((pos >> mul_ops) > factor)[fold_binary]);
+auto const factor_def = ((pos >> unary_ops) > factor)[mk_unary] |
+                        (pos >> &word("not"))[python_not] | power[set_val];
+auto const power_def = postfix[set_val] >> -(((pos >> x3::lit("**")) > factor)[mk_pow]);
+auto const postfix_def =
+    primary[set_val] >> *(((x3::lit('[') >> items > x3::lit(']')) >> here)[mk_subscript] |
+                          ((x3::lit('.') >> pos >> identifier > call_args) >> here)[mk_method]);
+auto const primary_def =
+    (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_int] |
+    (pos >> string_text >> here)[mk_string] |
+    (pos >> identifier >> call_args >> here)[mk_call] | (pos >> identifier >> here)[mk_name] |
+    ((pos >> x3::lit('(') >> items > x3::lit(')')) >> here)[mk_paren] |
+    ((pos >> x3::lit('[') >> items > x3::lit(']')) >> here)[mk_list] |
+    ((pos >> x3::lit('{') >> dict_items > x3::lit('}')) >> here)[mk_dict];
+
+auto const argument =
+    (pos >> identifier >> x3::lit('=') >> !x3::lit('=') >> expr)[push_keyword] | expr[push_arg];
+auto const call_args_def = (x3::lit('(') >> -(argument % ',') >> -x3::lit(',')) > x3::lit(')');
+auto const items_def = -(expr[push_item] % ',') >> -x3::lit(',')[set_trailing];
+auto const tuple_items_def = (expr[push_item] % ',') >> -x3::lit(',')[set_trailing];
+auto const dict_items_def = -(((expr >> x3::lit(':')) > expr)[push_pair] % ',') >> -x3::lit(',');
+
+auto const assign_op_def = (pos >> assign_ops)[mk_op_at];
+auto const where_binding = (((pos >> identifier >> here) > kw_in) > expr)[push_where];
+auto const where_bindings_def = where_binding % ',';
+auto const where_clause_def = -(word("where") > where_bindings);
+auto const einstein_statement =
+    ((((pos >> postfix) > assign_op) > expr) >> where_clause >> here)[push_einstein];
+auto const einstein_program_def =
+    *x3::lit(';') >> -(einstein_statement % +x3::lit(';')) >> *x3::lit(';');
+
+auto const python_statement =
+    (pos >> tuple_items >> pos >> x3::lit('=') >> !x3::lit('=') >> tuple_items >>
+     here)[push_python_assign] |
+    expr[push_python_expr];
+auto const python_program_def =
+    *x3::lit(';') >> -(python_statement % +x3::lit(';')) >> *x3::lit(';');
+
+BOOST_SPIRIT_DEFINE(identifier, kw_in, float_text, int_text, string_text, expr, compare, bit_or,
+                    bit_xor, bit_and, shift, arith, term, factor, power, postfix, primary,
+                    call_args, items, tuple_items, dict_items, assign_op, where_bindings,
+                    where_clause, einstein_program, python_program)
+
+// ---------------------------------------------------------------------------
+// Entry
+
+// A short description of the token at \p at for "unexpected ..." messages.
+std::pair<std::string, size_t> token_at(It at, It last) {
+  if (at == last)
+    return {"end of input", 0};
+  It end = at;
+  if (std::isalnum(static_cast<unsigned char>(*at)) || *at == '_') {
+    while (end != last && (std::isalnum(static_cast<unsigned char>(*end)) || *end == '_'))
+      ++end;
+  } else {
+    ++end;
+  }
+  return {"`" + std::string(at, end) + "`", static_cast<size_t>(end - at)};
+}
+
+template <class Parser, class Attr>
+void run(const Parser& parser, std::string_view text, const TextOrigin& origin, Attr& attr,
+         const char* expected_at_end) {
+  State st{text.data(), &origin};
+  It first = text.data();
+  It last = text.data() + text.size();
+  try {
+    bool ok = x3::phrase_parse(first, last, x3::with<state_tag>(std::cref(st))[parser],
+                               x3::space, attr);
+    while (first != last && std::isspace(static_cast<unsigned char>(*first)))
+      ++first;
+    if (ok && first == last)
+      return;
+    auto [token, width] = token_at(first, last);
+    throw Error(ErrorKind::Syntax, st.span(first, first + width),
+                "unexpected " + token + "; expected " + expected_at_end);
+  } catch (const x3::expectation_failure<It>& e) {
+    It at = e.where();
+    while (at != last && std::isspace(static_cast<unsigned char>(*at)))
+      ++at;
+    auto [token, width] = token_at(at, last);
+    throw Error(ErrorKind::Syntax, st.span(at, at + width),
+                "expected " + e.which() + " before " + token);
+  }
+}
+
+} // namespace
+
+ast::Program parse_einstein(std::string_view text, const TextOrigin& origin) {
+  ast::Program program;
+  run(einstein_program, text, origin, program, "`;` or the end of the program");
+  return program;
+}
+
+ast::Program parse_python(std::string_view text, const TextOrigin& origin) {
+  ast::Program program;
+  run(python_program, text, origin, program, "`;`, a new line or the end of the text");
+  return program;
+}
+
+ast::ExprPtr parse_python_expression(std::string_view text, const TextOrigin& origin) {
+  Node e;
+  run(expr, text, origin, e, "the end of the expression");
+  return e;
+}
+
+} // namespace teval::parser

@@ -1,0 +1,59 @@
+// Helpers shared by the tests.
+#include "tests/support/test_support.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace teval::test {
+
+std::filesystem::path source_dir() { return TEVAL_SOURCE_DIR; }
+std::filesystem::path binary_dir() { return TEVAL_BINARY_DIR; }
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+std::vector<std::filesystem::path> files_with_extension(const std::filesystem::path& dir,
+                                                        const std::string& extension) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == extension)
+      out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string check_golden(const std::filesystem::path& golden, const std::string& actual) {
+  const char* update = std::getenv("TEVAL_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    write_file(golden, actual);
+    return {};
+  }
+  if (!std::filesystem::exists(golden))
+    return "missing golden file " + golden.string() + " (run with TEVAL_UPDATE_GOLDEN=1)";
+  std::string expected = read_file(golden);
+  if (expected == actual)
+    return {};
+  return "mismatch with " + golden.string() + "\n--- expected\n" + expected + "--- actual\n" +
+         actual;
+}
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  std::filesystem::path p = binary_dir() / "test-scratch" / name;
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+} // namespace teval::test

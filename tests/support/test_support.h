@@ -1,0 +1,29 @@
+// Helpers shared by the tests: paths, files, golden comparison.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace teval::test {
+
+/// The repository root and the build directory.
+std::filesystem::path source_dir();
+std::filesystem::path binary_dir();
+
+std::string read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::string& text);
+
+/// Files of \p dir whose names end in \p extension, sorted.
+std::vector<std::filesystem::path> files_with_extension(const std::filesystem::path& dir,
+                                                        const std::string& extension);
+
+/// Compares \p actual with the golden file \p golden; with the environment
+/// variable TEVAL_UPDATE_GOLDEN=1 set it rewrites the file instead.
+/// Returns a gtest failure message, or an empty string when they match.
+std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
+
+/// A fresh empty directory under the build tree for one test.
+std::filesystem::path scratch_dir(const std::string& name);
+
+} // namespace teval::test
