@@ -1,0 +1,325 @@
+// The tree-walking interpreter of the Kernel IR: the ground truth.
+#include "interp/interpreter.h"
+
+#include "core/error.h"
+#include "core/format.h"
+#include "interp/scalar_ops.h"
+
+#include <deque>
+#include <optional>
+
+namespace teval::interp {
+
+using core::Error;
+using core::ErrorKind;
+using core::Expr;
+using core::ExprNode;
+using core::Scalar;
+using core::Tensor;
+
+std::vector<int> input_ids(const core::Kernel& kernel) {
+  std::vector<int> ids;
+  for (size_t i = 0; i < kernel.tensors.size(); ++i)
+    if (kernel.tensors[i].role == core::TensorRole::Input)
+      ids.push_back(static_cast<int>(i));
+  return ids;
+}
+
+namespace {
+
+// Thrown (and caught per point) when an index point is not valid under
+// OutOfRange::Skip.
+struct InvalidPoint {};
+
+std::string tuple(const std::vector<int64_t>& index) {
+  std::string out;
+  for (size_t i = 0; i < index.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(index[i]);
+  return out;
+}
+
+class Evaluator {
+public:
+  explicit Evaluator(const core::Kernel& k) : k_(k), values_(k.tensors.size()) {}
+
+  std::vector<Tensor> run(std::span<const Tensor> inputs) {
+    std::vector<int> ids = input_ids(k_);
+    TEVAL_ASSERT(inputs.size() == ids.size(), "wrong number of inputs");
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const core::TensorDecl& d = k_.tensors[ids[i]];
+      if (inputs[i].dtype() != d.dtype || inputs[i].shape() != d.shape)
+        throw Error(ErrorKind::Shape, d.span,
+                    "input `" + d.name + "` is " + std::string(core::name(inputs[i].dtype())) +
+                        core::to_string(inputs[i].shape()) + " but the kernel expects " +
+                        std::string(core::name(d.dtype)) + core::to_string(d.shape));
+      values_[ids[i]] = &inputs[i];
+    }
+    for (const core::Statement& s : k_.statements)
+      statement(s);
+    std::vector<Tensor> out;
+    for (int o : k_.outputs)
+      out.push_back(*values_[o]);
+    return out;
+  }
+
+private:
+  const Tensor& tensor(int id) const { return *values_[id]; }
+
+  void statement(const core::Statement& s) {
+    const core::TensorDecl& decl = k_.tensors[s.target];
+    Tensor out(decl.dtype, decl.shape);
+    if (s.init_from)
+      out = tensor(*s.init_from);
+    else
+      out.fill(s.init);
+    s_ = &s;
+    point_.assign(s.vars.size(), 0);
+    for (size_t i = 0; i < s.vars.size(); ++i) {
+      point_[i] = s.vars[i].begin;
+      if (s.vars[i].begin >= s.vars[i].end) { // an empty box: nothing to do
+        owned_.push_back(std::move(out));
+        values_[s.target] = &owned_.back();
+        return;
+      }
+    }
+    // Track which point first wrote each location where that matters.
+    bool track = s.start == core::Start::FirstValue ||
+                 (s.aggregation == core::Aggregation::Assign && !injective(s));
+    std::vector<int64_t> writer(track ? static_cast<size_t>(out.numel()) : 0, -1);
+    std::vector<int64_t> strides = core::strides(decl.shape);
+    std::vector<int64_t> out_index(s.out_index.size());
+    for (int64_t number = 0;; ++number) {
+      visit_point(s, out, strides, out_index, writer, number);
+      if (!advance())
+        break;
+    }
+    owned_.push_back(std::move(out));
+    values_[s.target] = &owned_.back();
+  }
+
+  // Every output index is a distinct data variable and nothing is reduced:
+  // each location is written by exactly one point.
+  static bool injective(const core::Statement& s) {
+    std::vector<bool> used(s.vars.size(), false);
+    for (const Expr& e : s.out_index) {
+      const auto* v = std::get_if<core::VarRef>(&e->node);
+      if (!v || used[v->var])
+        return false;
+      used[v->var] = true;
+    }
+    for (size_t i = 0; i < s.vars.size(); ++i)
+      if (!used[i])
+        return false;
+    return true;
+  }
+
+  // Moves to the next point in row-major order; false after the last.
+  bool advance() {
+    for (size_t i = point_.size(); i-- > 0;) {
+      if (++point_[i] < s_->vars[i].end)
+        return true;
+      point_[i] = s_->vars[i].begin;
+    }
+    return false;
+  }
+
+  void visit_point(const core::Statement& s, Tensor& out, const std::vector<int64_t>& strides,
+                   std::vector<int64_t>& out_index, std::vector<int64_t>& writer,
+                   int64_t number) {
+    bool skip = s.out_of_range == core::OutOfRange::Skip;
+    try {
+      for (const core::Constraint& c : s.constraints) {
+        int64_t v = eval(c.expr).i;
+        if (v < 0 || v >= c.bound)
+          return;
+      }
+      if (skip && !valid(s.value))
+        return;
+      int64_t flat = 0;
+      for (size_t d = 0; d < s.out_index.size(); ++d) {
+        out_index[d] = eval(s.out_index[d]).i;
+        int64_t extent = out.shape()[d];
+        if (out_index[d] < 0 || out_index[d] >= extent) {
+          if (skip)
+            return;
+          throw Error(ErrorKind::Range, s.out_index[d]->span,
+                      "write out of range: " + k_.tensors[s.target].name + "[" +
+                          tuple(out_index) + "] is outside shape " +
+                          core::to_string(out.shape()) + " (at " + point_text() + ")");
+        }
+        flat += out_index[d] * strides[d];
+      }
+      Scalar v = eval(s.value);
+      store(s, out, flat, v, writer, number);
+    } catch (const Fault& f) {
+      throw Error(ErrorKind::Arithmetic, fault_span_, f.message + " (at " + point_text() + ")");
+    } catch (const InvalidPoint&) {
+    }
+  }
+
+  void store(const core::Statement& s, Tensor& out, int64_t flat, const Scalar& v,
+             std::vector<int64_t>& writer, int64_t number) {
+    bool first = writer.empty() || writer[flat] < 0;
+    if (s.aggregation == core::Aggregation::Assign) {
+      if (!first) {
+        Scalar old = out.get(flat);
+        if (s.conflict == core::WriteConflict::Error || !core::identical(old, v))
+          throw Error(ErrorKind::Range, s.span,
+                      "two writes to " + k_.tensors[s.target].name + "[" +
+                          location_text(out, flat) + "]" +
+                          (s.conflict == core::WriteConflict::Error
+                               ? ""
+                               : " with different values " + core::format_scalar(old) + " and " +
+                                     core::format_scalar(v)) +
+                          ": first at " + point_text(writer[flat]) + ", again at " +
+                          point_text());
+      }
+      out.set(flat, v);
+    } else if (first && s.start == core::Start::FirstValue) {
+      out.set(flat, v);
+    } else {
+      out.set(flat, combine(s.aggregation, out.get(flat), v));
+    }
+    if (!writer.empty() && first)
+      writer[flat] = number;
+  }
+
+  std::string location_text(const Tensor& t, int64_t flat) const {
+    std::vector<int64_t> idx(t.shape().size());
+    for (size_t d = idx.size(); d-- > 0;) {
+      idx[d] = flat % t.shape()[d];
+      flat /= t.shape()[d];
+    }
+    return tuple(idx);
+  }
+
+  // "N=1, K=2" for the current point, or for the point numbered \p number.
+  std::string point_text(std::optional<int64_t> number = std::nullopt) const {
+    std::vector<int64_t> p = point_;
+    if (number) {
+      int64_t n = *number;
+      for (size_t i = p.size(); i-- > 0;) {
+        int64_t extent = s_->vars[i].end - s_->vars[i].begin;
+        p[i] = s_->vars[i].begin + n % extent;
+        n /= extent;
+      }
+    }
+    if (p.empty())
+      return "the only point";
+    std::string out;
+    for (size_t i = 0; i < p.size(); ++i)
+      out += (i ? ", " : "") + s_->vars[i].name + "=" + std::to_string(p[i]);
+    return out;
+  }
+
+  // Under OutOfRange::Skip: every tensor access anywhere in \p e is in
+  // range. Both branches of a select count: validity is a property of the
+  // point, not of the evaluation path.
+  bool valid(const Expr& e) {
+    return std::visit(
+        [&](const auto& n) -> bool {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, core::Load>) {
+            for (const Expr& i : n.index)
+              if (!valid(i))
+                return false;
+            const Tensor& t = tensor(n.tensor);
+            for (size_t d = 0; d < n.index.size(); ++d) {
+              int64_t v = eval(n.index[d]).i;
+              if (v < 0 || v >= t.shape()[d])
+                return false;
+            }
+            return true;
+          } else if constexpr (std::is_same_v<T, core::Apply>) {
+            for (const Expr& a : n.args)
+              if (!valid(a))
+                return false;
+            return true;
+          } else if constexpr (std::is_same_v<T, core::Cast>) {
+            return valid(n.value);
+          } else if constexpr (std::is_same_v<T, core::Select>) {
+            return valid(n.cond) && valid(n.then) && valid(n.otherwise);
+          } else {
+            return true;
+          }
+        },
+        e->node);
+  }
+
+  Scalar eval(const Expr& e) {
+    return std::visit([&](const auto& n) { return eval_node(*e, n); }, e->node);
+  }
+
+  Scalar eval_node(const ExprNode&, const core::Const& c) { return c.value; }
+
+  Scalar eval_node(const ExprNode& e, const core::VarRef& v) {
+    return Scalar::of_int(e.dtype, point_[v.var]);
+  }
+
+  Scalar eval_node(const ExprNode& e, const core::Load& l) {
+    const Tensor& t = tensor(l.tensor);
+    int64_t flat = 0;
+    std::vector<int64_t> idx(l.index.size());
+    bool in_range = true;
+    for (size_t d = 0; d < l.index.size(); ++d) {
+      idx[d] = eval(l.index[d]).i;
+      in_range &= idx[d] >= 0 && idx[d] < t.shape()[d];
+      flat = flat * t.shape()[d] + idx[d];
+    }
+    if (in_range)
+      return t.get(flat);
+    if (s_->out_of_range == core::OutOfRange::Skip)
+      throw InvalidPoint{};
+    throw Error(ErrorKind::Range, e.span,
+                "read out of range: " + k_.tensors[l.tensor].name + "[" + tuple(idx) +
+                    "] is outside shape " + core::to_string(t.shape()) + " (at " + point_text() +
+                    "); guard it with .when(...)");
+  }
+
+  Scalar eval_node(const ExprNode& e, const core::Apply& a) {
+    switch (a.op) {
+    case core::Op::And: {
+      bool v = eval(a.args[0]).truthy() && eval(a.args[1]).truthy();
+      return core::constant(e.dtype, v);
+    }
+    case core::Op::Or: {
+      bool v = eval(a.args[0]).truthy() || eval(a.args[1]).truthy();
+      return core::constant(e.dtype, v);
+    }
+    case core::Op::Not:
+      return core::constant(e.dtype, !eval(a.args[0]).truthy());
+    default:
+      break;
+    }
+    Scalar args[2];
+    for (size_t i = 0; i < a.args.size(); ++i)
+      args[i] = eval(a.args[i]);
+    fault_span_ = e.span;
+    return apply(a.op, args, e.dtype, a.overflow);
+  }
+
+  Scalar eval_node(const ExprNode& e, const core::Cast& c) {
+    Scalar v = eval(c.value);
+    fault_span_ = e.span;
+    return cast(v, e.dtype);
+  }
+
+  Scalar eval_node(const ExprNode&, const core::Select& s) {
+    return eval(s.cond).truthy() ? eval(s.then) : eval(s.otherwise);
+  }
+
+  const core::Kernel& k_;
+  std::vector<const Tensor*> values_;
+  std::deque<Tensor> owned_;
+  const core::Statement* s_ = nullptr;
+  std::vector<int64_t> point_;
+  core::Span fault_span_;
+};
+
+} // namespace
+
+std::vector<Tensor> run(const core::Kernel& kernel, std::span<const Tensor> inputs) {
+  return Evaluator(kernel).run(inputs);
+}
+
+} // namespace teval::interp

@@ -1,0 +1,129 @@
+// Seeded random inputs, valid by construction.
+#include "interp/random_inputs.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace teval::interp {
+
+namespace {
+
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n), n > 0, without modulo bias.
+  uint64_t below(uint64_t n) {
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t v = 0;
+    do
+      v = next();
+    while (v >= limit);
+    return v % n;
+  }
+
+private:
+  uint64_t state_;
+};
+
+// FNV-1a: a stable hash of the tensor name for its stream.
+uint64_t hash_name(const std::string& name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : name)
+    h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+const core::Expr& strip_casts(const core::Expr& e) {
+  if (const auto* c = std::get_if<core::Cast>(&e->node))
+    return strip_casts(c->value);
+  return e;
+}
+
+void walk(const core::Expr& e, const std::function<void(const core::Expr&)>& f) {
+  f(e);
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, core::Load>) {
+          for (const core::Expr& i : n.index)
+            walk(i, f);
+        } else if constexpr (std::is_same_v<T, core::Apply>) {
+          for (const core::Expr& a : n.args)
+            walk(a, f);
+        } else if constexpr (std::is_same_v<T, core::Cast>) {
+          walk(n.value, f);
+        } else if constexpr (std::is_same_v<T, core::Select>) {
+          walk(n.cond, f);
+          walk(n.then, f);
+          walk(n.otherwise, f);
+        }
+      },
+      e->node);
+}
+
+} // namespace
+
+std::map<int, int64_t> index_bounds(const core::Kernel& k) {
+  std::map<int, int64_t> bounds;
+  auto bound = [&](const core::Expr& e, int64_t extent) {
+    const auto* l = std::get_if<core::Load>(&strip_casts(e)->node);
+    if (!l || k.tensors[l->tensor].role != core::TensorRole::Input ||
+        !core::is_integer(k.tensors[l->tensor].dtype))
+      return;
+    auto [it, fresh] = bounds.emplace(l->tensor, extent);
+    if (!fresh)
+      it->second = std::min(it->second, extent);
+  };
+  for (const core::Statement& s : k.statements) {
+    auto visit = [&](const core::Expr& e) {
+      if (const auto* l = std::get_if<core::Load>(&e->node)) {
+        for (size_t d = 0; d < l->index.size(); ++d)
+          bound(l->index[d], k.tensors[l->tensor].shape[d]);
+      } else if (const auto* a = std::get_if<core::Apply>(&e->node); a && a->op == core::Op::Eq) {
+        for (int side = 0; side < 2; ++side)
+          if (const auto* v = std::get_if<core::VarRef>(&strip_casts(a->args[1 - side])->node))
+            bound(a->args[side], s.vars[v->var].end);
+      }
+    };
+    walk(s.value, visit);
+    for (size_t d = 0; d < s.out_index.size(); ++d) {
+      walk(s.out_index[d], visit);
+      bound(s.out_index[d], k.tensors[s.target].shape[d]);
+    }
+    for (const core::Constraint& c : s.constraints)
+      walk(c.expr, visit);
+  }
+  return bounds;
+}
+
+core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t seed,
+                           const std::string& name, std::optional<int64_t> index_bound) {
+  core::Tensor t(dtype, shape);
+  SplitMix64 rng(seed * 0x9e3779b97f4a7c15ULL ^ hash_name(name));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (core::is_float(dtype)) {
+      double u = static_cast<double>(rng.next() >> 11) * 0x1p-53; // [0, 1)
+      t.set(i, core::Scalar::of_float(dtype, 2 * u - 1));
+    } else if (core::is_bool(dtype)) {
+      t.set(i, core::Scalar::of_int(dtype, static_cast<int64_t>(rng.below(2))));
+    } else if (index_bound) {
+      // Never beyond the dtype, where values would wrap negative.
+      int64_t hi = std::clamp<int64_t>(*index_bound, 1, core::int_max(dtype) + 1);
+      t.set(i, core::Scalar::of_int(dtype, static_cast<int64_t>(rng.below(hi))));
+    } else {
+      int64_t lo = dtype == core::DType::UInt8 ? 0 : -10;
+      t.set(i, core::Scalar::of_int(dtype, lo + static_cast<int64_t>(rng.below(11 - lo))));
+    }
+  }
+  return t;
+}
+
+} // namespace teval::interp

@@ -1,0 +1,33 @@
+// Seeded random inputs, valid by construction.
+//
+// Distribution (documented in docs/SEMANTICS.md, stable across platforms
+// because it uses its own generator, SplitMix64): floating values uniform in
+// [-1, 1) rounded to the dtype; integers uniform in [-10, 10] (uint8 [0,
+// 10]); bool 0 or 1. An integer input whose values are used directly as an
+// index of a tensor dimension of extent E (a gather, or a scatter target
+// index), or compared for equality with an axis of extent E, is drawn
+// uniformly in [0, E) instead, taking the smallest E over all such uses, so
+// gathers, one-hots and scatters run without hand-made data.
+#pragma once
+
+#include "core/kernel.h"
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace teval::interp {
+
+/// For each input tensor id whose values serve as indices: the exclusive
+/// upper bound E of the values that keep every such use in range.
+std::map<int, int64_t> index_bounds(const core::Kernel& kernel);
+
+/// A tensor of \p dtype and \p shape drawn from \p seed and \p name (each
+/// name gets its own stream, so adding an input changes no other). With
+/// \p index_bound, integers are drawn from [0, index_bound).
+core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t seed,
+                           const std::string& name,
+                           std::optional<int64_t> index_bound = std::nullopt);
+
+} // namespace teval::interp

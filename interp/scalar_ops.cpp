@@ -1,0 +1,300 @@
+// The arithmetic of the ground truth (see scalar_ops.h).
+#include "interp/scalar_ops.h"
+
+#include "core/error.h"
+#include "core/format.h"
+
+#include <cmath>
+
+namespace teval::interp {
+
+using core::DType;
+using core::Op;
+using core::Scalar;
+
+namespace {
+
+std::string dname(DType t) { return std::string(core::name(t)); }
+
+[[noreturn]] void fault(std::string message) { throw Fault{std::move(message)}; }
+
+Scalar int_result(DType t, int64_t v) { return Scalar::of_int(t, v); }
+Scalar float_result(DType t, double v) { return Scalar::of_float(t, v); }
+Scalar truth(DType t, bool b) { return core::constant(t, b ? 1 : 0); }
+
+// A wrapped result, or a Fault when the overflow policy traps and wrapping
+// changed the value.
+int64_t checked(DType t, int64_t wrapped, bool overflowed, core::Overflow policy, const char* op,
+                int64_t a, int64_t b) {
+  if (policy == core::Overflow::Trap && overflowed)
+    fault("integer overflow in index arithmetic: " + std::to_string(a) + " " + op + " " +
+          std::to_string(b) + " does not fit " + dname(t));
+  return wrapped;
+}
+
+// Exact results in 128 bits decide whether wrapping changed the value.
+bool fits(DType t, __int128 v) { return v >= core::int_min(t) && v <= core::int_max(t); }
+
+Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
+  switch (op) {
+  case Op::Add:
+    return int_result(t, checked(t, core::wrapping_add(t, a, b), !fits(t, __int128(a) + b), policy,
+                                 "+", a, b));
+  case Op::Sub:
+    return int_result(t, checked(t, core::wrapping_sub(t, a, b), !fits(t, __int128(a) - b), policy,
+                                 "-", a, b));
+  case Op::Mul:
+    return int_result(t, checked(t, core::wrapping_mul(t, a, b),
+                                 !fits(t, __int128(a) * __int128(b)), policy, "*", a, b));
+  case Op::Div: {
+    if (b == 0)
+      fault("integer division by zero: " + std::to_string(a) + " / 0");
+    // Truncating; int_min / -1 wraps to int_min (computed in 128 bits).
+    __int128 q = __int128(a) / b;
+    return int_result(t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q),
+                                 policy, "/", a, b));
+  }
+  case Op::Mod: {
+    if (b == 0)
+      fault("integer modulo by zero: " + std::to_string(a) + " % 0");
+    __int128 m = __int128(a) % b;
+    if (m != 0 && ((m < 0) != (b < 0))) // floor: the result takes the divisor's sign
+      m += b;
+    return int_result(t, static_cast<int64_t>(m));
+  }
+  case Op::Max:
+    return int_result(t, a > b ? a : b);
+  case Op::Min:
+    return int_result(t, a < b ? a : b);
+  case Op::Shl:
+  case Op::Shr: {
+    if (b < 0 || b >= core::bit_width(t))
+      fault("shift amount " + std::to_string(b) + " is out of range for " + dname(t) +
+            " (0 to " + std::to_string(core::bit_width(t) - 1) + ")");
+    if (op == Op::Shl)
+      return int_result(t, static_cast<int64_t>(static_cast<uint64_t>(a) << b));
+    return int_result(t, a >> b); // arithmetic for signed types
+  }
+  default:
+    break;
+  }
+  TEVAL_UNREACHABLE("not an integer binary operator: " + std::string(core::spelling(op)));
+}
+
+// IEEE maximum/minimum: NaN if either is NaN; +0 is above -0.
+double float_max(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+double float_min(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+double floor_mod(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  return r;
+}
+
+// A math function in the precision of its argument's dtype. float16 and
+// bfloat16 are computed with the float32 function; the caller rounds.
+template <class F> F math(Op op, F x, F y) {
+  const F one = 1;
+  switch (op) {
+  case Op::Exp:
+    return std::exp(x);
+  case Op::Log:
+    return std::log(x);
+  case Op::Sqrt:
+    return std::sqrt(x);
+  case Op::Rsqrt:
+    return one / std::sqrt(x);
+  case Op::Sin:
+    return std::sin(x);
+  case Op::Cos:
+    return std::cos(x);
+  case Op::Tan:
+    return std::tan(x);
+  case Op::Asin:
+    return std::asin(x);
+  case Op::Acos:
+    return std::acos(x);
+  case Op::Atan:
+    return std::atan(x);
+  case Op::Sinh:
+    return std::sinh(x);
+  case Op::Cosh:
+    return std::cosh(x);
+  case Op::Tanh:
+    return std::tanh(x);
+  case Op::Erf:
+    return std::erf(x);
+  case Op::NormCdf:
+    return F(0.5) * std::erfc(-x * F(0.70710678118654752440));
+  case Op::Sigmoid:
+    return one / (one + std::exp(-x));
+  case Op::Frac:
+    return x - std::floor(x);
+  case Op::RFloor:
+    return std::floor(x);
+  case Op::RCeil:
+    return std::ceil(x);
+  case Op::Pow:
+    return std::pow(x, y);
+  default:
+    break;
+  }
+  TEVAL_UNREACHABLE("not a math function: " + std::string(core::spelling(op)));
+}
+
+Scalar float_op(Op op, DType t, double a, double b) {
+  switch (op) {
+  case Op::Add:
+    return float_result(t, a + b);
+  case Op::Sub:
+    return float_result(t, a - b);
+  case Op::Mul:
+    return float_result(t, a * b);
+  case Op::Div:
+    return float_result(t, a / b);
+  case Op::Mod:
+    return float_result(t, floor_mod(a, b));
+  case Op::Max:
+    return float_result(t, float_max(a, b));
+  case Op::Min:
+    return float_result(t, float_min(a, b));
+  default:
+    break;
+  }
+  if (t == DType::Float64)
+    return float_result(t, math<double>(op, a, b));
+  return float_result(t, math<float>(op, static_cast<float>(a), static_cast<float>(b)));
+}
+
+bool compare(Op op, const Scalar& a, const Scalar& b) {
+  if (core::is_float(a.dtype)) {
+    switch (op) {
+    case Op::Lt:
+      return a.f < b.f;
+    case Op::Le:
+      return a.f <= b.f;
+    case Op::Gt:
+      return a.f > b.f;
+    case Op::Ge:
+      return a.f >= b.f;
+    case Op::Eq:
+      return a.f == b.f;
+    case Op::Ne:
+      return a.f != b.f;
+    default:
+      break;
+    }
+  } else {
+    switch (op) {
+    case Op::Lt:
+      return a.i < b.i;
+    case Op::Le:
+      return a.i <= b.i;
+    case Op::Gt:
+      return a.i > b.i;
+    case Op::Ge:
+      return a.i >= b.i;
+    case Op::Eq:
+      return a.i == b.i;
+    case Op::Ne:
+      return a.i != b.i;
+    default:
+      break;
+    }
+  }
+  TEVAL_UNREACHABLE("not a comparison");
+}
+
+} // namespace
+
+Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
+  const Scalar& a = args[0];
+  switch (core::rule(op)) {
+  case core::OpRule::Compare:
+    return truth(result, compare(op, a, args[1]));
+  case core::OpRule::Logical:
+    TEVAL_UNREACHABLE("logical operators are evaluated lazily by the caller");
+  case core::OpRule::FloatToInt: {
+    double r = op == Op::Floor ? std::floor(a.f) : std::ceil(a.f);
+    std::optional<int64_t> v = core::float_to_int(result, r);
+    if (!v)
+      fault(std::string(core::spelling(op)) + "(" + core::format_scalar(a) + ") does not fit " +
+            dname(result));
+    return int_result(result, *v);
+  }
+  case core::OpRule::Arith:
+  case core::OpRule::Integer:
+  case core::OpRule::Float:
+    break;
+  }
+  DType t = a.dtype;
+  if (core::arity(op) == 1) {
+    if (op == Op::Neg)
+      return core::is_float(t) ? float_result(t, -a.f)
+                               : int_op(Op::Sub, t, 0, a.i, overflow);
+    if (op == Op::Abs) {
+      if (core::is_float(t))
+        return float_result(t, std::fabs(a.f));
+      return a.i < 0 ? int_op(Op::Sub, t, 0, a.i, overflow) : a;
+    }
+    return float_op(op, t, a.f, 0);
+  }
+  if (core::is_float(t))
+    return float_op(op, t, a.f, args[1].f);
+  return int_op(op, t, a.i, args[1].i, overflow);
+}
+
+Scalar cast(const Scalar& v, DType to) {
+  if (v.dtype == to)
+    return v;
+  if (core::is_bool(to))
+    return truth(to, v.truthy());
+  if (core::is_float(to))
+    return core::is_float(v.dtype) ? float_result(to, v.f)
+                                   : float_result(to, core::int_to_float(to, v.i));
+  if (!core::is_float(v.dtype))
+    return int_result(to, v.i);
+  std::optional<int64_t> i = core::float_to_int(to, v.f);
+  if (!i)
+    fault("cannot convert " + core::format_scalar(v) + " to " + dname(to) +
+          ": it is NaN or out of range");
+  return int_result(to, *i);
+}
+
+Scalar combine(core::Aggregation a, const Scalar& acc, const Scalar& v) {
+  DType t = acc.dtype;
+  switch (a) {
+  case core::Aggregation::Sum:
+    return core::is_float(t) ? float_result(t, acc.f + v.f) : int_result(t, core::wrapping_add(t, acc.i, v.i));
+  case core::Aggregation::Product:
+    return core::is_float(t) ? float_result(t, acc.f * v.f) : int_result(t, core::wrapping_mul(t, acc.i, v.i));
+  case core::Aggregation::Max:
+    return core::is_float(t) ? float_result(t, float_max(acc.f, v.f))
+                             : int_result(t, acc.i > v.i ? acc.i : v.i);
+  case core::Aggregation::Min:
+    return core::is_float(t) ? float_result(t, float_min(acc.f, v.f))
+                             : int_result(t, acc.i < v.i ? acc.i : v.i);
+  case core::Aggregation::All:
+    return truth(t, acc.truthy() && v.truthy());
+  case core::Aggregation::Any:
+    return truth(t, acc.truthy() || v.truthy());
+  case core::Aggregation::Assign:
+    break;
+  }
+  TEVAL_UNREACHABLE("combine of an assignment");
+}
+
+} // namespace teval::interp

@@ -1,0 +1,490 @@
+// Typing and lowering of einstein_v2 expressions to Kernel IR expressions.
+#include "parser/antares_lowering.h"
+
+#include "core/error.h"
+#include "core/format.h"
+
+#include <cctype>
+#include <cmath>
+
+namespace teval::parser::antares {
+
+using core::DType;
+using core::Error;
+using core::ErrorKind;
+using core::Expr;
+using core::Op;
+using core::Span;
+
+namespace {
+
+int rank(DType t) {
+  switch (t) {
+  case DType::Bool:
+    return 0;
+  case DType::Int8:
+  case DType::UInt8:
+    return 1;
+  case DType::Int16:
+    return 2;
+  case DType::Int32:
+    return 3;
+  case DType::Int64:
+    return 4;
+  case DType::Float16:
+  case DType::BFloat16:
+    return 5;
+  case DType::Float32:
+    return 6;
+  case DType::Float64:
+    return 7;
+  }
+  TEVAL_UNREACHABLE("unknown dtype");
+}
+
+std::string dname(DType t) { return std::string(core::name(t)); }
+
+std::string known_functions() {
+  return "exp, log, sqrt, rsqrt, pow, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, erf, "
+         "normcdf, sigmoid, abs, max, min, floor, ceil, rfloor, rceil, remainder";
+}
+
+} // namespace
+
+bool is_axis_name(const std::string& id) {
+  return !id.empty() && std::isupper(static_cast<unsigned char>(id[0]));
+}
+
+DType promote(DType a, DType b) {
+  if (a == b)
+    return a;
+  if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+    return DType::Float32;
+  if ((a == DType::Int8 && b == DType::UInt8) || (a == DType::UInt8 && b == DType::Int8))
+    return DType::Int16;
+  return rank(a) >= rank(b) ? a : b;
+}
+
+Expr Lowering::value(const ast::Expr& e) { return lower(e).expr; }
+
+Expr Lowering::index(const ast::Expr& e) {
+  bool saved = in_index_;
+  in_index_ = true;
+  Expr out = lower(e).expr;
+  in_index_ = saved;
+  if (!core::is_integer(out->dtype))
+    throw Error(ErrorKind::Type, e.span,
+                "a tensor index must be an integer, not " + dname(out->dtype));
+  return out;
+}
+
+Lowering::Typed Lowering::lower(const ast::Expr& e) {
+  return std::visit([&](const auto& n) { return lower_node(e, n); }, e.node);
+}
+
+Lowering::Typed Lowering::convert(const Typed& t, DType to, Span span) {
+  if (t.expr->dtype == to)
+    return t;
+  if (!t.literal)
+    return {core::make_cast(t.expr, to, span)};
+  Typed out = t;
+  if (core::is_float(to)) {
+    double v = t.literal_is_float ? t.float_value : core::int_to_float(to, t.int_value);
+    out.expr = core::make_const(core::Scalar::of_float(to, v), t.expr->span);
+    return out;
+  }
+  if (t.literal_is_float) // never reached by promotion, which does not narrow
+    return {core::make_cast(t.expr, to, span)};
+  out.expr = core::make_const(core::Scalar::of_int(to, t.int_value), t.expr->span);
+  return out;
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Name& n) {
+  if (!is_axis_name(n.id)) {
+    if (kernel_.find(n.id) >= 0)
+      throw Error(ErrorKind::Type, e.span,
+                  "tensor `" + n.id + "` must be indexed, as in `" + n.id + "[...]`");
+    throw Error(ErrorKind::Name, e.span, "unknown name `" + n.id + "`");
+  }
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (axes_[i].name == n.id)
+      return {core::make_var(static_cast<int>(i), DType::Int32, e.span)};
+  TEVAL_UNREACHABLE("axis `" + n.id + "` was not collected");
+}
+
+namespace {
+
+[[noreturn]] void int_literal_too_large(Span span, const std::string& text) {
+  throw Error(ErrorKind::Range, span,
+              "integer literal " + text + " does not fit int32, the type of integer literals; "
+              "write const(" + text + ", `int64`)");
+}
+
+} // namespace
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::IntLit& n) {
+  if (n.value > static_cast<uint64_t>(INT32_MAX))
+    int_literal_too_large(e.span, n.text);
+  Typed t;
+  t.literal = true;
+  t.int_value = static_cast<int64_t>(n.value);
+  t.expr = core::make_const(core::Scalar::of_int(DType::Int32, t.int_value), e.span);
+  return t;
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::FloatLit& n) {
+  Typed t;
+  t.literal = true;
+  t.literal_is_float = true;
+  t.float_value = n.value;
+  t.expr = core::make_const(core::Scalar::of_float(DType::Float32, n.value), e.span);
+  return t;
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::StringLit&) {
+  throw Error(ErrorKind::Type, e.span,
+              "a string is only allowed as a dtype or a function name argument");
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Unary& n) {
+  if (n.op == ast::UnaryOp::Plus)
+    throw Error(ErrorKind::Unsupported, e.span.to(e.span),
+                "unary `+` is not defined in einstein_v2; drop it");
+  const auto* int_operand = std::get_if<ast::IntLit>(&n.operand->node);
+  if (n.op == ast::UnaryOp::Neg && int_operand &&
+      int_operand->value == static_cast<uint64_t>(INT32_MAX) + 1) {
+    Typed t;
+    t.literal = true;
+    t.int_value = INT32_MIN;
+    t.expr = core::make_const(core::Scalar::of_int(DType::Int32, INT32_MIN), e.span);
+    return t;
+  }
+  Typed operand = lower(*n.operand);
+  if (n.op == ast::UnaryOp::Invert)
+    return {core::make_apply(Op::Not, {operand.expr}, e.span, DType::Int8)};
+  TEVAL_ASSERT(n.op == ast::UnaryOp::Neg, "`not` is rejected by the grammar");
+  if (operand.literal) { // fold, so -0.5 and -2147483648 are literals
+    Typed t = operand;
+    if (t.literal_is_float) {
+      t.float_value = -t.float_value;
+      t.expr = core::make_const(core::Scalar::of_float(DType::Float32, t.float_value), e.span);
+      return t;
+    }
+    if (t.int_value == INT32_MIN)
+      int_literal_too_large(e.span, "2147483648");
+    t.int_value = -t.int_value;
+    t.expr = core::make_const(core::Scalar::of_int(DType::Int32, t.int_value), e.span);
+    return t;
+  }
+  Expr x = operand.expr;
+  if (core::is_bool(x->dtype))
+    x = core::make_cast(x, DType::Int8, e.span);
+  return {core::make_apply(Op::Neg, {x}, e.span, std::nullopt,
+                           in_index_ ? core::Overflow::Trap : core::Overflow::Wrap)};
+}
+
+Lowering::Typed Lowering::arith(const ast::Expr& e, Op op, const ast::Expr& lhs_e,
+                                const ast::Expr& rhs_e) {
+  Typed lhs = lower(lhs_e);
+  Typed rhs = lower(rhs_e);
+  DType t = promote(lhs.expr->dtype, rhs.expr->dtype);
+  if (core::is_bool(t))
+    t = DType::Int8;
+  Expr a = convert(lhs, t, lhs_e.span).expr;
+  Expr b = convert(rhs, t, rhs_e.span).expr;
+  return {core::make_apply(op, {a, b}, e.span, std::nullopt,
+                           in_index_ ? core::Overflow::Trap : core::Overflow::Wrap)};
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Binary& n) {
+  switch (n.op) {
+  case ast::BinaryOp::Add:
+    return arith(e, Op::Add, *n.lhs, *n.rhs);
+  case ast::BinaryOp::Sub:
+    return arith(e, Op::Sub, *n.lhs, *n.rhs);
+  case ast::BinaryOp::Mul:
+    return arith(e, Op::Mul, *n.lhs, *n.rhs);
+  case ast::BinaryOp::Div:
+  case ast::BinaryOp::FloorDiv:
+    return arith(e, Op::Div, *n.lhs, *n.rhs);
+  case ast::BinaryOp::Mod:
+    return arith(e, Op::Mod, *n.lhs, *n.rhs);
+  case ast::BinaryOp::Pow:
+    throw Error(ErrorKind::Unsupported, n.op_span,
+                "`**` is not an einstein_v2 operator; write x.call(`pow`, [y])");
+  case ast::BinaryOp::BitXor:
+    throw Error(ErrorKind::Unsupported, n.op_span, "`^` is not an einstein_v2 operator");
+  case ast::BinaryOp::Shl:
+  case ast::BinaryOp::Shr: {
+    Expr a = lower(*n.lhs).expr;
+    Typed rhs = lower(*n.rhs);
+    if (!core::is_integer(a->dtype) || !core::is_integer(rhs.expr->dtype))
+      throw Error(ErrorKind::Type, n.op_span,
+                  "shift operands must be integers, not " + dname(a->dtype) + " and " +
+                      dname(rhs.expr->dtype));
+    // The result has the left operand's type; the amount is converted to it.
+    Expr b = convert(rhs, a->dtype, n.rhs->span).expr;
+    return {core::make_apply(n.op == ast::BinaryOp::Shl ? Op::Shl : Op::Shr, {a, b}, e.span)};
+  }
+  case ast::BinaryOp::BitAnd:
+  case ast::BinaryOp::BitOr: {
+    Expr a = lower(*n.lhs).expr;
+    Expr b = lower(*n.rhs).expr;
+    return {core::make_apply(n.op == ast::BinaryOp::BitAnd ? Op::And : Op::Or, {a, b}, e.span,
+                             DType::Int8)};
+  }
+  case ast::BinaryOp::Lt:
+  case ast::BinaryOp::Le:
+  case ast::BinaryOp::Gt:
+  case ast::BinaryOp::Ge:
+  case ast::BinaryOp::Eq:
+  case ast::BinaryOp::Ne: {
+    Typed lhs = lower(*n.lhs);
+    Typed rhs = lower(*n.rhs);
+    DType t = promote(lhs.expr->dtype, rhs.expr->dtype);
+    Op op = n.op == ast::BinaryOp::Lt   ? Op::Lt
+            : n.op == ast::BinaryOp::Le ? Op::Le
+            : n.op == ast::BinaryOp::Gt ? Op::Gt
+            : n.op == ast::BinaryOp::Ge ? Op::Ge
+            : n.op == ast::BinaryOp::Eq ? Op::Eq
+                                        : Op::Ne;
+    return {core::make_apply(op,
+                             {convert(lhs, t, n.lhs->span).expr, convert(rhs, t, n.rhs->span).expr},
+                             e.span, DType::Int8)};
+  }
+  }
+  TEVAL_UNREACHABLE("unknown binary operator");
+}
+
+Expr Lowering::load(const ast::Expr& e, const ast::Subscript& s) {
+  const auto* base = std::get_if<ast::Name>(&s.base->node);
+  if (!base)
+    throw Error(ErrorKind::Syntax, s.base->span, "only a tensor name can be indexed");
+  if (is_axis_name(base->id))
+    throw Error(ErrorKind::Type, s.base->span,
+                "`" + base->id + "` is an axis (upper-case initial), not a tensor; tensor "
+                "names start with a lower-case letter");
+  int id = kernel_.find(base->id);
+  if (id < 0)
+    throw Error(ErrorKind::Name, s.base->span,
+                "unknown tensor `" + base->id +
+                    "`; declare it in input_dict or pass it with -i " + base->id + "=...");
+  const core::TensorDecl& t = kernel_.tensors[id];
+  if (s.indices.size() != t.shape.size())
+    throw Error(ErrorKind::Shape, e.span,
+                "tensor `" + t.name + "` has rank " + std::to_string(t.shape.size()) +
+                    " (shape " + core::to_string(t.shape) + ") but is indexed with " +
+                    std::to_string(s.indices.size()) +
+                    (s.indices.size() == 1 ? " index" : " indices"));
+  std::vector<Expr> idx;
+  for (const ast::ExprPtr& i : s.indices)
+    idx.push_back(index(*i));
+  return core::make_load(id, t.dtype, std::move(idx), e.span);
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Subscript& n) {
+  bool saved = in_index_;
+  in_index_ = false; // a loaded value is data, even inside an index
+  Expr out = load(e, n);
+  in_index_ = saved;
+  return {out};
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::List&) {
+  throw Error(ErrorKind::Syntax, e.span, "a list is only allowed as a .when or .call argument");
+}
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Tuple&) {
+  throw Error(ErrorKind::Syntax, e.span, "tuples have no meaning in einstein_v2");
+}
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Dict&) {
+  throw Error(ErrorKind::Syntax, e.span, "dicts have no meaning in einstein_v2");
+}
+
+Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Call& c) {
+  if (!c.method) {
+    if (c.callee == "const")
+      return const_call(e, c);
+    throw Error(ErrorKind::Name, c.callee_span,
+                "unknown function `" + c.callee + "`; einstein_v2 has const(...) and the methods "
+                "x.when, x.cast, x.call, x.dtype and AXIS.val");
+  }
+  if (c.callee == "when")
+    return when(e, c);
+  if (c.callee == "cast")
+    return cast_call(e, c);
+  if (c.callee == "call")
+    return math_call(e, c);
+  if (c.callee == "val")
+    return val_call(e, c);
+  if (c.callee == "dtype")
+    throw Error(ErrorKind::Type, e.span,
+                "x.dtype() names a dtype; it is only allowed as the argument of .cast(...) or "
+                "const(value, dtype)");
+  throw Error(ErrorKind::Name, c.callee_span,
+              "unknown method `" + c.callee + "`; einstein_v2 has .when, .cast, .call, .dtype "
+              "and .val");
+}
+
+namespace {
+
+void check_arguments(const ast::Call& c, size_t min_args, size_t max_args,
+                     std::initializer_list<const char*> keywords, const char* usage) {
+  size_t given = c.args.size() - (c.method ? 1 : 0);
+  if (given < min_args || given > max_args)
+    throw Error(ErrorKind::Syntax, c.callee_span, std::string("wrong arguments; use ") + usage);
+  for (const ast::Keyword& k : c.keywords) {
+    bool known = false;
+    for (const char* name : keywords)
+      known |= k.name == name;
+    if (!known)
+      throw Error(ErrorKind::Syntax, k.span,
+                  "unexpected keyword argument `" + k.name + "`; use " + usage);
+  }
+}
+
+} // namespace
+
+Expr Lowering::condition(const ast::Expr& e) {
+  Expr c = value(e);
+  if (core::is_float(c->dtype))
+    throw Error(ErrorKind::Type, e.span,
+                "a condition must be a comparison or a logical value, not " + dname(c->dtype) +
+                    "; write for example `x != 0.0`");
+  return c;
+}
+
+Lowering::Typed Lowering::when(const ast::Expr& e, const ast::Call& c) {
+  check_arguments(c, 2, 2, {"merge_op"}, "x.when([cond, ...], other, merge_op=`all`|`any`)");
+  bool any = false;
+  for (const ast::Keyword& k : c.keywords) {
+    const auto* s = std::get_if<ast::StringLit>(&k.value->node);
+    if (!s || (s->value != "all" && s->value != "any"))
+      throw Error(ErrorKind::Syntax, k.value->span, "merge_op is `all` or `any`");
+    any = s->value == "any";
+  }
+  std::vector<ast::ExprPtr> conds;
+  if (const auto* list = std::get_if<ast::List>(&c.args[1]->node))
+    conds = list->items;
+  else
+    conds = {c.args[1]};
+  if (conds.empty())
+    throw Error(ErrorKind::Syntax, c.args[1]->span, ".when needs at least one condition");
+  Expr cond = condition(*conds[0]);
+  for (size_t i = 1; i < conds.size(); ++i)
+    cond = core::make_apply(any ? Op::Or : Op::And, {cond, condition(*conds[i])},
+                            c.args[1]->span, DType::Int8);
+  Expr then = value(*c.args[0]);
+  Expr otherwise = value(*c.args[2]);
+  if (then->dtype != otherwise->dtype)
+    throw Error(ErrorKind::Type, c.args[2]->span,
+                ".when branches must have the same dtype: the value is " + dname(then->dtype) +
+                    " but the other branch is " + dname(otherwise->dtype) +
+                    "; convert it, e.g. const(0).cast(x.dtype())")
+        .note(c.args[0]->span, "the value is here");
+  return {core::make_select(cond, then, otherwise, e.span)};
+}
+
+DType Lowering::dtype_argument(const ast::Expr& e) {
+  if (const auto* s = std::get_if<ast::StringLit>(&e.node)) {
+    if (std::optional<DType> t = core::dtype_from_name(s->value))
+      return *t;
+    throw Error(ErrorKind::Type, e.span, "unknown dtype `" + s->value + "`");
+  }
+  if (const auto* c = std::get_if<ast::Call>(&e.node); c && c->method && c->callee == "dtype") {
+    check_arguments(*c, 0, 0, {}, "x.dtype()");
+    return value(*c->args[0])->dtype;
+  }
+  throw Error(ErrorKind::Type, e.span, "expected a dtype: a string such as `float32`, or x.dtype()");
+}
+
+Lowering::Typed Lowering::cast_call(const ast::Expr& e, const ast::Call& c) {
+  check_arguments(c, 1, 1, {}, "x.cast(`dtype`)");
+  Typed x = lower(*c.args[0]);
+  return convert(x, dtype_argument(*c.args[1]), e.span);
+}
+
+Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
+  check_arguments(c, 1, 2, {"dtype"}, "const(value) or const(value, dtype)");
+  Typed v = lower(*c.args[0]);
+  if (!v.literal)
+    throw Error(ErrorKind::Type, c.args[0]->span, "const(...) takes a number literal");
+  const ast::Expr* dtype_arg = c.args.size() > 1 ? c.args[1].get() : nullptr;
+  for (const ast::Keyword& k : c.keywords)
+    dtype_arg = k.value.get();
+  if (!dtype_arg)
+    return v;
+  DType t = dtype_argument(*dtype_arg);
+  if (core::is_float(t) || !v.literal_is_float) {
+    if (!core::is_float(t) && (v.int_value < core::int_min(t) || v.int_value > core::int_max(t)))
+      throw Error(ErrorKind::Range, c.args[0]->span,
+                  std::to_string(v.int_value) + " does not fit " + dname(t));
+    Typed out = convert(v, t, e.span);
+    out.expr = core::make_const(std::get<core::Const>(out.expr->node).value, e.span);
+    return out;
+  }
+  throw Error(ErrorKind::Type, c.args[0]->span,
+              "const(" + core::format_scalar(core::Scalar::of_float(DType::Float64, v.float_value)) +
+                  ", " + dname(t) + "): a float literal is not a " + dname(t) + " value");
+}
+
+Lowering::Typed Lowering::val_call(const ast::Expr& e, const ast::Call& c) {
+  check_arguments(c, 0, 0, {}, "AXIS.val()");
+  const auto* n = std::get_if<ast::Name>(&c.args[0]->node);
+  if (!n || !is_axis_name(n->id))
+    throw Error(ErrorKind::Type, c.args[0]->span, ".val() is the extent of an axis: AXIS.val()");
+  for (const Axis& a : axes_)
+    if (a.name == n->id) {
+      Typed t;
+      t.literal = true;
+      t.int_value = a.extent;
+      t.expr = core::make_const(core::Scalar::of_int(DType::Int32, a.extent), e.span);
+      return t;
+    }
+  TEVAL_UNREACHABLE("axis of .val() was not collected");
+}
+
+Lowering::Typed Lowering::math_call(const ast::Expr& e, const ast::Call& c) {
+  check_arguments(c, 1, 2, {}, "x.call(`function`) or x.call(`function`, [y])");
+  const auto* fn_name = std::get_if<ast::StringLit>(&c.args[1]->node);
+  if (!fn_name)
+    throw Error(ErrorKind::Syntax, c.args[1]->span, "the function name is a string: x.call(`exp`)");
+  const std::string& fn = fn_name->value;
+  std::optional<Op> op = core::op_from_spelling(fn);
+  if (!op || !std::isalpha(static_cast<unsigned char>(fn[0])) || *op == Op::Not)
+    throw Error(ErrorKind::Name, c.args[1]->span,
+                "unknown function `" + fn + "`; teval knows " + known_functions());
+  std::vector<ast::ExprPtr> extra;
+  if (c.args.size() > 2) {
+    if (const auto* list = std::get_if<ast::List>(&c.args[2]->node))
+      extra = list->items;
+    else
+      extra = {c.args[2]};
+  }
+  size_t want = static_cast<size_t>(core::arity(*op)) - 1;
+  if (extra.size() != want)
+    throw Error(ErrorKind::Syntax, c.args[1]->span,
+                "`" + fn + "` takes " + std::to_string(want + 1) + " argument" +
+                    (want ? "s: x.call(`" + fn + "`, [y])" : ": x.call(`" + fn + "`)"));
+  std::vector<Typed> args{lower(*c.args[0])};
+  for (const ast::ExprPtr& x : extra)
+    args.push_back(lower(*x));
+  DType t = args[0].expr->dtype;
+  for (const Typed& a : args)
+    t = promote(t, a.expr->dtype);
+  core::OpRule r = core::rule(*op);
+  if ((r == core::OpRule::Float || r == core::OpRule::FloatToInt) && !core::is_float(t))
+    throw Error(ErrorKind::Type, c.args[0]->span,
+                "`" + fn + "` needs a floating-point argument, not " + dname(t) +
+                    "; cast first, as in x.cast(`float32`).call(`" + fn + "`)");
+  if (core::is_bool(t))
+    t = DType::Int8;
+  std::vector<Expr> operands;
+  for (size_t i = 0; i < args.size(); ++i)
+    operands.push_back(convert(args[i], t, i ? extra[i - 1]->span : c.args[0]->span).expr);
+  std::optional<DType> result;
+  if (r == core::OpRule::FloatToInt)
+    result = DType::Int32;
+  return {core::make_apply(*op, std::move(operands), e.span, result)};
+}
+
+} // namespace teval::parser::antares

@@ -1,0 +1,41 @@
+// teval: a semantic reference engine for tensor index notations.
+#include "tools/teval/run_command.h"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const kHelp = R"(usage: teval <command> [options]
+
+teval reads the index notations tensor compilers use to describe kernels,
+gives every program one precise, documented meaning (docs/SEMANTICS.md) and
+evaluates it exactly.
+
+commands:
+  run       evaluate a program with the ground-truth interpreter
+
+Run `teval <command> --help` for the options of a command.
+
+exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
+error.
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    std::cout << kHelp;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "teval 0.1.0\n";
+    return 0;
+  }
+  if (args[0] == "run")
+    return teval::tools::run_command({args.begin() + 1, args.end()});
+  std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";
+  return 2;
+}

@@ -1,0 +1,304 @@
+// `teval run`: evaluate a program with the ground-truth interpreter.
+#include "tools/teval/run_command.h"
+
+#include "core/error.h"
+#include "core/format.h"
+#include "core/npy.h"
+#include "interp/interpreter.h"
+#include "interp/random_inputs.h"
+#include "parser/antares.h"
+#include "tools/teval/array_print.h"
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+namespace teval::tools {
+
+const char* const kRunHelp = R"(usage: teval run [--lang antares] (FILE | -e TEXT) [options]
+
+Evaluates a program with teval's ground-truth interpreter and writes or
+prints its outputs.
+
+The program is an Antares einstein_v2 program in any of three forms:
+  a bare program         output0[N] +=! input0[N, K] * input1[K]
+  a COMPUTE_V1 value     - _K = 64; einstein_v2(f"...", input_dict={...})
+  a shell line           COMPUTE_V1='- einstein_v2("...", {...})' make
+
+options:
+  -e TEXT                the program text itself instead of FILE
+  --lang antares         the notation (default: antares)
+  -i NAME=PATH.npy       read input NAME from a numpy .npy file; its dtype and
+                         shape must match the input_dict entry, if any
+  -i NAME=DTYPE[d0,...]  give input NAME seeded random data of this dtype and
+                         shape (for inputs input_dict does not declare)
+  --seed N               seed of the random inputs (default 0)
+  -o DIR                 write each output to DIR/NAME.npy (created if needed;
+                         files are written only when the whole run succeeds)
+  --print                print the outputs like numpy (the default without -o)
+  --dump-kernel          print the elaborated Kernel IR before running
+  -h, --help             this text
+
+Inputs that are neither read from .npy nor given a shape with -i get seeded
+random data of their input_dict dtype and shape: floats uniform in [-1, 1),
+integers uniform in [-10, 10], except integer tensors used as indices, which
+are drawn in range (see docs/SEMANTICS.md).
+
+exit status: 0 success; 1 the program or its inputs are wrong (a diagnostic
+on stderr, nothing written); 2 a usage error.
+)";
+
+namespace {
+
+struct UsageError {
+  std::string message;
+};
+
+struct InputArg {
+  std::string name;
+  std::string value;
+};
+
+struct Options {
+  std::optional<std::string> file;
+  std::optional<std::string> text;
+  std::string lang = "antares";
+  std::vector<InputArg> inputs;
+  uint64_t seed = 0;
+  std::optional<std::string> out_dir;
+  bool print = false;
+  bool dump_kernel = false;
+  bool help = false;
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
+  auto value = [&](size_t& i) -> const std::string& {
+    if (i + 1 >= args.size())
+      throw UsageError{"option " + args[i] + " needs a value"};
+    return args[++i];
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+    } else if (a == "-e") {
+      o.text = value(i);
+    } else if (a == "--lang") {
+      o.lang = value(i);
+      if (o.lang != "antares")
+        throw UsageError{"unknown --lang '" + o.lang + "'; teval run reads: antares"};
+    } else if (a == "-i") {
+      const std::string& spec = value(i);
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || !is_identifier(spec.substr(0, eq)) || eq + 1 == spec.size())
+        throw UsageError{"-i takes NAME=PATH.npy or NAME=DTYPE[d0,...], not '" + spec + "'"};
+      for (const InputArg& seen : o.inputs)
+        if (seen.name == spec.substr(0, eq))
+          throw UsageError{"input '" + seen.name + "' is given twice"};
+      o.inputs.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+    } else if (a == "--seed") {
+      const std::string& v = value(i);
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long s = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno || v[0] == '-')
+        throw UsageError{"--seed takes a non-negative integer, not '" + v + "'"};
+      o.seed = s;
+    } else if (a == "-o") {
+      o.out_dir = value(i);
+    } else if (a == "--print") {
+      o.print = true;
+    } else if (a == "--dump-kernel") {
+      o.dump_kernel = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError{"unknown option '" + a + "'"};
+    } else if (o.file) {
+      throw UsageError{"more than one program file: '" + *o.file + "' and '" + a + "'"};
+    } else {
+      o.file = a;
+    }
+  }
+  if (o.help)
+    return o;
+  if (o.file && o.text)
+    throw UsageError{"give a program FILE or -e TEXT, not both"};
+  if (!o.file && !o.text)
+    throw UsageError{"no program: give a FILE or -e TEXT"};
+  return o;
+}
+
+// "float32[4, 8]" as an -i value; nothing when the value is a path.
+std::optional<parser::InputType> random_spec(const std::string& value) {
+  size_t open = value.find('[');
+  if (open == std::string::npos || value.back() != ']')
+    return std::nullopt;
+  std::optional<core::DType> dtype = core::dtype_from_name(value.substr(0, open));
+  if (!dtype)
+    return std::nullopt;
+  parser::InputType t{*dtype, {}, {}};
+  std::stringstream dims(value.substr(open + 1, value.size() - open - 2));
+  std::string dim;
+  while (std::getline(dims, dim, ',')) {
+    size_t b = dim.find_first_not_of(' ');
+    size_t e = dim.find_last_not_of(' ');
+    if (b == std::string::npos)
+      throw UsageError{"empty dimension in '" + value + "'"};
+    dim = dim.substr(b, e - b + 1);
+    for (char c : dim)
+      if (!std::isdigit(static_cast<unsigned char>(c)))
+        throw UsageError{"dimension '" + dim + "' in '" + value + "' is not a number"};
+    errno = 0;
+    unsigned long long n = std::strtoull(dim.c_str(), nullptr, 10);
+    if (errno || n > static_cast<unsigned long long>(INT64_MAX))
+      throw UsageError{"dimension '" + dim + "' is too large"};
+    t.shape.push_back(static_cast<int64_t>(n));
+  }
+  return t;
+}
+
+std::string read_source(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw core::Error(core::ErrorKind::Input, path, "cannot open file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string type_text(core::DType t, const core::Shape& s) {
+  return std::string(core::name(t)) + core::to_string(s);
+}
+
+// Writes every output to DIR/NAME.npy only once all are encoded: each goes
+// to a temporary file first, and the renames happen last.
+void write_outputs(const std::string& dir, const core::Kernel& k,
+                   const std::vector<core::Tensor>& outputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw core::Error(core::ErrorKind::Input, dir, "cannot create directory: " + ec.message());
+  std::vector<std::pair<fs::path, fs::path>> moves;
+  try {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      fs::path final_path = fs::path(dir) / (k.tensors[k.outputs[i]].name + ".npy");
+      fs::path temp = fs::path(dir) / ("." + k.tensors[k.outputs[i]].name + ".npy.tmp");
+      core::write_npy(outputs[i], temp.string());
+      moves.emplace_back(temp, final_path);
+    }
+  } catch (...) {
+    for (const auto& m : moves)
+      fs::remove(m.first, ec);
+    throw;
+  }
+  for (const auto& [temp, final_path] : moves) {
+    fs::rename(temp, final_path, ec);
+    if (ec)
+      throw core::Error(core::ErrorKind::Input, final_path.string(),
+                        "cannot write file: " + ec.message());
+  }
+}
+
+int run(const Options& o) {
+  std::shared_ptr<const core::SourceFile> file =
+      o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
+             : core::SourceFile::make("<command line>", *o.text);
+  parser::AntaresSource source = parser::read_antares(*file);
+  std::map<std::string, parser::InputType> types = parser::declared_inputs(source);
+  std::map<std::string, core::Tensor> given;
+  for (const InputArg& in : o.inputs) {
+    if (std::optional<parser::InputType> spec = random_spec(in.value)) {
+      if (auto it = types.find(in.name); it != types.end()) {
+        if (it->second.dtype != spec->dtype || it->second.shape != spec->shape)
+          throw core::Error(core::ErrorKind::Shape, "-i " + in.name + "=" + in.value,
+                            "input `" + in.name + "` is declared " +
+                                type_text(it->second.dtype, it->second.shape) + ", not " +
+                                type_text(spec->dtype, spec->shape))
+              .note(it->second.span, "declared here");
+        continue;
+      }
+      types[in.name] = *spec;
+      continue;
+    }
+    core::Tensor t = core::read_npy(in.value);
+    if (auto it = types.find(in.name); it != types.end()) {
+      if (it->second.dtype != t.dtype() || it->second.shape != t.shape())
+        throw core::Error(core::ErrorKind::Shape, in.value,
+                          "input `" + in.name + "` is declared " +
+                              type_text(it->second.dtype, it->second.shape) + " but the file holds " +
+                              type_text(t.dtype(), t.shape()))
+            .note(it->second.span, "declared here");
+    } else {
+      types[in.name] = {t.dtype(), t.shape(), {}};
+    }
+    given.emplace(in.name, std::move(t));
+  }
+  core::Kernel kernel = parser::elaborate_antares(source, types);
+  if (o.dump_kernel)
+    std::cout << core::to_string(kernel);
+
+  std::vector<core::Tensor> inputs;
+  std::map<int, int64_t> bounds = interp::index_bounds(kernel);
+  for (int id : interp::input_ids(kernel)) {
+    const core::TensorDecl& d = kernel.tensors[id];
+    if (auto it = given.find(d.name); it != given.end()) {
+      inputs.push_back(it->second);
+      continue;
+    }
+    std::optional<int64_t> bound;
+    if (auto b = bounds.find(id); b != bounds.end())
+      bound = b->second;
+    inputs.push_back(interp::random_tensor(d.dtype, d.shape, o.seed, d.name, bound));
+  }
+  std::vector<core::Tensor> outputs = interp::run(kernel, inputs);
+  if (o.out_dir)
+    write_outputs(*o.out_dir, kernel, outputs);
+  if (o.print || !o.out_dir)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      std::cout << kernel.tensors[kernel.outputs[i]].name << " = " << format_array(outputs[i])
+                << "\n";
+  return 0;
+}
+
+} // namespace
+
+int run_command(const std::vector<std::string>& args) {
+  Options o;
+  try {
+    o = parse_options(args);
+  } catch (const UsageError& e) {
+    std::cerr << "teval run: " << e.message << "\n(see teval run --help)\n";
+    return 2;
+  }
+  if (o.help) {
+    std::cout << kRunHelp;
+    return 0;
+  }
+  try {
+    return run(o);
+  } catch (const UsageError& e) {
+    std::cerr << "teval run: " << e.message << "\n(see teval run --help)\n";
+    return 2;
+  } catch (const core::Error& e) {
+    std::cout.flush();
+    std::cerr << e.render();
+    return 1;
+  }
+}
+
+} // namespace teval::tools
