@@ -12,13 +12,11 @@ namespace {
 struct Row {
   DType dtype;
   std::string_view name;
-  int size;
-  DTypeKind kind;
   std::string_view descr;
 };
 
 constexpr Row kRows[] = {
-#define TEVAL_DTYPE(e, n, size, k, descr) {DType::e, n, size, DTypeKind::k, descr},
+#define TEVAL_DTYPE(e, n, size, k, descr) {DType::e, n, descr},
 #include "core/dtype.def"
 };
 
@@ -35,8 +33,6 @@ std::optional<DType> dtype_from_name(std::string_view s) {
   return std::nullopt;
 }
 
-int size_bytes(DType t) { return row(t).size; }
-DTypeKind kind(DType t) { return row(t).kind; }
 std::string_view npy_descr(DType t) { return row(t).descr; }
 
 int64_t int_min(DType t) {

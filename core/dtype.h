@@ -23,14 +23,25 @@ inline constexpr DType kAllDTypes[] = {
 #include "core/dtype.def"
 };
 
+namespace detail {
+inline constexpr int kSizes[] = {
+#define TEVAL_DTYPE(e, name, size, kind, descr) size,
+#include "core/dtype.def"
+};
+inline constexpr DTypeKind kKinds[] = {
+#define TEVAL_DTYPE(e, name, size, kind, descr) DTypeKind::kind,
+#include "core/dtype.def"
+};
+} // namespace detail
+
 /// The spelling users write: "float32", "int8", "bool", ...
 std::string_view name(DType t);
 /// The dtype spelled \p s, or nothing.
 std::optional<DType> dtype_from_name(std::string_view s);
 /// Size of one element in bytes.
-int size_bytes(DType t);
+inline int size_bytes(DType t) { return detail::kSizes[static_cast<int>(t)]; }
 /// The kind of \p t.
-DTypeKind kind(DType t);
+inline DTypeKind kind(DType t) { return detail::kKinds[static_cast<int>(t)]; }
 /// The numpy type string written into .npy headers ("<f4", "|i1", ...).
 /// bfloat16 has no numpy type and is written as the 2-byte void "<V2".
 std::string_view npy_descr(DType t);

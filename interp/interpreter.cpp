@@ -259,17 +259,19 @@ private:
   Scalar eval_node(const ExprNode& e, const core::Load& l) {
     const Tensor& t = tensor(l.tensor);
     int64_t flat = 0;
-    std::vector<int64_t> idx(l.index.size());
     bool in_range = true;
     for (size_t d = 0; d < l.index.size(); ++d) {
-      idx[d] = eval(l.index[d]).i;
-      in_range &= idx[d] >= 0 && idx[d] < t.shape()[d];
-      flat = flat * t.shape()[d] + idx[d];
+      int64_t i = eval(l.index[d]).i;
+      in_range &= i >= 0 && i < t.shape()[d];
+      flat = flat * t.shape()[d] + i;
     }
     if (in_range)
       return t.get(flat);
     if (s_->out_of_range == core::OutOfRange::Skip)
       throw InvalidPoint{};
+    std::vector<int64_t> idx; // evaluated again only to report the error
+    for (const Expr& i : l.index)
+      idx.push_back(eval(i).i);
     throw Error(ErrorKind::Range, e.span,
                 "read out of range: " + k_.tensors[l.tensor].name + "[" + tuple(idx) +
                     "] is outside shape " + core::to_string(t.shape()) + " (at " + point_text() +

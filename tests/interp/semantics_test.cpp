@@ -1,0 +1,343 @@
+// The Antares rules of docs/SEMANTICS.md, one test per rule, each checked
+// against values worked out by hand.
+#include "core/error.h"
+#include "core/format.h"
+#include "tests/support/antares_run.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace teval {
+namespace {
+
+using core::DType;
+using test::error_of;
+using test::run;
+using test::tensor;
+using test::values;
+using V = std::vector<double>;
+
+core::Tensor out(const std::string& program, const std::map<std::string, core::Tensor>& in = {},
+                 const std::string& name = "output0") {
+  return run(program, in).at(name);
+}
+
+TEST(Semantics, StepTwoLoopsSumTheWholeRightHandSide) {
+  // output0[N] +=! input0[N, K] * 2 + 1: the + 1 is inside the sum.
+  auto x = tensor(DType::Int32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  auto o = out("output0[N] +=! input0[N, K] * 2 + 1", {{"input0", x}});
+  EXPECT_EQ(values(o), (V{(1 + 2 + 3) * 2 + 3, (4 + 5 + 6) * 2 + 3}));
+}
+
+TEST(Semantics, ValIsTheAxisExtent) {
+  auto x = tensor(DType::Float32, {1, 4}, {1, 2, 3, 4});
+  auto o = out("output0[N] +=! input0[N, K] / K.val()", {{"input0", x}});
+  EXPECT_EQ(values(o), (V{2.5}));
+}
+
+TEST(Semantics, WhereExtentWinsOverTensorDimensions) {
+  // F runs to 6 though input0 has 3 columns; the guard keeps reads in range.
+  auto a = tensor(DType::Float32, {1, 3}, {1, 2, 3});
+  auto o = out("output0[N, F] = input0[N, F].when([F < 3], -1.0) where F in 6", {{"input0", a}});
+  EXPECT_EQ(o.shape(), (core::Shape{1, 6}));
+  EXPECT_EQ(values(o), (V{1, 2, 3, -1, -1, -1}));
+}
+
+TEST(Semantics, WhenIsLazy) {
+  // The unchosen branch reads far out of range and is never evaluated.
+  auto a = tensor(DType::Float32, {2}, {5, 6});
+  auto o = out("output0[N] = input0[N + 100].when([N > 5], input0[N])", {{"input0", a}});
+  EXPECT_EQ(values(o), (V{5, 6}));
+}
+
+TEST(Semantics, WhenMergeAnyAndAll) {
+  auto o = out("output0[N] = const(1).when([N == 0, N == 3], 0, merge_op=`any`) where N in 4");
+  EXPECT_EQ(values(o), (V{1, 0, 0, 1}));
+  o = out("output0[N] = const(1).when([N > 0, N < 3], 0) where N in 4");
+  EXPECT_EQ(values(o), (V{0, 1, 1, 0}));
+}
+
+TEST(Semantics, LogicalOperatorsGiveInt8) {
+  auto a = tensor(DType::Int32, {4}, {0, 3, 0, -2});
+  auto b = tensor(DType::Int32, {4}, {0, 0, 7, 1});
+  auto o = out("output0[N] = input0[N] & ~input1[N]", {{"input0", a}, {"input1", b}});
+  EXPECT_EQ(o.dtype(), DType::Int8);
+  EXPECT_EQ(values(o), (V{0, 1, 0, 0}));
+  o = out("output0[N] = input0[N] | input1[N]", {{"input0", a}, {"input1", b}});
+  EXPECT_EQ(values(o), (V{0, 1, 1, 1}));
+}
+
+TEST(Semantics, ComparisonsGiveInt8ZeroOrOne) {
+  auto a = tensor(DType::Float32, {3}, {1.5, 2, 2.5});
+  auto o = out("output0[N] = input0[N] >= 2", {{"input0", a}});
+  EXPECT_EQ(o.dtype(), DType::Int8);
+  EXPECT_EQ(values(o), (V{0, 1, 1}));
+}
+
+TEST(Semantics, IntegerDivisionTruncatesAndModuloFloors) {
+  auto a = tensor(DType::Int32, {4}, {-7, 7, -7, 7});
+  auto b = tensor(DType::Int32, {4}, {2, -2, -2, 2});
+  auto in = std::map<std::string, core::Tensor>{{"input0", a}, {"input1", b}};
+  EXPECT_EQ(values(out("output0[N] = input0[N] / input1[N]", in)), (V{-3, -3, 3, 3}));
+  EXPECT_EQ(values(out("output0[N] = input0[N] // input1[N]", in)), (V{-3, -3, 3, 3}));
+  EXPECT_EQ(values(out("output0[N] = input0[N] % input1[N]", in)), (V{1, -1, -1, 1}));
+}
+
+TEST(Semantics, FloatFloorDivisionIsTrueDivision) {
+  auto a = tensor(DType::Float32, {1}, {7});
+  EXPECT_EQ(values(out("output0[N] = input0[N] // 2.0", {{"input0", a}})), (V{3.5}));
+}
+
+TEST(Semantics, FloatModuloFloors) {
+  auto a = tensor(DType::Float32, {2}, {-7.5, 7.5});
+  EXPECT_EQ(values(out("output0[N] = input0[N] % 2.0", {{"input0", a}})), (V{0.5, 1.5}));
+}
+
+TEST(Semantics, IntegersWrap) {
+  auto a = tensor(DType::Int32, {1}, {2147483647});
+  EXPECT_EQ(values(out("output0[N] = input0[N] + 1", {{"input0", a}})), (V{-2147483648.0}));
+  auto b = tensor(DType::Int8, {2}, {100, -128});
+  auto o = out("output0[N] = input0[N] + input0[N]", {{"input0", b}});
+  EXPECT_EQ(o.dtype(), DType::Int8);
+  EXPECT_EQ(values(o), (V{-56, 0}));
+}
+
+TEST(Semantics, PromotionTable) {
+  auto h = tensor(DType::Float16, {1}, {1});
+  auto bf = tensor(DType::BFloat16, {1}, {1});
+  auto i8 = tensor(DType::Int8, {1}, {1});
+  auto u8 = tensor(DType::UInt8, {1}, {1});
+  auto i32 = tensor(DType::Int32, {1}, {1});
+  auto i64 = tensor(DType::Int64, {1}, {1});
+  auto f64 = tensor(DType::Float64, {1}, {1});
+  struct Case {
+    const char* expr;
+    DType want;
+  };
+  std::map<std::string, core::Tensor> in{{"h", h}, {"bf", bf},   {"i8", i8}, {"u8", u8},
+                                         {"i", i32}, {"l", i64}, {"d", f64}};
+  for (Case c : {Case{"h[N] + 1.0", DType::Float32}, Case{"h[N] + 1", DType::Float16},
+                 Case{"i8[N] + 1", DType::Int32}, Case{"i8[N] + i8[N]", DType::Int8},
+                 Case{"l[N] + i[N]", DType::Int64}, Case{"i[N] / 2.0", DType::Float32},
+                 Case{"i8[N] / h[N]", DType::Float16}, Case{"d[N] * 2.5", DType::Float64},
+                 Case{"bf[N] + h[N]", DType::Float32}, Case{"u8[N] + i8[N]", DType::Int16},
+                 Case{"i[N] << 1", DType::Int32}, Case{"-i8[N]", DType::Int8}}) {
+    SCOPED_TRACE(c.expr);
+    EXPECT_EQ(out(std::string("output0[N] = ") + c.expr, in).dtype(), c.want);
+  }
+}
+
+TEST(Semantics, FloatLiteralPromotedToFloat64KeepsItsDigits) {
+  auto d = tensor(DType::Float64, {1}, {0});
+  auto o = out("output0[N] = input0[N] + 0.1", {{"input0", d}});
+  EXPECT_EQ(values(o)[0], 0.1); // not float(0.1) = 0.100000001490116
+}
+
+TEST(Semantics, Float16RoundsAfterEveryOperation) {
+  // 2048 + 1 is 2049, which float16 cannot hold: ties to even gives 2048.
+  auto h = tensor(DType::Float16, {2}, {2048, 1});
+  auto o = out("output0[N] = input0[0] + input0[1] where N in 1", {{"input0", h}});
+  EXPECT_EQ(values(o), (V{2048}));
+  // A float16 sum stalls at 2048: each addition rounds.
+  auto ones = out("output0[N] +=! const(1.0, `float16`) where N in 1, K in 3000");
+  EXPECT_EQ(values(ones), (V{2048}));
+}
+
+TEST(Semantics, BFloat16RoundsAfterEveryOperation) {
+  auto b = tensor(DType::BFloat16, {2}, {256, 1});
+  auto o = out("output0[N] = input0[0] + input0[1] where N in 1", {{"input0", b}});
+  EXPECT_EQ(values(o), (V{256})); // 257 needs 9 significant bits
+}
+
+TEST(Semantics, ReductionInitialValues) {
+  double inf = std::numeric_limits<double>::infinity();
+  auto neg = tensor(DType::Float32, {1, 2}, {-inf, -inf});
+  EXPECT_EQ(values(out("output0[N] >=! input0[N, K]", {{"input0", neg}})),
+            (V{-std::numeric_limits<float>::max()}));
+  auto pos = tensor(DType::Float32, {1, 2}, {inf, inf});
+  EXPECT_EQ(values(out("output0[N] <=! input0[N, K]", {{"input0", pos}})),
+            (V{std::numeric_limits<float>::max()}));
+  auto i = tensor(DType::Int32, {2, 3}, {2, 3, 4, 1, 0, 5});
+  auto in = std::map<std::string, core::Tensor>{{"input0", i}};
+  EXPECT_EQ(values(out("output0[N] *=! input0[N, K]", in)), (V{24, 0}));
+  EXPECT_EQ(values(out("output0[N] &=! input0[N, K]", in)), (V{1, 0}));
+  EXPECT_EQ(values(out("output0[N] |=! input0[N, K] - 2", in)), (V{1, 1}));
+  EXPECT_EQ(values(out("output0[N] >=! input0[N, K]", in)), (V{4, 5}));
+  EXPECT_EQ(values(out("output0[N] <=! input0[N, K]", in)), (V{2, 0}));
+  // An empty reduction leaves the initial value.
+  EXPECT_EQ(values(out("output0[N] +=! input0[N, K] where K in 0", in)), (V{0, 0}));
+  EXPECT_EQ(values(out("output0[N] *=! input0[N, K] where K in 0", in)), (V{1, 1}));
+}
+
+TEST(Semantics, MaxPropagatesNaN) {
+  double nan = std::nan("");
+  auto x = tensor(DType::Float32, {1, 3}, {1, nan, 2});
+  EXPECT_TRUE(std::isnan(values(out("output0[N] >=! input0[N, K]", {{"input0", x}}))[0]));
+  EXPECT_TRUE(std::isnan(
+      values(out("output0[N] = input0[0, N].call(`max`, [1.0]) where N in 3", {{"input0", x}}))[1]));
+}
+
+TEST(Semantics, FloorAndCeilGiveInt32) {
+  auto x = tensor(DType::Float64, {3}, {-1.5, 2.5, 3});
+  auto f = out("output0[N] = input0[N].call(`floor`)", {{"input0", x}});
+  EXPECT_EQ(f.dtype(), DType::Int32);
+  EXPECT_EQ(values(f), (V{-2, 2, 3}));
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`ceil`)", {{"input0", x}})), (V{-1, 3, 3}));
+}
+
+TEST(Semantics, RemainderIsTheFractionalPart) {
+  auto x = tensor(DType::Float32, {2}, {-1.25, 2.75});
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`remainder`)", {{"input0", x}})),
+            (V{0.75, 0.75}));
+}
+
+TEST(Semantics, SigmoidIsTheRealSigmoid) {
+  auto x = tensor(DType::Float32, {2}, {0, 2});
+  auto o = values(out("output0[N] = input0[N].call(`sigmoid`)", {{"input0", x}}));
+  EXPECT_EQ(o[0], 0.5);
+  EXPECT_EQ(o[1], static_cast<double>(1.0f / (1.0f + std::exp(-2.0f))));
+  EXPECT_GT(o[1], 0.5); // Antares's rewrite would give sigmoid(-2) < 0.5
+}
+
+TEST(Semantics, MathFunctionsRunInTheArgumentPrecision) {
+  auto f = tensor(DType::Float32, {1}, {0.5});
+  auto d = tensor(DType::Float64, {1}, {0.5});
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`exp`)", {{"input0", f}}))[0],
+            static_cast<double>(std::exp(0.5f)));
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`exp`)", {{"input0", d}}))[0], std::exp(0.5));
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`pow`, [3.0])", {{"input0", f}}))[0], 0.125);
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`rsqrt`)", {{"input0", f}}))[0],
+            static_cast<double>(1.0f / std::sqrt(0.5f)));
+}
+
+TEST(Semantics, CastsTruncateWrapAndRound) {
+  auto x = tensor(DType::Float32, {3}, {-1.7, 1.7, 300.5});
+  EXPECT_EQ(values(out("output0[N] = input0[N].cast(`int32`)", {{"input0", x}})), (V{-1, 1, 300}));
+  auto i = tensor(DType::Int32, {2}, {300, -129});
+  EXPECT_EQ(values(out("output0[N] = input0[N].cast(`int8`)", {{"input0", i}})), (V{44, 127}));
+  auto big = tensor(DType::Int32, {1}, {2049});
+  EXPECT_EQ(values(out("output0[N] = input0[N].cast(`float16`)", {{"input0", big}})), (V{2048}));
+  EXPECT_EQ(values(out("output0[N] = input0[N] > 1.0 where N in 1", {{"input0", x}})), (V{0}));
+}
+
+TEST(Semantics, ConstTakesAnOptionalDtype) {
+  auto o = out("output0[N] = const(3, `int64`) + N where N in 2");
+  EXPECT_EQ(o.dtype(), DType::Int64);
+  EXPECT_EQ(values(o), (V{3, 4}));
+  auto x = tensor(DType::Float16, {1}, {2});
+  o = out("output0[N] = input0[N] * const(0.5).cast(input0[N].dtype())", {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Float16);
+  EXPECT_EQ(values(o), (V{1}));
+}
+
+TEST(Semantics, ShiftsKeepTheLeftType) {
+  auto x = tensor(DType::Int16, {2}, {3, -8});
+  auto o = out("output0[N] = input0[N] << 2", {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Int16);
+  EXPECT_EQ(values(o), (V{12, -32}));
+  EXPECT_EQ(values(out("output0[N] = input0[N] >> 1", {{"input0", x}})), (V{1, -4}));
+}
+
+TEST(Semantics, ExtentsFromWholeIndexOccurrencesIncludingFoldedOnes) {
+  auto a = tensor(DType::Float32, {3}, {1, 2, 3});
+  EXPECT_EQ(values(out("output0[N] = input0[N * 1] + input0[0 + N]", {{"input0", a}})),
+            (V{2, 4, 6}));
+}
+
+TEST(Semantics, OutputsAreExtraOutputsAndTheLastStatement) {
+  auto r = run("- einstein_v2(\"a[N] = x[N] + 1.0; b[N] = a[N] * 2.0; c[N] = b[N] - a[N]\", "
+               "{\"x\": {\"dtype\": \"float32\", \"shape\": [2]}}, extra_outputs=[\"a\"])",
+               {{"x", tensor(DType::Float32, {2}, {1, 2})}});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(values(r.at("a")), (V{2, 3}));
+  EXPECT_EQ(values(r.at("c")), (V{2, 3}));
+}
+
+TEST(Semantics, IntermediatesAreReadableAtAnyIndex) {
+  auto x = tensor(DType::Float32, {2, 2}, {1, 2, 3, 4});
+  auto o = out("t[A, B] = input0[A, B] * 10.0; output0[N] = t[0, N] + t[1, 1]", {{"input0", x}});
+  EXPECT_EQ(values(o), (V{50, 60}));
+}
+
+TEST(Semantics, ScalarsHaveRankZero) {
+  auto a = tensor(DType::Float32, {}, {1.5});
+  auto o = out("output0[] = input0[] * 2.0", {{"input0", a}});
+  EXPECT_EQ(o.shape(), core::Shape{});
+  EXPECT_EQ(values(o), (V{3}));
+  auto m = tensor(DType::Float32, {2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(values(out("output0[] +=! input0[I, J]", {{"input0", m}})), (V{10}));
+}
+
+TEST(Semantics, ScatterAssignWritesAndKeepsTheRest) {
+  auto data = tensor(DType::Float32, {4}, {0, 0, 0, 0});
+  auto idx = tensor(DType::Int32, {2}, {3, 1});
+  auto upd = tensor(DType::Float32, {2}, {7, 8});
+  auto r = run("data[indices[B]] =. updates[B]",
+               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(values(r.at("data")), (V{0, 8, 0, 7}));
+}
+
+TEST(Semantics, ScatterAssignOfEqualValuesTwiceIsFine) {
+  auto data = tensor(DType::Float32, {2}, {5, 5});
+  auto idx = tensor(DType::Int32, {2}, {0, 0});
+  auto upd = tensor(DType::Float32, {2}, {7, 7});
+  auto r = run("data[indices[B]] =. updates[B]",
+               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  EXPECT_EQ(values(r.at("data")), (V{7, 5}));
+}
+
+TEST(Semantics, ScatterAddAccumulatesDuplicates) {
+  auto data = tensor(DType::Int32, {3}, {1, 1, 1});
+  auto idx = tensor(DType::Int32, {4}, {2, 0, 2, 2});
+  auto upd = tensor(DType::Int32, {4}, {10, 20, 30, 40});
+  auto r = run("data[indices[B]] +=. updates[B]",
+               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  EXPECT_EQ(values(r.at("data")), (V{21, 1, 81}));
+}
+
+TEST(Semantics, ScatterResultIsReadByLaterStatements) {
+  auto data = tensor(DType::Float32, {2}, {1, 2});
+  auto idx = tensor(DType::Int32, {1}, {0});
+  auto upd = tensor(DType::Float32, {1}, {9});
+  auto r = run("data[indices[B]] =. updates[B]; output0[N] = data[N] * 2.0",
+               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  EXPECT_EQ(values(r.at("output0")), (V{18, 4}));
+}
+
+TEST(Semantics, ReduceAxisOrderIsWhereClauseThenAppearance) {
+  core::Kernel k = test::elaborate("output0[N] +=! input0[N, A, B, C] where C in 2",
+                                   {{"input0", tensor(DType::Float32, {1, 1, 1, 2}, {1, 2})}});
+  ASSERT_EQ(k.statements.size(), 1u);
+  std::vector<std::string> names;
+  for (const core::IndexVar& v : k.statements[0].vars)
+    names.push_back(v.name + (v.reduce ? "~" : ""));
+  EXPECT_EQ(names, (std::vector<std::string>{"N", "C~", "A~", "B~"}));
+}
+
+TEST(Semantics, RandomInputsUsedAsIndicesAreInRange) {
+  // No .npy at all: take, gather, one-hot and scatter run on seeded inputs.
+  for (const char* p :
+       {"- einstein_v2(\"output0[F, C] = input0[input1[F], C]\", {\"input0\": {\"dtype\": "
+        "\"float32\", \"shape\": [7, 2]}, \"input1\": {\"dtype\": \"int32\", \"shape\": [50]}})",
+        "- einstein_v2(\"output0[N, F] = const(1.0).when([input0[N] == F], const(0.0)) where F "
+        "in 3\", {\"input0\": {\"dtype\": \"int64\", \"shape\": [40]}})",
+        "- einstein_v2(\"output0[N] = input0[input1[N].cast(`int32`)]\", {\"input0\": {\"dtype\": "
+        "\"float32\", \"shape\": [3]}, \"input1\": {\"dtype\": \"int8\", \"shape\": [64]}})"}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(error_of(p), "no error");
+  }
+  auto one_hot = run("- einstein_v2(\"output0[N, F] = const(1.0).when([input0[N] == F], "
+                     "const(0.0)) where F in 3\", {\"input0\": {\"dtype\": \"int32\", \"shape\": "
+                     "[40]}})")
+                     .at("output0");
+  // Every row has exactly one 1: the random indices were all in [0, 3).
+  std::vector<double> v = values(one_hot);
+  for (int n = 0; n < 40; ++n)
+    EXPECT_EQ(v[3 * n] + v[3 * n + 1] + v[3 * n + 2], 1.0);
+}
+
+} // namespace
+} // namespace teval

@@ -1,0 +1,90 @@
+// Running Antares program texts in tests.
+#include "tests/support/antares_run.h"
+
+#include "core/error.h"
+#include "interp/interpreter.h"
+#include "interp/random_inputs.h"
+#include "parser/antares.h"
+
+#include <memory>
+
+namespace teval::test {
+
+core::Tensor tensor(core::DType dtype, const core::Shape& shape,
+                    std::initializer_list<double> values) {
+  core::Tensor t(dtype, shape);
+  TEVAL_ASSERT(static_cast<int64_t>(values.size()) == t.numel(), "wrong number of test values");
+  int64_t i = 0;
+  for (double v : values)
+    t.set(i++, core::is_float(dtype) ? core::Scalar::of_float(dtype, v)
+                                     : core::Scalar::of_int(dtype, static_cast<int64_t>(v)));
+  return t;
+}
+
+std::vector<double> values(const core::Tensor& t) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    out.push_back(t.get(i).as_double());
+  return out;
+}
+
+namespace {
+
+// The source must outlive the kernel's spans.
+std::shared_ptr<const core::SourceFile> keep(const std::string& program) {
+  static std::vector<std::shared_ptr<const core::SourceFile>> files;
+  files.push_back(core::SourceFile::make("test.antares", program));
+  return files.back();
+}
+
+std::map<std::string, parser::InputType> types(const parser::AntaresSource& source,
+                                               const std::map<std::string, core::Tensor>& inputs) {
+  std::map<std::string, parser::InputType> t = parser::declared_inputs(source);
+  for (const auto& [name, tensor] : inputs)
+    t[name] = {tensor.dtype(), tensor.shape(), {}};
+  return t;
+}
+
+} // namespace
+
+core::Kernel elaborate(const std::string& program,
+                       const std::map<std::string, core::Tensor>& inputs) {
+  auto file = keep(program);
+  parser::AntaresSource source = parser::read_antares(*file);
+  return parser::elaborate_antares(source, types(source, inputs));
+}
+
+std::map<std::string, core::Tensor> run(const std::string& program,
+                                        const std::map<std::string, core::Tensor>& inputs) {
+  core::Kernel k = elaborate(program, inputs);
+  std::vector<core::Tensor> in;
+  std::map<int, int64_t> bounds = interp::index_bounds(k);
+  for (int id : interp::input_ids(k)) {
+    const core::TensorDecl& d = k.tensors[id];
+    if (auto it = inputs.find(d.name); it != inputs.end()) {
+      in.push_back(it->second);
+      continue;
+    }
+    std::optional<int64_t> bound;
+    if (bounds.count(id))
+      bound = bounds[id];
+    in.push_back(interp::random_tensor(d.dtype, d.shape, 0, d.name, bound));
+  }
+  std::vector<core::Tensor> out = interp::run(k, in);
+  std::map<std::string, core::Tensor> named;
+  for (size_t i = 0; i < out.size(); ++i)
+    named.emplace(k.tensors[k.outputs[i]].name, std::move(out[i]));
+  return named;
+}
+
+std::string error_of(const std::string& program,
+                     const std::map<std::string, core::Tensor>& inputs) {
+  try {
+    run(program, inputs);
+  } catch (const core::Error& e) {
+    return e.render();
+  }
+  return "no error";
+}
+
+} // namespace teval::test

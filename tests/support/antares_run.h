@@ -1,0 +1,35 @@
+// Running Antares program texts in tests: parse, elaborate, interpret.
+#pragma once
+
+#include "core/kernel.h"
+#include "core/tensor.h"
+
+#include <initializer_list>
+#include <map>
+#include <string>
+
+namespace teval::test {
+
+/// A tensor of \p dtype and \p shape holding \p values (converted exactly;
+/// the caller passes representable values).
+core::Tensor tensor(core::DType dtype, const core::Shape& shape,
+                    std::initializer_list<double> values);
+
+/// The values of \p t as doubles, row-major.
+std::vector<double> values(const core::Tensor& t);
+
+/// Elaborates \p program (any Antares form) with \p inputs giving the input
+/// types (and the input_dict for the rest).
+core::Kernel elaborate(const std::string& program,
+                       const std::map<std::string, core::Tensor>& inputs = {});
+
+/// Runs \p program on \p inputs (inputs not given are seeded random data of
+/// their declared type) and returns every output by name.
+std::map<std::string, core::Tensor> run(const std::string& program,
+                                        const std::map<std::string, core::Tensor>& inputs = {});
+
+/// The rendered diagnostic of running \p program, or "no error".
+std::string error_of(const std::string& program,
+                     const std::map<std::string, core::Tensor>& inputs = {});
+
+} // namespace teval::test
