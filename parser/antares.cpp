@@ -159,7 +159,9 @@ private:
         return;
       auto it = inputs_.find(base->id);
       if (it == inputs_.end())
-        return; // reported with its position when the load is lowered
+        throw Error(ErrorKind::Name, s->base->span,
+                    "unknown tensor `" + base->id +
+                        "`; declare it in input_dict or pass it with -i " + base->id + "=...");
       k_.tensors.push_back({base->id, it->second.dtype, it->second.shape, core::TensorRole::Input,
                             it->second.span});
     });
@@ -184,8 +186,15 @@ private:
       const auto* s = std::get_if<ast::Subscript>(&x.node);
       const auto* base = s ? std::get_if<ast::Name>(&s->base->node) : nullptr;
       int id = base ? k_.find(base->id) : -1;
-      if (id < 0 || k_.tensors[id].shape.size() != s->indices.size())
+      if (id < 0)
         return;
+      const core::TensorDecl& t = k_.tensors[id];
+      if (t.shape.size() != s->indices.size())
+        throw Error(ErrorKind::Shape, x.span,
+                    "tensor `" + t.name + "` has rank " + std::to_string(t.shape.size()) +
+                        " (shape " + core::to_string(t.shape) + ") but is indexed with " +
+                        std::to_string(s->indices.size()) +
+                        (s->indices.size() == 1 ? " index" : " indices"));
       for (size_t d = 0; d < s->indices.size(); ++d)
         if (const ast::Name* axis = bare_axis(*s->indices[d]))
           out[axis->id].push_back(
@@ -257,6 +266,17 @@ private:
         throw Error(ErrorKind::Limit, span,
                     "the statement walks more than 2^40 index points; teval does not attempt "
                     "it");
+  }
+
+  static void check_size(DType dtype, const core::Shape& shape, Span span) {
+    std::optional<int64_t> n = core::checked_numel(shape);
+    int64_t bytes = 0;
+    if (!n || __builtin_mul_overflow(*n, int64_t{core::size_bytes(dtype)}, &bytes) ||
+        bytes > core::kMaxTensorBytes)
+      throw Error(ErrorKind::Limit, span,
+                  "output of shape " + core::to_string(shape) + " and dtype " +
+                      std::string(core::name(dtype)) + " is larger than teval's limit of " +
+                      std::to_string(core::kMaxTensorBytes) + " bytes");
   }
 
   void statement(const ast::Stmt& s, const ast::Assign& a) {
@@ -343,6 +363,7 @@ private:
         shape.push_back(axes[i].extent);
         st.out_index.push_back(core::make_var(static_cast<int>(i), DType::Int32, axes[i].span));
       }
+      check_size(st.value->dtype, shape, a.target->span);
       k_.tensors.push_back({target->id, st.value->dtype, std::move(shape),
                             core::TensorRole::Intermediate, a.target->span});
     }

@@ -424,7 +424,7 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
   }
   throw Error(ErrorKind::Type, c.args[0]->span,
               "const(" + core::format_scalar(core::Scalar::of_float(DType::Float64, v.float_value)) +
-                  ", " + dname(t) + "): a float literal is not a " + dname(t) + " value");
+                  ", " + dname(t) + "): a float literal is not a value of " + dname(t));
 }
 
 Lowering::Typed Lowering::val_call(const ast::Expr& e, const ast::Call& c) {

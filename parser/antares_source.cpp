@@ -452,7 +452,7 @@ AntaresSource read_antares(const core::SourceFile& file) {
   if (rest.starts_with("-"))
     return Preamble(file).run(rest.substr(1), static_cast<uint32_t>(i + 1));
   AntaresSource out;
-  out.program = parse_einstein(t, TextOrigin(&file, uint32_t{0}));
+  out.program = parse_einstein(rest, TextOrigin(&file, static_cast<uint32_t>(i)));
   return out;
 }
 

@@ -494,6 +494,10 @@ void run(const Parser& parser, std::string_view text, const TextOrigin& origin, 
     while (at != last && std::isspace(static_cast<unsigned char>(*at)))
       ++at;
     auto [token, width] = token_at(at, last);
+    // At the end, point just past the last token rather than at a blank line.
+    if (at == last)
+      while (at != st.base && std::isspace(static_cast<unsigned char>(at[-1])))
+        --at;
     throw Error(ErrorKind::Syntax, st.span(at, at + width),
                 "expected " + e.which() + " before " + token);
   }

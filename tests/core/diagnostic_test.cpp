@@ -1,1 +1,61 @@
+// Clang-style rendering of diagnostics: location, source line, caret.
+#include "core/error.h"
+
 #include <gtest/gtest.h>
+
+namespace teval {
+namespace {
+
+using core::Error;
+using core::ErrorKind;
+using core::SourceFile;
+using core::Span;
+
+TEST(Diagnostic, LineColumnAndCaret) {
+  auto f = SourceFile::make("p.antares", "first line\nout[N] = in[N + 1]\nlast");
+  Error e(ErrorKind::Range, Span{f.get(), 20, 28}, "read out of range");
+  EXPECT_EQ(e.render(), "p.antares:2:10: error: read out of range\n"
+                        "out[N] = in[N + 1]\n"
+                        "         ^~~~~~~~\n");
+}
+
+TEST(Diagnostic, CaretStopsAtTheEndOfTheLineAndKeepsTabs) {
+  auto f = SourceFile::make("t", "\tab\ncd");
+  Error e(ErrorKind::Syntax, Span{f.get(), 1, 6}, "spans lines");
+  EXPECT_EQ(e.render(), "t:1:2: error: spans lines\n\tab\n\t^~\n");
+}
+
+TEST(Diagnostic, NotesAndPathOnlyErrors) {
+  auto f = SourceFile::make("s", "x = 1");
+  Error e(ErrorKind::Shape, "in.npy", "wrong shape");
+  e.note(Span{f.get(), 4, 5}, "declared here").note("no position");
+  EXPECT_EQ(e.render(), "in.npy: error: wrong shape\n"
+                        "s:1:5: note: declared here\n"
+                        "x = 1\n"
+                        "    ^\n"
+                        "note: no position\n");
+}
+
+TEST(Diagnostic, EmptySpanAtEndOfInput) {
+  auto f = SourceFile::make("e", "abc");
+  Error e(ErrorKind::Syntax, Span{f.get(), 3, 3}, "expected ']'");
+  EXPECT_EQ(e.render(), "e:1:4: error: expected ']'\nabc\n   ^\n");
+}
+
+TEST(Diagnostic, ErrorsKeepTheirSourceAlive) {
+  std::optional<Error> e;
+  {
+    auto f = SourceFile::make("gone", "text");
+    e.emplace(ErrorKind::Syntax, Span{f.get(), 0, 4}, "m");
+  }
+  EXPECT_EQ(e->render(), "gone:1:1: error: m\ntext\n^~~~\n");
+}
+
+TEST(Diagnostic, WarningSeverity) {
+  auto f = SourceFile::make("w", "010");
+  core::Diagnostic d{core::Severity::Warning, Span{f.get(), 0, 3}, {}, "octal constant"};
+  EXPECT_EQ(core::render(d), "w:1:1: warning: octal constant\n010\n^~~\n");
+}
+
+} // namespace
+} // namespace teval

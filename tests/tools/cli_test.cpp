@@ -1,0 +1,164 @@
+// The `teval` command as users run it: exit codes, files written (and not
+// written), printing, random inputs, and golden diagnostics for every error
+// class (tests/errors/antares: NAME.antares, its expected stderr NAME.err,
+// optional extra arguments on a first line `# ARGS: ...`).
+#include "core/npy.h"
+#include "tests/support/antares_run.h"
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sys/wait.h>
+
+namespace teval {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs teval with \p args (already shell-quoted) in directory \p cwd.
+Result teval(const std::string& args, const fs::path& cwd = fs::current_path()) {
+  fs::path scratch = test::scratch_dir("cli-capture");
+  std::string cmd = "cd '" + cwd.string() + "' && '" + (test::binary_dir() / "bin/teval").string() +
+                    "' " + args + " > '" + (scratch / "out").string() + "' 2> '" +
+                    (scratch / "err").string() + "'";
+  int status = std::system(cmd.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = test::read_file(scratch / "out");
+  r.err = test::read_file(scratch / "err");
+  return r;
+}
+
+TEST(Cli, HelpAndUsage) {
+  Result r = teval("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("commands:"), std::string::npos);
+  r = teval("run --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("-i NAME=PATH.npy"), std::string::npos);
+  EXPECT_EQ(teval("").exit_code, 2);
+  EXPECT_EQ(teval("frobnicate").exit_code, 2);
+  r = teval("run");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "teval run: no program: give a FILE or -e TEXT\n(see teval run --help)\n");
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --bogus").exit_code, 2);
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --lang tile").exit_code, 2);
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' -i x").exit_code, 2);
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' -i x=float32[a]").exit_code, 2);
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --seed -1").exit_code, 2);
+  EXPECT_EQ(teval("run a.antares b.antares").exit_code, 2);
+}
+
+TEST(Cli, PrintsLikeNumpy) {
+  Result r = teval("run -e 'output0[N, M] = (N * 3 + M).cast(`float32`) / 2.0 where N in 2, M "
+                   "in 3'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "output0 = array([[0.0, 0.5, 1.0],\n"
+                   "       [1.5, 2.0, 2.5]], dtype=float32)\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, SummarisesLargeTensors) {
+  Result r = teval("run -e 'output0[N] = N where N in 2000'");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "output0 = array([   0,    1,    2, ..., 1997, 1998, 1999], dtype=int32)\n");
+}
+
+TEST(Cli, WritesEveryOutputAsNpy) {
+  fs::path dir = test::scratch_dir("cli-outputs");
+  core::write_npy(test::tensor(core::DType::Float32, {3}, {1, 2, 3}), (dir / "x.npy").string());
+  Result r = teval("run -e '- einstein_v2(\"a[N] = x[N] * 2.0; b[N] = a[N] + 1.0\", {\"x\": "
+                   "\"float32[3]\"}, extra_outputs=[\"a\"])' -i x=x.npy -o out",
+                   dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(test::values(core::read_npy((dir / "out/a.npy").string())),
+            (std::vector<double>{2, 4, 6}));
+  EXPECT_EQ(test::values(core::read_npy((dir / "out/b.npy").string())),
+            (std::vector<double>{3, 5, 7}));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"a.npy", "b.npy"}));
+  // --print prints as well as writing.
+  r = teval("run -e 'o[N] = N where N in 3' -o out --print", dir);
+  EXPECT_EQ(r.out, "o = array([0, 1, 2], dtype=int32)\n");
+  EXPECT_TRUE(fs::exists(dir / "out/o.npy"));
+}
+
+TEST(Cli, ScatterTargetIsWrittenUnderItsName) {
+  fs::path dir = test::scratch_dir("cli-scatter");
+  Result r = teval("run '" + (test::source_dir() / "examples/antares/scatter_4d.antares").string() +
+                "' -o out --seed 3",
+            dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  core::Tensor data = core::read_npy((dir / "out/data.npy").string());
+  EXPECT_EQ(data.shape(), (core::Shape{32, 32, 32, 32, 8}));
+}
+
+TEST(Cli, RandomInputsAreSeeded) {
+  std::string program = "run -e 'o[N] = x[N] + 0.0' -i x=float32[4]";
+  Result a = teval(program + " --seed 7");
+  Result b = teval(program + " --seed 7");
+  Result c = teval(program + " --seed 8");
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+}
+
+TEST(Cli, ErrorsWriteNothing) {
+  fs::path dir = test::scratch_dir("cli-nothing");
+  // The first statement succeeds, the second divides by zero: no file at all.
+  Result r = teval("run -e 'a[N] = N where N in 3; b[N] = a[N] / (N - 1)' -o out", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(Cli, SeedExampleFromTheDocumentRuns) {
+  Result r = teval("run '" + (test::source_dir() / "examples/quickstart.antares").string() +
+                   "' --seed 1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("output0 = array([[[[", 0), 0u);
+  EXPECT_NE(r.out.find("dtype=float32)"), std::string::npos);
+}
+
+class ErrorGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ErrorGolden, DiagnosticExitCodeAndNoOutput) {
+  fs::path dir = test::source_dir() / "tests/errors/antares";
+  std::string name = GetParam();
+  std::string text = test::read_file(dir / (name + ".antares"));
+  std::string args;
+  if (text.rfind("# ARGS: ", 0) == 0)
+    args = text.substr(8, text.find('\n') - 8);
+  fs::path out = test::scratch_dir("error-golden") / "out";
+  Result r = teval("run " + name + ".antares " + args + " -o '" + out.string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(out)) << "output written despite the error";
+  std::string failure = test::check_golden(dir / (name + ".err"), r.err);
+  EXPECT_TRUE(failure.empty()) << failure;
+}
+
+std::vector<std::string> error_cases() {
+  std::vector<std::string> names;
+  for (const fs::path& p :
+       test::files_with_extension(test::source_dir() / "tests/errors/antares", ".antares"))
+    names.push_back(p.stem().string());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Antares, ErrorGolden, ::testing::ValuesIn(error_cases()),
+                         [](const auto& info) { return info.param; });
+
+} // namespace
+} // namespace teval
