@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace teval {
 namespace {
@@ -24,7 +25,9 @@ struct Result {
 
 // Runs teval with \p args (already shell-quoted) in directory \p cwd.
 Result teval(const std::string& args, const fs::path& cwd = fs::current_path()) {
-  fs::path scratch = test::scratch_dir("cli-capture");
+  static int calls = 0;
+  fs::path scratch =
+      test::scratch_dir("cli-capture-" + std::to_string(getpid()) + "-" + std::to_string(calls++));
   std::string cmd = "cd '" + cwd.string() + "' && '" + (test::binary_dir() / "bin/teval").string() +
                     "' " + args + " > '" + (scratch / "out").string() + "' 2> '" +
                     (scratch / "err").string() + "'";
@@ -140,7 +143,7 @@ TEST_P(ErrorGolden, DiagnosticExitCodeAndNoOutput) {
   std::string args;
   if (text.rfind("# ARGS: ", 0) == 0)
     args = text.substr(8, text.find('\n') - 8);
-  fs::path out = test::scratch_dir("error-golden") / "out";
+  fs::path out = test::scratch_dir("error-golden-" + name) / "out";
   Result r = teval("run " + name + ".antares " + args + " -o '" + out.string() + "'", dir);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
