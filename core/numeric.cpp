@@ -80,29 +80,6 @@ bool identical(const Scalar& a, const Scalar& b) {
   return std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f);
 }
 
-int64_t wrap_int(DType t, int64_t v) {
-  switch (t) {
-  case DType::Bool:
-    return v != 0;
-  case DType::Int8:
-    return static_cast<int8_t>(v);
-  case DType::Int16:
-    return static_cast<int16_t>(v);
-  case DType::Int32:
-    return static_cast<int32_t>(v);
-  case DType::Int64:
-    return v;
-  case DType::UInt8:
-    return static_cast<uint8_t>(v);
-  case DType::Float16:
-  case DType::BFloat16:
-  case DType::Float32:
-  case DType::Float64:
-    break;
-  }
-  TEVAL_UNREACHABLE("wrap_int of a floating dtype");
-}
-
 double round_float(DType t, double x) {
   if (t == DType::Float64 || std::isnan(x) || std::isinf(x) || x == 0)
     return x;

@@ -32,7 +32,27 @@ struct Scalar {
 bool identical(const Scalar& a, const Scalar& b);
 
 /// \p v reduced modulo 2^bits of \p t into its range (bool: v != 0).
-int64_t wrap_int(DType t, int64_t v);
+inline int64_t wrap_int(DType t, int64_t v) {
+  switch (t) {
+  case DType::Bool:
+    return v != 0;
+  case DType::Int8:
+    return static_cast<int8_t>(v);
+  case DType::Int16:
+    return static_cast<int16_t>(v);
+  case DType::Int32:
+    return static_cast<int32_t>(v);
+  case DType::UInt8:
+    return static_cast<uint8_t>(v);
+  case DType::Int64:
+  case DType::Float16:
+  case DType::BFloat16:
+  case DType::Float32:
+  case DType::Float64:
+    break;
+  }
+  return v; // int64; floating dtypes never reach here
+}
 
 /// Wrapping integer arithmetic, computed in unsigned 64-bit and wrapped to t.
 inline int64_t wrapping_add(DType t, int64_t a, int64_t b) {

@@ -3,8 +3,10 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "interp/block_eval.h"
 #include "interp/scalar_ops.h"
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 
@@ -40,7 +42,8 @@ std::string tuple(const std::vector<int64_t>& index) {
 
 class Evaluator {
 public:
-  explicit Evaluator(const core::Kernel& k) : k_(k), values_(k.tensors.size()) {}
+  Evaluator(const core::Kernel& k, const Options& options)
+      : k_(k), options_(options), values_(k.tensors.size()) {}
 
   std::vector<Tensor> run(std::span<const Tensor> inputs) {
     std::vector<int> ids = input_ids(k_);
@@ -88,13 +91,42 @@ private:
     std::vector<int64_t> writer(track ? static_cast<size_t>(out.numel()) : 0, -1);
     std::vector<int64_t> strides = core::strides(decl.shape);
     std::vector<int64_t> out_index(s.out_index.size());
-    for (int64_t number = 0;; ++number) {
-      visit_point(s, out, strides, out_index, writer, number);
-      if (!advance())
-        break;
+    if (options_.blocks && s.out_of_range == core::OutOfRange::Error && s.constraints.empty()) {
+      run_blocks(s, out, strides, out_index, writer);
+    } else {
+      for (int64_t number = 0;; ++number) {
+        visit_point(s, out, strides, out_index, writer, number);
+        if (!advance())
+          break;
+      }
     }
     owned_.push_back(std::move(out));
     values_[s.target] = &owned_.back();
+  }
+
+  // The same walk as one visit_point() per point, a block of points at a
+  // time; a block that meets any error is replayed point by point.
+  void run_blocks(const core::Statement& s, Tensor& out, const std::vector<int64_t>& strides,
+                  std::vector<int64_t>& out_index, std::vector<int64_t>& writer) {
+    int64_t total = 1;
+    for (const core::IndexVar& v : s.vars)
+      total *= v.end - v.begin;
+    detail::BlockEvaluator block(s, values_, out.shape());
+    for (int64_t number = 0; number < total;) {
+      int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
+      if (block.evaluate(point_, n)) {
+        for (int k = 0; k < n; ++k) {
+          store(s, out, block.flat(k), block.value(k), writer, number + k);
+          advance();
+        }
+      } else {
+        for (int k = 0; k < n; ++k) {
+          visit_point(s, out, strides, out_index, writer, number + k);
+          advance();
+        }
+      }
+      number += n;
+    }
   }
 
   // Every output index is a distinct data variable and nothing is reduced:
@@ -311,6 +343,7 @@ private:
   }
 
   const core::Kernel& k_;
+  Options options_;
   std::vector<const Tensor*> values_;
   std::deque<Tensor> owned_;
   const core::Statement* s_ = nullptr;
@@ -320,8 +353,9 @@ private:
 
 } // namespace
 
-std::vector<Tensor> run(const core::Kernel& kernel, std::span<const Tensor> inputs) {
-  return Evaluator(kernel).run(inputs);
+std::vector<Tensor> run(const core::Kernel& kernel, std::span<const Tensor> inputs,
+                        const Options& options) {
+  return Evaluator(kernel, options).run(inputs);
 }
 
 } // namespace teval::interp

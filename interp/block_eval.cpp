@@ -1,0 +1,349 @@
+// Evaluation of a run of consecutive index points at once (see block_eval.h).
+#include "interp/block_eval.h"
+
+#include "core/error.h"
+#include "interp/scalar_ops.h"
+
+#include <cstring>
+
+namespace teval::interp::detail {
+
+using core::DType;
+using core::Expr;
+using core::ExprNode;
+using core::Op;
+using core::Scalar;
+
+namespace {
+
+Scalar scalar_at(DType t, const std::vector<int64_t>& i, const std::vector<double>& f, int k) {
+  Scalar s;
+  s.dtype = t;
+  if (core::is_float(t))
+    s.f = f[k];
+  else
+    s.i = i[k];
+  return s;
+}
+
+template <class T> T read(const std::byte* p, int64_t flat) {
+  T v;
+  std::memcpy(&v, p + flat * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+} // namespace
+
+BlockEvaluator::BlockEvaluator(const core::Statement& s,
+                               const std::vector<const core::Tensor*>& tensors,
+                               const core::Shape& target_shape)
+    : s_(s), tensors_(tensors), target_strides_(core::strides(target_shape)),
+      target_shape_(target_shape), vars_(s.vars.size()), flat_(kBlock) {
+  for (size_t v = 0; v < s.vars.size(); ++v) {
+    // Index variables hold their own values: every range fits its dtype.
+    const core::IndexVar& var = s.vars[v];
+    TEVAL_ASSERT(var.begin >= core::int_min(var.dtype) && var.end - 1 <= core::int_max(var.dtype),
+                 "index variable range exceeds its dtype");
+    vars_[v].i.resize(kBlock);
+  }
+}
+
+Scalar BlockEvaluator::value(int k) const {
+  return scalar_at(s_.value->dtype, value_->i, value_->f, k);
+}
+
+BlockEvaluator::Column& BlockEvaluator::column(const ExprNode* n) {
+  Column& c = columns_[n];
+  if (c.i.empty()) {
+    // A constant's column is filled once and never written again.
+    const auto* k = std::get_if<core::Const>(&n->node);
+    c.i.assign(kBlock, k ? k->value.i : 0);
+    c.f.assign(kBlock, k ? k->value.f : 0);
+  }
+  return c;
+}
+
+bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
+  // The index variables of the block's points, advancing like an odometer.
+  std::vector<int64_t> p = start;
+  for (int k = 0; k < count; ++k) {
+    for (size_t v = 0; v < p.size(); ++v)
+      vars_[v].i[k] = p[v];
+    for (size_t v = p.size(); v-- > 0;) {
+      if (++p[v] < s_.vars[v].end)
+        break;
+      p[v] = s_.vars[v].begin;
+    }
+  }
+  all_.resize(count);
+  for (int k = 0; k < count; ++k)
+    all_[k] = k;
+  try {
+    for (int k = 0; k < count; ++k)
+      flat_[k] = 0;
+    for (size_t d = 0; d < s_.out_index.size(); ++d) {
+      const Column& c = eval(s_.out_index[d], all_);
+      for (int k = 0; k < count; ++k) {
+        if (c.i[k] < 0 || c.i[k] >= target_shape_[d])
+          throw GiveUp{};
+        flat_[k] += c.i[k] * target_strides_[d];
+      }
+    }
+    value_ = &eval(s_.value, all_);
+  } catch (const GiveUp&) {
+    return false;
+  } catch (const Fault&) {
+    return false;
+  }
+  return true;
+}
+
+const BlockEvaluator::Column& BlockEvaluator::eval(const Expr& e, const Selection& sel) {
+  if (const auto* v = std::get_if<core::VarRef>(&e->node))
+    return vars_[v->var];
+  Column& out = column(e.get());
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, core::Const> || std::is_same_v<T, core::VarRef>) {
+          // Constants are filled when their column is made; variables above.
+        } else if constexpr (std::is_same_v<T, core::Load>) {
+          load(*e, n, sel, out);
+        } else if constexpr (std::is_same_v<T, core::Apply>) {
+          if (core::rule(n.op) == core::OpRule::Logical)
+            logical(*e, n, sel, out);
+          else
+            apply(*e, n, sel, out);
+        } else if constexpr (std::is_same_v<T, core::Cast>) {
+          const Column& v = eval(n.value, sel);
+          DType from = n.value->dtype;
+          for (int32_t k : sel) {
+            Scalar r = cast(scalar_at(from, v.i, v.f, k), e->dtype);
+            out.i[k] = r.i;
+            out.f[k] = r.f;
+          }
+        } else {
+          static_assert(std::is_same_v<T, core::Select>);
+          const Column& c = eval(n.cond, sel);
+          if (scratch_used_ + 2 > scratch_.size())
+            scratch_.resize(scratch_used_ + 2);
+          Selection& yes = scratch_[scratch_used_++];
+          Selection& no = scratch_[scratch_used_++];
+          yes.clear();
+          no.clear();
+          bool is_float = core::is_float(n.cond->dtype);
+          for (int32_t k : sel)
+            ((is_float ? c.f[k] != 0 : c.i[k] != 0) ? yes : no).push_back(k);
+          if (!yes.empty()) {
+            const Column& t = eval(n.then, yes);
+            for (int32_t k : yes) {
+              out.i[k] = t.i[k];
+              out.f[k] = t.f[k];
+            }
+          }
+          if (!no.empty()) {
+            const Column& f = eval(n.otherwise, no);
+            for (int32_t k : no) {
+              out.i[k] = f.i[k];
+              out.f[k] = f.f[k];
+            }
+          }
+          scratch_used_ -= 2;
+        }
+      },
+      e->node);
+  return out;
+}
+
+void BlockEvaluator::load(const ExprNode&, const core::Load& l, const Selection& sel,
+                          Column& out) {
+  const core::Tensor& t = *tensors_[l.tensor];
+  // Flat positions are built in the output column's integer lane, then
+  // replaced by the loaded values.
+  std::vector<int64_t>& flat = out.i;
+  for (int32_t k : sel)
+    flat[k] = 0;
+  for (size_t d = 0; d < l.index.size(); ++d) {
+    const Column& c = eval(l.index[d], sel);
+    int64_t extent = t.shape()[d];
+    for (int32_t k : sel) {
+      if (c.i[k] < 0 || c.i[k] >= extent)
+        throw GiveUp{}; // replayed point by point: an error, or a skip
+      flat[k] = flat[k] * extent + c.i[k];
+    }
+  }
+  const std::byte* base = t.bytes().data();
+  switch (t.dtype()) {
+  case DType::Float32:
+    for (int32_t k : sel)
+      out.f[k] = read<float>(base, flat[k]);
+    return;
+  case DType::Float64:
+    for (int32_t k : sel)
+      out.f[k] = read<double>(base, flat[k]);
+    return;
+  case DType::Int32:
+    for (int32_t k : sel)
+      out.i[k] = read<int32_t>(base, flat[k]);
+    return;
+  default:
+    for (int32_t k : sel) {
+      Scalar v = t.get(flat[k]);
+      out.i[k] = v.i;
+      out.f[k] = v.f;
+    }
+    return;
+  }
+}
+
+void BlockEvaluator::logical(const ExprNode& e, const core::Apply& a, const Selection& sel,
+                             Column& out) {
+  auto truthy = [](const ExprNode& n, const Column& c, int32_t k) {
+    return core::is_float(n.dtype) ? c.f[k] != 0 : c.i[k] != 0;
+  };
+  const Column& lhs = eval(a.args[0], sel);
+  if (a.op == Op::Not) {
+    for (int32_t k : sel)
+      out.i[k] = !truthy(*a.args[0], lhs, k);
+    return;
+  }
+  // And evaluates its right operand where the left is true, Or where false.
+  bool need = a.op == Op::And;
+  if (scratch_used_ + 1 > scratch_.size())
+    scratch_.resize(scratch_used_ + 1);
+  Selection& rest = scratch_[scratch_used_++];
+  rest.clear();
+  for (int32_t k : sel) {
+    bool l = truthy(*a.args[0], lhs, k);
+    out.i[k] = l;
+    if (l == need)
+      rest.push_back(k);
+  }
+  if (!rest.empty()) {
+    const Column& rhs = eval(a.args[1], rest);
+    for (int32_t k : rest)
+      out.i[k] = truthy(*a.args[1], rhs, k);
+  }
+  scratch_used_ -= 1;
+  (void)e;
+}
+
+void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Selection& sel,
+                           Column& out) {
+  const Column& x = eval(a.args[0], sel);
+  const Column* y = a.args.size() > 1 ? &eval(a.args[1], sel) : nullptr;
+  DType t = a.args[0]->dtype;
+  // Loops that perform exactly what interp::apply() does for the commonest
+  // operators; everything else goes through interp::apply() itself.
+  if (y && (t == DType::Float32 || t == DType::Float64)) {
+    bool single = t == DType::Float32;
+    auto run = [&](auto op) {
+      for (int32_t k : sel) {
+        double r = op(x.f[k], y->f[k]);
+        out.f[k] = single ? static_cast<double>(static_cast<float>(r)) : r;
+      }
+    };
+    switch (a.op) {
+    case Op::Add:
+      return run([](double p, double q) { return p + q; });
+    case Op::Sub:
+      return run([](double p, double q) { return p - q; });
+    case Op::Mul:
+      return run([](double p, double q) { return p * q; });
+    case Op::Div:
+      return run([](double p, double q) { return p / q; });
+    default:
+      break;
+    }
+  }
+  if (y && core::is_integer(t) && a.overflow == core::Overflow::Trap) {
+    // Index arithmetic: the exact result must fit; otherwise the replay
+    // reports the overflow.
+    int64_t lo = core::int_min(t), hi = core::int_max(t);
+    auto run = [&](auto op) {
+      for (int32_t k : sel) {
+        int64_t r = 0;
+        if (op(x.i[k], y->i[k], &r) || r < lo || r > hi)
+          throw GiveUp{};
+        out.i[k] = r;
+      }
+    };
+    switch (a.op) {
+    case Op::Add:
+      return run([](int64_t p, int64_t q, int64_t* r) { return __builtin_add_overflow(p, q, r); });
+    case Op::Sub:
+      return run([](int64_t p, int64_t q, int64_t* r) { return __builtin_sub_overflow(p, q, r); });
+    case Op::Mul:
+      return run([](int64_t p, int64_t q, int64_t* r) { return __builtin_mul_overflow(p, q, r); });
+    default:
+      break;
+    }
+  }
+  if (y && core::rule(a.op) == core::OpRule::Compare) {
+    auto run = [&](const auto& lhs, const auto& rhs) {
+      switch (a.op) {
+      case Op::Lt:
+        for (int32_t k : sel)
+          out.i[k] = lhs[k] < rhs[k];
+        return;
+      case Op::Le:
+        for (int32_t k : sel)
+          out.i[k] = lhs[k] <= rhs[k];
+        return;
+      case Op::Gt:
+        for (int32_t k : sel)
+          out.i[k] = lhs[k] > rhs[k];
+        return;
+      case Op::Ge:
+        for (int32_t k : sel)
+          out.i[k] = lhs[k] >= rhs[k];
+        return;
+      case Op::Eq:
+        for (int32_t k : sel)
+          out.i[k] = lhs[k] == rhs[k];
+        return;
+      case Op::Ne:
+        for (int32_t k : sel)
+          out.i[k] = lhs[k] != rhs[k];
+        return;
+      default:
+        TEVAL_UNREACHABLE("not a comparison");
+      }
+    };
+    // The result is 0 or 1 in an integer dtype (or bool), as interp::apply gives.
+    if (core::is_float(t))
+      run(x.f, y->f);
+    else
+      run(x.i, y->i);
+    return;
+  }
+  if (y && core::is_integer(t) && a.overflow == core::Overflow::Wrap) {
+    switch (a.op) {
+    case Op::Add:
+      for (int32_t k : sel)
+        out.i[k] = core::wrapping_add(t, x.i[k], y->i[k]);
+      return;
+    case Op::Sub:
+      for (int32_t k : sel)
+        out.i[k] = core::wrapping_sub(t, x.i[k], y->i[k]);
+      return;
+    case Op::Mul:
+      for (int32_t k : sel)
+        out.i[k] = core::wrapping_mul(t, x.i[k], y->i[k]);
+      return;
+    default:
+      break;
+    }
+  }
+  Scalar args[2];
+  for (int32_t k : sel) {
+    args[0] = scalar_at(t, x.i, x.f, k);
+    if (y)
+      args[1] = scalar_at(t, y->i, y->f, k);
+    Scalar r = interp::apply(a.op, args, e.dtype, a.overflow);
+    out.i[k] = r.i;
+    out.f[k] = r.f;
+  }
+}
+
+} // namespace teval::interp::detail

@@ -1,0 +1,73 @@
+// Internal to the interpreter: evaluation of a run of consecutive index
+// points at once.
+//
+// The definitional evaluator (interpreter.cpp) walks one point at a time.
+// This one computes the same values for up to kBlock consecutive points
+// (row-major order, crossing loop boundaries) one expression node at a time,
+// so each node is dispatched once per block instead of once per point. It
+// stays lazy: a Select evaluates each branch only for the points that choose
+// it, And/Or their right operand only where needed. It never reports an
+// error itself: at the first sign of one (an out-of-range access, a Fault
+// from the arithmetic) it gives up on the block, and the caller replays the
+// block point by point with the definitional evaluator, which reports the
+// first error in iteration order exactly as it would have anyway. Every
+// value it computes goes through the same scalar operations (or loops that
+// perform the identical computation), so results are bit-identical.
+#pragma once
+
+#include "core/kernel.h"
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+namespace teval::interp::detail {
+
+class BlockEvaluator {
+public:
+  static constexpr int kBlock = 256;
+
+  /// \p tensors maps tensor ids to their current values (null when not yet
+  /// computed; the statement reads only computed ones).
+  BlockEvaluator(const core::Statement& s, const std::vector<const core::Tensor*>& tensors,
+                 const core::Shape& target_shape);
+
+  /// Evaluates the \p count points starting at \p start (one value per index
+  /// variable). Returns false when the block must be replayed point by point.
+  bool evaluate(const std::vector<int64_t>& start, int count);
+
+  /// After evaluate(): the flat target position and the value of point k.
+  int64_t flat(int k) const { return flat_[k]; }
+  core::Scalar value(int k) const;
+
+private:
+  struct Column {
+    std::vector<int64_t> i;
+    std::vector<double> f;
+  };
+  using Selection = std::vector<int32_t>;
+
+  struct GiveUp {};
+
+  const Column& eval(const core::Expr& e, const Selection& sel);
+  Column& column(const core::ExprNode* n);
+  void load(const core::ExprNode& e, const core::Load& l, const Selection& sel, Column& out);
+  void apply(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
+  void logical(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
+
+  const core::Statement& s_;
+  const std::vector<const core::Tensor*>& tensors_;
+  std::vector<int64_t> target_strides_;
+  core::Shape target_shape_;
+  std::vector<Column> vars_; // the values of each index variable
+  std::unordered_map<const core::ExprNode*, Column> columns_;
+  std::deque<Selection> scratch_; // a deque: nested evaluation grows it
+  size_t scratch_used_ = 0;
+  Selection all_;
+  std::vector<int64_t> flat_;
+  const Column* value_ = nullptr;
+};
+
+} // namespace teval::interp::detail
