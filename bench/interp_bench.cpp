@@ -39,8 +39,8 @@ void run(benchmark::State& state, const std::string& text) {
   Prepared p = prepare(text);
   for (auto _ : state)
     benchmark::DoNotOptimize(interp::run(p.kernel, p.inputs));
-  state.counters["points/s"] =
-      benchmark::Counter(static_cast<double>(p.points), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["points/s"] = benchmark::Counter(static_cast<double>(p.points),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
   state.counters["points"] = static_cast<double>(p.points);
 }
 
@@ -52,14 +52,16 @@ void BM_Matmul(benchmark::State& state) {
 BENCHMARK(BM_Matmul)->Unit(benchmark::kMillisecond);
 
 void BM_Conv2dPadded(benchmark::State& state) {
-  run(state, R"X(- einstein_v2("output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + KH - 1 >= 0, HO + KH - 1 < 16, WO + KW - 1 >= 0, WO + KW - 1 < 16], 0.0) * input1[F, C, KH, KW] where HO in 16, WO in 16", {
+  run(state,
+      R"X(- einstein_v2("output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + KH - 1 >= 0, HO + KH - 1 < 16, WO + KW - 1 >= 0, WO + KW - 1 < 16], 0.0) * input1[F, C, KH, KW] where HO in 16, WO in 16", {
       "input0": {"dtype": "float32", "shape": [1, 16, 16, 16]},
       "input1": {"dtype": "float32", "shape": [16, 16, 3, 3]}}))X");
 }
 BENCHMARK(BM_Conv2dPadded)->Unit(benchmark::kMillisecond);
 
 void BM_ElementwiseChain(benchmark::State& state) {
-  run(state, R"X(- einstein_v2("output0[N, C] = (input0[N, C] * 2.0 + input1[N, C]).call(`exp`) / (1.0 + input1[N, C] * input1[N, C])", {
+  run(state,
+      R"X(- einstein_v2("output0[N, C] = (input0[N, C] * 2.0 + input1[N, C]).call(`exp`) / (1.0 + input1[N, C] * input1[N, C])", {
       "input0": {"dtype": "float32", "shape": [256, 256]},
       "input1": {"dtype": "float32", "shape": [256, 256]}}))X");
 }

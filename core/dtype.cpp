@@ -20,11 +20,15 @@ constexpr Row kRows[] = {
 #include "core/dtype.def"
 };
 
-const Row& row(DType t) { return kRows[static_cast<int>(t)]; }
+const Row& row(DType t) {
+  return kRows[static_cast<int>(t)];
+}
 
 } // namespace
 
-std::string_view name(DType t) { return row(t).name; }
+std::string_view name(DType t) {
+  return row(t).name;
+}
 
 std::optional<DType> dtype_from_name(std::string_view s) {
   for (const Row& r : kRows)
@@ -33,7 +37,9 @@ std::optional<DType> dtype_from_name(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view npy_descr(DType t) { return row(t).descr; }
+std::string_view npy_descr(DType t) {
+  return row(t).descr;
+}
 
 int64_t int_min(DType t) {
   switch (t) {

@@ -39,21 +39,31 @@ std::string_view name(DType t);
 /// The dtype spelled \p s, or nothing.
 std::optional<DType> dtype_from_name(std::string_view s);
 /// Size of one element in bytes.
-inline int size_bytes(DType t) { return detail::kSizes[static_cast<int>(t)]; }
+inline int size_bytes(DType t) {
+  return detail::kSizes[static_cast<int>(t)];
+}
 /// The kind of \p t.
-inline DTypeKind kind(DType t) { return detail::kKinds[static_cast<int>(t)]; }
+inline DTypeKind kind(DType t) {
+  return detail::kKinds[static_cast<int>(t)];
+}
 /// The numpy type string written into .npy headers ("<f4", "|i1", ...).
 /// bfloat16 has no numpy type and is written as the 2-byte void "<V2".
 std::string_view npy_descr(DType t);
 
-inline bool is_float(DType t) { return kind(t) == DTypeKind::Float; }
-inline bool is_bool(DType t) { return kind(t) == DTypeKind::Bool; }
+inline bool is_float(DType t) {
+  return kind(t) == DTypeKind::Float;
+}
+inline bool is_bool(DType t) {
+  return kind(t) == DTypeKind::Bool;
+}
 /// Signed or unsigned integer (bool is not an integer here).
 inline bool is_integer(DType t) {
   return kind(t) == DTypeKind::Signed || kind(t) == DTypeKind::Unsigned;
 }
 /// Width in bits of an integer or bool dtype.
-inline int bit_width(DType t) { return size_bytes(t) * 8; }
+inline int bit_width(DType t) {
+  return size_bytes(t) * 8;
+}
 
 /// Smallest and largest value of an integer or bool dtype.
 int64_t int_min(DType t);

@@ -84,4 +84,5 @@ private:
       ::teval::core::assertion_failed(#cond, __FILE__, __LINE__, (msg));                           \
   } while (false)
 
-#define TEVAL_UNREACHABLE(msg) ::teval::core::assertion_failed("unreachable", __FILE__, __LINE__, (msg))
+#define TEVAL_UNREACHABLE(msg)                                                                     \
+  ::teval::core::assertion_failed("unreachable", __FILE__, __LINE__, (msg))

@@ -18,15 +18,25 @@ constexpr OpRow kOps[] = {
 #include "core/kernel_ops.def"
 };
 
-const OpRow& row(Op op) { return kOps[static_cast<int>(op)]; }
+const OpRow& row(Op op) {
+  return kOps[static_cast<int>(op)];
+}
 
-bool is_result_dtype_of_test(DType t) { return is_bool(t) || is_integer(t); }
+bool is_result_dtype_of_test(DType t) {
+  return is_bool(t) || is_integer(t);
+}
 
 } // namespace
 
-std::string_view spelling(Op op) { return row(op).spelling; }
-int arity(Op op) { return row(op).arity; }
-OpRule rule(Op op) { return row(op).rule; }
+std::string_view spelling(Op op) {
+  return row(op).spelling;
+}
+int arity(Op op) {
+  return row(op).arity;
+}
+OpRule rule(Op op) {
+  return row(op).rule;
+}
 
 std::optional<Op> op_from_spelling(std::string_view s) {
   for (size_t i = 0; i < std::size(kOps); ++i)

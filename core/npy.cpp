@@ -132,9 +132,7 @@ private:
 };
 
 DType dtype_of_descr(const std::string& descr, const std::string& origin) {
-  auto fail = [&](const std::string& why) -> DType {
-    throw Error(ErrorKind::Input, origin, why);
-  };
+  auto fail = [&](const std::string& why) -> DType { throw Error(ErrorKind::Input, origin, why); };
   if (descr.size() < 2)
     return fail("unsupported .npy dtype '" + descr + "'");
   char order = descr[0];
@@ -142,7 +140,8 @@ DType dtype_of_descr(const std::string& descr, const std::string& origin) {
   if (code == "O" || code.starts_with("O"))
     return fail("object arrays are not supported");
   if (order == '>' && code != "i1" && code != "u1" && code != "b1")
-    return fail("big-endian data ('" + descr + "') is not supported; convert with "
+    return fail("big-endian data ('" + descr +
+                "') is not supported; convert with "
                 "a.astype(a.dtype.newbyteorder('<'))");
   if (order != '<' && order != '|' && order != '=' && order != '>')
     return fail("unsupported .npy dtype '" + descr + "'");
@@ -168,9 +167,7 @@ uint32_t read_le(std::string_view bytes, size_t offset, int width) {
 } // namespace
 
 Tensor decode_npy(std::string_view bytes, const std::string& origin) {
-  auto fail = [&](const std::string& why) -> Tensor {
-    throw Error(ErrorKind::Input, origin, why);
-  };
+  auto fail = [&](const std::string& why) -> Tensor { throw Error(ErrorKind::Input, origin, why); };
   if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic)
     return fail("not a .npy file (bad magic string)");
   int major = static_cast<unsigned char>(bytes[6]);

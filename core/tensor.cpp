@@ -15,7 +15,9 @@ template <class T> T load(const std::byte* p) {
   return v;
 }
 
-template <class T> void store(std::byte* p, T v) { std::memcpy(p, &v, sizeof v); }
+template <class T> void store(std::byte* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
 } // namespace
 

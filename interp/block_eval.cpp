@@ -155,8 +155,7 @@ const BlockEvaluator::Column& BlockEvaluator::eval(const Expr& e, const Selectio
   return out;
 }
 
-void BlockEvaluator::load(const ExprNode&, const core::Load& l, const Selection& sel,
-                          Column& out) {
+void BlockEvaluator::load(const ExprNode&, const core::Load& l, const Selection& sel, Column& out) {
   const core::Tensor& t = *tensors_[l.tensor];
   // Flat positions are built in the output column's integer lane, then
   // replaced by the loaded values.

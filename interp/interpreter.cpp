@@ -156,8 +156,7 @@ private:
   }
 
   void visit_point(const core::Statement& s, Tensor& out, const std::vector<int64_t>& strides,
-                   std::vector<int64_t>& out_index, std::vector<int64_t>& writer,
-                   int64_t number) {
+                   std::vector<int64_t>& out_index, std::vector<int64_t>& writer, int64_t number) {
     bool skip = s.out_of_range == core::OutOfRange::Skip;
     try {
       for (const core::Constraint& c : s.constraints) {
@@ -175,9 +174,9 @@ private:
           if (skip)
             return;
           throw Error(ErrorKind::Range, s.out_index[d]->span,
-                      "write out of range: " + k_.tensors[s.target].name + "[" +
-                          tuple(out_index) + "] is outside shape " +
-                          core::to_string(out.shape()) + " (at " + point_text() + ")");
+                      "write out of range: " + k_.tensors[s.target].name + "[" + tuple(out_index) +
+                          "] is outside shape " + core::to_string(out.shape()) + " (at " +
+                          point_text() + ")");
         }
         flat += out_index[d] * strides[d];
       }
@@ -203,8 +202,7 @@ private:
                                ? ""
                                : " with different values " + core::format_scalar(old) + " and " +
                                      core::format_scalar(v)) +
-                          ": first at " + point_text(writer[flat]) + ", again at " +
-                          point_text());
+                          ": first at " + point_text(writer[flat]) + ", again at " + point_text());
       }
       out.set(flat, v);
     } else if (first && s.start == core::Start::FirstValue) {

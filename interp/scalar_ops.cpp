@@ -14,13 +14,23 @@ using core::Scalar;
 
 namespace {
 
-std::string dname(DType t) { return std::string(core::name(t)); }
+std::string dname(DType t) {
+  return std::string(core::name(t));
+}
 
-[[noreturn]] void fault(std::string message) { throw Fault{std::move(message)}; }
+[[noreturn]] void fault(std::string message) {
+  throw Fault{std::move(message)};
+}
 
-Scalar int_result(DType t, int64_t v) { return Scalar::of_int(t, v); }
-Scalar float_result(DType t, double v) { return Scalar::of_float(t, v); }
-Scalar truth(DType t, bool b) { return core::constant(t, b ? 1 : 0); }
+Scalar int_result(DType t, int64_t v) {
+  return Scalar::of_int(t, v);
+}
+Scalar float_result(DType t, double v) {
+  return Scalar::of_float(t, v);
+}
+Scalar truth(DType t, bool b) {
+  return core::constant(t, b ? 1 : 0);
+}
 
 // A wrapped result, or a Fault when the overflow policy traps and wrapping
 // changed the value.
@@ -33,16 +43,18 @@ int64_t checked(DType t, int64_t wrapped, bool overflowed, core::Overflow policy
 }
 
 // Exact results in 128 bits decide whether wrapping changed the value.
-bool fits(DType t, __int128 v) { return v >= core::int_min(t) && v <= core::int_max(t); }
+bool fits(DType t, __int128 v) {
+  return v >= core::int_min(t) && v <= core::int_max(t);
+}
 
 Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
   switch (op) {
   case Op::Add:
-    return int_result(t, checked(t, core::wrapping_add(t, a, b), !fits(t, __int128(a) + b), policy,
-                                 "+", a, b));
+    return int_result(
+        t, checked(t, core::wrapping_add(t, a, b), !fits(t, __int128(a) + b), policy, "+", a, b));
   case Op::Sub:
-    return int_result(t, checked(t, core::wrapping_sub(t, a, b), !fits(t, __int128(a) - b), policy,
-                                 "-", a, b));
+    return int_result(
+        t, checked(t, core::wrapping_sub(t, a, b), !fits(t, __int128(a) - b), policy, "-", a, b));
   case Op::Mul:
     return int_result(t, checked(t, core::wrapping_mul(t, a, b),
                                  !fits(t, __int128(a) * __int128(b)), policy, "*", a, b));
@@ -51,8 +63,8 @@ Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
       fault("integer division by zero: " + std::to_string(a) + " / 0");
     // Truncating; int_min / -1 wraps to int_min (computed in 128 bits).
     __int128 q = __int128(a) / b;
-    return int_result(t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q),
-                                 policy, "/", a, b));
+    return int_result(
+        t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q), policy, "/", a, b));
   }
   case Op::Mod: {
     if (b == 0)
@@ -69,8 +81,8 @@ Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
   case Op::Shl:
   case Op::Shr: {
     if (b < 0 || b >= core::bit_width(t))
-      fault("shift amount " + std::to_string(b) + " is out of range for " + dname(t) +
-            " (0 to " + std::to_string(core::bit_width(t) - 1) + ")");
+      fault("shift amount " + std::to_string(b) + " is out of range for " + dname(t) + " (0 to " +
+            std::to_string(core::bit_width(t) - 1) + ")");
     if (op == Op::Shl)
       return int_result(t, static_cast<int64_t>(static_cast<uint64_t>(a) << b));
     return int_result(t, a >> b); // arithmetic for signed types
@@ -243,8 +255,7 @@ Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
   DType t = a.dtype;
   if (core::arity(op) == 1) {
     if (op == Op::Neg)
-      return core::is_float(t) ? float_result(t, -a.f)
-                               : int_op(Op::Sub, t, 0, a.i, overflow);
+      return core::is_float(t) ? float_result(t, -a.f) : int_op(Op::Sub, t, 0, a.i, overflow);
     if (op == Op::Abs) {
       if (core::is_float(t))
         return float_result(t, std::fabs(a.f));
@@ -278,9 +289,11 @@ Scalar combine(core::Aggregation a, const Scalar& acc, const Scalar& v) {
   DType t = acc.dtype;
   switch (a) {
   case core::Aggregation::Sum:
-    return core::is_float(t) ? float_result(t, acc.f + v.f) : int_result(t, core::wrapping_add(t, acc.i, v.i));
+    return core::is_float(t) ? float_result(t, acc.f + v.f)
+                             : int_result(t, core::wrapping_add(t, acc.i, v.i));
   case core::Aggregation::Product:
-    return core::is_float(t) ? float_result(t, acc.f * v.f) : int_result(t, core::wrapping_mul(t, acc.i, v.i));
+    return core::is_float(t) ? float_result(t, acc.f * v.f)
+                             : int_result(t, core::wrapping_mul(t, acc.i, v.i));
   case core::Aggregation::Max:
     return core::is_float(t) ? float_result(t, float_max(acc.f, v.f))
                              : int_result(t, acc.i > v.i ? acc.i : v.i);

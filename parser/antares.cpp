@@ -162,8 +162,8 @@ private:
         throw Error(ErrorKind::Name, s->base->span,
                     "unknown tensor `" + base->id +
                         "`; declare it in input_dict or pass it with -i " + base->id + "=...");
-      k_.tensors.push_back({base->id, it->second.dtype, it->second.shape, core::TensorRole::Input,
-                            it->second.span});
+      k_.tensors.push_back(
+          {base->id, it->second.dtype, it->second.shape, core::TensorRole::Input, it->second.span});
     });
   }
 
@@ -181,7 +181,8 @@ private:
     });
   }
 
-  void collect_occurrences(const ast::Expr& e, std::map<std::string, std::vector<Occurrence>>& out) {
+  void collect_occurrences(const ast::Expr& e,
+                           std::map<std::string, std::vector<Occurrence>>& out) {
     walk(e, [&](const ast::Expr& x) {
       const auto* s = std::get_if<ast::Subscript>(&x.node);
       const auto* base = s ? std::get_if<ast::Name>(&s->base->node) : nullptr;
@@ -197,8 +198,7 @@ private:
                         (s->indices.size() == 1 ? " index" : " indices"));
       for (size_t d = 0; d < s->indices.size(); ++d)
         if (const ast::Name* axis = bare_axis(*s->indices[d]))
-          out[axis->id].push_back(
-              {k_.tensors[id].shape[d], s->indices[d]->span, base->id, d});
+          out[axis->id].push_back({k_.tensors[id].shape[d], s->indices[d]->span, base->id, d});
     });
   }
 
@@ -253,8 +253,10 @@ private:
                           "`) but " + std::to_string(occ.front().extent) + " elsewhere")
               .note(occ.front().span, "extent " + std::to_string(occ.front().extent) +
                                           " from dimension " + std::to_string(occ.front().dim) +
-                                          " of `" + occ.front().tensor + "`; bind it with "
-                                          "`where " + axis.name + " in ...` if that is intended");
+                                          " of `" + occ.front().tensor +
+                                          "`; bind it with "
+                                          "`where " +
+                                          axis.name + " in ...` if that is intended");
       axis.extent = occ.front().extent;
     }
   }
@@ -288,13 +290,15 @@ private:
                   "the left-hand side is an output tensor with its axes, as in `output0[N, M]`");
     if (is_axis_name(target->id))
       throw Error(ErrorKind::Syntax, lhs->base->span,
-                  "`" + target->id + "` starts with an upper-case letter, so it is an axis; "
-                  "tensor names start with a lower-case letter");
+                  "`" + target->id +
+                      "` starts with an upper-case letter, so it is an axis; "
+                      "tensor names start with a lower-case letter");
     int existing = k_.find(target->id);
     if (!op.scatter && (existing >= 0 || inputs_.count(target->id)))
       throw Error(ErrorKind::Name, lhs->base->span,
-                  "`" + target->id + "` is already defined; every statement defines a new "
-                  "tensor (scatter into an existing one with `=.` or `+=.`)");
+                  "`" + target->id +
+                      "` is already defined; every statement defines a new "
+                      "tensor (scatter into an existing one with `=.` or `+=.`)");
     if (op.scatter) {
       declare_inputs(*a.target);
       existing = k_.find(target->id);
@@ -331,9 +335,10 @@ private:
       for (const Axis& axis : axes)
         if (axis.reduce)
           throw Error(ErrorKind::Shape, axis.span,
-                      "axis `" + axis.name + "` is not on the left-hand side, so it would be "
-                      "reduced, but `=` does not reduce; use +=! (sum), >=! (max), <=! (min), "
-                      "*=! (product), &=! (all) or |=! (any)");
+                      "axis `" + axis.name +
+                          "` is not on the left-hand side, so it would be "
+                          "reduced, but `=` does not reduce; use +=! (sum), >=! (max), <=! (min), "
+                          "*=! (product), &=! (all) or |=! (any)");
 
     antares::Lowering lower(k_, axes);
     core::Statement st;
@@ -341,8 +346,8 @@ private:
     st.aggregation = op.aggregation;
     st.value = lower.value(*a.value);
     for (size_t i = 0; i < axes.size(); ++i)
-      st.vars.push_back({axes[i].name, 0, axes[i].extent, axes[i].reduce, DType::Int32,
-                         axes[i].span});
+      st.vars.push_back(
+          {axes[i].name, 0, axes[i].extent, axes[i].reduce, DType::Int32, axes[i].span});
     if (op.scatter) {
       const core::TensorDecl old = k_.tensors[existing];
       if (lhs->indices.size() != old.shape.size())

@@ -42,7 +42,9 @@ int rank(DType t) {
   TEVAL_UNREACHABLE("unknown dtype");
 }
 
-std::string dname(DType t) { return std::string(core::name(t)); }
+std::string dname(DType t) {
+  return std::string(core::name(t));
+}
 
 std::string known_functions() {
   return "exp, log, sqrt, rsqrt, pow, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, erf, "
@@ -58,14 +60,17 @@ bool is_axis_name(const std::string& id) {
 DType promote(DType a, DType b) {
   if (a == b)
     return a;
-  if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+  if ((a == DType::Float16 && b == DType::BFloat16) ||
+      (a == DType::BFloat16 && b == DType::Float16))
     return DType::Float32;
   if ((a == DType::Int8 && b == DType::UInt8) || (a == DType::UInt8 && b == DType::Int8))
     return DType::Int16;
   return rank(a) >= rank(b) ? a : b;
 }
 
-Expr Lowering::value(const ast::Expr& e) { return lower(e).expr; }
+Expr Lowering::value(const ast::Expr& e) {
+  return lower(e).expr;
+}
 
 Expr Lowering::index(const ast::Expr& e) {
   bool saved = in_index_;
@@ -116,8 +121,10 @@ namespace {
 
 [[noreturn]] void int_literal_too_large(Span span, const std::string& text) {
   throw Error(ErrorKind::Range, span,
-              "integer literal " + text + " does not fit int32, the type of integer literals; "
-              "write const(" + text + ", `int64`)");
+              "integer literal " + text +
+                  " does not fit int32, the type of integer literals; "
+                  "write const(" +
+                  text + ", `int64`)");
 }
 
 } // namespace
@@ -262,18 +269,19 @@ Expr Lowering::load(const ast::Expr& e, const ast::Subscript& s) {
     throw Error(ErrorKind::Syntax, s.base->span, "only a tensor name can be indexed");
   if (is_axis_name(base->id))
     throw Error(ErrorKind::Type, s.base->span,
-                "`" + base->id + "` is an axis (upper-case initial), not a tensor; tensor "
-                "names start with a lower-case letter");
+                "`" + base->id +
+                    "` is an axis (upper-case initial), not a tensor; tensor "
+                    "names start with a lower-case letter");
   int id = kernel_.find(base->id);
   if (id < 0)
     throw Error(ErrorKind::Name, s.base->span,
-                "unknown tensor `" + base->id +
-                    "`; declare it in input_dict or pass it with -i " + base->id + "=...");
+                "unknown tensor `" + base->id + "`; declare it in input_dict or pass it with -i " +
+                    base->id + "=...");
   const core::TensorDecl& t = kernel_.tensors[id];
   if (s.indices.size() != t.shape.size())
     throw Error(ErrorKind::Shape, e.span,
-                "tensor `" + t.name + "` has rank " + std::to_string(t.shape.size()) +
-                    " (shape " + core::to_string(t.shape) + ") but is indexed with " +
+                "tensor `" + t.name + "` has rank " + std::to_string(t.shape.size()) + " (shape " +
+                    core::to_string(t.shape) + ") but is indexed with " +
                     std::to_string(s.indices.size()) +
                     (s.indices.size() == 1 ? " index" : " indices"));
   std::vector<Expr> idx;
@@ -305,8 +313,9 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Call& c) {
     if (c.callee == "const")
       return const_call(e, c);
     throw Error(ErrorKind::Name, c.callee_span,
-                "unknown function `" + c.callee + "`; einstein_v2 has const(...) and the methods "
-                "x.when, x.cast, x.call, x.dtype and AXIS.val");
+                "unknown function `" + c.callee +
+                    "`; einstein_v2 has const(...) and the methods "
+                    "x.when, x.cast, x.call, x.dtype and AXIS.val");
   }
   if (c.callee == "when")
     return when(e, c);
@@ -321,8 +330,9 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Call& c) {
                 "x.dtype() names a dtype; it is only allowed as the argument of .cast(...) or "
                 "const(value, dtype)");
   throw Error(ErrorKind::Name, c.callee_span,
-              "unknown method `" + c.callee + "`; einstein_v2 has .when, .cast, .call, .dtype "
-              "and .val");
+              "unknown method `" + c.callee +
+                  "`; einstein_v2 has .when, .cast, .call, .dtype "
+                  "and .val");
 }
 
 namespace {
@@ -371,8 +381,8 @@ Lowering::Typed Lowering::when(const ast::Expr& e, const ast::Call& c) {
     throw Error(ErrorKind::Syntax, c.args[1]->span, ".when needs at least one condition");
   Expr cond = condition(*conds[0]);
   for (size_t i = 1; i < conds.size(); ++i)
-    cond = core::make_apply(any ? Op::Or : Op::And, {cond, condition(*conds[i])},
-                            c.args[1]->span, DType::Int8);
+    cond = core::make_apply(any ? Op::Or : Op::And, {cond, condition(*conds[i])}, c.args[1]->span,
+                            DType::Int8);
   Expr then = value(*c.args[0]);
   Expr otherwise = value(*c.args[2]);
   if (then->dtype != otherwise->dtype)
@@ -394,7 +404,8 @@ DType Lowering::dtype_argument(const ast::Expr& e) {
     check_arguments(*c, 0, 0, {}, "x.dtype()");
     return value(*c->args[0])->dtype;
   }
-  throw Error(ErrorKind::Type, e.span, "expected a dtype: a string such as `float32`, or x.dtype()");
+  throw Error(ErrorKind::Type, e.span,
+              "expected a dtype: a string such as `float32`, or x.dtype()");
 }
 
 Lowering::Typed Lowering::cast_call(const ast::Expr& e, const ast::Call& c) {
@@ -423,7 +434,8 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
     return out;
   }
   throw Error(ErrorKind::Type, c.args[0]->span,
-              "const(" + core::format_scalar(core::Scalar::of_float(DType::Float64, v.float_value)) +
+              "const(" +
+                  core::format_scalar(core::Scalar::of_float(DType::Float64, v.float_value)) +
                   ", " + dname(t) + "): a float literal is not a value of " + dname(t));
 }
 

@@ -400,7 +400,9 @@ private:
   std::map<std::string, Value> env_;
 };
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 // Skips blank lines and `#` comment lines.
 size_t skip_comments(const std::string& t, size_t i) {

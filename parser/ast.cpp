@@ -83,17 +83,27 @@ std::string list(std::string head, const std::vector<ExprPtr>& items) {
   return "(" + head + ")";
 }
 
-std::string node(const Name& n) { return n.id; }
-std::string node(const IntLit& n) { return n.text; }
-std::string node(const FloatLit& n) { return n.text; }
-std::string node(const StringLit& n) { return (n.formatted ? "f" : "") + quote(n.value); }
+std::string node(const Name& n) {
+  return n.id;
+}
+std::string node(const IntLit& n) {
+  return n.text;
+}
+std::string node(const FloatLit& n) {
+  return n.text;
+}
+std::string node(const StringLit& n) {
+  return (n.formatted ? "f" : "") + quote(n.value);
+}
 std::string node(const Unary& n) {
   return "(" + std::string(spelling(n.op)) + " " + dump(*n.operand) + ")";
 }
 std::string node(const Binary& n) {
   return "(" + std::string(spelling(n.op)) + " " + dump(*n.lhs) + " " + dump(*n.rhs) + ")";
 }
-std::string node(const Subscript& n) { return list("sub " + dump(*n.base), n.indices); }
+std::string node(const Subscript& n) {
+  return list("sub " + dump(*n.base), n.indices);
+}
 std::string node(const Call& n) {
   std::string out = list((n.method ? "." : "") + n.callee, n.args);
   out.pop_back();
@@ -101,8 +111,12 @@ std::string node(const Call& n) {
     out += " :" + k.name + " " + dump(*k.value);
   return out + ")";
 }
-std::string node(const List& n) { return list("list", n.items); }
-std::string node(const Tuple& n) { return list("tuple", n.items); }
+std::string node(const List& n) {
+  return list("list", n.items);
+}
+std::string node(const Tuple& n) {
+  return list("tuple", n.items);
+}
 std::string node(const Dict& n) {
   std::string out = "(dict";
   for (const auto& [k, v] : n.items)

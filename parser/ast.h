@@ -115,8 +115,7 @@ struct Dict {
 
 struct Expr {
   Span span;
-  std::variant<Name, IntLit, FloatLit, StringLit, Unary, Binary, Subscript, Call, List, Tuple,
-               Dict>
+  std::variant<Name, IntLit, FloatLit, StringLit, Unary, Binary, Subscript, Call, List, Tuple, Dict>
       node;
 };
 

@@ -32,7 +32,9 @@ struct State {
 };
 struct state_tag;
 
-template <class Ctx> const State& state(const Ctx& ctx) { return x3::get<state_tag>(ctx).get(); }
+template <class Ctx> const State& state(const Ctx& ctx) {
+  return x3::get<state_tag>(ctx).get();
+}
 
 template <class T> Node make(Span span, T n) {
   auto e = std::make_shared<ast::Expr>();
@@ -73,7 +75,9 @@ struct OpAt {
 // ---------------------------------------------------------------------------
 // Tokens
 
-auto word(const char* w) { return x3::lexeme[x3::lit(w) >> !(x3::alnum | '_')]; }
+auto word(const char* w) {
+  return x3::lexeme[x3::lit(w) >> !(x3::alnum | '_')];
+}
 
 auto const keyword = word("and") | word("or") | word("not") | word("if") | word("else") |
                      word("is") | word("in") | word("for") | word("lambda") | word("where");
@@ -89,9 +93,9 @@ auto const kw_in_def = word("in");
 
 auto const exponent = (x3::lit('e') | 'E') >> -(x3::lit('+') | '-') >> +x3::digit;
 x3::rule<class float_text_class, std::string> const float_text = "number";
-auto const float_text_def = x3::raw[x3::lexeme[(+x3::digit >> '.' >> *x3::digit >> -exponent) |
-                                               ('.' >> +x3::digit >> -exponent) |
-                                               (+x3::digit >> exponent)]];
+auto const float_text_def =
+    x3::raw[x3::lexeme[(+x3::digit >> '.' >> *x3::digit >> -exponent) |
+                       ('.' >> +x3::digit >> -exponent) | (+x3::digit >> exponent)]];
 
 x3::rule<class int_text_class, std::string> const int_text = "integer";
 auto const int_text_def =
@@ -102,8 +106,8 @@ auto const quoted = [](const char* q) {
   return x3::lit(q) >> *(('\\' >> x3::char_) | (x3::char_ - x3::lit(q))) >> x3::lit(q);
 };
 auto const string_piece =
-    x3::lexeme[-x3::char_("fFrR") >> (quoted("\"\"\"") | quoted("'''") | quoted("\"") |
-                                      quoted("'") | quoted("`"))];
+    x3::lexeme[-x3::char_("fFrR") >>
+               (quoted("\"\"\"") | quoted("'''") | quoted("\"") | quoted("'") | quoted("`"))];
 x3::rule<class string_text_class, std::string> const string_text = "string";
 auto const string_text_def = x3::raw[+string_piece];
 
@@ -114,8 +118,7 @@ x3::symbols<ast::BinaryOp> const compare_ops({{"<", ast::BinaryOp::Lt},
                                               {"==", ast::BinaryOp::Eq},
                                               {"!=", ast::BinaryOp::Ne}},
                                              "comparison operator");
-x3::symbols<ast::BinaryOp> const shift_ops({{"<<", ast::BinaryOp::Shl},
-                                            {">>", ast::BinaryOp::Shr}},
+x3::symbols<ast::BinaryOp> const shift_ops({{"<<", ast::BinaryOp::Shl}, {">>", ast::BinaryOp::Shr}},
                                            "shift operator");
 x3::symbols<ast::BinaryOp> const add_ops({{"+", ast::BinaryOp::Add}, {"-", ast::BinaryOp::Sub}},
                                          "`+` or `-`");
@@ -124,14 +127,20 @@ x3::symbols<ast::BinaryOp> const mul_ops({{"*", ast::BinaryOp::Mul},
                                           {"//", ast::BinaryOp::FloorDiv},
                                           {"%", ast::BinaryOp::Mod}},
                                          "multiplicative operator");
-x3::symbols<ast::UnaryOp> const unary_ops({{"-", ast::UnaryOp::Neg},
-                                           {"+", ast::UnaryOp::Plus},
-                                           {"~", ast::UnaryOp::Invert}},
-                                          "unary operator");
-x3::symbols<std::string> const assign_ops(
-    {{"=", "="}, {"+=!", "+=!"}, {"+=", "+="}, {">=!", ">=!"}, {"<=!", "<=!"}, {"*=!", "*=!"},
-     {"&=!", "&=!"}, {"|=!", "|=!"}, {"=.", "=."}, {"+=.", "+=."}},
-    "assignment operator");
+x3::symbols<ast::UnaryOp> const
+    unary_ops({{"-", ast::UnaryOp::Neg}, {"+", ast::UnaryOp::Plus}, {"~", ast::UnaryOp::Invert}},
+              "unary operator");
+x3::symbols<std::string> const assign_ops({{"=", "="},
+                                           {"+=!", "+=!"},
+                                           {"+=", "+="},
+                                           {">=!", ">=!"},
+                                           {"<=!", "<=!"},
+                                           {"*=!", "*=!"},
+                                           {"&=!", "&=!"},
+                                           {"|=!", "|=!"},
+                                           {"=.", "=."},
+                                           {"+=.", "+=."}},
+                                          "assignment operator");
 
 // ---------------------------------------------------------------------------
 // Actions
@@ -205,7 +214,8 @@ auto const mk_subscript = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   Node base = x3::_val(ctx);
   Span end = state(ctx).span(fusion::at_c<1>(a), fusion::at_c<1>(a));
-  x3::_val(ctx) = make(base->span.to(end), ast::Subscript{base, constify(fusion::at_c<0>(a).items)});
+  x3::_val(ctx) =
+      make(base->span.to(end), ast::Subscript{base, constify(fusion::at_c<0>(a).items)});
 };
 
 auto const mk_method = [](auto& ctx) {
@@ -214,8 +224,8 @@ auto const mk_method = [](auto& ctx) {
   const std::string& id = fusion::at_c<1>(a);
   CallArgs& args = fusion::at_c<2>(a);
   Node receiver = x3::_val(ctx);
-  ast::Call call{id, state(ctx).span(at, at + id.size()), {receiver}, std::move(args.keywords),
-                 true};
+  ast::Call call{
+      id, state(ctx).span(at, at + id.size()), {receiver}, std::move(args.keywords), true};
   call.args.insert(call.args.end(), args.args.begin(), args.args.end());
   Span end = state(ctx).span(fusion::at_c<3>(a), fusion::at_c<3>(a));
   x3::_val(ctx) = make(receiver->span.to(end), std::move(call));
@@ -257,8 +267,8 @@ auto const mk_string = [](auto& ctx) {
 
 auto const mk_name = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
-  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
-                       ast::Name{fusion::at_c<1>(a)});
+  x3::_val(ctx) =
+      make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)), ast::Name{fusion::at_c<1>(a)});
 };
 
 auto const mk_call = [](auto& ctx) {
@@ -283,8 +293,8 @@ auto const push_keyword = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   It at = fusion::at_c<0>(a);
   Node value = fusion::at_c<2>(a);
-  x3::_val(ctx).keywords.push_back(ast::Keyword{fusion::at_c<1>(a), value,
-                                                state(ctx).span(at, at).to(value->span)});
+  x3::_val(ctx).keywords.push_back(
+      ast::Keyword{fusion::at_c<1>(a), value, state(ctx).span(at, at).to(value->span)});
 };
 
 auto const push_item = [](auto& ctx) { x3::_val(ctx).items.push_back(x3::_attr(ctx)); };
@@ -315,8 +325,8 @@ auto const push_pair = [](auto& ctx) {
 };
 auto const mk_dict = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
-  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
-                       ast::Dict{fusion::at_c<1>(a)});
+  x3::_val(ctx) =
+      make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)), ast::Dict{fusion::at_c<1>(a)});
 };
 
 auto const mk_op_at = [](auto& ctx) {
@@ -402,31 +412,31 @@ x3::rule<class python_program_class, ast::Program> const python_program = "progr
 auto const expr_def = compare[set_val] >> -(pos >> &python_only)[python_keyword];
 auto const compare_def = bit_or[set_val] >> -(((pos >> compare_ops) > bit_or)[fold_binary]) >>
                          -(pos >> compare_ops)[chained_comparison];
-auto const bit_or_def = bit_xor[set_val] >> *(((pos >> x3::symbols<ast::BinaryOp>(
-                                                          {{"|", ast::BinaryOp::BitOr}})) >
-                                               bit_xor)[fold_binary]);
-auto const bit_xor_def = bit_and[set_val] >> *(((pos >> x3::symbols<ast::BinaryOp>(
-                                                            {{"^", ast::BinaryOp::BitXor}})) >
-                                                bit_and)[fold_binary]);
-auto const bit_and_def = shift[set_val] >> *(((pos >> x3::symbols<ast::BinaryOp>(
-                                                          {{"&", ast::BinaryOp::BitAnd}})) >
-                                              shift)[fold_binary]);
+auto const bit_or_def = bit_xor[set_val] >>
+                        *(((pos >> x3::symbols<ast::BinaryOp>({{"|", ast::BinaryOp::BitOr}})) >
+                           bit_xor)[fold_binary]);
+auto const bit_xor_def = bit_and[set_val] >>
+                         *(((pos >> x3::symbols<ast::BinaryOp>({{"^", ast::BinaryOp::BitXor}})) >
+                            bit_and)[fold_binary]);
+auto const bit_and_def = shift[set_val] >>
+                         *(((pos >> x3::symbols<ast::BinaryOp>({{"&", ast::BinaryOp::BitAnd}})) >
+                            shift)[fold_binary]);
 auto const shift_def = arith[set_val] >> *(((pos >> shift_ops) > arith)[fold_binary]);
 auto const arith_def = term[set_val] >> *(((pos >> add_ops) > term)[fold_binary]);
 auto const term_def = factor[set_val] >> *(((pos >> mul_ops) > factor)[fold_binary]);
-auto const factor_def = ((pos >> unary_ops) > factor)[mk_unary] |
-                        (pos >> &word("not"))[python_not] | power[set_val];
+auto const factor_def =
+    ((pos >> unary_ops) > factor)[mk_unary] | (pos >> &word("not"))[python_not] | power[set_val];
 auto const power_def = postfix[set_val] >> -(((pos >> x3::lit("**")) > factor)[mk_pow]);
-auto const postfix_def =
-    primary[set_val] >> *(((x3::lit('[') >> items > x3::lit(']')) >> here)[mk_subscript] |
-                          ((x3::lit('.') >> pos >> identifier > call_args) >> here)[mk_method]);
-auto const primary_def =
-    (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_int] |
-    (pos >> string_text >> here)[mk_string] |
-    (pos >> identifier >> call_args >> here)[mk_call] | (pos >> identifier >> here)[mk_name] |
-    ((pos >> x3::lit('(') >> items > x3::lit(')')) >> here)[mk_paren] |
-    ((pos >> x3::lit('[') >> items > x3::lit(']')) >> here)[mk_list] |
-    ((pos >> x3::lit('{') >> dict_items > x3::lit('}')) >> here)[mk_dict];
+auto const postfix_def = primary[set_val] >>
+                         *(((x3::lit('[') >> items > x3::lit(']')) >> here)[mk_subscript] |
+                           ((x3::lit('.') >> pos >> identifier > call_args) >> here)[mk_method]);
+auto const primary_def = (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_int] |
+                         (pos >> string_text >> here)[mk_string] |
+                         (pos >> identifier >> call_args >> here)[mk_call] |
+                         (pos >> identifier >> here)[mk_name] |
+                         ((pos >> x3::lit('(') >> items > x3::lit(')')) >> here)[mk_paren] |
+                         ((pos >> x3::lit('[') >> items > x3::lit(']')) >> here)[mk_list] |
+                         ((pos >> x3::lit('{') >> dict_items > x3::lit('}')) >> here)[mk_dict];
 
 auto const argument =
     (pos >> identifier >> x3::lit('=') >> !x3::lit('=') >> expr)[push_keyword] | expr[push_arg];
@@ -441,15 +451,14 @@ auto const where_bindings_def = where_binding % ',';
 auto const where_clause_def = -(word("where") > where_bindings);
 auto const einstein_statement =
     ((((pos >> postfix) > assign_op) > expr) >> where_clause >> here)[push_einstein];
-auto const einstein_program_def =
-    *x3::lit(';') >> -(einstein_statement % +x3::lit(';')) >> *x3::lit(';');
+auto const einstein_program_def = *x3::lit(';') >> -(einstein_statement % +x3::lit(';')) >>
+                                  *x3::lit(';');
 
-auto const python_statement =
-    (pos >> tuple_items >> pos >> x3::lit('=') >> !x3::lit('=') >> tuple_items >>
-     here)[push_python_assign] |
-    expr[push_python_expr];
-auto const python_program_def =
-    *x3::lit(';') >> -(python_statement % +x3::lit(';')) >> *x3::lit(';');
+auto const python_statement = (pos >> tuple_items >> pos >> x3::lit('=') >> !x3::lit('=') >>
+                               tuple_items >> here)[push_python_assign] |
+                              expr[push_python_expr];
+auto const python_program_def = *x3::lit(';') >> -(python_statement % +x3::lit(';')) >>
+                                *x3::lit(';');
 
 BOOST_SPIRIT_DEFINE(identifier, kw_in, float_text, int_text, string_text, expr, compare, bit_or,
                     bit_xor, bit_and, shift, arith, term, factor, power, postfix, primary,
@@ -480,8 +489,8 @@ void run(const Parser& parser, std::string_view text, const TextOrigin& origin, 
   It first = text.data();
   It last = text.data() + text.size();
   try {
-    bool ok = x3::phrase_parse(first, last, x3::with<state_tag>(std::cref(st))[parser],
-                               x3::space, attr);
+    bool ok =
+        x3::phrase_parse(first, last, x3::with<state_tag>(std::cref(st))[parser], x3::space, attr);
     while (first != last && std::isspace(static_cast<unsigned char>(*first)))
       ++first;
     if (ok && first == last)

@@ -47,7 +47,9 @@ Span TextOrigin::span(size_t begin, size_t end) const {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 } // namespace
 

@@ -99,8 +99,7 @@ TEST(Npy, Errors) {
   EXPECT_EQ(error_of(npy("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), }",
                          std::string(3, '\0'))),
             "x.npy: error: unexpected 1 bytes after the data\n");
-  EXPECT_EQ(error_of(npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
-                         "")),
+  EXPECT_EQ(error_of(npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", "")),
             "x.npy: error: malformed .npy header: structured arrays (a list descr) are not "
             "supported\n");
   EXPECT_EQ(error_of(npy("{'descr': '<f4', 'shape': (1,), }", "")),

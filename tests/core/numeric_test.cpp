@@ -87,7 +87,8 @@ TEST(Numeric, IntToFloatRoundsOnce) {
 }
 
 TEST(Numeric, LowestAndHighest) {
-  EXPECT_EQ(core::lowest(DType::Float32).f, -static_cast<double>(std::numeric_limits<float>::max()));
+  EXPECT_EQ(core::lowest(DType::Float32).f,
+            -static_cast<double>(std::numeric_limits<float>::max()));
   EXPECT_EQ(core::highest(DType::Float16).f, 65504);
   EXPECT_EQ(core::lowest(DType::Int8).i, -128);
   EXPECT_EQ(core::highest(DType::UInt8).i, 255);

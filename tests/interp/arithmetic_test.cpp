@@ -14,8 +14,12 @@ using core::DType;
 using core::Op;
 using core::Scalar;
 
-Scalar i(DType t, int64_t v) { return Scalar::of_int(t, v); }
-Scalar f(DType t, double v) { return Scalar::of_float(t, v); }
+Scalar i(DType t, int64_t v) {
+  return Scalar::of_int(t, v);
+}
+Scalar f(DType t, double v) {
+  return Scalar::of_float(t, v);
+}
 
 Scalar bin(Op op, Scalar a, Scalar b, core::Overflow o = core::Overflow::Wrap) {
   Scalar args[2] = {a, b};
@@ -43,9 +47,9 @@ TEST(Arithmetic, MinimumDividedByMinusOneWraps) {
   EXPECT_EQ(bin(Op::Div, i(DType::Int32, INT32_MIN), i(DType::Int32, -1)).i, INT32_MIN);
   EXPECT_EQ(bin(Op::Div, i(DType::Int64, INT64_MIN), i(DType::Int64, -1)).i, INT64_MIN);
   EXPECT_EQ(bin(Op::Mod, i(DType::Int64, INT64_MIN), i(DType::Int64, -1)).i, 0);
-  EXPECT_EQ(fault_of(Op::Div, i(DType::Int32, INT32_MIN), i(DType::Int32, -1),
-                     core::Overflow::Trap),
-            "integer overflow in index arithmetic: -2147483648 / -1 does not fit int32");
+  EXPECT_EQ(
+      fault_of(Op::Div, i(DType::Int32, INT32_MIN), i(DType::Int32, -1), core::Overflow::Trap),
+      "integer overflow in index arithmetic: -2147483648 / -1 does not fit int32");
 }
 
 TEST(Arithmetic, ModuloTakesTheDivisorsSign) {
@@ -62,8 +66,7 @@ TEST(Arithmetic, WrappingAndTrapping) {
   EXPECT_EQ(bin(Op::Mul, i(DType::Int16, 300), i(DType::Int16, 300)).i, 24464);
   EXPECT_EQ(bin(Op::Sub, i(DType::UInt8, 0), i(DType::UInt8, 1)).i, 255);
   EXPECT_EQ(bin(Op::Mul, i(DType::Int64, INT64_MAX), i(DType::Int64, 2)).i, -2);
-  EXPECT_EQ(fault_of(Op::Mul, i(DType::Int32, 65536), i(DType::Int32, 65536),
-                     core::Overflow::Trap),
+  EXPECT_EQ(fault_of(Op::Mul, i(DType::Int32, 65536), i(DType::Int32, 65536), core::Overflow::Trap),
             "integer overflow in index arithmetic: 65536 * 65536 does not fit int32");
   EXPECT_EQ(fault_of(Op::Add, i(DType::Int32, 5), i(DType::Int32, 6), core::Overflow::Trap),
             "no fault");

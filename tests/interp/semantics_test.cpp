@@ -116,7 +116,7 @@ TEST(Semantics, PromotionTable) {
     const char* expr;
     DType want;
   };
-  std::map<std::string, core::Tensor> in{{"h", h}, {"bf", bf},   {"i8", i8}, {"u8", u8},
+  std::map<std::string, core::Tensor> in{{"h", h},   {"bf", bf}, {"i8", i8}, {"u8", u8},
                                          {"i", i32}, {"l", i64}, {"d", f64}};
   for (Case c : {Case{"h[N] + 1.0", DType::Float32}, Case{"h[N] + 1", DType::Float16},
                  Case{"i8[N] + 1", DType::Int32}, Case{"i8[N] + i8[N]", DType::Int8},
@@ -175,8 +175,8 @@ TEST(Semantics, MaxPropagatesNaN) {
   double nan = std::nan("");
   auto x = tensor(DType::Float32, {1, 3}, {1, nan, 2});
   EXPECT_TRUE(std::isnan(values(out("output0[N] >=! input0[N, K]", {{"input0", x}}))[0]));
-  EXPECT_TRUE(std::isnan(
-      values(out("output0[N] = input0[0, N].call(`max`, [1.0]) where N in 3", {{"input0", x}}))[1]));
+  EXPECT_TRUE(std::isnan(values(
+      out("output0[N] = input0[0, N].call(`max`, [1.0]) where N in 3", {{"input0", x}}))[1]));
 }
 
 TEST(Semantics, FloorAndCeilGiveInt32) {
@@ -274,8 +274,8 @@ TEST(Semantics, ScatterAssignWritesAndKeepsTheRest) {
   auto data = tensor(DType::Float32, {4}, {0, 0, 0, 0});
   auto idx = tensor(DType::Int32, {2}, {3, 1});
   auto upd = tensor(DType::Float32, {2}, {7, 8});
-  auto r = run("data[indices[B]] =. updates[B]",
-               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  auto r =
+      run("data[indices[B]] =. updates[B]", {{"data", data}, {"indices", idx}, {"updates", upd}});
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(values(r.at("data")), (V{0, 8, 0, 7}));
 }
@@ -284,8 +284,8 @@ TEST(Semantics, ScatterAssignOfEqualValuesTwiceIsFine) {
   auto data = tensor(DType::Float32, {2}, {5, 5});
   auto idx = tensor(DType::Int32, {2}, {0, 0});
   auto upd = tensor(DType::Float32, {2}, {7, 7});
-  auto r = run("data[indices[B]] =. updates[B]",
-               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  auto r =
+      run("data[indices[B]] =. updates[B]", {{"data", data}, {"indices", idx}, {"updates", upd}});
   EXPECT_EQ(values(r.at("data")), (V{7, 5}));
 }
 
@@ -293,8 +293,8 @@ TEST(Semantics, ScatterAddAccumulatesDuplicates) {
   auto data = tensor(DType::Int32, {3}, {1, 1, 1});
   auto idx = tensor(DType::Int32, {4}, {2, 0, 2, 2});
   auto upd = tensor(DType::Int32, {4}, {10, 20, 30, 40});
-  auto r = run("data[indices[B]] +=. updates[B]",
-               {{"data", data}, {"indices", idx}, {"updates", upd}});
+  auto r =
+      run("data[indices[B]] +=. updates[B]", {{"data", data}, {"indices", idx}, {"updates", upd}});
   EXPECT_EQ(values(r.at("data")), (V{21, 1, 81}));
 }
 

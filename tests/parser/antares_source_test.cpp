@@ -44,16 +44,17 @@ TEST(AntaresSource, EverySeedExampleParses) {
 }
 
 TEST(AntaresSource, GoldenAstDumps) {
-  for (const char* name : {"matmul", "conv_winograd_3x3", "conv_winograd_3x3_external_helpers",
-                           "convolution_with_pad", "convolution_with_pad_fused_reduce_axis",
-                           "scatter_4d", "one_hot", "multiple_outputs", "condition_relu_dynamic_dtype",
-                           "logical_bool_operation", "softmax", "scaler_compute", "cast"}) {
+  for (const char* name :
+       {"matmul", "conv_winograd_3x3", "conv_winograd_3x3_external_helpers", "convolution_with_pad",
+        "convolution_with_pad_fused_reduce_axis", "scatter_4d", "one_hot", "multiple_outputs",
+        "condition_relu_dynamic_dtype", "logical_bool_operation", "softmax", "scaler_compute",
+        "cast"}) {
     SCOPED_TRACE(name);
     auto path = test::source_dir() / "examples/antares" / (std::string(name) + ".antares");
     auto file = core::SourceFile::make(path.string(), test::read_file(path));
-    std::string failure = test::check_golden(
-        test::source_dir() / "tests/parser/golden" / (std::string(name) + ".ast"),
-        dump_source(read_antares(*file)));
+    std::string failure = test::check_golden(test::source_dir() / "tests/parser/golden" /
+                                                 (std::string(name) + ".ast"),
+                                             dump_source(read_antares(*file)));
     EXPECT_TRUE(failure.empty()) << failure;
   }
 }
@@ -65,11 +66,10 @@ TEST(AntaresSource, BareProgram) {
 }
 
 TEST(AntaresSource, DashFormWithPreambleArithmetic) {
-  AntaresSource s = read_text(
-      "- _A, _B = 7, -3; _Q, _M = _A // _B, _A % _B\n"
-      "_C = (_A - 1) * 2\n"
-      "einstein_v2(f\"out[N] = inp[N] * {_Q} + {_M} + {_C} + {_C}\", "
-      "{\"inp\": {\"dtype\": \"int32\", \"shape\": [_C]}})");
+  AntaresSource s = read_text("- _A, _B = 7, -3; _Q, _M = _A // _B, _A % _B\n"
+                              "_C = (_A - 1) * 2\n"
+                              "einstein_v2(f\"out[N] = inp[N] * {_Q} + {_M} + {_C} + {_C}\", "
+                              "{\"inp\": {\"dtype\": \"int32\", \"shape\": [_C]}})");
   // Python floors: 7 // -3 == -3 and 7 % -3 == -2.
   EXPECT_EQ(ast::dump(s.program),
             "(= (sub out N) (+ (+ (+ (* (sub inp N) (- 3)) (- 2)) 12) 12))\n");
@@ -79,9 +79,9 @@ TEST(AntaresSource, DashFormWithPreambleArithmetic) {
 }
 
 TEST(AntaresSource, StringFormOfInputDictAndExtraOutputs) {
-  AntaresSource s = read_text(
-      "COMPUTE_V1='- einstein_v2(\"a[N] = x[N]; b[N] = a[N]\", input_dict={\"x\": "
-      "\"float16[4, 8]\"}, extra_outputs=[\"a\"])' make");
+  AntaresSource s =
+      read_text("COMPUTE_V1='- einstein_v2(\"a[N] = x[N]; b[N] = a[N]\", input_dict={\"x\": "
+                "\"float16[4, 8]\"}, extra_outputs=[\"a\"])' make");
   ASSERT_EQ(s.inputs.size(), 1u);
   EXPECT_EQ(s.inputs[0].dtype, core::DType::Float16);
   EXPECT_EQ(s.inputs[0].shape, (core::Shape{4, 8}));

@@ -33,8 +33,7 @@ TEST(EinsteinGrammar, Precedence) {
   EXPECT_EQ(parse("o[N] = a[N] | b[N] & ~c[N]"),
             "(= (sub o N) (| (sub a N) (& (sub b N) (~ (sub c N)))))\n");
   EXPECT_EQ(parse("o[N] = N << 2 + 1"), "(= (sub o N) (<< N (+ 2 1)))\n");
-  EXPECT_EQ(parse("o[N] = -a[N] * 2 // 3 % 4"),
-            "(= (sub o N) (% (// (* (- (sub a N)) 2) 3) 4))\n");
+  EXPECT_EQ(parse("o[N] = -a[N] * 2 // 3 % 4"), "(= (sub o N) (% (// (* (- (sub a N)) 2) 3) 4))\n");
   EXPECT_EQ(parse("o[N] = a[N] ** 2"), "(= (sub o N) (** (sub a N) 2))\n");
 }
 

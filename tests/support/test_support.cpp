@@ -8,8 +8,12 @@
 
 namespace teval::test {
 
-std::filesystem::path source_dir() { return TEVAL_SOURCE_DIR; }
-std::filesystem::path binary_dir() { return TEVAL_BINARY_DIR; }
+std::filesystem::path source_dir() {
+  return TEVAL_SOURCE_DIR;
+}
+std::filesystem::path binary_dir() {
+  return TEVAL_BINARY_DIR;
+}
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -100,8 +100,8 @@ TEST(Cli, WritesEveryOutputAsNpy) {
 TEST(Cli, ScatterTargetIsWrittenUnderItsName) {
   fs::path dir = test::scratch_dir("cli-scatter");
   Result r = teval("run '" + (test::source_dir() / "examples/antares/scatter_4d.antares").string() +
-                "' -o out --seed 3",
-            dir);
+                       "' -o out --seed 3",
+                   dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   core::Tensor data = core::read_npy((dir / "out/data.npy").string());
   EXPECT_EQ(data.shape(), (core::Shape{32, 32, 32, 32, 8}));
@@ -127,8 +127,8 @@ TEST(Cli, ErrorsWriteNothing) {
 }
 
 TEST(Cli, SeedExampleFromTheDocumentRuns) {
-  Result r = teval("run '" + (test::source_dir() / "examples/quickstart.antares").string() +
-                   "' --seed 1");
+  Result r =
+      teval("run '" + (test::source_dir() / "examples/quickstart.antares").string() + "' --seed 1");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("output0 = array([[[[", 0), 0u);
   EXPECT_NE(r.out.find("dtype=float32)"), std::string::npos);

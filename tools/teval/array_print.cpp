@@ -11,6 +11,7 @@ namespace {
 
 constexpr int64_t kThreshold = 1000;
 constexpr int64_t kEdge = 3;
+constexpr size_t kLineWidth = 75;
 
 class ArrayPrinter {
 public:
@@ -67,7 +68,14 @@ private:
       if (k) {
         out += ',';
         if (last_dim) {
-          out += ' ';
+          // Wrap a row that would pass the line width, as numpy does.
+          size_t line = out.size() - (out.rfind('\n') + 1);
+          if (line + 1 + width_ + 1 > kLineWidth) {
+            out += '\n';
+            out += std::string(indent + d + 1, ' ');
+          } else {
+            out += ' ';
+          }
         } else {
           out += std::string(t_.shape().size() - d - 1, '\n');
           out += std::string(indent + d + 1, ' ');

@@ -240,8 +240,8 @@ int run(const Options& o) {
       if (it->second.dtype != t.dtype() || it->second.shape != t.shape())
         throw core::Error(core::ErrorKind::Shape, in.value,
                           "input `" + in.name + "` is declared " +
-                              type_text(it->second.dtype, it->second.shape) + " but the file holds " +
-                              type_text(t.dtype(), t.shape()))
+                              type_text(it->second.dtype, it->second.shape) +
+                              " but the file holds " + type_text(t.dtype(), t.shape()))
             .note(it->second.span, "declared here");
     } else {
       types[in.name] = {t.dtype(), t.shape(), {}};
