@@ -22,10 +22,7 @@ Prepared prepare(const std::string& text) {
   p.file = core::SourceFile::make("<bench>", text);
   parser::AntaresSource source = parser::read_antares(*p.file);
   p.kernel = parser::elaborate_antares(source, parser::declared_inputs(source));
-  for (int id : interp::input_ids(p.kernel)) {
-    const core::TensorDecl& d = p.kernel.tensors[id];
-    p.inputs.push_back(interp::random_tensor(d.dtype, d.shape, 1, d.name));
-  }
+  p.inputs = interp::make_inputs(p.kernel, {}, 1);
   for (const core::Statement& s : p.kernel.statements) {
     int64_t n = 1;
     for (const core::IndexVar& v : s.vars)

@@ -111,6 +111,28 @@ Expr make_select(Expr cond, Expr then, Expr otherwise, Span span) {
       ExprNode{t, span, Select{std::move(cond), std::move(then), std::move(otherwise)}});
 }
 
+void for_each_node(const Expr& e, const std::function<void(const Expr&)>& f) {
+  f(e);
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Load>) {
+          for (const Expr& i : n.index)
+            for_each_node(i, f);
+        } else if constexpr (std::is_same_v<T, Apply>) {
+          for (const Expr& a : n.args)
+            for_each_node(a, f);
+        } else if constexpr (std::is_same_v<T, Cast>) {
+          for_each_node(n.value, f);
+        } else if constexpr (std::is_same_v<T, Select>) {
+          for_each_node(n.cond, f);
+          for_each_node(n.then, f);
+          for_each_node(n.otherwise, f);
+        }
+      },
+      e->node);
+}
+
 int Kernel::find(std::string_view name) const {
   for (size_t i = tensors.size(); i-- > 0;)
     if (tensors[i].name == name)

@@ -9,6 +9,7 @@
 #include "core/shape.h"
 #include "core/source.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,6 +92,10 @@ Expr make_apply(Op op, std::vector<Expr> args, Span span = {},
                 std::optional<DType> result = std::nullopt, Overflow overflow = Overflow::Wrap);
 Expr make_cast(Expr value, DType dtype, Span span = {});
 Expr make_select(Expr cond, Expr then, Expr otherwise, Span span = {});
+
+/// Calls \p f on \p e and on every node below it, parents first, operands
+/// left to right (both branches of a Select included).
+void for_each_node(const Expr& e, const std::function<void(const Expr&)>& f);
 
 /// How a tensor enters and leaves a kernel.
 enum class TensorRole : uint8_t { Input, Intermediate, Output };

@@ -2,9 +2,9 @@
 #include "interp/random_inputs.h"
 
 #include "core/error.h"
+#include "interp/interpreter.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace teval::interp {
 
@@ -47,28 +47,6 @@ const core::Expr& strip_casts(const core::Expr& e) {
   return e;
 }
 
-void walk(const core::Expr& e, const std::function<void(const core::Expr&)>& f) {
-  f(e);
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, core::Load>) {
-          for (const core::Expr& i : n.index)
-            walk(i, f);
-        } else if constexpr (std::is_same_v<T, core::Apply>) {
-          for (const core::Expr& a : n.args)
-            walk(a, f);
-        } else if constexpr (std::is_same_v<T, core::Cast>) {
-          walk(n.value, f);
-        } else if constexpr (std::is_same_v<T, core::Select>) {
-          walk(n.cond, f);
-          walk(n.then, f);
-          walk(n.otherwise, f);
-        }
-      },
-      e->node);
-}
-
 } // namespace
 
 std::map<int, int64_t> index_bounds(const core::Kernel& k) {
@@ -93,13 +71,13 @@ std::map<int, int64_t> index_bounds(const core::Kernel& k) {
             bound(a->args[side], s.vars[v->var].end);
       }
     };
-    walk(s.value, visit);
+    core::for_each_node(s.value, visit);
     for (size_t d = 0; d < s.out_index.size(); ++d) {
-      walk(s.out_index[d], visit);
+      core::for_each_node(s.out_index[d], visit);
       bound(s.out_index[d], k.tensors[s.target].shape[d]);
     }
     for (const core::Constraint& c : s.constraints)
-      walk(c.expr, visit);
+      core::for_each_node(c.expr, visit);
   }
   return bounds;
 }
@@ -124,6 +102,25 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
     }
   }
   return t;
+}
+
+std::vector<core::Tensor> make_inputs(const core::Kernel& kernel,
+                                      const std::map<std::string, core::Tensor>& given,
+                                      uint64_t seed) {
+  std::vector<core::Tensor> inputs;
+  std::map<int, int64_t> bounds = index_bounds(kernel);
+  for (int id : input_ids(kernel)) {
+    const core::TensorDecl& d = kernel.tensors[id];
+    if (auto it = given.find(d.name); it != given.end()) {
+      inputs.push_back(it->second);
+      continue;
+    }
+    std::optional<int64_t> bound;
+    if (auto b = bounds.find(id); b != bounds.end())
+      bound = b->second;
+    inputs.push_back(random_tensor(d.dtype, d.shape, seed, d.name, bound));
+  }
+  return inputs;
 }
 
 } // namespace teval::interp

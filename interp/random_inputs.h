@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace teval::interp {
 
@@ -29,5 +31,12 @@ std::map<int, int64_t> index_bounds(const core::Kernel& kernel);
 core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t seed,
                            const std::string& name,
                            std::optional<int64_t> index_bound = std::nullopt);
+
+/// One tensor per input of \p kernel, in interp::input_ids() order: the
+/// tensor of that name in \p given, else random_tensor() data from \p seed,
+/// drawn in range where index_bounds() says the values serve as indices.
+std::vector<core::Tensor> make_inputs(const core::Kernel& kernel,
+                                      const std::map<std::string, core::Tensor>& given,
+                                      uint64_t seed);
 
 } // namespace teval::interp

@@ -57,19 +57,7 @@ core::Kernel elaborate(const std::string& program,
 std::map<std::string, core::Tensor> run(const std::string& program,
                                         const std::map<std::string, core::Tensor>& inputs) {
   core::Kernel k = elaborate(program, inputs);
-  std::vector<core::Tensor> in;
-  std::map<int, int64_t> bounds = interp::index_bounds(k);
-  for (int id : interp::input_ids(k)) {
-    const core::TensorDecl& d = k.tensors[id];
-    if (auto it = inputs.find(d.name); it != inputs.end()) {
-      in.push_back(it->second);
-      continue;
-    }
-    std::optional<int64_t> bound;
-    if (bounds.count(id))
-      bound = bounds[id];
-    in.push_back(interp::random_tensor(d.dtype, d.shape, 0, d.name, bound));
-  }
+  std::vector<core::Tensor> in = interp::make_inputs(k, inputs, 0);
   std::vector<core::Tensor> out = interp::run(k, in);
   std::map<std::string, core::Tensor> named;
   for (size_t i = 0; i < out.size(); ++i)

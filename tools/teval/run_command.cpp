@@ -252,19 +252,7 @@ int run(const Options& o) {
   if (o.dump_kernel)
     std::cout << core::to_string(kernel);
 
-  std::vector<core::Tensor> inputs;
-  std::map<int, int64_t> bounds = interp::index_bounds(kernel);
-  for (int id : interp::input_ids(kernel)) {
-    const core::TensorDecl& d = kernel.tensors[id];
-    if (auto it = given.find(d.name); it != given.end()) {
-      inputs.push_back(it->second);
-      continue;
-    }
-    std::optional<int64_t> bound;
-    if (auto b = bounds.find(id); b != bounds.end())
-      bound = b->second;
-    inputs.push_back(interp::random_tensor(d.dtype, d.shape, o.seed, d.name, bound));
-  }
+  std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
   std::vector<core::Tensor> outputs = interp::run(kernel, inputs);
   if (o.out_dir)
     write_outputs(*o.out_dir, kernel, outputs);
