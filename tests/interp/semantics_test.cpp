@@ -212,6 +212,13 @@ TEST(Semantics, MathFunctionsRunInTheArgumentPrecision) {
             static_cast<double>(1.0f / std::sqrt(0.5f)));
 }
 
+TEST(Semantics, AbsWorksOnIntegersAndWraps) {
+  auto x = tensor(DType::Int32, {3}, {-5, 7, -2147483648.0});
+  auto o = out("output0[N] = input0[N].call(`abs`)", {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Int32);
+  EXPECT_EQ(values(o), (V{5, 7, -2147483648.0}));
+}
+
 TEST(Semantics, CastsTruncateWrapAndRound) {
   auto x = tensor(DType::Float32, {3}, {-1.7, 1.7, 300.5});
   EXPECT_EQ(values(out("output0[N] = input0[N].cast(`int32`)", {{"input0", x}})), (V{-1, 1, 300}));

@@ -117,6 +117,12 @@ TEST(Cli, RandomInputsAreSeeded) {
   EXPECT_NE(a.out, c.out);
 }
 
+TEST(Cli, WarnsAboutInputsTheProgramDoesNotRead) {
+  Result r = teval("run -e 'o[N] = x[N] * 2.0' -i x=float32[2] -i y=float32[3]");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "teval run: warning: the program does not read input `y` given with -i\n");
+}
+
 TEST(Cli, ErrorsWriteNothing) {
   fs::path dir = test::scratch_dir("cli-nothing");
   // The first statement succeeds, the second divides by zero: no file at all.

@@ -252,6 +252,12 @@ int run(const Options& o) {
   if (o.dump_kernel)
     std::cout << core::to_string(kernel);
 
+  for (const InputArg& in : o.inputs) {
+    int id = kernel.find(in.name);
+    if (id < 0 || kernel.tensors[id].role != core::TensorRole::Input)
+      std::cerr << "teval run: warning: the program does not read input `" << in.name
+                << "` given with -i\n";
+  }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
   std::vector<core::Tensor> outputs = interp::run(kernel, inputs);
   if (o.out_dir)
