@@ -155,8 +155,7 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::StringLit&) 
 
 Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Unary& n) {
   if (n.op == ast::UnaryOp::Plus)
-    throw Error(ErrorKind::Unsupported, e.span.to(e.span),
-                "unary `+` is not defined in einstein_v2; drop it");
+    throw Error(ErrorKind::Unsupported, e.span, "unary `+` is not defined in einstein_v2; drop it");
   const auto* int_operand = std::get_if<ast::IntLit>(&n.operand->node);
   if (n.op == ast::UnaryOp::Neg && int_operand &&
       int_operand->value == static_cast<uint64_t>(INT32_MAX) + 1) {
@@ -170,17 +169,19 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Unary& n) {
   if (n.op == ast::UnaryOp::Invert)
     return {core::make_apply(Op::Not, {operand.expr}, e.span, DType::Int8)};
   TEVAL_ASSERT(n.op == ast::UnaryOp::Neg, "`not` is rejected by the grammar");
-  if (operand.literal) { // fold, so -0.5 and -2147483648 are literals
+  if (operand.literal) { // fold, so -0.5 and -2147483648 are literals of their dtype
     Typed t = operand;
-    if (t.literal_is_float) {
+    DType type = operand.expr->dtype;
+    if (core::is_float(type)) {
       t.float_value = -t.float_value;
-      t.expr = core::make_const(core::Scalar::of_float(DType::Float32, t.float_value), e.span);
+      t.expr = core::make_const(core::Scalar::of_float(type, t.float_value), e.span);
       return t;
     }
-    if (t.int_value == INT32_MIN)
-      int_literal_too_large(e.span, "2147483648");
+    if (-t.int_value < core::int_min(type) || -t.int_value > core::int_max(type))
+      throw Error(ErrorKind::Range, e.span,
+                  std::to_string(-t.int_value) + " does not fit " + dname(type));
     t.int_value = -t.int_value;
-    t.expr = core::make_const(core::Scalar::of_int(DType::Int32, t.int_value), e.span);
+    t.expr = core::make_const(core::Scalar::of_int(type, t.int_value), e.span);
     return t;
   }
   Expr x = operand.expr;
@@ -416,27 +417,49 @@ Lowering::Typed Lowering::cast_call(const ast::Expr& e, const ast::Call& c) {
 
 Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
   check_arguments(c, 1, 2, {"dtype"}, "const(value) or const(value, dtype)");
-  Typed v = lower(*c.args[0]);
-  if (!v.literal)
+  // The number as written, possibly negated; with a dtype it may be any
+  // 64-bit integer, as `const(3000000000, `int64`)` needs.
+  const ast::Expr* number = c.args[0].get();
+  bool negative = false;
+  if (const auto* u = std::get_if<ast::Unary>(&number->node); u && u->op == ast::UnaryOp::Neg) {
+    negative = true;
+    number = u->operand.get();
+  }
+  const auto* int_lit = std::get_if<ast::IntLit>(&number->node);
+  const auto* float_lit = std::get_if<ast::FloatLit>(&number->node);
+  if (!int_lit && !float_lit)
     throw Error(ErrorKind::Type, c.args[0]->span, "const(...) takes a number literal");
   const ast::Expr* dtype_arg = c.args.size() > 1 ? c.args[1].get() : nullptr;
   for (const ast::Keyword& k : c.keywords)
     dtype_arg = k.value.get();
   if (!dtype_arg)
-    return v;
+    return lower(*c.args[0]); // a plain literal: int32 or float32
   DType t = dtype_argument(*dtype_arg);
-  if (core::is_float(t) || !v.literal_is_float) {
-    if (!core::is_float(t) && (v.int_value < core::int_min(t) || v.int_value > core::int_max(t)))
-      throw Error(ErrorKind::Range, c.args[0]->span,
-                  std::to_string(v.int_value) + " does not fit " + dname(t));
-    Typed out = convert(v, t, e.span);
-    out.expr = core::make_const(std::get<core::Const>(out.expr->node).value, e.span);
+  Typed out;
+  out.literal = true;
+  if (float_lit) {
+    if (!core::is_float(t))
+      throw Error(ErrorKind::Type, c.args[0]->span,
+                  "const(" + std::string(c.args[0]->span.text()) + ", " + dname(t) +
+                      "): a float literal is not a value of " + dname(t));
+    out.literal_is_float = true;
+    out.float_value = negative ? -float_lit->value : float_lit->value;
+    out.expr = core::make_const(core::Scalar::of_float(t, out.float_value), e.span);
     return out;
   }
-  throw Error(ErrorKind::Type, c.args[0]->span,
-              "const(" +
-                  core::format_scalar(core::Scalar::of_float(DType::Float64, v.float_value)) +
-                  ", " + dname(t) + "): a float literal is not a value of " + dname(t));
+  if (int_lit->value > static_cast<uint64_t>(INT64_MAX))
+    throw Error(ErrorKind::Range, c.args[0]->span, "integer literal does not fit in 64 bits");
+  out.int_value = static_cast<int64_t>(int_lit->value) * (negative ? -1 : 1);
+  if (core::is_float(t)) {
+    out.expr = core::make_const(core::Scalar::of_float(t, core::int_to_float(t, out.int_value)),
+                                e.span);
+    return out;
+  }
+  if (out.int_value < core::int_min(t) || out.int_value > core::int_max(t))
+    throw Error(ErrorKind::Range, c.args[0]->span,
+                std::to_string(out.int_value) + " does not fit " + dname(t));
+  out.expr = core::make_const(core::Scalar::of_int(t, out.int_value), e.span);
+  return out;
 }
 
 Lowering::Typed Lowering::val_call(const ast::Expr& e, const ast::Call& c) {

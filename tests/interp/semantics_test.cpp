@@ -233,6 +233,12 @@ TEST(Semantics, ConstTakesAnOptionalDtype) {
   auto o = out("output0[N] = const(3, `int64`) + N where N in 2");
   EXPECT_EQ(o.dtype(), DType::Int64);
   EXPECT_EQ(values(o), (V{3, 4}));
+  o = out("output0[N] = -const(3000000000, `int64`) + N where N in 2");
+  EXPECT_EQ(o.dtype(), DType::Int64);
+  EXPECT_EQ(values(o), (V{-3e9, -3e9 + 1}));
+  o = out("output0[N] = -const(0.1, `float16`) where N in 1");
+  EXPECT_EQ(o.dtype(), DType::Float16);
+  EXPECT_EQ(values(o), (V{-0x1.998p-4}));
   auto x = tensor(DType::Float16, {1}, {2});
   o = out("output0[N] = input0[N] * const(0.5).cast(input0[N].dtype())", {{"input0", x}});
   EXPECT_EQ(o.dtype(), DType::Float16);
