@@ -129,7 +129,8 @@ public:
       last = s.get();
     }
     if (!last)
-      throw Error(ErrorKind::Syntax, Span{}, "the einstein_v2 program has no statements");
+      throw Error(ErrorKind::Syntax, source_.program_span,
+                  "the einstein_v2 program has no statements");
     for (const OutputName& o : source_.extra_outputs) {
       int id = k_.find(o.name);
       if (id < 0 || k_.tensors[id].role == core::TensorRole::Input)

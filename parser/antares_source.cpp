@@ -289,6 +289,7 @@ private:
                   "the einstein_v2 program must be a string, not " + type_name(*program));
     AntaresSource out;
     out.program = parse_einstein(text->text, TextOrigin(&file_, text));
+    out.program_span = program->span;
     if (input_dict)
       out.inputs = inputs(*input_dict);
     if (extra_outputs) {
@@ -455,6 +456,7 @@ AntaresSource read_antares(const core::SourceFile& file) {
     return Preamble(file).run(rest.substr(1), static_cast<uint32_t>(i + 1));
   AntaresSource out;
   out.program = parse_einstein(rest, TextOrigin(&file, static_cast<uint32_t>(i)));
+  out.program_span = Span{&file, static_cast<uint32_t>(i), static_cast<uint32_t>(t.size())};
   return out;
 }
 

@@ -33,6 +33,9 @@ struct OutputName {
 /// What an Antares source says: the parsed program and its declarations.
 struct AntaresSource {
   ast::Program program;
+  /// Where the program text is: the einstein_v2 string argument, or the
+  /// whole file for a bare program.
+  core::Span program_span;
   std::vector<InputSpec> inputs;
   std::vector<OutputName> extra_outputs;
 };

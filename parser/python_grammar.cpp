@@ -259,10 +259,16 @@ auto const mk_string = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   It begin = fusion::at_c<0>(a);
   Span span = state(ctx).span(begin, fusion::at_c<2>(a));
-  // Decode against the text's own offsets, then map each byte's origin.
+  // Decoded against offsets relative to the literal; an error's span is
+  // mapped back through the text's origin.
   const std::string& raw = fusion::at_c<1>(a);
-  DecodedString d = decode_string_literals(raw, 0, span.file);
-  x3::_val(ctx) = make(span, ast::StringLit{std::move(d.value.text), d.formatted});
+  try {
+    DecodedString d = decode_string_literals(raw, 0, span.file);
+    x3::_val(ctx) = make(span, ast::StringLit{std::move(d.value.text), d.formatted});
+  } catch (const Error& err) {
+    Span at = err.diagnostic().span;
+    throw Error(err.kind(), state(ctx).span(begin + at.begin, begin + at.end), err.message());
+  }
 };
 
 auto const mk_name = [](auto& ctx) {

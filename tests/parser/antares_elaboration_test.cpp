@@ -90,3 +90,90 @@ TEST(AntaresElaboration, ScatterIsANewVersionOfItsTarget) {
 
 } // namespace
 } // namespace teval
+
+namespace teval {
+namespace {
+
+struct Misuse {
+  const char* program;
+  const char* message;   // the start of the message
+  const char* underline; // the text under the caret
+};
+
+class AntaresMisuse : public ::testing::TestWithParam<Misuse> {};
+
+// Each error the reader and the elaboration report beyond the golden CLI
+// cases (tests/errors/antares): the message, and what the caret underlines.
+TEST_P(AntaresMisuse, MessageAndCaret) {
+  const Misuse& m = GetParam();
+  try {
+    test::elaborate(m.program, {{"x", test::tensor(core::DType::Float32, {4}, {0, 0, 0, 0})},
+                                {"i", test::tensor(core::DType::Int32, {4}, {0, 0, 0, 0})}});
+    ADD_FAILURE() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.message().substr(0, std::string(m.message).size()), m.message) << e.message();
+    EXPECT_EQ(e.diagnostic().span.text(), m.underline) << e.render();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, AntaresMisuse,
+    ::testing::Values(
+        Misuse{"", "the einstein_v2 program has no statements", ""},
+        Misuse{"- einstein_v2(\";;\", {})", "the einstein_v2 program has no statements", "\";;\""},
+        Misuse{"- einstein_v2(\"o[N] = x[N]\", {}); einstein_v2(\"o[N] = x[N]\", {})",
+               "more than one einstein_v2(...) call", "einstein_v2(\"o[N] = x[N]\", {})"},
+        Misuse{"- _A = max(1, 2); einstein_v2(\"o[N] = x[N]\", {})",
+               "calls other than einstein_v2(...) are not supported", "max"},
+        Misuse{"- _A[0] = 1; einstein_v2(\"o[N] = x[N]\", {})",
+               "only names and tuples of names can be assigned", "_A[0]"},
+        Misuse{"- einstein_v2(\"o[N] = x[N]\", [])", "input_dict must be a dict", "[]"},
+        Misuse{"- einstein_v2(\"o[N] = x[N]\", {\"y\": {\"dtype\": \"float32\"}})",
+               "an input_dict entry needs both \"dtype\" and \"shape\"",
+               "{\"dtype\": \"float32\"}"},
+        Misuse{"- einstein_v2(\"o[N] = x[N]\", {\"y\": {\"dtype\": \"float32\", \"shape\": [-1]}})",
+               "negative dimension -1", "-1"},
+        Misuse{"- einstein_v2(\"o[N] = x[N]\", {}, extra_outputs=\"o\")",
+               "extra_outputs must be a list", "\"o\""},
+        Misuse{"- einstein_v2(\"o[N] = x[N]\", {}, outputs=[])", "unexpected argument `outputs`",
+               "outputs=[]"},
+        Misuse{"- einstein_v2(f\"o[N] = x[N] where N in {4:3}\", {})",
+               "format specs and conversions in f-string fields are not supported", "{4:3}"},
+        Misuse{"- einstein_v2(f\"o[N] = x[N] }\", {})", "single `}` in an f-string", "}"},
+        Misuse{"- einstein_v2(f\"o[N] = x[N] {\", {})", "unterminated `{` field", "{"},
+        Misuse{"- einstein_v2(\"o[N] = \" f\"x[N]\", {})",
+               "adjacent f-string and plain string literals are not supported", "f\""},
+        Misuse{"COMPUTE_V1='- einstein_v2(\"o[N] = x[N]\", {})' make\nCOMPUTE_V1='- x'",
+               "one COMPUTE_V1 per file", "C"},
+        Misuse{"COMPUTE_V1='- einstein_v2(\"o[N] = x[N]\", {})", "unterminated COMPUTE_V1 quote",
+               "'"},
+        Misuse{"o[N] = x[N].when([N > 0], 0.0, merge_op=`some`)", "merge_op is `all` or `any`",
+               "`some`"},
+        Misuse{"o[N] = x[N].when([N > 0])", "wrong arguments; use x.when", "when"},
+        Misuse{"o[N] = x[N].when([], 0.0)", ".when needs at least one condition", "[]"},
+        Misuse{"o[N] = x[N].cast(`int8`, 1)", "wrong arguments; use x.cast", "cast"},
+        Misuse{"o[N] = x[N].call(`exp`, [x[N]])", "`exp` takes 1 argument", "`exp`"},
+        Misuse{"o[N] = x[N].call(`pow`)", "`pow` takes 2 arguments", "`pow`"},
+        Misuse{"o[N] = x[N].call(exp)", "the function name is a string", "exp"},
+        Misuse{"o[N] = x[N].val()", ".val() is the extent of an axis", "x[N]"},
+        Misuse{"o[N] = x[N] + x", "tensor `x` must be indexed", "x"},
+        Misuse{"o[N] = x[N] + y", "unknown name `y`", "y"},
+        Misuse{"o[N] = N[0] where N in 4", "`N` is an axis (upper-case initial), not a tensor",
+               "N"},
+        Misuse{"o[N] = x[N] + [1, 2]", "a list is only allowed as a .when or .call argument",
+               "[1, 2]"},
+        Misuse{"o[N] = x[N] + (1, 2)", "tuples have no meaning in einstein_v2", "(1, 2)"},
+        Misuse{"o[N] = x[N] + \"a\"", "a string is only allowed as a dtype", "\"a\""},
+        Misuse{"o[N] = x[N] where N in M", "an axis extent is an integer literal", "M"},
+        Misuse{"o[N] = x[N] where N in -2", "axis extents cannot be negative", "-2"},
+        Misuse{"o[N] = x[N] where N in 3000000000", "axis extent 3000000000 does not fit int32",
+               "3000000000"},
+        Misuse{"x[i[N], N] =. x[N]", "tensor `x` has rank 1", "x[i[N], N]"},
+        Misuse{"q[i[N]] =. x[N]", "unknown tensor `q`", "q"},
+        Misuse{"o[N] = x[N] * const(x[N])", "const(...) takes a number literal", "x[N]"},
+        Misuse{"o[N] = x[N] * const(300, `int8`)", "300 does not fit int8", "300"},
+        Misuse{"o[N] = x[N].cast(x)", "expected a dtype", "x"},
+        Misuse{"o[N] = x[N].foo", "expected argument list", ""}));
+
+} // namespace
+} // namespace teval
