@@ -198,9 +198,21 @@ Lowering::Typed Lowering::arith(const ast::Expr& e, Op op, const ast::Expr& lhs_
   DType t = promote(lhs.expr->dtype, rhs.expr->dtype);
   if (core::is_bool(t))
     t = DType::Int8;
-  Expr a = convert(lhs, t, lhs_e.span).expr;
-  Expr b = convert(rhs, t, rhs_e.span).expr;
-  return {core::make_apply(op, {a, b}, e.span, std::nullopt,
+  Typed a = convert(lhs, t, lhs_e.span);
+  Typed b = convert(rhs, t, rhs_e.span);
+  // Integer identities fold away, as Antares folds them: x * 1, 1 * x,
+  // x + 0, 0 + x, x - 0 and x / 1 are exactly x (they cannot overflow).
+  auto is = [](const Typed& v, int64_t n) {
+    return v.literal && !v.literal_is_float && v.int_value == n;
+  };
+  if (core::is_integer(t)) {
+    if ((op == Op::Mul && is(b, 1)) || (op == Op::Add && is(b, 0)) ||
+        (op == Op::Sub && is(b, 0)) || (op == Op::Div && is(b, 1)))
+      return a;
+    if ((op == Op::Mul && is(a, 1)) || (op == Op::Add && is(a, 0)))
+      return b;
+  }
+  return {core::make_apply(op, {a.expr, b.expr}, e.span, std::nullopt,
                            in_index_ ? core::Overflow::Trap : core::Overflow::Wrap)};
 }
 

@@ -47,6 +47,17 @@ TEST(AntaresElaboration, IndexArithmeticTrapsAndValuesWrap) {
             "outputs: output0\n");
 }
 
+TEST(AntaresElaboration, IntegerIdentitiesFold) {
+  auto x = tensor(DType::Int32, {4}, {0, 0, 0, 0});
+  EXPECT_EQ(dump("output0[N] = input0[N * 1 + 0 - 0] * 1 + 0 * N / 1", {{"input0", x}}),
+            "input %0 input0: int32[4]\n"
+            "output %1 output0: int32[4]\n"
+            "%1 output0[N] assign= (input0[N] + (0 * N))\n"
+            "  for N in [0, 4)\n"
+            "  start 0, accumulate from it, out-of-range is an error, rewrites are errors\n"
+            "outputs: output0\n");
+}
+
 TEST(AntaresElaboration, LiteralsConvertExactlyAndNegativesFold) {
   auto h = tensor(DType::Float16, {2}, {0, 0});
   auto d = tensor(DType::Float64, {2}, {0, 0});
