@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "interp/scalar_ops.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace teval::interp::detail {
@@ -64,17 +65,29 @@ BlockEvaluator::Column& BlockEvaluator::column(const ExprNode* n) {
 }
 
 bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
-  // The index variables of the block's points, advancing like an odometer.
-  std::vector<int64_t> p = start;
-  for (int k = 0; k < count; ++k) {
-    for (size_t v = 0; v < p.size(); ++v)
-      vars_[v].i[k] = p[v];
-    for (size_t v = p.size(); v-- > 0;) {
-      if (++p[v] < s_.vars[v].end)
-        break;
-      p[v] = s_.vars[v].begin;
+  // The index variables of the block's points. Variable v keeps its value
+  // for runs of inner[v] points (the product of the extents inside it); the
+  // first run is what remains of the run the block starts in.
+  size_t nv = start.size();
+  std::vector<int64_t> inner(nv, 1);
+  for (size_t v = nv; v-- > 1;)
+    inner[v - 1] = inner[v] * (s_.vars[v].end - s_.vars[v].begin);
+  for (size_t v = 0; v < nv; ++v) {
+    int64_t rem = 1;
+    for (size_t u = v + 1; u < nv; ++u)
+      rem += (s_.vars[u].end - 1 - start[u]) * inner[u];
+    int64_t value = start[v];
+    int64_t* column = vars_[v].i.data();
+    for (int k = 0; k < count;) {
+      int run = static_cast<int>(std::min<int64_t>(rem, count - k));
+      std::fill(column + k, column + k + run, value);
+      k += run;
+      if (++value == s_.vars[v].end)
+        value = s_.vars[v].begin;
+      rem = inner[v];
     }
   }
+  count_ = count;
   all_.resize(count);
   for (int k = 0; k < count; ++k)
     all_[k] = k;
@@ -160,30 +173,28 @@ void BlockEvaluator::load(const ExprNode&, const core::Load& l, const Selection&
   // Flat positions are built in the output column's integer lane, then
   // replaced by the loaded values.
   std::vector<int64_t>& flat = out.i;
-  for (int32_t k : sel)
-    flat[k] = 0;
+  each(sel, [&](int32_t k) { flat[k] = 0; });
   for (size_t d = 0; d < l.index.size(); ++d) {
     const Column& c = eval(l.index[d], sel);
     int64_t extent = t.shape()[d];
-    for (int32_t k : sel) {
-      if (c.i[k] < 0 || c.i[k] >= extent)
-        throw GiveUp{}; // replayed point by point: an error, or a skip
+    bool outside = false;
+    each(sel, [&](int32_t k) {
+      outside |= c.i[k] < 0 || c.i[k] >= extent;
       flat[k] = flat[k] * extent + c.i[k];
-    }
+    });
+    if (outside)
+      throw GiveUp{}; // replayed point by point: an error, or a skip
   }
   const std::byte* base = t.bytes().data();
   switch (t.dtype()) {
   case DType::Float32:
-    for (int32_t k : sel)
-      out.f[k] = read<float>(base, flat[k]);
+    each(sel, [&](int32_t k) { out.f[k] = read<float>(base, flat[k]); });
     return;
   case DType::Float64:
-    for (int32_t k : sel)
-      out.f[k] = read<double>(base, flat[k]);
+    each(sel, [&](int32_t k) { out.f[k] = read<double>(base, flat[k]); });
     return;
   case DType::Int32:
-    for (int32_t k : sel)
-      out.i[k] = read<int32_t>(base, flat[k]);
+    each(sel, [&](int32_t k) { out.i[k] = read<int32_t>(base, flat[k]); });
     return;
   default:
     for (int32_t k : sel) {
@@ -202,8 +213,7 @@ void BlockEvaluator::logical(const ExprNode& e, const core::Apply& a, const Sele
   };
   const Column& lhs = eval(a.args[0], sel);
   if (a.op == Op::Not) {
-    for (int32_t k : sel)
-      out.i[k] = !truthy(*a.args[0], lhs, k);
+    each(sel, [&](int32_t k) { out.i[k] = !truthy(*a.args[0], lhs, k); });
     return;
   }
   // And evaluates its right operand where the left is true, Or where false.
@@ -237,10 +247,12 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
   if (y && (t == DType::Float32 || t == DType::Float64)) {
     bool single = t == DType::Float32;
     auto run = [&](auto op) {
-      for (int32_t k : sel) {
-        double r = op(x.f[k], y->f[k]);
-        out.f[k] = single ? static_cast<double>(static_cast<float>(r)) : r;
-      }
+      if (single)
+        each(sel, [&](int32_t k) {
+          out.f[k] = static_cast<double>(static_cast<float>(op(x.f[k], y->f[k])));
+        });
+      else
+        each(sel, [&](int32_t k) { out.f[k] = op(x.f[k], y->f[k]); });
     };
     switch (a.op) {
     case Op::Add:
@@ -260,12 +272,14 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
     // reports the overflow.
     int64_t lo = core::int_min(t), hi = core::int_max(t);
     auto run = [&](auto op) {
-      for (int32_t k : sel) {
+      bool overflow = false;
+      each(sel, [&](int32_t k) {
         int64_t r = 0;
-        if (op(x.i[k], y->i[k], &r) || r < lo || r > hi)
-          throw GiveUp{};
+        overflow |= op(x.i[k], y->i[k], &r) || r < lo || r > hi;
         out.i[k] = r;
-      }
+      });
+      if (overflow)
+        throw GiveUp{};
     };
     switch (a.op) {
     case Op::Add:
@@ -282,28 +296,22 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
     auto run = [&](const auto& lhs, const auto& rhs) {
       switch (a.op) {
       case Op::Lt:
-        for (int32_t k : sel)
-          out.i[k] = lhs[k] < rhs[k];
+        each(sel, [&](int32_t k) { out.i[k] = lhs[k] < rhs[k]; });
         return;
       case Op::Le:
-        for (int32_t k : sel)
-          out.i[k] = lhs[k] <= rhs[k];
+        each(sel, [&](int32_t k) { out.i[k] = lhs[k] <= rhs[k]; });
         return;
       case Op::Gt:
-        for (int32_t k : sel)
-          out.i[k] = lhs[k] > rhs[k];
+        each(sel, [&](int32_t k) { out.i[k] = lhs[k] > rhs[k]; });
         return;
       case Op::Ge:
-        for (int32_t k : sel)
-          out.i[k] = lhs[k] >= rhs[k];
+        each(sel, [&](int32_t k) { out.i[k] = lhs[k] >= rhs[k]; });
         return;
       case Op::Eq:
-        for (int32_t k : sel)
-          out.i[k] = lhs[k] == rhs[k];
+        each(sel, [&](int32_t k) { out.i[k] = lhs[k] == rhs[k]; });
         return;
       case Op::Ne:
-        for (int32_t k : sel)
-          out.i[k] = lhs[k] != rhs[k];
+        each(sel, [&](int32_t k) { out.i[k] = lhs[k] != rhs[k]; });
         return;
       default:
         TEVAL_UNREACHABLE("not a comparison");
@@ -319,16 +327,13 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
   if (y && core::is_integer(t) && a.overflow == core::Overflow::Wrap) {
     switch (a.op) {
     case Op::Add:
-      for (int32_t k : sel)
-        out.i[k] = core::wrapping_add(t, x.i[k], y->i[k]);
+      each(sel, [&](int32_t k) { out.i[k] = core::wrapping_add(t, x.i[k], y->i[k]); });
       return;
     case Op::Sub:
-      for (int32_t k : sel)
-        out.i[k] = core::wrapping_sub(t, x.i[k], y->i[k]);
+      each(sel, [&](int32_t k) { out.i[k] = core::wrapping_sub(t, x.i[k], y->i[k]); });
       return;
     case Op::Mul:
-      for (int32_t k : sel)
-        out.i[k] = core::wrapping_mul(t, x.i[k], y->i[k]);
+      each(sel, [&](int32_t k) { out.i[k] = core::wrapping_mul(t, x.i[k], y->i[k]); });
       return;
     default:
       break;

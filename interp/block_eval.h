@@ -41,6 +41,8 @@ public:
   /// After evaluate(): the flat target position and the value of point k.
   int64_t flat(int k) const { return flat_[k]; }
   core::Scalar value(int k) const;
+  /// The value of point k of a floating-point statement, as a double.
+  double float_value(int k) const { return value_->f[k]; }
 
 private:
   struct Column {
@@ -50,6 +52,18 @@ private:
   using Selection = std::vector<int32_t>;
 
   struct GiveUp {};
+
+  /// Calls \p f for each position of \p sel; the whole block as a plain
+  /// counted loop, which the compiler can vectorise.
+  template <class F> void each(const Selection& sel, F f) const {
+    if (&sel == &all_) {
+      for (int32_t k = 0; k < count_; ++k)
+        f(k);
+    } else {
+      for (int32_t k : sel)
+        f(k);
+    }
+  }
 
   const Column& eval(const core::Expr& e, const Selection& sel);
   Column& column(const core::ExprNode* n);
@@ -66,6 +80,7 @@ private:
   std::deque<Selection> scratch_; // a deque: nested evaluation grows it
   size_t scratch_used_ = 0;
   Selection all_;
+  int32_t count_ = 0;
   std::vector<int64_t> flat_;
   const Column* value_ = nullptr;
 };

@@ -7,6 +7,7 @@
 #include "interp/scalar_ops.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <optional>
 
@@ -112,12 +113,28 @@ private:
     for (const core::IndexVar& v : s.vars)
       total *= v.end - v.begin;
     detail::BlockEvaluator block(s, values_, out.shape());
+    // The commonest reduction, a float32 sum from the initial value, stores
+    // without going through Scalars.
+    bool sum32 = s.aggregation == core::Aggregation::Sum && out.dtype() == core::DType::Float32 &&
+                 s.start == core::Start::Init && writer.empty();
     for (int64_t number = 0; number < total;) {
       int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
       if (block.evaluate(point_, n)) {
-        for (int k = 0; k < n; ++k) {
-          store(s, out, block.flat(k), block.value(k), writer, number + k);
-          advance();
+        if (sum32) {
+          // The same computation as combine(): float32(acc + v) in double.
+          auto* acc = reinterpret_cast<unsigned char*>(out.bytes().data());
+          for (int k = 0; k < n; ++k) {
+            float a;
+            std::memcpy(&a, acc + block.flat(k) * 4, 4);
+            a = static_cast<float>(static_cast<double>(a) + block.float_value(k));
+            std::memcpy(acc + block.flat(k) * 4, &a, 4);
+          }
+          advance(n);
+        } else {
+          for (int k = 0; k < n; ++k) {
+            store(s, out, block.flat(k), block.value(k), writer, number + k);
+            advance();
+          }
         }
       } else {
         for (int k = 0; k < n; ++k) {
@@ -143,6 +160,11 @@ private:
       if (!used[i])
         return false;
     return true;
+  }
+
+  void advance(int n) {
+    for (int k = 0; k < n; ++k)
+      advance();
   }
 
   // Moves to the next point in row-major order; false after the last.
