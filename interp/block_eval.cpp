@@ -293,35 +293,13 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
     }
   }
   if (y && core::rule(a.op) == core::OpRule::Compare) {
-    auto run = [&](const auto& lhs, const auto& rhs) {
-      switch (a.op) {
-      case Op::Lt:
-        each(sel, [&](int32_t k) { out.i[k] = lhs[k] < rhs[k]; });
-        return;
-      case Op::Le:
-        each(sel, [&](int32_t k) { out.i[k] = lhs[k] <= rhs[k]; });
-        return;
-      case Op::Gt:
-        each(sel, [&](int32_t k) { out.i[k] = lhs[k] > rhs[k]; });
-        return;
-      case Op::Ge:
-        each(sel, [&](int32_t k) { out.i[k] = lhs[k] >= rhs[k]; });
-        return;
-      case Op::Eq:
-        each(sel, [&](int32_t k) { out.i[k] = lhs[k] == rhs[k]; });
-        return;
-      case Op::Ne:
-        each(sel, [&](int32_t k) { out.i[k] = lhs[k] != rhs[k]; });
-        return;
-      default:
-        TEVAL_UNREACHABLE("not a comparison");
-      }
-    };
     // The result is 0 or 1 in an integer dtype (or bool), as interp::apply gives.
-    if (core::is_float(t))
-      run(x.f, y->f);
-    else
-      run(x.i, y->i);
+    with_comparison(a.op, [&](auto cmp) {
+      if (core::is_float(t))
+        each(sel, [&](int32_t k) { out.i[k] = cmp(x.f[k], y->f[k]); });
+      else
+        each(sel, [&](int32_t k) { out.i[k] = cmp(x.i[k], y->i[k]); });
+    });
     return;
   }
   if (y && core::is_integer(t) && a.overflow == core::Overflow::Wrap) {

@@ -192,42 +192,9 @@ Scalar float_op(Op op, DType t, double a, double b) {
 }
 
 bool compare(Op op, const Scalar& a, const Scalar& b) {
-  if (core::is_float(a.dtype)) {
-    switch (op) {
-    case Op::Lt:
-      return a.f < b.f;
-    case Op::Le:
-      return a.f <= b.f;
-    case Op::Gt:
-      return a.f > b.f;
-    case Op::Ge:
-      return a.f >= b.f;
-    case Op::Eq:
-      return a.f == b.f;
-    case Op::Ne:
-      return a.f != b.f;
-    default:
-      break;
-    }
-  } else {
-    switch (op) {
-    case Op::Lt:
-      return a.i < b.i;
-    case Op::Le:
-      return a.i <= b.i;
-    case Op::Gt:
-      return a.i > b.i;
-    case Op::Ge:
-      return a.i >= b.i;
-    case Op::Eq:
-      return a.i == b.i;
-    case Op::Ne:
-      return a.i != b.i;
-    default:
-      break;
-    }
-  }
-  TEVAL_UNREACHABLE("not a comparison");
+  return with_comparison(op, [&](auto cmp) -> bool {
+    return core::is_float(a.dtype) ? cmp(a.f, b.f) : cmp(a.i, b.i);
+  });
 }
 
 } // namespace

@@ -9,9 +9,11 @@
 // reported through a Fault, never undefined behaviour.
 #pragma once
 
+#include "core/error.h"
 #include "core/kernel.h"
 #include "core/numeric.h"
 
+#include <functional>
 #include <string>
 
 namespace teval::interp {
@@ -21,6 +23,29 @@ namespace teval::interp {
 struct Fault {
   std::string message;
 };
+
+/// Calls \p f with the comparison function object of \p op (Lt, Le, Gt,
+/// Ge, Eq, Ne): std::less<> and so on, IEEE for doubles. The one mapping
+/// from operator to comparison, for scalar and block evaluation alike.
+template <class F> decltype(auto) with_comparison(core::Op op, F&& f) {
+  switch (op) {
+  case core::Op::Lt:
+    return f(std::less<>{});
+  case core::Op::Le:
+    return f(std::less_equal<>{});
+  case core::Op::Gt:
+    return f(std::greater<>{});
+  case core::Op::Ge:
+    return f(std::greater_equal<>{});
+  case core::Op::Eq:
+    return f(std::equal_to<>{});
+  case core::Op::Ne:
+    return f(std::not_equal_to<>{});
+  default:
+    break;
+  }
+  TEVAL_UNREACHABLE("not a comparison: " + std::string(core::spelling(op)));
+}
 
 /// Applies a non-lazy operator (everything but And, Or, Not) to \p args,
 /// which already have the operand dtype the IR states; the result has

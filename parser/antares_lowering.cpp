@@ -206,8 +206,8 @@ Lowering::Typed Lowering::arith(const ast::Expr& e, Op op, const ast::Expr& lhs_
     return v.literal && !v.literal_is_float && v.int_value == n;
   };
   if (core::is_integer(t)) {
-    if ((op == Op::Mul && is(b, 1)) || (op == Op::Add && is(b, 0)) ||
-        (op == Op::Sub && is(b, 0)) || (op == Op::Div && is(b, 1)))
+    if ((op == Op::Mul && is(b, 1)) || (op == Op::Add && is(b, 0)) || (op == Op::Sub && is(b, 0)) ||
+        (op == Op::Div && is(b, 1)))
       return a;
     if ((op == Op::Mul && is(a, 1)) || (op == Op::Add && is(a, 0)))
       return b;
@@ -463,8 +463,8 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
     throw Error(ErrorKind::Range, c.args[0]->span, "integer literal does not fit in 64 bits");
   out.int_value = static_cast<int64_t>(int_lit->value) * (negative ? -1 : 1);
   if (core::is_float(t)) {
-    out.expr = core::make_const(core::Scalar::of_float(t, core::int_to_float(t, out.int_value)),
-                                e.span);
+    out.expr =
+        core::make_const(core::Scalar::of_float(t, core::int_to_float(t, out.int_value)), e.span);
     return out;
   }
   if (out.int_value < core::int_min(t) || out.int_value > core::int_max(t))
