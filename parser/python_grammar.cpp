@@ -1,6 +1,9 @@
 // Spirit X3 grammars for Python-spelled notations (see python_grammar.h).
 //
-// Rules build AST nodes in semantic actions. Positions come from two
+// Rules build the public AST's nodes directly in semantic actions rather
+// than filling a fusion-adapted parse tree that is converted afterwards: the
+// one AST stays free of Boost, and there is one tree, not two. Positions
+// come from two
 // zero-width parsers: `pos` (after skipping whitespace: where the next token
 // starts) and `here` (where the previous token ended). Every `>` is followed
 // by a named rule or a literal, so expectation failures read well.

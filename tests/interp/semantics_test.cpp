@@ -219,6 +219,29 @@ TEST(Semantics, AbsWorksOnIntegersAndWraps) {
   EXPECT_EQ(values(o), (V{5, 7, -2147483648.0}));
 }
 
+TEST(Semantics, EveryMathFunctionHasItsValue) {
+  struct Case {
+    const char* call;
+    double x;
+    double want;
+  };
+  for (Case c :
+       {Case{"log", 1, 0}, Case{"sqrt", 6.25, 2.5}, Case{"tanh", 0, 0}, Case{"sin", 0, 0},
+        Case{"cos", 0, 1}, Case{"tan", 0, 0}, Case{"erf", 0, 0}, Case{"normcdf", 0, 0.5},
+        Case{"asin", 1, static_cast<double>(std::asin(1.0f))}, Case{"acos", 1, 0},
+        Case{"atan", 0, 0}, Case{"sinh", 0, 0}, Case{"cosh", 0, 1}, Case{"rfloor", -1.5, -2},
+        Case{"rceil", -1.5, -1}, Case{"exp", 0, 1}, Case{"abs", -3, 3}}) {
+    SCOPED_TRACE(c.call);
+    auto x = tensor(DType::Float32, {1}, {c.x});
+    EXPECT_EQ(
+        values(out(std::string("output0[N] = input0[N].call(`") + c.call + "`)", {{"input0", x}})),
+        (V{c.want}));
+  }
+  auto x = tensor(DType::Float32, {2}, {2, 3});
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`min`, [2.5])", {{"input0", x}})), (V{2, 2.5}));
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`max`, [2.5])", {{"input0", x}})), (V{2.5, 3}));
+}
+
 TEST(Semantics, CastsTruncateWrapAndRound) {
   auto x = tensor(DType::Float32, {3}, {-1.7, 1.7, 300.5});
   EXPECT_EQ(values(out("output0[N] = input0[N].cast(`int32`)", {{"input0", x}})), (V{-1, 1, 300}));
