@@ -346,6 +346,11 @@ private:
     st.span = s.span;
     st.aggregation = op.aggregation;
     st.value = lower.value(*a.value);
+    // Sums and products are arithmetic: bool values accumulate in int8.
+    if (core::is_bool(st.value->dtype) &&
+        (op.aggregation == Aggregation::Sum || op.aggregation == Aggregation::Product) &&
+        !op.scatter)
+      st.value = core::make_cast(st.value, DType::Int8, a.value->span);
     for (size_t i = 0; i < axes.size(); ++i)
       st.vars.push_back(
           {axes[i].name, 0, axes[i].extent, axes[i].reduce, DType::Int32, axes[i].span});

@@ -171,6 +171,14 @@ TEST(Semantics, ReductionInitialValues) {
   EXPECT_EQ(values(out("output0[N] *=! input0[N, K] where K in 0", in)), (V{1, 1}));
 }
 
+TEST(Semantics, BoolSumsAccumulateInInt8) {
+  auto b = tensor(DType::Bool, {1, 3}, {1, 1, 0});
+  auto o = out("output0[N] +=! input0[N, K]", {{"input0", b}});
+  EXPECT_EQ(o.dtype(), DType::Int8);
+  EXPECT_EQ(values(o), (V{2}));
+  EXPECT_EQ(out("output0[N] |=! input0[N, K]", {{"input0", b}}).dtype(), DType::Bool);
+}
+
 TEST(Semantics, MaxPropagatesNaN) {
   double nan = std::nan("");
   auto x = tensor(DType::Float32, {1, 3}, {1, nan, 2});
