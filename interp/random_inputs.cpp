@@ -94,7 +94,8 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
       t.set(i, core::Scalar::of_int(dtype, static_cast<int64_t>(rng.below(2))));
     } else if (index_bound) {
       // Never beyond the dtype, where values would wrap negative.
-      int64_t hi = std::clamp<int64_t>(*index_bound, 1, core::int_max(dtype) + 1);
+      int64_t cap = core::int_max(dtype) == INT64_MAX ? INT64_MAX : core::int_max(dtype) + 1;
+      int64_t hi = std::clamp<int64_t>(*index_bound, 1, cap);
       t.set(i, core::Scalar::of_int(dtype, static_cast<int64_t>(rng.below(hi))));
     } else {
       int64_t lo = dtype == core::DType::UInt8 ? 0 : -10;
