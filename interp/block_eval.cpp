@@ -317,6 +317,28 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
       break;
     }
   }
+  if (y && core::is_integer(t) && (a.op == Op::Div || a.op == Op::Mod)) {
+    // Truncating division and flooring modulo, as int_op() computes them,
+    // unless a divisor is 0 or -1 with the minimum dividend: those points
+    // take the general path below (an error, a wrap or a trap).
+    int64_t lo = core::int_min(t);
+    bool special = false;
+    each(sel, [&](int32_t k) {
+      int64_t p = x.i[k], q = y->i[k];
+      if (q == 0 || (q == -1 && p == lo)) {
+        special = true;
+        return;
+      }
+      if (a.op == Op::Div) {
+        out.i[k] = p / q;
+      } else {
+        int64_t m = p % q;
+        out.i[k] = m != 0 && ((m < 0) != (q < 0)) ? m + q : m;
+      }
+    });
+    if (!special)
+      return;
+  }
   Scalar args[2];
   for (int32_t k : sel) {
     args[0] = scalar_at(t, x.i, x.f, k);

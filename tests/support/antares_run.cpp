@@ -1,11 +1,14 @@
 // Running Antares program texts in tests.
 #include "tests/support/antares_run.h"
 
+#include <gtest/gtest.h>
+
 #include "core/error.h"
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
 #include "parser/antares.h"
 
+#include <exception>
 #include <memory>
 
 namespace teval::test {
@@ -58,7 +61,28 @@ std::map<std::string, core::Tensor> run(const std::string& program,
                                         const std::map<std::string, core::Tensor>& inputs) {
   core::Kernel k = elaborate(program, inputs);
   std::vector<core::Tensor> in = interp::make_inputs(k, inputs, 0);
-  std::vector<core::Tensor> out = interp::run(k, in);
+  // Every program a test runs is also run by the definitional point-by-point
+  // walk: results and errors must be identical.
+  std::vector<core::Tensor> out, definitional;
+  std::string error, definitional_error;
+  std::exception_ptr failure;
+  try {
+    out = interp::run(k, in);
+  } catch (const core::Error& e) {
+    error = e.render();
+    failure = std::current_exception();
+  }
+  try {
+    definitional = interp::run(k, in, {.blocks = false});
+  } catch (const core::Error& e) {
+    definitional_error = e.render();
+  }
+  EXPECT_EQ(error, definitional_error) << "block and definitional evaluation disagree";
+  if (failure)
+    std::rethrow_exception(failure);
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_TRUE(core::identical(out[i], definitional[i]))
+        << "block and definitional evaluation disagree on output " << i;
   std::map<std::string, core::Tensor> named;
   for (size_t i = 0; i < out.size(); ++i)
     named.emplace(k.tensors[k.outputs[i]].name, std::move(out[i]));
