@@ -5,6 +5,7 @@
 #include "interp/scalar_ops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace teval::interp::detail {
@@ -47,21 +48,61 @@ BlockEvaluator::BlockEvaluator(const core::Statement& s,
                  "index variable range exceeds its dtype");
     vars_[v].i.resize(kBlock);
   }
+  std::map<std::string, int> by_key;
+  slot(s.value, by_key);
+  for (const Expr& e : s.out_index)
+    slot(e, by_key);
 }
 
 Scalar BlockEvaluator::value(int k) const {
   return scalar_at(s_.value->dtype, value_->i, value_->f, k);
 }
 
-BlockEvaluator::Column& BlockEvaluator::column(const ExprNode* n) {
-  Column& c = columns_[n];
-  if (c.i.empty()) {
+int BlockEvaluator::slot(const Expr& e, std::map<std::string, int>& by_key) {
+  if (auto it = slot_of_.find(e.get()); it != slot_of_.end())
+    return it->second;
+  // The key: what the node computes, in terms of its operands' slots.
+  std::string key =
+      std::to_string(static_cast<int>(e->dtype)) + ":" + std::to_string(e->node.index()) + ":";
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        auto operand = [&](const Expr& x) { key += std::to_string(slot(x, by_key)) + ","; };
+        if constexpr (std::is_same_v<T, core::Const>) {
+          key +=
+              std::to_string(n.value.i) + "/" + std::to_string(std::bit_cast<uint64_t>(n.value.f));
+        } else if constexpr (std::is_same_v<T, core::VarRef>) {
+          key += std::to_string(n.var);
+        } else if constexpr (std::is_same_v<T, core::Load>) {
+          key += std::to_string(n.tensor) + "[";
+          for (const Expr& i : n.index)
+            operand(i);
+        } else if constexpr (std::is_same_v<T, core::Apply>) {
+          key += std::to_string(static_cast<int>(n.op)) + "/" +
+                 std::to_string(static_cast<int>(n.overflow)) + "(";
+          for (const Expr& a : n.args)
+            operand(a);
+        } else if constexpr (std::is_same_v<T, core::Cast>) {
+          operand(n.value);
+        } else {
+          operand(n.cond);
+          operand(n.then);
+          operand(n.otherwise);
+        }
+      },
+      e->node);
+  auto [it, fresh] = by_key.emplace(key, static_cast<int>(slots_.size()));
+  if (fresh) {
     // A constant's column is filled once and never written again.
-    const auto* k = std::get_if<core::Const>(&n->node);
+    const auto* k = std::get_if<core::Const>(&e->node);
+    Column c;
     c.i.assign(kBlock, k ? k->value.i : 0);
     c.f.assign(kBlock, k ? k->value.f : 0);
+    slots_.push_back(std::move(c));
+    done_.push_back(k ? INT64_MAX : -1);
   }
-  return c;
+  slot_of_[e.get()] = it->second;
+  return it->second;
 }
 
 bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
@@ -87,6 +128,7 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
       rem = inner[v];
     }
   }
+  ++block_;
   count_ = count;
   all_.resize(count);
   for (int k = 0; k < count; ++k)
@@ -114,7 +156,12 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
 const BlockEvaluator::Column& BlockEvaluator::eval(const Expr& e, const Selection& sel) {
   if (const auto* v = std::get_if<core::VarRef>(&e->node))
     return vars_[v->var];
-  Column& out = column(e.get());
+  int id = slot_of_.at(e.get());
+  Column& out = slots_[id];
+  if (done_[id] >= block_)
+    return out; // computed for every point of this block already (or a constant)
+  if (&sel == &all_)
+    done_[id] = block_;
   std::visit(
       [&](const auto& n) {
         using T = std::decay_t<decltype(n)>;

@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -66,7 +68,7 @@ private:
   }
 
   const Column& eval(const core::Expr& e, const Selection& sel);
-  Column& column(const core::ExprNode* n);
+  int slot(const core::Expr& e, std::map<std::string, int>& by_key);
   void load(const core::ExprNode& e, const core::Load& l, const Selection& sel, Column& out);
   void apply(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
   void logical(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
@@ -76,7 +78,13 @@ private:
   std::vector<int64_t> target_strides_;
   core::Shape target_shape_;
   std::vector<Column> vars_; // the values of each index variable
-  std::unordered_map<const core::ExprNode*, Column> columns_;
+  // Structurally equal nodes (the same index expression written in a guard
+  // and in a subscript, say) share one column, computed once per block when
+  // it is needed for every point: evaluation is pure, so this is only reuse.
+  std::unordered_map<const core::ExprNode*, int> slot_of_;
+  std::vector<Column> slots_;
+  std::vector<int64_t> done_; // the block a slot was computed for, for all points
+  int64_t block_ = 0;
   std::deque<Selection> scratch_; // a deque: nested evaluation grows it
   size_t scratch_used_ = 0;
   Selection all_;
