@@ -32,10 +32,13 @@ Prepared prepare(const std::string& text) {
   return p;
 }
 
+// state.range(0) == 0 walks every point one at a time (the definitional
+// evaluator); 1 evaluates blocks of points (the default).
 void run(benchmark::State& state, const std::string& text) {
   Prepared p = prepare(text);
+  interp::Options options{.blocks = state.range(0) != 0};
   for (auto _ : state)
-    benchmark::DoNotOptimize(interp::run(p.kernel, p.inputs));
+    benchmark::DoNotOptimize(interp::run(p.kernel, p.inputs, options));
   state.counters["points/s"] = benchmark::Counter(static_cast<double>(p.points),
                                                   benchmark::Counter::kIsIterationInvariantRate);
   state.counters["points"] = static_cast<double>(p.points);
@@ -46,7 +49,7 @@ void BM_Matmul(benchmark::State& state) {
       "input0": {"dtype": "float32", "shape": [64, 64]},
       "input1": {"dtype": "float32", "shape": [64, 64]}}))X");
 }
-BENCHMARK(BM_Matmul)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Matmul)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_Conv2dPadded(benchmark::State& state) {
   run(state,
@@ -54,7 +57,7 @@ void BM_Conv2dPadded(benchmark::State& state) {
       "input0": {"dtype": "float32", "shape": [1, 16, 16, 16]},
       "input1": {"dtype": "float32", "shape": [16, 16, 3, 3]}}))X");
 }
-BENCHMARK(BM_Conv2dPadded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Conv2dPadded)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_ElementwiseChain(benchmark::State& state) {
   run(state,
@@ -62,7 +65,7 @@ void BM_ElementwiseChain(benchmark::State& state) {
       "input0": {"dtype": "float32", "shape": [256, 256]},
       "input1": {"dtype": "float32", "shape": [256, 256]}}))X");
 }
-BENCHMARK(BM_ElementwiseChain)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ElementwiseChain)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 } // namespace
 
