@@ -149,6 +149,8 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
     return false;
   } catch (const Fault&) {
     return false;
+  } catch (const Inexact&) {
+    return false;
   }
   return true;
 }

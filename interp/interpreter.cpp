@@ -206,6 +206,10 @@ private:
       store(s, out, flat, v, writer, number);
     } catch (const Fault& f) {
       throw Error(ErrorKind::Arithmetic, fault_span_, f.message + " (at " + point_text() + ")");
+    } catch (const Inexact& f) {
+      if (!skip)
+        throw Error(ErrorKind::Range, fault_span_,
+                    "fractional index: " + f.message + " (at " + point_text() + ")");
     } catch (const InvalidPoint&) {
     }
   }

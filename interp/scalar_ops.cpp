@@ -74,6 +74,15 @@ Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
       m += b;
     return int_result(t, static_cast<int64_t>(m));
   }
+  case Op::ExactDiv: {
+    if (b == 0)
+      fault("division by zero in an index expression: " + std::to_string(a) + " / 0");
+    __int128 q = __int128(a) / b;
+    if (q * b != a)
+      throw Inexact{std::to_string(a) + " / " + std::to_string(b) + " is not an integer"};
+    return int_result(t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q),
+                                 policy, "/", a, b));
+  }
   case Op::Max:
     return int_result(t, a > b ? a : b);
   case Op::Min:

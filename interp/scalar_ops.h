@@ -47,6 +47,12 @@ template <class F> decltype(auto) with_comparison(core::Op op, F&& f) {
   TEVAL_UNREACHABLE("not a comparison: " + std::string(core::spelling(op)));
 }
 
+/// Thrown by ExactDiv when the quotient is not an integer: the index point
+/// has no value there (Tile's integrality rule).
+struct Inexact {
+  std::string message;
+};
+
 /// Applies a non-lazy operator (everything but And, Or, Not) to \p args,
 /// which already have the operand dtype the IR states; the result has
 /// dtype \p result. Throws Fault.

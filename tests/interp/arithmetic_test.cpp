@@ -52,6 +52,13 @@ TEST(Arithmetic, MinimumDividedByMinusOneWraps) {
       "integer overflow in index arithmetic: -2147483648 / -1 does not fit int32");
 }
 
+TEST(Arithmetic, ExactDivisionHasNoValueWhenFractional) {
+  EXPECT_EQ(bin(Op::ExactDiv, i(DType::Int64, -6), i(DType::Int64, 2)).i, -3);
+  EXPECT_THROW(bin(Op::ExactDiv, i(DType::Int64, 7), i(DType::Int64, 2)), interp::Inexact);
+  EXPECT_EQ(fault_of(Op::ExactDiv, i(DType::Int64, 7), i(DType::Int64, 0)),
+            "division by zero in an index expression: 7 / 0");
+}
+
 TEST(Arithmetic, ModuloTakesTheDivisorsSign) {
   EXPECT_EQ(bin(Op::Mod, i(DType::Int32, -7), i(DType::Int32, 2)).i, 1);
   EXPECT_EQ(bin(Op::Mod, i(DType::Int32, 7), i(DType::Int32, -2)).i, -1);
