@@ -83,7 +83,8 @@ auto word(const char* w) {
 }
 
 auto const keyword = word("and") | word("or") | word("not") | word("if") | word("else") |
-                     word("is") | word("in") | word("for") | word("lambda") | word("where");
+                     word("is") | word("in") | word("for") | word("lambda") | word("where") |
+                     word("return") | word("def");
 auto const python_only = word("and") | word("or") | word("if") | word("else") | word("is") |
                          word("in") | word("for") | word("lambda");
 
@@ -133,6 +134,8 @@ x3::symbols<ast::BinaryOp> const mul_ops({{"*", ast::BinaryOp::Mul},
 x3::symbols<ast::UnaryOp> const
     unary_ops({{"-", ast::UnaryOp::Neg}, {"+", ast::UnaryOp::Plus}, {"~", ast::UnaryOp::Invert}},
               "unary operator");
+x3::symbols<std::string> const
+    augmented_ops({{"+=", "+="}, {"*=", "*="}, {"-=", "-="}, {"/=", "/="}}, "augmented assignment");
 x3::symbols<std::string> const assign_ops({{"=", "="},
                                            {"+=!", "+=!"},
                                            {"+=", "+="},
@@ -386,6 +389,27 @@ auto const push_python_assign = [](auto& ctx) {
       stmt(st.span(begin, end), ast::Assign{target, "=", st.span(op, op + 1), value, {}}));
 };
 
+auto const push_augmented = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  const State& st = state(ctx);
+  It begin = fusion::at_c<0>(a);
+  Node target = fusion::at_c<1>(a);
+  OpAt& op = fusion::at_c<2>(a);
+  Node value = tuple_or_item(fusion::at_c<3>(a));
+  x3::_val(ctx).statements.push_back(
+      stmt(st.span(begin, fusion::at_c<4>(a)),
+           ast::Assign{target, op.op, st.span(op.at, op.at + op.op.size()), value, {}}));
+};
+
+auto const push_return = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  const State& st = state(ctx);
+  Items& items = fusion::at_c<1>(a);
+  ast::ExprPtr value = items.items.empty() ? nullptr : tuple_or_item(items);
+  x3::_val(ctx).statements.push_back(
+      stmt(st.span(fusion::at_c<0>(a), fusion::at_c<2>(a)), ast::Return{value}));
+};
+
 auto const push_python_expr = [](auto& ctx) {
   Node e = x3::_attr(ctx);
   x3::_val(ctx).statements.push_back(stmt(e->span, ast::ExprStmt{e}));
@@ -412,6 +436,7 @@ x3::rule<class tuple_items_class, Items> const tuple_items = "expressions";
 x3::rule<class dict_items_class, Pairs> const dict_items = "dictionary items";
 x3::rule<class assign_op_class, OpAt> const assign_op = "assignment operator (=, +=!, >=!, "
                                                         "<=!, *=!, &=!, |=!, =. or +=.)";
+x3::rule<class augmented_op_class, OpAt> const augmented_op = "augmented assignment";
 x3::rule<class where_bindings_class, std::vector<ast::Where>> const where_bindings =
     "where binding (AXIS in EXTENT)";
 x3::rule<class where_clause_class, std::vector<ast::Where>> const where_clause = "where clause";
@@ -422,17 +447,19 @@ auto const expr_def = compare[set_val] >> -(pos >> &python_only)[python_keyword]
 auto const compare_def = bit_or[set_val] >> -(((pos >> compare_ops) > bit_or)[fold_binary]) >>
                          -(pos >> compare_ops)[chained_comparison];
 auto const bit_or_def = bit_xor[set_val] >>
-                        *(((pos >> x3::symbols<ast::BinaryOp>({{"|", ast::BinaryOp::BitOr}})) >
-                           bit_xor)[fold_binary]);
+                        *(((pos >> x3::symbols<ast::BinaryOp>({{"|", ast::BinaryOp::BitOr}}) >>
+                            !x3::lit('=')) > bit_xor)[fold_binary]);
 auto const bit_xor_def = bit_and[set_val] >>
-                         *(((pos >> x3::symbols<ast::BinaryOp>({{"^", ast::BinaryOp::BitXor}})) >
-                            bit_and)[fold_binary]);
+                         *(((pos >> x3::symbols<ast::BinaryOp>({{"^", ast::BinaryOp::BitXor}}) >>
+                             !x3::lit('=')) > bit_and)[fold_binary]);
 auto const bit_and_def = shift[set_val] >>
-                         *(((pos >> x3::symbols<ast::BinaryOp>({{"&", ast::BinaryOp::BitAnd}})) >
-                            shift)[fold_binary]);
-auto const shift_def = arith[set_val] >> *(((pos >> shift_ops) > arith)[fold_binary]);
-auto const arith_def = term[set_val] >> *(((pos >> add_ops) > term)[fold_binary]);
-auto const term_def = factor[set_val] >> *(((pos >> mul_ops) > factor)[fold_binary]);
+                         *(((pos >> x3::symbols<ast::BinaryOp>({{"&", ast::BinaryOp::BitAnd}}) >>
+                             !x3::lit('=')) > shift)[fold_binary]);
+auto const shift_def = arith[set_val] >>
+                       *(((pos >> shift_ops >> !x3::lit('=')) > arith)[fold_binary]);
+auto const arith_def = term[set_val] >> *(((pos >> add_ops >> !x3::lit('=')) > term)[fold_binary]);
+auto const term_def = factor[set_val] >>
+                      *(((pos >> mul_ops >> !x3::lit('=')) > factor)[fold_binary]);
 auto const factor_def =
     ((pos >> unary_ops) > factor)[mk_unary] | (pos >> &word("not"))[python_not] | power[set_val];
 auto const power_def = postfix[set_val] >> -(((pos >> x3::lit("**")) > factor)[mk_pow]);
@@ -455,6 +482,7 @@ auto const tuple_items_def = (expr[push_item] % ',') >> -x3::lit(',')[set_traili
 auto const dict_items_def = -(((expr >> x3::lit(':')) > expr)[push_pair] % ',') >> -x3::lit(',');
 
 auto const assign_op_def = (pos >> assign_ops)[mk_op_at];
+auto const augmented_op_def = (pos >> augmented_ops)[mk_op_at];
 auto const where_binding = (((pos >> identifier >> here) > kw_in) > expr)[push_where];
 auto const where_bindings_def = where_binding % ',';
 auto const where_clause_def = -(word("where") > where_bindings);
@@ -463,16 +491,19 @@ auto const einstein_statement =
 auto const einstein_program_def = *x3::lit(';') >> -(einstein_statement % +x3::lit(';')) >>
                                   *x3::lit(';');
 
-auto const python_statement = (pos >> tuple_items >> pos >> x3::lit('=') >> !x3::lit('=') >>
-                               tuple_items >> here)[push_python_assign] |
-                              expr[push_python_expr];
+auto const python_statement =
+    (pos >> word("return") >> items >> here)[push_return] |
+    (pos >> tuple_items >> pos >> x3::lit('=') >> !x3::lit('=') >> tuple_items >>
+     here)[push_python_assign] |
+    (((pos >> postfix >> augmented_op) > tuple_items) >> here)[push_augmented] |
+    expr[push_python_expr];
 auto const python_program_def = *x3::lit(';') >> -(python_statement % +x3::lit(';')) >>
                                 *x3::lit(';');
 
 BOOST_SPIRIT_DEFINE(identifier, kw_in, float_text, int_text, string_text, expr, compare, bit_or,
                     bit_xor, bit_and, shift, arith, term, factor, power, postfix, primary,
-                    call_args, items, tuple_items, dict_items, assign_op, where_bindings,
-                    where_clause, einstein_program, python_program)
+                    call_args, items, tuple_items, dict_items, assign_op, augmented_op,
+                    where_bindings, where_clause, einstein_program, python_program)
 
 // ---------------------------------------------------------------------------
 // Entry
