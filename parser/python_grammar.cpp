@@ -1,86 +1,18 @@
-// Spirit X3 grammars for Python-spelled notations (see python_grammar.h).
-//
-// Rules build the public AST's nodes directly in semantic actions rather
-// than filling a fusion-adapted parse tree that is converted afterwards: the
-// one AST stays free of Boost, and there is one tree, not two. Positions
-// come from two
-// zero-width parsers: `pos` (after skipping whitespace: where the next token
-// starts) and `here` (where the previous token ended). Every `>` is followed
-// by a named rule or a literal, so expectation failures read well.
+// Spirit X3 grammars for Python-spelled notations (see python_grammar.h and,
+// for the machinery, x3_support.hpp). Every `>` is followed by a named rule
+// or a literal, so expectation failures read well.
 #include "parser/python_grammar.h"
 
-#include "core/error.h"
-
-#include <boost/fusion/include/at_c.hpp>
-#include <boost/spirit/home/x3.hpp>
-
-#include <cctype>
+#include "parser/x3_support.hpp"
 
 namespace teval::parser {
 
 namespace {
 
-namespace x3 = boost::spirit::x3;
-namespace fusion = boost::fusion;
-using core::Error;
-using core::ErrorKind;
-using core::Span;
-using It = const char*;
-using Node = std::shared_ptr<ast::Expr>;
-
-struct State {
-  It base;
-  const TextOrigin* origin;
-  Span span(It b, It e) const { return origin->span(b - base, e - base); }
-};
-struct state_tag;
-
-template <class Ctx> const State& state(const Ctx& ctx) {
-  return x3::get<state_tag>(ctx).get();
-}
-
-template <class T> Node make(Span span, T n) {
-  auto e = std::make_shared<ast::Expr>();
-  e->span = span;
-  e->node = std::move(n);
-  return e;
-}
-
-template <bool Skip> struct PositionParser : x3::parser<PositionParser<Skip>> {
-  using attribute_type = It;
-  static bool const has_attribute = true;
-  template <class Ctx, class RCtx, class Attr>
-  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr& attr) const {
-    if constexpr (Skip)
-      x3::skip_over(first, last, ctx);
-    attr = first;
-    return true;
-  }
-};
-constexpr PositionParser<true> pos{};
-constexpr PositionParser<false> here{};
-
-struct CallArgs {
-  std::vector<ast::ExprPtr> args;
-  std::vector<ast::Keyword> keywords;
-};
-
-struct Items {
-  std::vector<Node> items;
-  bool trailing_comma = false;
-};
-
-struct OpAt {
-  It at = nullptr;
-  std::string op;
-};
+using namespace x3support;
 
 // ---------------------------------------------------------------------------
 // Tokens
-
-auto word(const char* w) {
-  return x3::lexeme[x3::lit(w) >> !(x3::alnum | '_')];
-}
 
 auto const keyword = word("and") | word("or") | word("not") | word("if") | word("else") |
                      word("is") | word("in") | word("for") | word("lambda") | word("where") |
@@ -151,18 +83,6 @@ x3::symbols<std::string> const assign_ops({{"=", "="},
 // ---------------------------------------------------------------------------
 // Actions
 
-auto const set_val = [](auto& ctx) { x3::_val(ctx) = x3::_attr(ctx); };
-
-auto const fold_binary = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  It at = fusion::at_c<0>(a);
-  ast::BinaryOp op = fusion::at_c<1>(a);
-  Node rhs = fusion::at_c<2>(a);
-  Node lhs = x3::_val(ctx);
-  Span op_span = state(ctx).span(at, at + spelling(op).size());
-  x3::_val(ctx) = make(lhs->span.to(rhs->span), ast::Binary{op, lhs, rhs, op_span});
-};
-
 auto const chained_comparison = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   It at = fusion::at_c<0>(a);
@@ -195,14 +115,6 @@ auto const python_not = [](auto& ctx) {
               "Python's `not` has no meaning here; for a logical not write `~x`");
 };
 
-auto const mk_unary = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  It at = fusion::at_c<0>(a);
-  Node operand = fusion::at_c<2>(a);
-  x3::_val(ctx) =
-      make(state(ctx).span(at, at).to(operand->span), ast::Unary{fusion::at_c<1>(a), operand});
-};
-
 auto const mk_pow = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   It at = fusion::at_c<0>(a);
@@ -210,55 +122,6 @@ auto const mk_pow = [](auto& ctx) {
   Node lhs = x3::_val(ctx);
   x3::_val(ctx) = make(lhs->span.to(rhs->span),
                        ast::Binary{ast::BinaryOp::Pow, lhs, rhs, state(ctx).span(at, at + 2)});
-};
-
-std::vector<ast::ExprPtr> constify(const std::vector<Node>& items) {
-  return {items.begin(), items.end()};
-}
-
-auto const mk_subscript = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  Node base = x3::_val(ctx);
-  Span end = state(ctx).span(fusion::at_c<1>(a), fusion::at_c<1>(a));
-  x3::_val(ctx) =
-      make(base->span.to(end), ast::Subscript{base, constify(fusion::at_c<0>(a).items)});
-};
-
-auto const mk_method = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  It at = fusion::at_c<0>(a);
-  const std::string& id = fusion::at_c<1>(a);
-  CallArgs& args = fusion::at_c<2>(a);
-  Node receiver = x3::_val(ctx);
-  ast::Call call{
-      id, state(ctx).span(at, at + id.size()), {receiver}, std::move(args.keywords), true};
-  call.args.insert(call.args.end(), args.args.begin(), args.args.end());
-  Span end = state(ctx).span(fusion::at_c<3>(a), fusion::at_c<3>(a));
-  x3::_val(ctx) = make(receiver->span.to(end), std::move(call));
-};
-
-auto const mk_float = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  const std::string& text = fusion::at_c<1>(a);
-  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
-                       ast::FloatLit{std::strtod(text.c_str(), nullptr), text});
-};
-
-auto const mk_int = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  const std::string& text = fusion::at_c<1>(a);
-  Span span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
-  bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
-  uint64_t value = 0;
-  for (size_t i = hex ? 2 : 0; i < text.size(); ++i) {
-    int digit = std::isdigit(static_cast<unsigned char>(text[i]))
-                    ? text[i] - '0'
-                    : std::tolower(static_cast<unsigned char>(text[i])) - 'a' + 10;
-    if (__builtin_mul_overflow(value, uint64_t(hex ? 16 : 10), &value) ||
-        __builtin_add_overflow(value, uint64_t(digit), &value))
-      throw Error(ErrorKind::Syntax, span, "integer literal does not fit in 64 bits");
-  }
-  x3::_val(ctx) = make(span, ast::IntLit{value, text});
 };
 
 auto const mk_string = [](auto& ctx) {
@@ -277,30 +140,6 @@ auto const mk_string = [](auto& ctx) {
   }
 };
 
-auto const mk_name = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  x3::_val(ctx) =
-      make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)), ast::Name{fusion::at_c<1>(a)});
-};
-
-auto const mk_call = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  It at = fusion::at_c<0>(a);
-  const std::string& id = fusion::at_c<1>(a);
-  CallArgs& args = fusion::at_c<2>(a);
-  x3::_val(ctx) = make(state(ctx).span(at, fusion::at_c<3>(a)),
-                       ast::Call{id, state(ctx).span(at, at + id.size()), std::move(args.args),
-                                 std::move(args.keywords), false});
-};
-
-auto const push_arg = [](auto& ctx) {
-  CallArgs& args = x3::_val(ctx);
-  if (!args.keywords.empty())
-    throw Error(ErrorKind::Syntax, x3::_attr(ctx)->span,
-                "positional argument after a keyword argument");
-  args.args.push_back(x3::_attr(ctx));
-};
-
 auto const push_keyword = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   It at = fusion::at_c<0>(a);
@@ -308,9 +147,6 @@ auto const push_keyword = [](auto& ctx) {
   x3::_val(ctx).keywords.push_back(
       ast::Keyword{fusion::at_c<1>(a), value, state(ctx).span(at, at).to(value->span)});
 };
-
-auto const push_item = [](auto& ctx) { x3::_val(ctx).items.push_back(x3::_attr(ctx)); };
-auto const set_trailing = [](auto& ctx) { x3::_val(ctx).trailing_comma = true; };
 
 // `(a)` is a, `(a,)` and `(a, b)` and `()` are tuples.
 auto const mk_paren = [](auto& ctx) {
@@ -341,21 +177,12 @@ auto const mk_dict = [](auto& ctx) {
       make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)), ast::Dict{fusion::at_c<1>(a)});
 };
 
-auto const mk_op_at = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  x3::_val(ctx) = OpAt{fusion::at_c<0>(a), fusion::at_c<1>(a)};
-};
-
 auto const push_where = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   x3::_val(ctx).push_back(ast::Where{fusion::at_c<1>(a),
                                      state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
                                      fusion::at_c<3>(a)});
 };
-
-template <class T> ast::StmtPtr stmt(Span span, T node) {
-  return std::make_shared<const ast::Stmt>(ast::Stmt{span, std::move(node)});
-}
 
 auto const push_einstein = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
@@ -508,67 +335,23 @@ BOOST_SPIRIT_DEFINE(identifier, kw_in, float_text, int_text, string_text, expr, 
 // ---------------------------------------------------------------------------
 // Entry
 
-// A short description of the token at \p at for "unexpected ..." messages.
-std::pair<std::string, size_t> token_at(It at, It last) {
-  if (at == last)
-    return {"end of input", 0};
-  It end = at;
-  if (std::isalnum(static_cast<unsigned char>(*at)) || *at == '_') {
-    while (end != last && (std::isalnum(static_cast<unsigned char>(*end)) || *end == '_'))
-      ++end;
-  } else {
-    ++end;
-  }
-  return {"`" + std::string(at, end) + "`", static_cast<size_t>(end - at)};
-}
-
-template <class Parser, class Attr>
-void run(const Parser& parser, std::string_view text, const TextOrigin& origin, Attr& attr,
-         const char* expected_at_end) {
-  State st{text.data(), &origin};
-  It first = text.data();
-  It last = text.data() + text.size();
-  try {
-    bool ok =
-        x3::phrase_parse(first, last, x3::with<state_tag>(std::cref(st))[parser], x3::space, attr);
-    while (first != last && std::isspace(static_cast<unsigned char>(*first)))
-      ++first;
-    if (ok && first == last)
-      return;
-    auto [token, width] = token_at(first, last);
-    throw Error(ErrorKind::Syntax, st.span(first, first + width),
-                "unexpected " + token + "; expected " + expected_at_end);
-  } catch (const x3::expectation_failure<It>& e) {
-    It at = e.where();
-    while (at != last && std::isspace(static_cast<unsigned char>(*at)))
-      ++at;
-    auto [token, width] = token_at(at, last);
-    // At the end, point just past the last token rather than at a blank line.
-    if (at == last)
-      while (at != st.base && std::isspace(static_cast<unsigned char>(at[-1])))
-        --at;
-    throw Error(ErrorKind::Syntax, st.span(at, at + width),
-                "expected " + e.which() + " before " + token);
-  }
-}
-
 } // namespace
 
 ast::Program parse_einstein(std::string_view text, const TextOrigin& origin) {
   ast::Program program;
-  run(einstein_program, text, origin, program, "`;` or the end of the program");
+  run(einstein_program, x3::space, text, origin, program, "`;` or the end of the program");
   return program;
 }
 
 ast::Program parse_python(std::string_view text, const TextOrigin& origin) {
   ast::Program program;
-  run(python_program, text, origin, program, "`;`, a new line or the end of the text");
+  run(python_program, x3::space, text, origin, program, "`;`, a new line or the end of the text");
   return program;
 }
 
 ast::ExprPtr parse_python_expression(std::string_view text, const TextOrigin& origin) {
   Node e;
-  run(expr, text, origin, e, "the end of the expression");
+  run(expr, x3::space, text, origin, e, "the end of the expression");
   return e;
 }
 
