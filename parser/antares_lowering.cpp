@@ -234,6 +234,10 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Binary& n) {
                 "`**` is not an einstein_v2 operator; write x.call(`pow`, [y])");
   case ast::BinaryOp::BitXor:
     throw Error(ErrorKind::Unsupported, n.op_span, "`^` is not an einstein_v2 operator");
+  case ast::BinaryOp::LogicalAnd:
+  case ast::BinaryOp::LogicalOr:
+    throw Error(ErrorKind::Unsupported, n.op_span,
+                "`" + std::string(spelling(n.op)) + "` is not an einstein_v2 operator; use `&` or `|`");
   case ast::BinaryOp::Shl:
   case ast::BinaryOp::Shr: {
     Expr a = lower(*n.lhs).expr;

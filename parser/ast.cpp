@@ -57,6 +57,10 @@ std::string_view spelling(BinaryOp op) {
     return "==";
   case BinaryOp::Ne:
     return "!=";
+  case BinaryOp::LogicalAnd:
+    return "&&";
+  case BinaryOp::LogicalOr:
+    return "||";
   }
   TEVAL_UNREACHABLE("unknown binary operator");
 }

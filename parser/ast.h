@@ -23,7 +23,7 @@ enum class UnaryOp : uint8_t {
   Neg,    ///< -x
   Plus,   ///< +x
   Invert, ///< ~x
-  Not,    ///< Python `not x`
+  Not,    ///< Python `not x`, C++ `!x`
 };
 
 enum class BinaryOp : uint8_t {
@@ -45,6 +45,8 @@ enum class BinaryOp : uint8_t {
   Ge,
   Eq,
   Ne,
+  LogicalAnd, ///< C++ &&
+  LogicalOr,  ///< C++ ||
 };
 
 std::string_view spelling(UnaryOp op);
