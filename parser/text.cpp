@@ -172,4 +172,63 @@ std::string logical_lines(std::string_view text) {
   return out;
 }
 
+std::vector<LogicalLine> logical_line_ranges(std::string_view text) {
+  std::vector<LogicalLine> lines;
+  size_t i = 0;
+  while (i < text.size()) {
+    // The start of a physical line: measure its indentation.
+    uint32_t indent = 0;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) {
+      indent = text[i] == '\t' ? (indent / 8 + 1) * 8 : indent + 1;
+      ++i;
+    }
+    if (i == text.size())
+      break;
+    if (text[i] == '\n' || text[i] == '\r' || text[i] == '#') { // blank or comment-only
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+      ++i;
+      continue;
+    }
+    // Scan to the end of the logical line.
+    size_t begin = i;
+    int depth = 0;
+    while (i < text.size()) {
+      char c = text[i];
+      if (c == '"' || c == '\'') {
+        std::string close(1, c);
+        if (text.substr(i, 3) == std::string(3, c))
+          close = std::string(3, c);
+        i += close.size();
+        while (i < text.size() && text.substr(i, close.size()) != close)
+          i += text[i] == '\\' ? 2 : 1;
+        i += close.size();
+        continue;
+      }
+      if (c == '#') {
+        while (i < text.size() && text[i] != '\n')
+          ++i;
+        continue;
+      }
+      if (c == '\\' && i + 1 < text.size() && is_space(text[i + 1])) {
+        i += 2;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{')
+        ++depth;
+      else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+        --depth;
+      else if (c == '\n' && depth == 0)
+        break;
+      ++i;
+    }
+    size_t end = std::min(i, text.size());
+    while (end > begin && is_space(text[end - 1]))
+      --end;
+    lines.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end), indent});
+    ++i;
+  }
+  return lines;
+}
+
 } // namespace teval::parser

@@ -76,4 +76,17 @@ DecodedString decode_string_literals(std::string_view raw, uint32_t offset,
 /// length as \p text, so offsets are unchanged.
 std::string logical_lines(std::string_view text);
 
+/// One logical line of Python text: bytes [begin, end) (brackets and
+/// backslashes may join physical lines), and the indentation of its first
+/// physical line in columns (a tab advances to the next multiple of 8).
+struct LogicalLine {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  uint32_t indent = 0;
+};
+
+/// The non-blank logical lines of \p text (lines holding only a comment are
+/// blank), in order.
+std::vector<LogicalLine> logical_line_ranges(std::string_view text);
+
 } // namespace teval::parser
