@@ -41,6 +41,44 @@ std::string_view npy_descr(DType t) {
   return row(t).descr;
 }
 
+namespace {
+
+int promotion_rank(DType t) {
+  switch (t) {
+  case DType::Bool:
+    return 0;
+  case DType::Int8:
+  case DType::UInt8:
+    return 1;
+  case DType::Int16:
+    return 2;
+  case DType::Int32:
+    return 3;
+  case DType::Int64:
+    return 4;
+  case DType::Float16:
+  case DType::BFloat16:
+    return 5;
+  case DType::Float32:
+    return 6;
+  case DType::Float64:
+    return 7;
+  }
+  TEVAL_UNREACHABLE("unknown dtype");
+}
+
+} // namespace
+
+DType promote(DType a, DType b) {
+  if (a == b)
+    return a;
+  if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+    return DType::Float32;
+  if ((a == DType::Int8 && b == DType::UInt8) || (a == DType::UInt8 && b == DType::Int8))
+    return DType::Int16;
+  return promotion_rank(a) >= promotion_rank(b) ? a : b;
+}
+
 int64_t int_min(DType t) {
   switch (t) {
   case DType::Bool:

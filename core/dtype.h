@@ -65,6 +65,12 @@ inline int bit_width(DType t) {
   return size_bytes(t) * 8;
 }
 
+/// The dtype two operands of an arithmetic operation convert to: the higher
+/// of float64 > float32 > float16, bfloat16 > int64 > int32 > int16 > int8,
+/// uint8 > bool, where float16 with bfloat16 gives float32 and int8 with
+/// uint8 gives int16.
+DType promote(DType a, DType b);
+
 /// Smallest and largest value of an integer or bool dtype.
 int64_t int_min(DType t);
 int64_t int_max(DType t);

@@ -15,32 +15,9 @@ using core::ErrorKind;
 using core::Expr;
 using core::Op;
 using core::Span;
+using core::promote;
 
 namespace {
-
-int rank(DType t) {
-  switch (t) {
-  case DType::Bool:
-    return 0;
-  case DType::Int8:
-  case DType::UInt8:
-    return 1;
-  case DType::Int16:
-    return 2;
-  case DType::Int32:
-    return 3;
-  case DType::Int64:
-    return 4;
-  case DType::Float16:
-  case DType::BFloat16:
-    return 5;
-  case DType::Float32:
-    return 6;
-  case DType::Float64:
-    return 7;
-  }
-  TEVAL_UNREACHABLE("unknown dtype");
-}
 
 std::string dname(DType t) {
   return std::string(core::name(t));
@@ -55,17 +32,6 @@ std::string known_functions() {
 
 bool is_axis_name(const std::string& id) {
   return !id.empty() && std::isupper(static_cast<unsigned char>(id[0]));
-}
-
-DType promote(DType a, DType b) {
-  if (a == b)
-    return a;
-  if ((a == DType::Float16 && b == DType::BFloat16) ||
-      (a == DType::BFloat16 && b == DType::Float16))
-    return DType::Float32;
-  if ((a == DType::Int8 && b == DType::UInt8) || (a == DType::UInt8 && b == DType::Int8))
-    return DType::Int16;
-  return rank(a) >= rank(b) ? a : b;
 }
 
 Expr Lowering::value(const ast::Expr& e) {

@@ -81,7 +81,4 @@ private:
   bool in_index_ = false;
 };
 
-/// The dtype both operands promote to.
-core::DType promote(core::DType a, core::DType b);
-
 } // namespace teval::parser::antares
