@@ -29,7 +29,8 @@ public:
     while (i < lines.size()) {
       const LogicalLine& head = lines[i];
       if (head.indent != 0 || !starts_with_def(line_text(head)))
-        throw Error(ErrorKind::Syntax, span(head), "expected a function definition `def name(...):`");
+        throw Error(ErrorKind::Syntax, span(head),
+                    "expected a function definition `def name(...):`");
       size_t first_body = ++i;
       while (i < lines.size() && lines[i].indent > 0)
         ++i;
@@ -93,8 +94,8 @@ private:
 
 ast::Program read_tile(const core::SourceFile& file) {
   std::vector<LogicalLine> lines = logical_line_ranges(file.text());
-  bool python = !lines.empty() &&
-                starts_with_def(std::string_view(file.text()).substr(lines[0].begin));
+  bool python =
+      !lines.empty() && starts_with_def(std::string_view(file.text()).substr(lines[0].begin));
   if (python)
     return PythonReader(file).read();
   return parse_cpp(file.text(), TextOrigin(&file, uint32_t{0}));

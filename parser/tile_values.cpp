@@ -67,7 +67,9 @@ Poly Poly::operator-() const {
   return p;
 }
 
-Poly Poly::operator-(const Poly& o) const { return *this + (-o); }
+Poly Poly::operator-(const Poly& o) const {
+  return *this + (-o);
+}
 
 Poly Poly::operator*(const Poly& o) const {
   Poly p;

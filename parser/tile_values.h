@@ -35,6 +35,7 @@ public:
   /// Exact division by a nonzero rational.
   Poly divided_by(const Rational& d) const;
 
+  bool operator==(const Poly& o) const { return terms_ == o.terms_; }
   bool is_constant() const;
   /// The constant term (the whole value when is_constant()).
   Rational constant_term() const;

@@ -7,6 +7,8 @@
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
 #include "parser/antares.h"
+#include "parser/tile.h"
+#include "parser/tile_source.h"
 #include "tools/teval/array_print.h"
 
 #include <cctype>
@@ -20,19 +22,26 @@
 
 namespace teval::tools {
 
-const char* const kRunHelp = R"(usage: teval run [--lang antares] (FILE | -e TEXT) [options]
+const char* const kRunHelp = R"(usage: teval run [--lang antares|tile] (FILE | -e TEXT) [options]
 
 Evaluates a program with teval's ground-truth interpreter and writes or
 prints its outputs.
 
-The program is an Antares einstein_v2 program in any of three forms:
+An Antares einstein_v2 program comes in any of three forms:
   a bare program         output0[N] +=! input0[N, K] * input1[K]
   a COMPUTE_V1 value     - _K = 64; einstein_v2(f"...", input_dict={...})
   a shell line           COMPUTE_V1='- einstein_v2("...", {...})' make
+A PlaidML Tile source (FILE.tile) holds functions in the tutorial's C++ or
+Python spelling; --entry picks the one to run, its tensor parameters come
+from -i and its integer parameters from -p. Its result is written as
+DIR/<returned name>.npy (`result` for an unnamed returned expression).
 
 options:
   -e TEXT                the program text itself instead of FILE
-  --lang antares         the notation (default: antares)
+  --lang antares|tile    the notation (default: tile for *.tile files, else antares)
+  --entry NAME           the Tile function to run (needed when there are several)
+  -p NAME=INT            an integer parameter of the Tile function
+  -p NAME=[I,J,...]      an integer-list parameter (std::vector<size_t>)
   -i NAME=PATH.npy       read input NAME from a numpy .npy file; its dtype and
                          shape must match the input_dict entry, if any
   -i NAME=DTYPE[d0,...]  give input NAME seeded random data of this dtype and
@@ -67,7 +76,9 @@ struct InputArg {
 struct Options {
   std::optional<std::string> file;
   std::optional<std::string> text;
-  std::string lang = "antares";
+  std::string lang; // empty: from the file name
+  std::string entry;
+  std::map<std::string, parser::TileParam> params;
   std::vector<InputArg> inputs;
   uint64_t seed = 0;
   std::optional<std::string> out_dir;
@@ -85,6 +96,34 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
+int64_t parse_int(const std::string& text, const std::string& spec) {
+  size_t b = text.find_first_not_of(' ');
+  size_t e = text.find_last_not_of(' ');
+  std::string t = b == std::string::npos ? "" : text.substr(b, e - b + 1);
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(t.c_str(), &end, 10);
+  if (t.empty() || *end || errno)
+    throw UsageError{"'" + t + "' in '" + spec + "' is not an integer"};
+  return v;
+}
+
+parser::TileParam integer_param(const std::string& text, const std::string& spec) {
+  parser::TileParam p;
+  if (!text.empty() && text.front() == '[') {
+    if (text.back() != ']')
+      throw UsageError{"unterminated list in '" + spec + "'"};
+    p.list = true;
+    std::stringstream items(text.substr(1, text.size() - 2));
+    std::string item;
+    while (std::getline(items, item, ','))
+      p.values.push_back(parse_int(item, spec));
+    return p;
+  }
+  p.values.push_back(parse_int(text, spec));
+  return p;
+}
+
 Options parse_options(const std::vector<std::string>& args) {
   Options o;
   auto value = [&](size_t& i) -> const std::string& {
@@ -100,8 +139,19 @@ Options parse_options(const std::vector<std::string>& args) {
       o.text = value(i);
     } else if (a == "--lang") {
       o.lang = value(i);
-      if (o.lang != "antares")
-        throw UsageError{"unknown --lang '" + o.lang + "'; teval run reads: antares"};
+      if (o.lang != "antares" && o.lang != "tile")
+        throw UsageError{"unknown --lang '" + o.lang + "'; teval run reads: antares, tile"};
+    } else if (a == "--entry") {
+      o.entry = value(i);
+    } else if (a == "-p") {
+      const std::string& spec = value(i);
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || !is_identifier(spec.substr(0, eq)))
+        throw UsageError{"-p takes NAME=INT or NAME=[I,J,...], not '" + spec + "'"};
+      std::string name = spec.substr(0, eq);
+      if (o.params.count(name))
+        throw UsageError{"parameter '" + name + "' is given twice"};
+      o.params[name] = integer_param(spec.substr(eq + 1), spec);
     } else if (a == "-i") {
       const std::string& spec = value(i);
       size_t eq = spec.find('=');
@@ -214,13 +264,11 @@ void write_outputs(const std::string& dir, const core::Kernel& k,
   }
 }
 
-int run(const Options& o) {
-  std::shared_ptr<const core::SourceFile> file =
-      o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
-             : core::SourceFile::make("<command line>", *o.text);
-  parser::AntaresSource source = parser::read_antares(*file);
-  std::map<std::string, parser::InputType> types = parser::declared_inputs(source);
-  std::map<std::string, core::Tensor> given;
+// The dtypes and shapes of the inputs: declared ones (an Antares input_dict)
+// checked against the -i arguments; fills \p given with the .npy tensors.
+std::map<std::string, parser::InputType> input_types(const Options& o,
+                                                     std::map<std::string, parser::InputType> types,
+                                                     std::map<std::string, core::Tensor>& given) {
   for (const InputArg& in : o.inputs) {
     if (std::optional<parser::InputType> spec = random_spec(in.value)) {
       if (auto it = types.find(in.name); it != types.end()) {
@@ -248,7 +296,31 @@ int run(const Options& o) {
     }
     given.emplace(in.name, std::move(t));
   }
-  core::Kernel kernel = parser::elaborate_antares(source, types);
+  return types;
+}
+
+bool is_tile(const Options& o) {
+  if (!o.lang.empty())
+    return o.lang == "tile";
+  return o.file && o.file->size() > 5 && o.file->substr(o.file->size() - 5) == ".tile";
+}
+
+int run(const Options& o) {
+  std::shared_ptr<const core::SourceFile> file =
+      o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
+             : core::SourceFile::make("<command line>", *o.text);
+  std::map<std::string, core::Tensor> given;
+  core::Kernel kernel;
+  if (is_tile(o)) {
+    ast::Program program = parser::read_tile(*file);
+    kernel = parser::elaborate_tile(program, o.entry, input_types(o, {}, given), o.params);
+  } else {
+    if (!o.entry.empty() || !o.params.empty())
+      throw UsageError{"--entry and -p apply to Tile functions"};
+    parser::AntaresSource source = parser::read_antares(*file);
+    kernel =
+        parser::elaborate_antares(source, input_types(o, parser::declared_inputs(source), given));
+  }
   if (o.dump_kernel)
     std::cout << core::to_string(kernel);
 
