@@ -52,7 +52,10 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "teval run: no program: give a FILE or -e TEXT\n(see teval run --help)\n");
   EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --bogus").exit_code, 2);
-  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --lang tile").exit_code, 2);
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --lang plaidml").exit_code, 2);
+  EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --entry f").exit_code, 2);
+  EXPECT_EQ(teval("run x.tile -p s").exit_code, 2);
+  EXPECT_EQ(teval("run x.tile -p s=[1,a]").exit_code, 2);
   EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' -i x").exit_code, 2);
   EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' -i x=float32[a]").exit_code, 2);
   EXPECT_EQ(teval("run -e 'o[N] = N where N in 2' --seed -1").exit_code, 2);
