@@ -14,8 +14,8 @@ using core::Error;
 using core::ErrorKind;
 using core::Expr;
 using core::Op;
-using core::Span;
 using core::promote;
+using core::Span;
 
 namespace {
 
@@ -203,7 +203,8 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Binary& n) {
   case ast::BinaryOp::LogicalAnd:
   case ast::BinaryOp::LogicalOr:
     throw Error(ErrorKind::Unsupported, n.op_span,
-                "`" + std::string(spelling(n.op)) + "` is not an einstein_v2 operator; use `&` or `|`");
+                "`" + std::string(spelling(n.op)) +
+                    "` is not an einstein_v2 operator; use `&` or `|`");
   case ast::BinaryOp::Shl:
   case ast::BinaryOp::Shr: {
     Expr a = lower(*n.lhs).expr;

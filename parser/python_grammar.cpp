@@ -153,7 +153,9 @@ auto const mk_paren = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   Items& items = fusion::at_c<1>(a);
   if (items.items.size() == 1 && !items.trailing_comma) {
-    x3::_val(ctx) = items.items.front();
+    Node e = items.items.front(); // its span widened to the parentheses
+    e->span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
+    x3::_val(ctx) = e;
     return;
   }
   x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),

@@ -176,6 +176,14 @@ inline auto const push_arg = [](auto& ctx) {
   args.args.push_back(x3::_attr(ctx));
 };
 
+// `(e)`: e itself, its span widened to the parentheses.
+inline auto const mk_parenthesized = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Node e = fusion::at_c<1>(a);
+  e->span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
+  x3::_val(ctx) = e;
+};
+
 inline auto const push_item = [](auto& ctx) { x3::_val(ctx).items.push_back(x3::_attr(ctx)); };
 inline auto const set_trailing = [](auto& ctx) { x3::_val(ctx).trailing_comma = true; };
 

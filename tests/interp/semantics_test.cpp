@@ -2,7 +2,7 @@
 // against values worked out by hand.
 #include "core/error.h"
 #include "core/format.h"
-#include "tests/support/antares_run.h"
+#include "tests/support/programs.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // trapping index arithmetic and each statement's policies.
 #include "core/error.h"
 #include "core/format.h"
-#include "tests/support/antares_run.h"
+#include "tests/support/programs.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // class (tests/errors/antares: NAME.antares, its expected stderr NAME.err,
 // optional extra arguments on a first line `# ARGS: ...`).
 #include "core/npy.h"
-#include "tests/support/antares_run.h"
+#include "tests/support/programs.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// Running Antares program texts in tests: parse, elaborate, interpret.
+// Running program texts in tests (Antares and Tile): parse, elaborate,
+// interpret both ways (blocks and the definitional walk) and compare.
 #pragma once
 
 #include "core/kernel.h"
@@ -31,5 +32,17 @@ std::map<std::string, core::Tensor> run(const std::string& program,
 /// The rendered diagnostic of running \p program, or "no error".
 std::string error_of(const std::string& program,
                      const std::map<std::string, core::Tensor>& inputs = {});
+
+/// Runs Tile function \p entry of \p source (either spelling) on \p inputs
+/// (which give the tensor parameters' types too) and returns the output.
+core::Tensor run_tile(const std::string& source, const std::map<std::string, core::Tensor>& inputs,
+                      const std::string& entry = "",
+                      const std::map<std::string, std::vector<int64_t>>& params = {});
+
+/// The rendered diagnostic of run_tile(), or "no error".
+std::string tile_error_of(const std::string& source,
+                          const std::map<std::string, core::Tensor>& inputs,
+                          const std::string& entry = "",
+                          const std::map<std::string, std::vector<int64_t>>& params = {});
 
 } // namespace teval::test

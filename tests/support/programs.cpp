@@ -1,5 +1,5 @@
-// Running Antares program texts in tests.
-#include "tests/support/antares_run.h"
+// Running program texts in tests.
+#include "tests/support/programs.h"
 
 #include <gtest/gtest.h>
 
@@ -7,6 +7,8 @@
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
 #include "parser/antares.h"
+#include "parser/tile.h"
+#include "parser/tile_source.h"
 
 #include <exception>
 #include <memory>
@@ -57,12 +59,10 @@ core::Kernel elaborate(const std::string& program,
   return parser::elaborate_antares(source, types(source, inputs));
 }
 
-std::map<std::string, core::Tensor> run(const std::string& program,
-                                        const std::map<std::string, core::Tensor>& inputs) {
-  core::Kernel k = elaborate(program, inputs);
-  std::vector<core::Tensor> in = interp::make_inputs(k, inputs, 0);
-  // Every program a test runs is also run by the definitional point-by-point
-  // walk: results and errors must be identical.
+namespace {
+
+// Runs \p k on \p in both ways; results and errors must agree.
+std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core::Tensor>& in) {
   std::vector<core::Tensor> out, definitional;
   std::string error, definitional_error;
   std::exception_ptr failure;
@@ -83,10 +83,46 @@ std::map<std::string, core::Tensor> run(const std::string& program,
   for (size_t i = 0; i < out.size(); ++i)
     EXPECT_TRUE(core::identical(out[i], definitional[i]))
         << "block and definitional evaluation disagree on output " << i;
+  return out;
+}
+
+} // namespace
+
+std::map<std::string, core::Tensor> run(const std::string& program,
+                                        const std::map<std::string, core::Tensor>& inputs) {
+  core::Kernel k = elaborate(program, inputs);
+  std::vector<core::Tensor> out = run_both(k, interp::make_inputs(k, inputs, 0));
   std::map<std::string, core::Tensor> named;
   for (size_t i = 0; i < out.size(); ++i)
     named.emplace(k.tensors[k.outputs[i]].name, std::move(out[i]));
   return named;
+}
+
+core::Tensor run_tile(const std::string& source, const std::map<std::string, core::Tensor>& inputs,
+                      const std::string& entry,
+                      const std::map<std::string, std::vector<int64_t>>& params) {
+  auto file = keep(source);
+  ast::Program program = parser::read_tile(*file);
+  std::map<std::string, parser::InputType> types;
+  for (const auto& [name, t] : inputs)
+    types[name] = {t.dtype(), t.shape(), {}};
+  std::map<std::string, parser::TileParam> p;
+  for (const auto& [name, values] : params)
+    p[name] = {values, values.size() != 1};
+  core::Kernel k = parser::elaborate_tile(program, entry, types, p);
+  return run_both(k, interp::make_inputs(k, inputs, 0)).at(0);
+}
+
+std::string tile_error_of(const std::string& source,
+                          const std::map<std::string, core::Tensor>& inputs,
+                          const std::string& entry,
+                          const std::map<std::string, std::vector<int64_t>>& params) {
+  try {
+    run_tile(source, inputs, entry, params);
+  } catch (const core::Error& e) {
+    return e.render();
+  }
+  return "no error";
 }
 
 std::string error_of(const std::string& program,

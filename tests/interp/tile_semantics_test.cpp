@@ -1,0 +1,210 @@
+// The Tile rules of docs/SEMANTICS.md, one test per rule, each checked
+// against values worked out by hand.
+#include "core/error.h"
+#include "tests/support/programs.h"
+
+#include <gtest/gtest.h>
+
+namespace teval {
+namespace {
+
+using core::DType;
+using test::run_tile;
+using test::tensor;
+using test::tile_error_of;
+using test::values;
+using V = std::vector<double>;
+
+core::Tensor f32(const core::Shape& shape, std::initializer_list<double> v) {
+  return tensor(DType::Float32, shape, v);
+}
+
+TEST(TileSemantics, FractionalIndicesAreNotValid) {
+  // O(i) += I((i - 1) / 2) touches only odd i: O[1] = I[0], O[3] = I[1], O[5] = I[2].
+  auto I = f32({3}, {10, 20, 30});
+  const char* cpp = "Tensor f(const Tensor& I) { TensorDim N; TensorIndex i; I.bind_dims(N);"
+                    " auto O = TensorOutput(2 * N); O(i) += I((i - 1) / 2); return O; }";
+  EXPECT_EQ(values(run_tile(cpp, {{"I", I}})), (V{0, 10, 0, 20, 0, 30}));
+  const char* py = "def f(I):\n  N = TensorDim()\n  i = TensorIndex()\n  I.bind_dims(N)\n"
+                   "  O = TensorOutput(2 * N)\n  O[i] += I[(i - 1) // 2]\n  return O\n";
+  EXPECT_EQ(values(run_tile(py, {{"I", I}})), (V{0, 10, 0, 20, 0, 30}));
+}
+
+TEST(TileSemantics, RationalIndexValueNotItsParts) {
+  // i/2 + i/2 is i: an integer for every i, so every entry is written.
+  auto I = f32({3}, {1, 2, 3});
+  EXPECT_EQ(values(run_tile("def f(I):\n  N = TensorDim()\n  i = TensorIndex()\n"
+                            "  I.bind_dims(N)\n  O = TensorOutput(N)\n"
+                            "  O[i] += I[i / 2 + i / 2]\n  return O\n",
+                            {{"I", I}})),
+            (V{1, 2, 3}));
+}
+
+TEST(TileSemantics, OutputLargerPadsSmallerTruncates) {
+  auto I = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto program = [](const char* size) {
+    return std::string("def f(I):\n  M, N = TensorDims(2)\n  m, n = TensorIndexes(2)\n"
+                       "  I.bind_dims(M, N)\n  O = TensorOutput(") +
+           size + ")\n  O[n] += I[m, n]\n  return O\n";
+  };
+  EXPECT_EQ(values(run_tile(program("N + 1"), {{"I", I}})), (V{5, 7, 9, 0}));
+  EXPECT_EQ(values(run_tile(program("N - 1"), {{"I", I}})), (V{5, 7}));
+}
+
+TEST(TileSemantics, ProductAndMinAggregations) {
+  auto I = f32({2, 3}, {1, 2, 3, 4, -5, 6});
+  const char* base = "def f(I):\n  M, N = TensorDims(2)\n  m, n = TensorIndexes(2)\n"
+                     "  I.bind_dims(M, N)\n  O = TensorOutput(N)\n";
+  EXPECT_EQ(values(run_tile(std::string(base) + "  O[n] *= I[m, n]\n  return O\n", {{"I", I}})),
+            (V{4, -10, 18}));
+  EXPECT_EQ(values(run_tile(std::string(base) + "  O[n] <= I[m, n]\n  return O\n", {{"I", I}})),
+            (V{1, -5, 3}));
+}
+
+TEST(TileSemantics, UnwrittenEntriesAreZeroForEveryAggregation) {
+  // Only O[0] is written; O[1] stays 0 for max and min too (not -inf/+inf).
+  auto I = f32({2}, {-3, -4});
+  for (const char* op : {"+=", "*=", ">=", "<="}) {
+    SCOPED_TRACE(op);
+    std::string p = std::string("Tensor f(const Tensor& I) { TensorIndex i; auto O = "
+                                "TensorOutput(2); O(0) ") +
+                    op + " I(i); return O; }";
+    std::vector<double> v = values(run_tile(p, {{"I", I}}));
+    EXPECT_EQ(v[1], 0);
+  }
+}
+
+TEST(TileSemantics, EmptyValidSetGivesZeros) {
+  auto I = f32({3}, {1, 2, 3});
+  // i + 5 < 3 has no solution with 0 <= i.
+  EXPECT_EQ(values(run_tile("Tensor f(const Tensor& I) { TensorIndex i; auto O = "
+                            "TensorOutput(3); O(i) += I(i + 5); return O; }",
+                            {{"I", I}})),
+            (V{0, 0, 0}));
+}
+
+TEST(TileSemantics, IndexVariablesMayBeNegative) {
+  // O(i) += I(i + j) with j free: for O[0], j runs over 0..2 (and negative j
+  // for other i): every output entry sums the valid window.
+  auto I = f32({3}, {1, 2, 4});
+  EXPECT_EQ(values(run_tile("Tensor f(const Tensor& I) { TensorIndex i, j; auto O = "
+                            "TensorOutput(2); O(i) += I(j - i); return O; }",
+                            {{"I", I}})),
+            (V{7, 7}));
+}
+
+TEST(TileSemantics, AssignWritesOnceAndReportsDoubleWrites) {
+  auto I = f32({3}, {1, 2, 3});
+  EXPECT_EQ(values(run_tile("Tensor f(const Tensor& I) { TensorIndex i; auto O = "
+                            "TensorOutput(3); O(2 - i) = I(i); return O; }",
+                            {{"I", I}})),
+            (V{3, 2, 1}));
+  EXPECT_EQ(tile_error_of("Tensor f(const Tensor& I) { TensorIndex i, j; auto O = "
+                          "TensorOutput(2); O(i) = I(i + j); return O; }",
+                          {{"I", I}}),
+            "test.antares:1:73: error: two writes to O[0]: first at i=0, j=0, again at i=0, "
+            "j=1\n"
+            "Tensor f(const Tensor& I) { TensorIndex i, j; auto O = TensorOutput(2); O(i) = "
+            "I(i + j); return O; }\n"
+            "                                                                        "
+            "^~~~~~~~~~~~~~~~\n");
+}
+
+TEST(TileSemantics, CombinationsAndCond) {
+  auto A = f32({3}, {1, 2, 3});
+  auto B = f32({3}, {1, 5, 3});
+  auto C = f32({3}, {7, 8, 9});
+  auto run = [&](const char* rhs) {
+    return values(run_tile(std::string("Tensor f(const Tensor& A, const Tensor& B, const Tensor& "
+                                       "C) { TensorIndex i; auto O = TensorOutput(3); O(i) += ") +
+                               rhs + "; return O; }",
+                           {{"A", A}, {"B", B}, {"C", C}}));
+  };
+  EXPECT_EQ(run("A(i) + B(i)"), (V{2, 7, 6}));
+  EXPECT_EQ(run("A(i) * B(i)"), (V{1, 10, 9}));
+  EXPECT_EQ(run("cond(A(i), B(i), C(i))"), (V{7, 0, 9}));
+  auto eq = run_tile("Tensor f(const Tensor& A, const Tensor& B) { TensorIndex i; auto O = "
+                     "TensorOutput(3); O(i) >= A(i) == B(i); return O; }",
+                     {{"A", A}, {"B", B}});
+  EXPECT_EQ(eq.dtype(), DType::Bool);
+  EXPECT_EQ(values(eq), (V{1, 0, 1}));
+}
+
+TEST(TileSemantics, ElementwiseBroadcastsLikeNumpy) {
+  auto A = f32({2, 1}, {1, 2});
+  auto B = f32({3}, {10, 20, 30});
+  auto o = run_tile("def f(A, B):\n  return A + B\n", {{"A", A}, {"B", B}});
+  EXPECT_EQ(o.shape(), (core::Shape{2, 3}));
+  EXPECT_EQ(values(o), (V{11, 21, 31, 12, 22, 32}));
+  EXPECT_EQ(tile_error_of("def f(A, B):\n  return A + B\n", {{"A", f32({2}, {1, 2})}, {"B", B}}),
+            "test.antares:2:10: error: cannot broadcast shapes [2] and [3]\n"
+            "  return A + B\n"
+            "         ^~~~~\n");
+}
+
+TEST(TileSemantics, ElementwiseFunctionsComparisonsAndSelect) {
+  auto A = f32({3}, {-1, 4, 9});
+  EXPECT_EQ(values(run_tile("def f(A):\n  return select(A > 0, sqrt(A), -A)\n", {{"A", A}})),
+            (V{1, 2, 3}));
+  auto cmp = run_tile("def f(A):\n  return A >= 4\n", {{"A", A}});
+  EXPECT_EQ(cmp.dtype(), DType::Bool);
+  EXPECT_EQ(values(cmp), (V{0, 1, 1}));
+}
+
+TEST(TileSemantics, DimensionsAndLiteralsAreWeakScalars) {
+  auto I = tensor(DType::Int32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  // An int tensor divided by a dimension stays int32 (truncating).
+  auto o = run_tile("def f(I):\n  X, Y = TensorDims(2)\n  I.bind_dims(X, Y)\n  return I / X\n",
+                    {{"I", I}});
+  EXPECT_EQ(o.dtype(), DType::Int32);
+  EXPECT_EQ(values(o), (V{0, 1, 1, 2, 2, 3}));
+  // A float literal with an int tensor gives float32.
+  auto h = run_tile("def f(I):\n  return I * 0.5\n", {{"I", I}});
+  EXPECT_EQ(h.dtype(), DType::Float32);
+  EXPECT_EQ(values(h), (V{0.5, 1, 1.5, 2, 2.5, 3}));
+  // A float16 tensor stays float16 with a float literal.
+  auto f = run_tile("def f(I):\n  return I + 1.5\n", {{"I", tensor(DType::Float16, {1}, {1})}});
+  EXPECT_EQ(f.dtype(), DType::Float16);
+}
+
+TEST(TileSemantics, DimensionDivisionTruncates) {
+  auto I = f32({7}, {1, 2, 3, 4, 5, 6, 7});
+  // (7 - 10) // 2 truncates to -1: a negative dimension.
+  EXPECT_EQ(tile_error_of("def f(I):\n  N = TensorDim()\n  i = TensorIndex()\n  I.bind_dims(N)\n"
+                          "  O = TensorOutput((N - 10) // 2)\n  O[i] += I[i]\n  return O\n",
+                          {{"I", I}}),
+            "test.antares:5:20: error: negative dimension -1\n"
+            "  O = TensorOutput((N - 10) // 2)\n"
+            "                   ^~~~~~~~~~~~~\n");
+  EXPECT_EQ(run_tile("def f(I):\n  N = TensorDim()\n  i = TensorIndex()\n  I.bind_dims(N)\n"
+                     "  O = TensorOutput((N - 8) // 2)\n  O[i] += I[i]\n  return O\n",
+                     {{"I", I}})
+                .shape(),
+            (core::Shape{0})); // (7 - 8) // 2 truncates to 0, not -1
+}
+
+TEST(TileSemantics, ParametersAndLoops) {
+  auto I = f32({4}, {1, 2, 3, 4});
+  const char* cpp = "Tensor f(const Tensor& I, const std::vector<size_t>& s) {\n"
+                    "  TensorDim N; TensorIndex i; I.bind_dims(N);\n"
+                    "  std::vector<TensorDim> Y(2);\n"
+                    "  for (size_t k = 0; k < Y.size(); ++k) { Y[k] = N / s[k]; }\n"
+                    "  auto O = TensorOutput(Y[1]);\n"
+                    "  O(i) += I(s[1] * i);\n"
+                    "  return O;\n}\n";
+  EXPECT_EQ(values(run_tile(cpp, {{"I", I}}, "", {{"s", {1, 2}}})), (V{1, 3}));
+  const char* py = "def f(I, s):\n  N = TensorDim()\n  i = TensorIndex()\n  I.bind_dims(N)\n"
+                   "  O = TensorOutput(N // s)\n  O[i] += I[s * i]\n  return O\n";
+  EXPECT_EQ(values(run_tile(py, {{"I", I}}, "", {{"s", {2}}})), (V{1, 3}));
+}
+
+TEST(TileSemantics, ConstraintsMayComeBeforeTheContraction) {
+  auto I = f32({4}, {1, 2, 3, 4});
+  EXPECT_EQ(values(run_tile("def f(I):\n  i, j = TensorIndexes(2)\n  O = TensorOutput(2)\n"
+                            "  O.add_constraint(j < 2)\n  O[i] >= I[2 * i + j]\n  return O\n",
+                            {{"I", I}})),
+            (V{2, 4}));
+}
+
+} // namespace
+} // namespace teval
