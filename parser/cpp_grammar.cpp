@@ -236,7 +236,7 @@ auto const initializer_def = -(x3::lit('=') >> !x3::lit('=') > expr[push_item]);
 auto const assign_op_def = (pos >> assign_ops >> !x3::lit('='))[mk_op_at];
 
 auto const declarator = (pos >> identifier >> ctor_args >> initializer >> here)[push_declarator];
-auto const declaration_def = (type_text[set_type] >> (declarator % ',')) >> x3::lit(';');
+auto const declaration_def = (type_text[set_type] >> (declarator % ',')) > x3::lit(';');
 auto const return_statement = ((pos >> word("return") > expr) > x3::lit(';') >> here)[push_return];
 auto const increment_def = (x3::lit("++") >> identifier) | (identifier >> x3::lit("++"));
 auto const ctor_args_def = call_args | x3::attr(CallArgs{});

@@ -384,6 +384,8 @@ private:
     Value v = evaluate(e);
     if (const auto* i = std::get_if<IntV>(&v.v))
       return i->v;
+    if (const auto* d = std::get_if<DimV>(&v.v))
+      return dim_value(*d, e.span); // reports the unbound dimension
     throw Error(ErrorKind::Type, e.span, "expected an integer, not " + kind_name(v));
   }
 
@@ -990,6 +992,8 @@ core::Kernel elaborate_tile(const ast::Program& program, const std::string& entr
                             const std::map<std::string, InputType>& inputs,
                             const std::map<std::string, TileParam>& params) {
   std::vector<std::string> names = tile_functions(program);
+  std::string path =
+      program.statements.empty() ? std::string() : program.statements[0]->span.file->name();
   auto list = [&] {
     std::string out;
     for (const std::string& n : names)
@@ -1006,12 +1010,12 @@ core::Kernel elaborate_tile(const ast::Program& program, const std::string& entr
   }
   if (!chosen) {
     if (names.empty())
-      throw Error(ErrorKind::Syntax, "", "the Tile source defines no function");
+      throw Error(ErrorKind::Syntax, path, "the Tile source defines no function");
     if (entry.empty())
-      throw Error(ErrorKind::Name, "",
+      throw Error(ErrorKind::Name, path,
                   "the Tile source defines several functions (" + list() +
                       "); choose one with --entry NAME");
-    throw Error(ErrorKind::Name, "", "no function `" + entry + "`; the source defines " + list());
+    throw Error(ErrorKind::Name, path, "no function `" + entry + "`; the source defines " + list());
   }
   return Elaborator(std::get<ast::Function>(chosen->node), inputs, params).run(chosen->span);
 }

@@ -234,12 +234,17 @@ void run(const Parser& parser, const Skipper& skipper, std::string_view text,
     It at = e.where();
     x3::skip_over(at, last, x3::make_context<x3::skipper_tag>(skipper));
     auto [token, width] = token_at(at, last);
-    // At the end, point just past the last token rather than at a blank line.
-    if (at == last)
+    // A missing terminator belongs right after the previous token, as does
+    // anything missing at the end of the text.
+    bool at_end = at == last;
+    bool terminator = e.which() == "';'";
+    if (at_end || terminator) {
       while (at != st.base && std::isspace(static_cast<unsigned char>(at[-1])))
         --at;
-    throw Error(ErrorKind::Syntax, st.span(at, at + width),
-                "expected " + e.which() + " before " + token);
+      width = 0;
+    }
+    std::string where = at_end ? " before end of input" : terminator ? "" : " before " + token;
+    throw Error(ErrorKind::Syntax, st.span(at, at + width), "expected " + e.which() + where);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -143,34 +144,42 @@ TEST(Cli, SeedExampleFromTheDocumentRuns) {
   EXPECT_NE(r.out.find("dtype=float32)"), std::string::npos);
 }
 
-class ErrorGolden : public ::testing::TestWithParam<std::string> {};
+struct ErrorCase {
+  std::string dir;  // under tests/errors
+  std::string name; // the program is NAME.EXT, its diagnostic NAME.err
+  std::string extension;
+};
+
+class ErrorGolden : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(ErrorGolden, DiagnosticExitCodeAndNoOutput) {
-  fs::path dir = test::source_dir() / "tests/errors/antares";
-  std::string name = GetParam();
-  std::string text = test::read_file(dir / (name + ".antares"));
+  const ErrorCase& c = GetParam();
+  fs::path dir = test::source_dir() / "tests/errors" / c.dir;
+  std::string text = test::read_file(dir / (c.name + c.extension));
   std::string args;
-  if (text.rfind("# ARGS: ", 0) == 0)
-    args = text.substr(8, text.find('\n') - 8);
-  fs::path out = test::scratch_dir("error-golden-" + name) / "out";
-  Result r = teval("run " + name + ".antares " + args + " -o '" + out.string() + "'", dir);
+  for (const char* prefix : {"# ARGS: ", "// ARGS: "})
+    if (text.rfind(prefix, 0) == 0)
+      args = text.substr(std::strlen(prefix), text.find('\n') - std::strlen(prefix));
+  fs::path out = test::scratch_dir("error-golden-" + c.dir + "-" + c.name) / "out";
+  Result r = teval("run " + c.name + c.extension + " " + args + " -o '" + out.string() + "'", dir);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(fs::exists(out)) << "output written despite the error";
-  std::string failure = test::check_golden(dir / (name + ".err"), r.err);
+  std::string failure = test::check_golden(dir / (c.name + ".err"), r.err);
   EXPECT_TRUE(failure.empty()) << failure;
 }
 
-std::vector<std::string> error_cases() {
-  std::vector<std::string> names;
-  for (const fs::path& p :
-       test::files_with_extension(test::source_dir() / "tests/errors/antares", ".antares"))
-    names.push_back(p.stem().string());
-  return names;
+std::vector<ErrorCase> error_cases() {
+  std::vector<ErrorCase> cases;
+  for (auto [dir, extension] : {std::pair{"antares", ".antares"}, std::pair{"tile", ".tile"}})
+    for (const fs::path& p :
+         test::files_with_extension(test::source_dir() / "tests/errors" / dir, extension))
+      cases.push_back({dir, p.stem().string(), extension});
+  return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Antares, ErrorGolden, ::testing::ValuesIn(error_cases()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(All, ErrorGolden, ::testing::ValuesIn(error_cases()),
+                         [](const auto& info) { return info.param.dir + "_" + info.param.name; });
 
 } // namespace
 } // namespace teval
