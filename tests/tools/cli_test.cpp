@@ -111,6 +111,34 @@ TEST(Cli, ScatterTargetIsWrittenUnderItsName) {
   EXPECT_EQ(data.shape(), (core::Shape{32, 32, 32, 32, 8}));
 }
 
+TEST(Cli, TileFunctionWritesItsReturnedTensor) {
+  fs::path dir = test::scratch_dir("cli-tile");
+  core::write_npy(test::tensor(core::DType::Float32, {2, 2}, {1, 2, 3, 4}),
+                  (dir / "a.npy").string());
+  core::write_npy(test::tensor(core::DType::Float32, {2, 1}, {10, 100}), (dir / "b.npy").string());
+  std::string tile = "'" + (test::source_dir() / "examples/tile/tutorial.tile").string() + "'";
+  Result r = teval("run " + tile + " --entry matmul -i A=a.npy -i B=b.npy -o out", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::values(core::read_npy((dir / "out/C.npy").string())),
+            (std::vector<double>{210, 430}));
+  // An unnamed returned expression is `result`.
+  r = teval("run " + tile + " --entry avg_merge -i I=a.npy -o out", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::values(core::read_npy((dir / "out/result.npy").string())),
+            (std::vector<double>{2.5}));
+  // The Python spelling, integer parameters and random inputs of a given shape.
+  std::string py = "'" + (test::source_dir() / "examples/tile/tutorial_py.tile").string() + "'";
+  r = teval("run " + py + " --entry complex_conv_2d -i I=float32[1,5,5,2,3] "
+                          "-i K=float32[3,3,2,3,2] -p s0=2 -p s1=1 -p d0=1 -p d1=2 -o out",
+            dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(core::read_npy((dir / "out/O.npy").string()).shape(), (core::Shape{1, 3, 5, 2, 2}));
+  // --lang tile reads -e text too.
+  r = teval("run --lang tile -e 'def f(A):\n  return A * 2.0' -i A=a.npy --print", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "result = array([[2.0, 4.0],\n       [6.0, 8.0]], dtype=float32)\n");
+}
+
 TEST(Cli, RandomInputsAreSeeded) {
   std::string program = "run -e 'o[N] = x[N] + 0.0' -i x=float32[4]";
   Result a = teval(program + " --seed 7");
