@@ -140,6 +140,27 @@ int Kernel::find(std::string_view name) const {
   return -1;
 }
 
+void check_index_points(const std::vector<IndexVar>& vars, Span span) {
+  int64_t points = 1;
+  for (const IndexVar& v : vars) {
+    int64_t extent = v.end > v.begin ? v.end - v.begin : 0;
+    if (__builtin_mul_overflow(points, extent, &points) || points > kMaxIndexPoints)
+      throw Error(ErrorKind::Limit, span,
+                  "the statement walks more than 2^40 index points; teval does not attempt it");
+  }
+}
+
+void check_tensor_size(DType dtype, const Shape& shape, Span span) {
+  std::optional<int64_t> n = checked_numel(shape);
+  int64_t bytes = 0;
+  if (!n || __builtin_mul_overflow(*n, int64_t{size_bytes(dtype)}, &bytes) ||
+      bytes > kMaxTensorBytes)
+    throw Error(ErrorKind::Limit, span,
+                "output of shape " + to_string(shape) + " and dtype " + std::string(name(dtype)) +
+                    " is larger than teval's limit of " + std::to_string(kMaxTensorBytes) +
+                    " bytes");
+}
+
 Scalar aggregation_init(Aggregation a, DType t) {
   switch (a) {
   case Aggregation::Assign:

@@ -187,6 +187,18 @@ struct Kernel {
   int find(std::string_view name) const;
 };
 
+/// The most index points one statement may walk: beyond this a run would
+/// take days, so elaboration reports it instead.
+inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;
+
+/// Throws Error(Limit) at \p span when the box of \p vars holds more than
+/// kMaxIndexPoints points.
+void check_index_points(const std::vector<IndexVar>& vars, Span span);
+
+/// Throws Error(Limit) at \p span when a tensor of \p dtype and \p shape
+/// would be larger than kMaxTensorBytes.
+void check_tensor_size(DType dtype, const Shape& shape, Span span);
+
 /// The identity of \p a for dtype \p t, used as a reduction's init: sum 0,
 /// product 1, max the lowest finite value, min the highest, all 1, any 0,
 /// assign 0.

@@ -19,10 +19,6 @@ using core::Error;
 using core::ErrorKind;
 using core::Span;
 
-/// The most index points one statement may walk: beyond this a run would
-/// take days, so it is reported instead of attempted.
-constexpr int64_t kMaxPoints = int64_t{1} << 40;
-
 // Visits every expression of a tree, parents before children, left to right.
 void walk(const ast::Expr& e, const std::function<void(const ast::Expr&)>& f) {
   f(e);
@@ -262,26 +258,6 @@ private:
     }
   }
 
-  void check_points(const std::vector<Axis>& axes, Span span) {
-    int64_t points = 1;
-    for (const Axis& a : axes)
-      if (__builtin_mul_overflow(points, a.extent, &points) || points > kMaxPoints)
-        throw Error(ErrorKind::Limit, span,
-                    "the statement walks more than 2^40 index points; teval does not attempt "
-                    "it");
-  }
-
-  static void check_size(DType dtype, const core::Shape& shape, Span span) {
-    std::optional<int64_t> n = core::checked_numel(shape);
-    int64_t bytes = 0;
-    if (!n || __builtin_mul_overflow(*n, int64_t{core::size_bytes(dtype)}, &bytes) ||
-        bytes > core::kMaxTensorBytes)
-      throw Error(ErrorKind::Limit, span,
-                  "output of shape " + core::to_string(shape) + " and dtype " +
-                      std::string(core::name(dtype)) + " is larger than teval's limit of " +
-                      std::to_string(core::kMaxTensorBytes) + " bytes");
-  }
-
   void statement(const ast::Stmt& s, const ast::Assign& a) {
     OpInfo op = op_info(a.op);
     const auto* lhs = std::get_if<ast::Subscript>(&a.target->node);
@@ -331,7 +307,6 @@ private:
       note_axis(axes, ast::Name{w.axis}, w.axis_span, !op.scatter);
     collect_axes(*a.value, axes, !op.scatter);
     infer_extents(axes, a, op.scatter);
-    check_points(axes, s.span);
     if (op.aggregation == Aggregation::Assign && !op.scatter)
       for (const Axis& axis : axes)
         if (axis.reduce)
@@ -354,6 +329,7 @@ private:
     for (size_t i = 0; i < axes.size(); ++i)
       st.vars.push_back(
           {axes[i].name, 0, axes[i].extent, axes[i].reduce, DType::Int32, axes[i].span});
+    core::check_index_points(st.vars, s.span);
     if (op.scatter) {
       const core::TensorDecl old = k_.tensors[existing];
       if (lhs->indices.size() != old.shape.size())
@@ -374,7 +350,7 @@ private:
         shape.push_back(axes[i].extent);
         st.out_index.push_back(core::make_var(static_cast<int>(i), DType::Int32, axes[i].span));
       }
-      check_size(st.value->dtype, shape, a.target->span);
+      core::check_tensor_size(st.value->dtype, shape, a.target->span);
       k_.tensors.push_back({target->id, st.value->dtype, std::move(shape),
                             core::TensorRole::Intermediate, a.target->span});
     }

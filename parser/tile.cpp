@@ -922,6 +922,7 @@ int Elaborator::materialize(Pending& p) {
     }
     st.vars.push_back({info.name, begin, end, i >= data_vars, DType::Int64, info.span});
   }
+  core::check_index_points(st.vars, p.span);
   for (const Poly& x : p.out_index)
     st.out_index.push_back(tile::to_expr(x, var, p.out_span));
 
@@ -969,6 +970,7 @@ int Elaborator::materialize(Pending& p) {
   st.start = core::Start::FirstValue;
   st.out_of_range = core::OutOfRange::Skip;
   st.conflict = core::WriteConflict::Error;
+  core::check_tensor_size(t, out.shape, out.span);
   int id = static_cast<int>(k_.tensors.size());
   k_.tensors.push_back({out.name, t, out.shape, core::TensorRole::Intermediate, out.span});
   st.target = id;

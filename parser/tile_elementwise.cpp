@@ -232,6 +232,7 @@ private:
 
 int emit_elementwise(core::Kernel& k, const Ew& e, const std::string& name, Span span) {
   DType t = e->weak ? (e->is_float ? DType::Float32 : DType::Int64) : e->dtype;
+  core::check_tensor_size(t, e->shape, span);
   core::Statement s;
   s.span = span;
   for (size_t i = 0; i < e->shape.size(); ++i)
