@@ -132,32 +132,38 @@ DecodedString decode_string_literals(std::string_view raw, uint32_t offset,
   return out;
 }
 
-std::string logical_lines(std::string_view text) {
-  std::string out(text);
+namespace {
+
+enum class Mark {
+  Comment,      ///< `#` to the end of the line
+  Continuation, ///< a backslash and the whitespace character after it
+  LineEnd,      ///< a newline outside brackets and strings: a logical line ends
+};
+
+// Walks Python text, skipping string literals, and reports comments, line
+// continuations and logical line ends as byte ranges [begin, end).
+template <class F> void scan_python(std::string_view text, F on) {
   int depth = 0;
   size_t i = 0;
-  while (i < out.size()) {
-    char c = out[i];
+  while (i < text.size()) {
+    char c = text[i];
     if (c == '"' || c == '\'') {
-      std::string_view close(&out[i], 1);
-      if (out.compare(i, 3, std::string(3, c)) == 0)
-        close = std::string_view(&out[i], 3);
-      std::string closing(close);
-      i += closing.size();
-      while (i < out.size() && out.compare(i, closing.size(), closing) != 0)
-        i += out[i] == '\\' ? 2 : 1;
-      i += closing.size();
+      size_t quote = text.substr(i, 3) == std::string(3, c) ? 3 : 1;
+      std::string_view close = text.substr(i, quote);
+      i += quote;
+      while (i < text.size() && text.substr(i, quote) != close)
+        i += text[i] == '\\' ? 2 : 1;
+      i = std::min(i + quote, text.size());
       continue;
     }
     if (c == '#') {
-      while (i < out.size() && out[i] != '\n')
-        out[i++] = ' ';
+      size_t end = std::min(text.find('\n', i), text.size());
+      on(Mark::Comment, i, end);
+      i = end;
       continue;
     }
-    if (c == '\\' && i + 1 < out.size() && is_space(out[i + 1])) {
-      out[i] = ' ';
-      if (out[i + 1] == '\n')
-        out[i + 1] = ' ';
+    if (c == '\\' && i + 1 < text.size() && is_space(text[i + 1])) {
+      on(Mark::Continuation, i, i + 2);
       i += 2;
       continue;
     }
@@ -166,67 +172,50 @@ std::string logical_lines(std::string_view text) {
     else if ((c == ')' || c == ']' || c == '}') && depth > 0)
       --depth;
     else if (c == '\n' && depth == 0)
-      out[i] = ';';
+      on(Mark::LineEnd, i, i + 1);
     ++i;
   }
+}
+
+} // namespace
+
+std::string logical_lines(std::string_view text) {
+  std::string out(text);
+  scan_python(text, [&](Mark m, size_t begin, size_t end) {
+    char fill = m == Mark::LineEnd ? ';' : ' ';
+    for (size_t k = begin; k < end; ++k)
+      out[k] = fill;
+  });
   return out;
 }
 
 std::vector<LogicalLine> logical_line_ranges(std::string_view text) {
+  // Comments and continuations blanked; logical lines end at LineEnd marks.
+  std::string blanked(text);
+  std::vector<size_t> ends;
+  scan_python(text, [&](Mark m, size_t begin, size_t end) {
+    if (m == Mark::LineEnd)
+      ends.push_back(begin);
+    else
+      for (size_t k = begin; k < end; ++k)
+        blanked[k] = ' ';
+  });
+  ends.push_back(text.size());
   std::vector<LogicalLine> lines;
-  size_t i = 0;
-  while (i < text.size()) {
-    // The start of a physical line: measure its indentation.
+  size_t start = 0;
+  for (size_t end : ends) {
     uint32_t indent = 0;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) {
-      indent = text[i] == '\t' ? (indent / 8 + 1) * 8 : indent + 1;
+    size_t i = start;
+    while (i < end && (blanked[i] == ' ' || blanked[i] == '\t')) {
+      indent = blanked[i] == '\t' ? (indent / 8 + 1) * 8 : indent + 1;
       ++i;
     }
-    if (i == text.size())
-      break;
-    if (text[i] == '\n' || text[i] == '\r' || text[i] == '#') { // blank or comment-only
-      while (i < text.size() && text[i] != '\n')
-        ++i;
-      ++i;
-      continue;
-    }
-    // Scan to the end of the logical line.
-    size_t begin = i;
-    int depth = 0;
-    while (i < text.size()) {
-      char c = text[i];
-      if (c == '"' || c == '\'') {
-        std::string close(1, c);
-        if (text.substr(i, 3) == std::string(3, c))
-          close = std::string(3, c);
-        i += close.size();
-        while (i < text.size() && text.substr(i, close.size()) != close)
-          i += text[i] == '\\' ? 2 : 1;
-        i += close.size();
-        continue;
-      }
-      if (c == '#') {
-        while (i < text.size() && text[i] != '\n')
-          ++i;
-        continue;
-      }
-      if (c == '\\' && i + 1 < text.size() && is_space(text[i + 1])) {
-        i += 2;
-        continue;
-      }
-      if (c == '(' || c == '[' || c == '{')
-        ++depth;
-      else if ((c == ')' || c == ']' || c == '}') && depth > 0)
-        --depth;
-      else if (c == '\n' && depth == 0)
-        break;
-      ++i;
-    }
-    size_t end = std::min(i, text.size());
-    while (end > begin && is_space(text[end - 1]))
-      --end;
-    lines.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end), indent});
-    ++i;
+    size_t last = end;
+    while (last > i && is_space(blanked[last - 1]))
+      --last;
+    if (last > i) // not blank, nor only a comment
+      lines.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(last), indent});
+    start = end + 1;
   }
   return lines;
 }
