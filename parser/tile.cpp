@@ -396,19 +396,16 @@ private:
     return Poly::variable(static_cast<int>(indexes_.size()) - 1);
   }
 
-  // The tensor and index list of an access `A(i, j)`, `A[i, j]`, `A[()]`.
-  std::pair<const ast::Expr*, std::vector<ast::ExprPtr>> access_parts(const ast::Expr& e) {
-    if (const auto* c = std::get_if<ast::Call>(&e.node); c && !c->method) {
-      static const ast::Expr none{};
-      (void)none;
-      return {nullptr, c->args};
-    }
+  // The index list of an access `A(i, j)`, `A[i, j]`, `A[()]`.
+  std::vector<ast::ExprPtr> access_indices(const ast::Expr& e) {
+    if (const auto* c = std::get_if<ast::Call>(&e.node); c && !c->method)
+      return c->args;
     if (const auto* s = std::get_if<ast::Subscript>(&e.node)) {
       std::vector<ast::ExprPtr> index = s->indices;
       if (index.size() == 1)
         if (const auto* t = std::get_if<ast::Tuple>(&index[0]->node))
           index = t->items; // O[()] and O[(i, j)]
-      return {s->base.get(), index};
+      return index;
     }
     throw Error(ErrorKind::Syntax, e.span, "expected a tensor access such as A(i, j)");
   }
@@ -430,8 +427,7 @@ private:
   }
 
   Access access(const ast::Expr& e) {
-    auto [base_expr, index] = access_parts(e);
-    (void)base_expr;
+    std::vector<ast::ExprPtr> index = access_indices(e);
     Value base = access_base(e);
     int id = tensor_of(base, "", e.span);
     const core::TensorDecl& t = k_.tensors[id];
@@ -458,8 +454,7 @@ private:
     if (agg == kAggregations.end())
       throw Error(ErrorKind::Unsupported, op_span,
                   "`" + op + "` is not a Tile aggregation; use +=, *=, >=, <= or =");
-    auto [base_expr, index] = access_parts(target);
-    (void)base_expr;
+    std::vector<ast::ExprPtr> index = access_indices(target);
     Value out = access_base(target);
     auto* cell = std::get_if<OutputV>(&out.v);
     if (!cell)
@@ -678,7 +673,7 @@ private:
     if (std::holds_alternative<IntV>(l.v) && std::holds_alternative<IntV>(r.v))
       return {IntV{int_binary(b, std::get<IntV>(l.v).v, std::get<IntV>(r.v).v, e.span)}, e.span};
     if (is_index(l) && is_index(r))
-      return {PolyV{poly_binary(b, poly(l), poly(r), e.span)}, e.span};
+      return {PolyV{poly_binary(b, poly(l), poly(r))}, e.span};
     throw Error(ErrorKind::Type, b.op_span,
                 "`" + std::string(spelling(b.op)) + "` of " + kind_name(l) + " and " +
                     kind_name(r) + " has no meaning here");
@@ -725,7 +720,7 @@ private:
   }
 
   // Index arithmetic: polynomials with exact rational division by constants.
-  Poly poly_binary(const ast::Binary& b, const Poly& x, const Poly& y, Span span) {
+  Poly poly_binary(const ast::Binary& b, const Poly& x, const Poly& y) {
     switch (b.op) {
     case ast::BinaryOp::Add:
       return x + y;
@@ -744,7 +739,6 @@ private:
     default:
       break;
     }
-    (void)span;
     throw Error(ErrorKind::Unsupported, b.op_span,
                 "`" + std::string(spelling(b.op)) + "` is not an index operation");
   }
