@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 struct Spelling {
   const char* file;
   int line; // which line of `entry` and `params` applies
+
+  friend void PrintTo(const Spelling& s, std::ostream* os) { *os << s.file; }
 };
 
 std::map<std::string, parser::TileParam> params_of(const std::string& line) {

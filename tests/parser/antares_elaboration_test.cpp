@@ -109,6 +109,8 @@ struct Misuse {
   const char* program;
   const char* message;   // the start of the message
   const char* underline; // the text under the caret
+
+  friend void PrintTo(const Misuse& m, std::ostream* os) { *os << m.program; }
 };
 
 class AntaresMisuse : public ::testing::TestWithParam<Misuse> {};

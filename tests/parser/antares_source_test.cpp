@@ -113,6 +113,8 @@ TEST(AntaresSource, SpansOfExpandedTextPointIntoTheFile) {
 struct BadSource {
   const char* text;
   const char* rendered;
+
+  friend void PrintTo(const BadSource& b, std::ostream* os) { *os << b.text; }
 };
 
 class AntaresSourceErrors : public ::testing::TestWithParam<BadSource> {};
