@@ -48,8 +48,19 @@ BlockEvaluator::BlockEvaluator(const core::Statement& s,
                  "index variable range exceeds its dtype");
     vars_[v].i.resize(kBlock);
   }
+  skip_ = s.out_of_range == core::OutOfRange::Skip;
+  if (skip_) {
+    core::for_each_node(s.value, [&](const Expr& e) {
+      if (std::holds_alternative<core::Load>(e->node))
+        loads_.push_back(e.get());
+    });
+    std::reverse(loads_.begin(), loads_.end()); // a gather's inner load first
+    inexact_.assign(kBlock, 0);
+  }
   std::map<std::string, int> by_key;
   slot(s.value, by_key);
+  for (const core::Constraint& c : s.constraints)
+    slot(c.expr, by_key);
   for (const Expr& e : s.out_index)
     slot(e, by_key);
 }
@@ -134,17 +145,21 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
   for (int k = 0; k < count; ++k)
     all_[k] = k;
   try {
-    for (int k = 0; k < count; ++k)
+    selected_ = &all_;
+    if (skip_)
+      select_valid();
+    const Selection& sel = *selected_;
+    for (int32_t k : sel)
       flat_[k] = 0;
     for (size_t d = 0; d < s_.out_index.size(); ++d) {
-      const Column& c = eval(s_.out_index[d], all_);
-      for (int k = 0; k < count; ++k) {
+      const Column& c = eval(s_.out_index[d], sel);
+      for (int32_t k : sel) {
         if (c.i[k] < 0 || c.i[k] >= target_shape_[d])
-          throw GiveUp{};
+          throw GiveUp{}; // only where points are not filtered for validity
         flat_[k] += c.i[k] * target_strides_[d];
       }
     }
-    value_ = &eval(s_.value, all_);
+    value_ = &eval(s_.value, sel);
   } catch (const GiveUp&) {
     return false;
   } catch (const Fault&) {
@@ -153,6 +168,29 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
     return false;
   }
   return true;
+}
+
+void BlockEvaluator::select_valid() {
+  valid_ = all_;
+  std::fill(inexact_.begin(), inexact_.begin() + count_, 0);
+  auto keep = [&](const Column& c, int64_t lo, int64_t hi) {
+    size_t n = 0;
+    for (int32_t k : valid_)
+      if (!inexact_[k] && c.i[k] >= lo && c.i[k] < hi)
+        valid_[n++] = k;
+    valid_.resize(n);
+  };
+  for (const core::Constraint& c : s_.constraints)
+    keep(eval(c.expr, valid_), 0, c.bound);
+  for (size_t d = 0; d < s_.out_index.size(); ++d)
+    keep(eval(s_.out_index[d], valid_), 0, target_shape_[d]);
+  for (const ExprNode* l : loads_) {
+    const auto& load = std::get<core::Load>(l->node);
+    const core::Shape& shape = tensors_[load.tensor]->shape();
+    for (size_t d = 0; d < load.index.size(); ++d)
+      keep(eval(load.index[d], valid_), 0, shape[d]);
+  }
+  selected_ = &valid_;
 }
 
 const BlockEvaluator::Column& BlockEvaluator::eval(const Expr& e, const Selection& sel) {
@@ -365,6 +403,30 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
     default:
       break;
     }
+  }
+  if (y && a.op == Op::ExactDiv) {
+    // Exact division of an index: no value where the quotient is fractional;
+    // under Skip that point is not valid, otherwise the replay reports it.
+    bool give_up = false;
+    each(sel, [&](int32_t k) {
+      __int128 p = x.i[k], q = y->i[k];
+      if (q == 0) {
+        give_up = true;
+        return;
+      }
+      __int128 r = p / q;
+      bool fits = r >= core::int_min(t) && r <= core::int_max(t);
+      if (r * q != p) {
+        give_up |= !skip_;
+        inexact_[k] = 1;
+      } else if (!fits) {
+        give_up = true;
+      }
+      out.i[k] = fits ? static_cast<int64_t>(r) : 0;
+    });
+    if (give_up)
+      throw GiveUp{};
+    return;
   }
   if (y && core::is_integer(t) && (a.op == Op::Div || a.op == Op::Mod)) {
     // Truncating division and flooring modulo, as int_op() computes them,

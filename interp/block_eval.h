@@ -40,6 +40,9 @@ public:
   /// variable). Returns false when the block must be replayed point by point.
   bool evaluate(const std::vector<int64_t>& start, int count);
 
+  /// After evaluate(): the positions of the block's valid points, in order —
+  /// every point, unless the statement skips invalid ones (Tile).
+  const std::vector<int32_t>& selected() const { return *selected_; }
   /// After evaluate(): the flat target position and the value of point k.
   int64_t flat(int k) const { return flat_[k]; }
   core::Scalar value(int k) const;
@@ -91,6 +94,17 @@ private:
   int32_t count_ = 0;
   std::vector<int64_t> flat_;
   const Column* value_ = nullptr;
+  // Under OutOfRange::Skip: the value's loads (inner ones first), which
+  // positions had an inexact index division, and the valid positions.
+  bool skip_ = false;
+  std::vector<const core::ExprNode*> loads_;
+  std::vector<char> inexact_;
+  Selection valid_;
+  const Selection* selected_ = nullptr;
+
+  /// Narrows the block to the points whose index points satisfy the
+  /// constraints and whose accesses are all in range and integral.
+  void select_valid();
 };
 
 } // namespace teval::interp::detail

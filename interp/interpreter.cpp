@@ -92,7 +92,7 @@ private:
     std::vector<int64_t> writer(track ? static_cast<size_t>(out.numel()) : 0, -1);
     std::vector<int64_t> strides = core::strides(decl.shape);
     std::vector<int64_t> out_index(s.out_index.size());
-    if (options_.blocks && s.out_of_range == core::OutOfRange::Error && s.constraints.empty()) {
+    if (options_.blocks) {
       run_blocks(s, out, strides, out_index, writer);
     } else {
       for (int64_t number = 0;; ++number) {
@@ -120,10 +120,11 @@ private:
     for (int64_t number = 0; number < total;) {
       int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
       if (block.evaluate(point_, n)) {
+        const std::vector<int32_t>& valid = block.selected();
         if (sum32) {
           // The same computation as combine(): float32(acc + v) in double.
           auto* acc = reinterpret_cast<unsigned char*>(out.bytes().data());
-          for (int k = 0; k < n; ++k) {
+          for (int32_t k : valid) {
             float a;
             std::memcpy(&a, acc + block.flat(k) * 4, 4);
             a = static_cast<float>(static_cast<double>(a) + block.float_value(k));
@@ -131,10 +132,9 @@ private:
           }
           advance(n);
         } else {
-          for (int k = 0; k < n; ++k) {
+          for (int32_t k : valid)
             store(s, out, block.flat(k), block.value(k), writer, number + k);
-            advance();
-          }
+          advance(n);
         }
       } else {
         for (int k = 0; k < n; ++k) {
@@ -221,14 +221,14 @@ private:
       if (!first) {
         Scalar old = out.get(flat);
         if (s.conflict == core::WriteConflict::Error || !core::identical(old, v))
-          throw Error(ErrorKind::Range, s.span,
-                      "two writes to " + k_.tensors[s.target].name + "[" +
-                          location_text(out, flat) + "]" +
-                          (s.conflict == core::WriteConflict::Error
-                               ? ""
-                               : " with different values " + core::format_scalar(old) + " and " +
-                                     core::format_scalar(v)) +
-                          ": first at " + point_text(writer[flat]) + ", again at " + point_text());
+          throw Error(
+              ErrorKind::Range, s.span,
+              "two writes to " + k_.tensors[s.target].name + "[" + location_text(out, flat) + "]" +
+                  (s.conflict == core::WriteConflict::Error
+                       ? ""
+                       : " with different values " + core::format_scalar(old) + " and " +
+                             core::format_scalar(v)) +
+                  ": first at " + point_text(writer[flat]) + ", again at " + point_text(number));
       }
       out.set(flat, v);
     } else if (first && s.start == core::Start::FirstValue) {

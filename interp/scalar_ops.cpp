@@ -80,8 +80,8 @@ Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
     __int128 q = __int128(a) / b;
     if (q * b != a)
       throw Inexact{std::to_string(a) + " / " + std::to_string(b) + " is not an integer"};
-    return int_result(t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q),
-                                 policy, "/", a, b));
+    return int_result(
+        t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q), policy, "/", a, b));
   }
   case Op::Max:
     return int_result(t, a > b ? a : b);
