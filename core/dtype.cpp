@@ -72,7 +72,8 @@ int promotion_rank(DType t) {
 DType promote(DType a, DType b) {
   if (a == b)
     return a;
-  if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+  if ((a == DType::Float16 && b == DType::BFloat16) ||
+      (a == DType::BFloat16 && b == DType::Float16))
     return DType::Float32;
   if ((a == DType::Int8 && b == DType::UInt8) || (a == DType::UInt8 && b == DType::Int8))
     return DType::Int16;

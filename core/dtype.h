@@ -36,6 +36,10 @@ inline constexpr DTypeKind kKinds[] = {
 
 /// The spelling users write: "float32", "int8", "bool", ...
 std::string_view name(DType t);
+/// name(t) as a std::string, for messages.
+inline std::string to_string(DType t) {
+  return std::string(name(t));
+}
 /// The dtype spelled \p s, or nothing.
 std::optional<DType> dtype_from_name(std::string_view s);
 /// Size of one element in bytes.

@@ -14,10 +14,6 @@ using core::Scalar;
 
 namespace {
 
-std::string dname(DType t) {
-  return std::string(core::name(t));
-}
-
 [[noreturn]] void fault(std::string message) {
   throw Fault{std::move(message)};
 }
@@ -38,7 +34,7 @@ int64_t checked(DType t, int64_t wrapped, bool overflowed, core::Overflow policy
                 int64_t a, int64_t b) {
   if (policy == core::Overflow::Trap && overflowed)
     fault("integer overflow in index arithmetic: " + std::to_string(a) + " " + op + " " +
-          std::to_string(b) + " does not fit " + dname(t));
+          std::to_string(b) + " does not fit " + core::to_string(t));
   return wrapped;
 }
 
@@ -90,8 +86,8 @@ Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
   case Op::Shl:
   case Op::Shr: {
     if (b < 0 || b >= core::bit_width(t))
-      fault("shift amount " + std::to_string(b) + " is out of range for " + dname(t) + " (0 to " +
-            std::to_string(core::bit_width(t) - 1) + ")");
+      fault("shift amount " + std::to_string(b) + " is out of range for " + core::to_string(t) +
+            " (0 to " + std::to_string(core::bit_width(t) - 1) + ")");
     if (op == Op::Shl)
       return int_result(t, static_cast<int64_t>(static_cast<uint64_t>(a) << b));
     return int_result(t, a >> b); // arithmetic for signed types
@@ -220,7 +216,7 @@ Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
     std::optional<int64_t> v = core::float_to_int(result, r);
     if (!v)
       fault(std::string(core::spelling(op)) + "(" + core::format_scalar(a) + ") does not fit " +
-            dname(result));
+            core::to_string(result));
     return int_result(result, *v);
   }
   case core::OpRule::Arith:
@@ -256,7 +252,7 @@ Scalar cast(const Scalar& v, DType to) {
     return int_result(to, v.i);
   std::optional<int64_t> i = core::float_to_int(to, v.f);
   if (!i)
-    fault("cannot convert " + core::format_scalar(v) + " to " + dname(to) +
+    fault("cannot convert " + core::format_scalar(v) + " to " + core::to_string(to) +
           ": it is NaN or out of range");
   return int_result(to, *i);
 }

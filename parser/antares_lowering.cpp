@@ -19,10 +19,6 @@ using core::Span;
 
 namespace {
 
-std::string dname(DType t) {
-  return std::string(core::name(t));
-}
-
 std::string known_functions() {
   return "exp, log, sqrt, rsqrt, pow, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, erf, "
          "normcdf, sigmoid, abs, max, min, floor, ceil, rfloor, rceil, remainder";
@@ -45,7 +41,7 @@ Expr Lowering::index(const ast::Expr& e) {
   in_index_ = saved;
   if (!core::is_integer(out->dtype))
     throw Error(ErrorKind::Type, e.span,
-                "a tensor index must be an integer, not " + dname(out->dtype));
+                "a tensor index must be an integer, not " + core::to_string(out->dtype));
   return out;
 }
 
@@ -145,7 +141,7 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Unary& n) {
     }
     if (-t.int_value < core::int_min(type) || -t.int_value > core::int_max(type))
       throw Error(ErrorKind::Range, e.span,
-                  std::to_string(-t.int_value) + " does not fit " + dname(type));
+                  std::to_string(-t.int_value) + " does not fit " + core::to_string(type));
     t.int_value = -t.int_value;
     t.expr = core::make_const(core::Scalar::of_int(type, t.int_value), e.span);
     return t;
@@ -211,8 +207,8 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Binary& n) {
     Typed rhs = lower(*n.rhs);
     if (!core::is_integer(a->dtype) || !core::is_integer(rhs.expr->dtype))
       throw Error(ErrorKind::Type, n.op_span,
-                  "shift operands must be integers, not " + dname(a->dtype) + " and " +
-                      dname(rhs.expr->dtype));
+                  "shift operands must be integers, not " + core::to_string(a->dtype) + " and " +
+                      core::to_string(rhs.expr->dtype));
     // The result has the left operand's type; the amount is converted to it.
     Expr b = convert(rhs, a->dtype, n.rhs->span).expr;
     return {core::make_apply(n.op == ast::BinaryOp::Shl ? Op::Shl : Op::Shr, {a, b}, e.span)};
@@ -342,8 +338,8 @@ Expr Lowering::condition(const ast::Expr& e) {
   Expr c = value(e);
   if (core::is_float(c->dtype))
     throw Error(ErrorKind::Type, e.span,
-                "a condition must be a comparison or a logical value, not " + dname(c->dtype) +
-                    "; write for example `x != 0.0`");
+                "a condition must be a comparison or a logical value, not " +
+                    core::to_string(c->dtype) + "; write for example `x != 0.0`");
   return c;
 }
 
@@ -371,8 +367,9 @@ Lowering::Typed Lowering::when(const ast::Expr& e, const ast::Call& c) {
   Expr otherwise = value(*c.args[2]);
   if (then->dtype != otherwise->dtype)
     throw Error(ErrorKind::Type, c.args[2]->span,
-                ".when branches must have the same dtype: the value is " + dname(then->dtype) +
-                    " but the other branch is " + dname(otherwise->dtype) +
+                ".when branches must have the same dtype: the value is " +
+                    core::to_string(then->dtype) + " but the other branch is " +
+                    core::to_string(otherwise->dtype) +
                     "; convert it, e.g. const(0).cast(x.dtype())")
         .note(c.args[0]->span, "the value is here");
   return {core::make_select(cond, then, otherwise, e.span)};
@@ -423,8 +420,8 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
   if (float_lit) {
     if (!core::is_float(t))
       throw Error(ErrorKind::Type, c.args[0]->span,
-                  "const(" + std::string(c.args[0]->span.text()) + ", " + dname(t) +
-                      "): a float literal is not a value of " + dname(t));
+                  "const(" + std::string(c.args[0]->span.text()) + ", " + core::to_string(t) +
+                      "): a float literal is not a value of " + core::to_string(t));
     out.literal_is_float = true;
     out.float_value = negative ? -float_lit->value : float_lit->value;
     out.expr = core::make_const(core::Scalar::of_float(t, out.float_value), e.span);
@@ -440,7 +437,7 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
   }
   if (out.int_value < core::int_min(t) || out.int_value > core::int_max(t))
     throw Error(ErrorKind::Range, c.args[0]->span,
-                std::to_string(out.int_value) + " does not fit " + dname(t));
+                std::to_string(out.int_value) + " does not fit " + core::to_string(t));
   out.expr = core::make_const(core::Scalar::of_int(t, out.int_value), e.span);
   return out;
 }
@@ -492,7 +489,7 @@ Lowering::Typed Lowering::math_call(const ast::Expr& e, const ast::Call& c) {
   core::OpRule r = core::rule(*op);
   if ((r == core::OpRule::Float || r == core::OpRule::FloatToInt) && !core::is_float(t))
     throw Error(ErrorKind::Type, c.args[0]->span,
-                "`" + fn + "` needs a floating-point argument, not " + dname(t) +
+                "`" + fn + "` needs a floating-point argument, not " + core::to_string(t) +
                     "; cast first, as in x.cast(`float32`).call(`" + fn + "`)");
   if (core::is_bool(t))
     t = DType::Int8;

@@ -14,10 +14,6 @@ using core::Span;
 
 namespace {
 
-std::string dname(DType t) {
-  return std::string(core::name(t));
-}
-
 // numpy broadcasting: shapes align at the right; a missing or size-1
 // dimension stretches.
 Shape broadcast(const std::vector<Ew>& args, Span span) {
@@ -113,11 +109,11 @@ Ew ew_apply(Op op, std::vector<Ew> args, Span span) {
   if ((r == core::OpRule::Float || r == core::OpRule::FloatToInt) && !core::is_float(t))
     throw Error(ErrorKind::Type, span,
                 "`" + std::string(core::spelling(op)) + "` needs floating-point operands, not " +
-                    dname(t));
+                    core::to_string(t));
   if (r == core::OpRule::Integer && !core::is_integer(t))
     throw Error(ErrorKind::Type, span,
                 "`" + std::string(core::spelling(op)) + "` needs integer operands, not " +
-                    dname(t));
+                    core::to_string(t));
   bool all_weak = std::all_of(args.begin(), args.end(), [](const Ew& a) { return a->weak; });
   n.weak = all_weak && !is_compare(op);
   n.is_float = core::is_float(t);
@@ -201,11 +197,11 @@ private:
           e.span);
     if (e.is_float)
       throw Error(ErrorKind::Type, e.span,
-                  "a float value cannot take part in " + dname(want) + " arithmetic");
+                  "a float value cannot take part in " + core::to_string(want) + " arithmetic");
     if (!core::is_bool(want) &&
         (e.int_value < core::int_min(want) || e.int_value > core::int_max(want)))
       throw Error(ErrorKind::Range, e.span,
-                  std::to_string(e.int_value) + " does not fit " + dname(want));
+                  std::to_string(e.int_value) + " does not fit " + core::to_string(want));
     return core::make_const(core::Scalar::of_int(want, e.int_value), e.span);
   }
 

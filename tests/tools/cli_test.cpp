@@ -128,8 +128,9 @@ TEST(Cli, TileFunctionWritesItsReturnedTensor) {
             (std::vector<double>{2.5}));
   // The Python spelling, integer parameters and random inputs of a given shape.
   std::string py = "'" + (test::source_dir() / "examples/tile/tutorial_py.tile").string() + "'";
-  r = teval("run " + py + " --entry complex_conv_2d -i I=float32[1,5,5,2,3] "
-                          "-i K=float32[3,3,2,3,2] -p s0=2 -p s1=1 -p d0=1 -p d1=2 -o out",
+  r = teval("run " + py +
+                " --entry complex_conv_2d -i I=float32[1,5,5,2,3] "
+                "-i K=float32[3,3,2,3,2] -p s0=2 -p s1=1 -p d0=1 -p d1=2 -o out",
             dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(core::read_npy((dir / "out/O.npy").string()).shape(), (core::Shape{1, 3, 5, 2, 2}));
