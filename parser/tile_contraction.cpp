@@ -77,7 +77,7 @@ void Elaborator::contraction(const ast::Stmt& s, const ast::Expr& target, const 
     throw Error(ErrorKind::Type, target.span,
                 "a contraction writes a TensorOutput, not " + kind_name(out));
   OutputCell& o = *cell->cell;
-  if (o.pending || o.tensor)
+  if (!o.pending.expired() || o.tensor)
     throw Error(ErrorKind::Name, target.span, "`" + o.name + "` already has a contraction");
   if (index.size() != o.shape.size())
     throw Error(ErrorKind::Shape, target.span,
@@ -139,8 +139,8 @@ void Elaborator::add_constraint(const ast::Call& c) {
   if (o.tensor)
     throw Error(ErrorKind::Syntax, c.callee_span,
                 "`" + o.name + "` was already used; add its constraints before using it");
-  if (o.pending)
-    o.pending->constraints.push_back(*constraint);
+  if (std::shared_ptr<Pending> pending = o.pending.lock())
+    pending->constraints.push_back(*constraint);
   else
     o.early_constraints.push_back(*constraint);
 }
@@ -277,7 +277,7 @@ int Elaborator::materialize(Pending& p) {
   st.target = id;
   k_.statements.push_back(std::move(st));
   out.tensor = id;
-  out.pending = nullptr;
+  out.pending.reset();
   return id;
 }
 

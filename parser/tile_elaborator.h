@@ -38,7 +38,9 @@ struct OutputCell {
   core::Shape shape;
   std::string name;
   Span span;
-  std::shared_ptr<Pending> pending; // its contraction, until materialised
+  // Its contraction until materialised. Weak: the contraction refers back to
+  // this output, and the elaborator's list of contractions owns them.
+  std::weak_ptr<Pending> pending;
   std::vector<struct ConstraintV> early_constraints;
   std::optional<int> tensor; // the kernel tensor, once materialised
 };

@@ -11,10 +11,11 @@ int Elaborator::tensor_of(const Value& v, const std::string& name, Span span) {
     OutputCell& cell = *o->cell;
     if (cell.tensor)
       return *cell.tensor;
-    if (!cell.pending)
+    std::shared_ptr<Pending> pending = cell.pending.lock();
+    if (!pending)
       throw Error(ErrorKind::Syntax, span,
                   "`" + cell.name + "` is a TensorOutput that no contraction writes");
-    return materialize(*cell.pending);
+    return materialize(*pending);
   }
   if (const auto* e = std::get_if<EwV>(&v.v))
     return tile::emit_elementwise(k_, e->e, name.empty() ? "tmp" : name, span);
