@@ -30,11 +30,19 @@ std::string format_scalar(const Scalar& v) {
   return s;
 }
 
+std::string format_index(const std::vector<int64_t>& index) {
+  std::string out;
+  for (size_t i = 0; i < index.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(index[i]);
+  return out;
+}
+
 namespace {
 
 class Printer {
 public:
-  Printer(const Kernel& k, const Statement& s) : k_(k), s_(s) {}
+  Printer(const NameOf& var_name, const NameOf& tensor_name, bool c_style = false)
+      : var_name_(var_name), tensor_name_(tensor_name), c_style_(c_style) {}
 
   std::string print(const Expr& e) {
     return std::visit([&](const auto& n) { return node(*e, n); }, e->node);
@@ -49,13 +57,23 @@ private:
   }
   std::string node(const ExprNode&, const Const& c) {
     std::string v = format_scalar(c.value);
-    if (c.value.dtype == DType::Int32 || c.value.dtype == DType::Float32)
+    if (c.value.dtype == DType::Int32 || c.value.dtype == DType::Float32 ||
+        (c_style_ && c.value.dtype == DType::Int64))
       return v;
     return std::string(name(c.value.dtype)) + "(" + v + ")";
   }
-  std::string node(const ExprNode&, const VarRef& v) { return s_.vars[v.var].name; }
+  std::string node(const ExprNode&, const VarRef& v) { return var_name_(v.var); }
   std::string node(const ExprNode&, const Load& l) {
-    return k_.tensors[l.tensor].name + "[" + list(l.index) + "]";
+    if (!c_style_)
+      return tensor_name_(l.tensor) + "[" + list(l.index) + "]";
+    std::string out = tensor_name_(l.tensor);
+    for (const Expr& i : l.index) {
+      std::string text = print(i);
+      bool binary =
+          text.front() == '(' && text.back() == ')' && std::holds_alternative<Apply>(i->node);
+      out += "[" + (binary ? text.substr(1, text.size() - 2) : text) + "]";
+    }
+    return out;
   }
   std::string node(const ExprNode& n, const Apply& a) {
     std::string op(spelling(a.op));
@@ -75,8 +93,18 @@ private:
     return "select(" + print(s.cond) + ", " + print(s.then) + ", " + print(s.otherwise) + ")";
   }
 
-  const Kernel& k_;
-  const Statement& s_;
+  const NameOf& var_name_;
+  const NameOf& tensor_name_;
+  bool c_style_;
+};
+
+// The names of a statement's variables and a kernel's tensors.
+struct KernelNames {
+  NameOf var;
+  NameOf tensor;
+  KernelNames(const Kernel& k, const Statement& s)
+      : var([&s](int v) { return s.vars[v].name; }),
+        tensor([&k](int t) { return k.tensors[t].name; }) {}
 };
 
 std::string_view role_name(TensorRole r) {
@@ -93,8 +121,14 @@ std::string_view role_name(TensorRole r) {
 
 } // namespace
 
+std::string to_string(const Expr& e, const NameOf& var_name, const NameOf& tensor_name,
+                      bool c_style) {
+  return Printer(var_name, tensor_name, c_style).print(e);
+}
+
 std::string to_string(const Kernel& k, const Statement& s, const Expr& e) {
-  return Printer(k, s).print(e);
+  KernelNames names(k, s);
+  return to_string(e, names.var, names.tensor);
 }
 
 std::string to_string(const Kernel& k) {
@@ -106,7 +140,8 @@ std::string to_string(const Kernel& k) {
   }
   for (const Statement& s : k.statements) {
     const TensorDecl& target = k.tensors[s.target];
-    Printer p(k, s);
+    KernelNames names(k, s);
+    Printer p(names.var, names.tensor);
     out += "%" + std::to_string(s.target) + " " + target.name + "[";
     for (size_t i = 0; i < s.out_index.size(); ++i)
       out += (i ? ", " : "") + p.print(s.out_index[i]);

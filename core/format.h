@@ -4,13 +4,27 @@
 #include "core/kernel.h"
 #include "core/numeric.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace teval::core {
 
 /// The shortest text that reads back as the same value of its dtype, in
 /// Python's style: "3", "-0.5", "1.0", "1e-05", "inf", "nan", "True".
 std::string format_scalar(const Scalar& v);
+
+/// "1, 2, 3": an index tuple as error messages show it.
+std::string format_index(const std::vector<int64_t>& index);
+
+/// The name of variable or tensor number N.
+using NameOf = std::function<std::string(int)>;
+
+/// A readable dump of \p e with every cast explicit, naming variables and
+/// tensors through the given functions. \p c_style writes loads as
+/// `A[i][j]` and int64 constants bare, as loop-nest listings do.
+std::string to_string(const Expr& e, const NameOf& var_name, const NameOf& tensor_name,
+                      bool c_style = false);
 
 /// A readable dump of \p e inside statement \p s of kernel \p k, with every
 /// cast explicit: "cast<float32>(N) * input0[N, K]".

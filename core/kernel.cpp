@@ -39,9 +39,11 @@ OpRule rule(Op op) {
 }
 
 std::optional<Op> op_from_spelling(std::string_view s) {
-  for (size_t i = 0; i < std::size(kOps); ++i)
-    if (kOps[i].spelling == s)
-      return static_cast<Op>(i);
+  for (size_t i = 0; i < std::size(kOps); ++i) {
+    auto op = static_cast<Op>(i);
+    if (kOps[i].spelling == s && op != Op::ExactDiv && op != Op::Same)
+      return op;
+  }
   return std::nullopt;
 }
 
@@ -50,8 +52,7 @@ Expr make_const(Scalar value, Span span) {
 }
 
 Expr make_var(int var, DType dtype, Span span) {
-  TEVAL_ASSERT(var >= 0, "negative index variable");
-  TEVAL_ASSERT(is_integer(dtype), "index variables are integers");
+  TEVAL_ASSERT(var >= 0, "negative variable number");
   return std::make_shared<const ExprNode>(ExprNode{dtype, span, VarRef{var}});
 }
 

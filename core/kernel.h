@@ -32,6 +32,8 @@ std::string_view spelling(Op op);
 int arity(Op op);
 OpRule rule(Op op);
 /// The operator spelled \p s (a function name such as "exp"), or nothing.
+/// ExactDiv and Same, which only elaboration and lowering create, have no
+/// spelling a program can use.
 std::optional<Op> op_from_spelling(std::string_view s);
 
 /// What integer overflow in an Apply node means.
@@ -48,7 +50,8 @@ using Expr = std::shared_ptr<const ExprNode>;
 struct Const {
   Scalar value;
 };
-/// The value of index variable `var` of the enclosing statement.
+/// The value of index variable `var` of the enclosing statement (an
+/// integer), or in a loop nest of loop-nest variable `var` (any dtype).
 struct VarRef {
   int var;
 };

@@ -379,7 +379,7 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
       break;
     }
   }
-  if (y && core::rule(a.op) == core::OpRule::Compare) {
+  if (y && core::rule(a.op) == core::OpRule::Compare && a.op != Op::Same) {
     // The result is 0 or 1 in an integer dtype (or bool), as interp::apply gives.
     with_comparison(a.op, [&](auto cmp) {
       if (core::is_float(t))

@@ -28,18 +28,20 @@ std::vector<int> input_ids(const core::Kernel& kernel) {
   return ids;
 }
 
+void check_input(const std::string& name, core::DType dtype, const core::Shape& shape,
+                 core::Span span, const Tensor& input) {
+  if (input.dtype() != dtype || input.shape() != shape)
+    throw Error(ErrorKind::Shape, span,
+                "input `" + name + "` is " + std::string(core::name(input.dtype())) +
+                    core::to_string(input.shape()) + " but the kernel expects " +
+                    std::string(core::name(dtype)) + core::to_string(shape));
+}
+
 namespace {
 
 // Thrown (and caught per point) when an index point is not valid under
 // OutOfRange::Skip.
 struct InvalidPoint {};
-
-std::string tuple(const std::vector<int64_t>& index) {
-  std::string out;
-  for (size_t i = 0; i < index.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(index[i]);
-  return out;
-}
 
 class Evaluator {
 public:
@@ -51,11 +53,7 @@ public:
     TEVAL_ASSERT(inputs.size() == ids.size(), "wrong number of inputs");
     for (size_t i = 0; i < ids.size(); ++i) {
       const core::TensorDecl& d = k_.tensors[ids[i]];
-      if (inputs[i].dtype() != d.dtype || inputs[i].shape() != d.shape)
-        throw Error(ErrorKind::Shape, d.span,
-                    "input `" + d.name + "` is " + std::string(core::name(inputs[i].dtype())) +
-                        core::to_string(inputs[i].shape()) + " but the kernel expects " +
-                        std::string(core::name(d.dtype)) + core::to_string(d.shape));
+      check_input(d.name, d.dtype, d.shape, d.span, inputs[i]);
       values_[ids[i]] = &inputs[i];
     }
     for (const core::Statement& s : k_.statements)
@@ -188,17 +186,19 @@ private:
       }
       if (skip && !valid(s.value))
         return;
+      // All indices first, then the range checks, as for reads.
+      for (size_t d = 0; d < s.out_index.size(); ++d)
+        out_index[d] = eval(s.out_index[d]).i;
       int64_t flat = 0;
       for (size_t d = 0; d < s.out_index.size(); ++d) {
-        out_index[d] = eval(s.out_index[d]).i;
         int64_t extent = out.shape()[d];
         if (out_index[d] < 0 || out_index[d] >= extent) {
           if (skip)
             return;
           throw Error(ErrorKind::Range, s.out_index[d]->span,
-                      "write out of range: " + k_.tensors[s.target].name + "[" + tuple(out_index) +
-                          "] is outside shape " + core::to_string(out.shape()) + " (at " +
-                          point_text() + ")");
+                      "write out of range: " + k_.tensors[s.target].name + "[" +
+                          core::format_index(out_index) + "] is outside shape " +
+                          core::to_string(out.shape()) + " (at " + point_text() + ")");
         }
         flat += out_index[d] * strides[d];
       }
@@ -246,7 +246,7 @@ private:
       idx[d] = flat % t.shape()[d];
       flat /= t.shape()[d];
     }
-    return tuple(idx);
+    return core::format_index(idx);
   }
 
   // "N=1, K=2" for the current point, or for the point numbered \p number.
@@ -329,7 +329,7 @@ private:
     for (const Expr& i : l.index)
       idx.push_back(eval(i).i);
     throw Error(ErrorKind::Range, e.span,
-                "read out of range: " + k_.tensors[l.tensor].name + "[" + tuple(idx) +
+                "read out of range: " + k_.tensors[l.tensor].name + "[" + core::format_index(idx) +
                     "] is outside shape " + core::to_string(t.shape()) + " (at " + point_text() +
                     "); guard it with .when(...)");
   }

@@ -208,6 +208,8 @@ Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
   const Scalar& a = args[0];
   switch (core::rule(op)) {
   case core::OpRule::Compare:
+    if (op == Op::Same)
+      return truth(result, core::identical(a, args[1]));
     return truth(result, compare(op, a, args[1]));
   case core::OpRule::Logical:
     TEVAL_UNREACHABLE("logical operators are evaluated lazily by the caller");

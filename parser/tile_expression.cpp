@@ -271,8 +271,7 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
             e.span};
   }
   std::optional<core::Op> op = core::op_from_spelling(f);
-  if (op && std::isalpha(static_cast<unsigned char>(f[0])) && *op != core::Op::Not &&
-      *op != core::Op::ExactDiv) {
+  if (op && std::isalpha(static_cast<unsigned char>(f[0])) && *op != core::Op::Not) {
     if (static_cast<int>(c.args.size()) != core::arity(*op))
       throw Error(ErrorKind::Syntax, c.callee_span,
                   f + " takes " + std::to_string(core::arity(*op)) + " argument" +

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/lower.h"
 #include "interp/interpreter.h"
+#include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "parser/antares.h"
 #include "parser/tile.h"
@@ -78,11 +80,28 @@ std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core
     definitional_error = e.render();
   }
   EXPECT_EQ(error, definitional_error) << "block and definitional evaluation disagree";
+  // The lowered loop nest under IREval must agree as well, errors included.
+  core::LoopNest nest = core::lower(k);
+  std::vector<core::Tensor> lowered;
+  std::string lowered_error;
+  try {
+    lowered = interp::ireval(nest, in);
+  } catch (const core::Error& e) {
+    lowered_error = e.render();
+  }
+  EXPECT_EQ(error, lowered_error) << "the interpreter and IREval disagree on\n"
+                                  << core::to_string(nest);
   if (failure)
     std::rethrow_exception(failure);
-  for (size_t i = 0; i < out.size(); ++i)
+  for (size_t i = 0; i < out.size(); ++i) {
     EXPECT_TRUE(core::identical(out[i], definitional[i]))
         << "block and definitional evaluation disagree on output " << i;
+    if (i < lowered.size()) {
+      EXPECT_TRUE(core::identical(out[i], lowered[i]))
+          << "the interpreter and IREval disagree on output " << i << " of\n"
+          << core::to_string(nest);
+    }
+  }
   return out;
 }
 

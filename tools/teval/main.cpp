@@ -15,6 +15,7 @@ evaluates it exactly.
 
 commands:
   run       evaluate a program with the ground-truth interpreter
+  lower     print the loop nest a program lowers to
 
 Run `teval <command> --help` for the options of a command.
 
@@ -36,6 +37,8 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "run")
     return teval::tools::run_command({args.begin() + 1, args.end()});
+  if (args[0] == "lower")
+    return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Lower);
   std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";
   return 2;
 }

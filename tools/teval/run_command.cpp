@@ -1,10 +1,12 @@
-// `teval run`: evaluate a program with the ground-truth interpreter.
+// `teval run` and `teval lower`: evaluate a program, or print its loop nest.
 #include "tools/teval/run_command.h"
 
 #include "core/error.h"
 #include "core/format.h"
+#include "core/lower.h"
 #include "core/npy.h"
 #include "interp/interpreter.h"
+#include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "parser/antares.h"
 #include "parser/tile.h"
@@ -51,6 +53,9 @@ options:
                          files are written only when the whole run succeeds)
   --print                print the outputs like numpy (the default without -o)
   --dump-kernel          print the elaborated Kernel IR before running
+  --engine interp|ireval evaluate with the interpreter (the default) or by
+                         lowering to a loop nest and running IREval; both
+                         give identical results and errors
   -h, --help             this text
 
 Inputs that are neither read from .npy nor given a shape with -i get seeded
@@ -60,6 +65,21 @@ are drawn in range (see docs/SEMANTICS.md).
 
 exit status: 0 success; 1 the program or its inputs are wrong (a diagnostic
 on stderr, nothing written); 2 a usage error.
+)";
+
+const char* const kLowerHelp =
+    R"(usage: teval lower [--lang antares|tile] (FILE | -e TEXT) [options]
+
+Prints the loop nest a program lowers to, in C-like text: every loop with
+its exact bounds, the guards that decide which points are valid, the
+reduction updates and temp buffers. `teval run --engine ireval` runs it.
+
+options (as for teval run):
+  -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...
+  -h, --help             this text
+
+exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
+error.
 )";
 
 namespace {
@@ -84,6 +104,7 @@ struct Options {
   std::optional<std::string> out_dir;
   bool print = false;
   bool dump_kernel = false;
+  std::string engine = "interp";
   bool help = false;
 };
 
@@ -175,6 +196,10 @@ Options parse_options(const std::vector<std::string>& args) {
       o.print = true;
     } else if (a == "--dump-kernel") {
       o.dump_kernel = true;
+    } else if (a == "--engine") {
+      o.engine = value(i);
+      if (o.engine != "interp" && o.engine != "ireval")
+        throw UsageError{"unknown --engine '" + o.engine + "'; teval run has: interp, ireval"};
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else if (o.file) {
@@ -305,22 +330,37 @@ bool is_tile(const Options& o) {
   return o.file && o.file->size() > 5 && o.file->substr(o.file->size() - 5) == ".tile";
 }
 
-int run(const Options& o) {
-  std::shared_ptr<const core::SourceFile> file =
-      o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
-             : core::SourceFile::make("<command line>", *o.text);
-  std::map<std::string, core::Tensor> given;
-  core::Kernel kernel;
+// The kernel of the program the options name; fills \p given with the
+// inputs read from .npy files. \p file keeps the source alive.
+core::Kernel elaborate(const Options& o, std::shared_ptr<const core::SourceFile>& file,
+                       std::map<std::string, core::Tensor>& given) {
+  file = o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
+                : core::SourceFile::make("<command line>", *o.text);
   if (is_tile(o)) {
     ast::Program program = parser::read_tile(*file);
-    kernel = parser::elaborate_tile(program, o.entry, input_types(o, {}, given), o.params);
-  } else {
-    if (!o.entry.empty() || !o.params.empty())
-      throw UsageError{"--entry and -p apply to Tile functions"};
-    parser::AntaresSource source = parser::read_antares(*file);
-    kernel =
-        parser::elaborate_antares(source, input_types(o, parser::declared_inputs(source), given));
+    return parser::elaborate_tile(program, o.entry, input_types(o, {}, given), o.params);
   }
+  if (!o.entry.empty() || !o.params.empty())
+    throw UsageError{"--entry and -p apply to Tile functions"};
+  parser::AntaresSource source = parser::read_antares(*file);
+  return parser::elaborate_antares(source, input_types(o, parser::declared_inputs(source), given));
+}
+
+int lower(const Options& o) {
+  if (o.out_dir || o.print || o.dump_kernel || o.engine != "interp" || o.seed != 0)
+    throw UsageError{"teval lower takes the program options only (FILE or -e, --lang, "
+                     "--entry, -p, -i)"};
+  std::shared_ptr<const core::SourceFile> file;
+  std::map<std::string, core::Tensor> given;
+  core::Kernel kernel = elaborate(o, file, given);
+  std::cout << core::to_string(core::lower(kernel));
+  return 0;
+}
+
+int run(const Options& o) {
+  std::shared_ptr<const core::SourceFile> file;
+  std::map<std::string, core::Tensor> given;
+  core::Kernel kernel = elaborate(o, file, given);
   if (o.dump_kernel)
     std::cout << core::to_string(kernel);
 
@@ -331,7 +371,9 @@ int run(const Options& o) {
                 << "` given with -i\n";
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
-  std::vector<core::Tensor> outputs = interp::run(kernel, inputs);
+  std::vector<core::Tensor> outputs = o.engine == "ireval"
+                                          ? interp::ireval(core::lower(kernel), inputs)
+                                          : interp::run(kernel, inputs);
   if (o.out_dir)
     write_outputs(*o.out_dir, kernel, outputs);
   if (o.print || !o.out_dir)
@@ -343,22 +385,23 @@ int run(const Options& o) {
 
 } // namespace
 
-int run_command(const std::vector<std::string>& args) {
+int run_command(const std::vector<std::string>& args, Command command) {
+  const char* name = command == Command::Run ? "teval run" : "teval lower";
   Options o;
   try {
     o = parse_options(args);
   } catch (const UsageError& e) {
-    std::cerr << "teval run: " << e.message << "\n(see teval run --help)\n";
+    std::cerr << name << ": " << e.message << "\n(see " << name << " --help)\n";
     return 2;
   }
   if (o.help) {
-    std::cout << kRunHelp;
+    std::cout << (command == Command::Run ? kRunHelp : kLowerHelp);
     return 0;
   }
   try {
-    return run(o);
+    return command == Command::Run ? run(o) : lower(o);
   } catch (const UsageError& e) {
-    std::cerr << "teval run: " << e.message << "\n(see teval run --help)\n";
+    std::cerr << name << ": " << e.message << "\n(see " << name << " --help)\n";
     return 2;
   } catch (const core::Error& e) {
     std::cout.flush();

@@ -1,0 +1,248 @@
+// The LoopNest IR: checked constructors, substitution and the C printer.
+#include "core/loopnest.h"
+
+#include "core/format.h"
+
+namespace teval::core {
+
+int LoopNest::add_var(std::string name, DType dtype, bool point) {
+  vars.push_back({std::move(name), dtype, point});
+  return static_cast<int>(vars.size()) - 1;
+}
+
+int LoopNest::add_buffer(Buffer b) {
+  buffers.push_back(std::move(b));
+  return static_cast<int>(buffers.size()) - 1;
+}
+
+namespace {
+
+Stmt make(auto node) {
+  return std::make_shared<const StmtNode>(StmtNode{std::move(node)});
+}
+
+void check_int64(const Expr& e, const char* what) {
+  TEVAL_ASSERT(e && e->dtype == DType::Int64, std::string(what) + " must be an int64 expression");
+}
+
+} // namespace
+
+Stmt make_for(int var, Expr begin, Expr end, Stmt body, LoopKind kind) {
+  check_int64(begin, "a loop's begin");
+  check_int64(end, "a loop's end");
+  TEVAL_ASSERT(body, "a loop without a body");
+  return make(For{var, std::move(begin), std::move(end), std::move(body), kind});
+}
+
+Stmt make_store(int buffer, std::vector<Expr> index, Expr value) {
+  for (const Expr& i : index)
+    TEVAL_ASSERT(i && is_integer(i->dtype), "store index of a non-integer dtype");
+  TEVAL_ASSERT(value, "store without a value");
+  return make(Store{buffer, std::move(index), std::move(value)});
+}
+
+Stmt make_let(int var, Expr value, Stmt body) {
+  TEVAL_ASSERT(value && body, "incomplete let");
+  return make(Let{var, std::move(value), std::move(body)});
+}
+
+Stmt make_cond(Expr cond, Stmt then, Stmt otherwise) {
+  TEVAL_ASSERT(cond && !is_float(cond->dtype), "condition of a floating dtype");
+  TEVAL_ASSERT(then, "a condition without a statement");
+  return make(Cond{std::move(cond), std::move(then), std::move(otherwise)});
+}
+
+Stmt make_block(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (Stmt& s : stmts) {
+    if (!s)
+      continue;
+    if (const auto* b = std::get_if<Block>(&s->node))
+      flat.insert(flat.end(), b->stmts.begin(), b->stmts.end());
+    else
+      flat.push_back(std::move(s));
+  }
+  return make(Block{std::move(flat)});
+}
+
+Stmt make_allocate(int buffer) {
+  return make(Allocate{buffer});
+}
+
+Stmt make_free(int buffer) {
+  return make(Free{buffer});
+}
+
+Stmt make_raise(ErrorKind kind, Span span, std::string message, std::vector<Expr> args) {
+  size_t holes = 0;
+  for (size_t p = message.find("{}"); p != std::string::npos; p = message.find("{}", p + 2))
+    ++holes;
+  TEVAL_ASSERT(holes == args.size(), "raise message and arguments disagree");
+  return make(Raise{kind, span, std::move(message), std::move(args)});
+}
+
+Expr int64(int64_t v) {
+  return make_const(Scalar::of_int(DType::Int64, v));
+}
+
+Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f) {
+  auto rebuild = [&](const std::vector<Expr>& in, std::vector<Expr>& out) {
+    bool changed = false;
+    for (const Expr& a : in) {
+      out.push_back(substitute(a, f));
+      changed |= out.back() != a;
+    }
+    return changed;
+  };
+  return std::visit(
+      [&](const auto& n) -> Expr {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, VarRef>) {
+          Expr r = f(*e, n);
+          return r ? r : e;
+        } else if constexpr (std::is_same_v<T, Const>) {
+          return e;
+        } else if constexpr (std::is_same_v<T, Load>) {
+          std::vector<Expr> index;
+          if (!rebuild(n.index, index))
+            return e;
+          return make_load(n.tensor, e->dtype, std::move(index), e->span);
+        } else if constexpr (std::is_same_v<T, Apply>) {
+          std::vector<Expr> args;
+          if (!rebuild(n.args, args))
+            return e;
+          return std::make_shared<const ExprNode>(
+              ExprNode{e->dtype, e->span, Apply{n.op, std::move(args), n.overflow}});
+        } else if constexpr (std::is_same_v<T, Cast>) {
+          Expr v = substitute(n.value, f);
+          return v == n.value ? e : make_cast(v, e->dtype, e->span);
+        } else {
+          static_assert(std::is_same_v<T, Select>);
+          Expr c = substitute(n.cond, f), t = substitute(n.then, f), o = substitute(n.otherwise, f);
+          if (c == n.cond && t == n.then && o == n.otherwise)
+            return e;
+          return make_select(c, t, o, e->span);
+        }
+      },
+      e->node);
+}
+
+namespace {
+
+std::string_view kind_name(BufferKind k) {
+  switch (k) {
+  case BufferKind::Input:
+    return "input";
+  case BufferKind::Output:
+    return "output";
+  case BufferKind::Temp:
+    return "temp";
+  }
+  TEVAL_UNREACHABLE("unknown buffer kind");
+}
+
+class CPrinter {
+public:
+  explicit CPrinter(const LoopNest& n)
+      : nest_(n), var_([&n](int v) { return n.vars[v].name; }),
+        buffer_([&n](int b) { return n.buffers[b].name; }) {}
+
+  std::string print() {
+    for (const Buffer& b : nest_.buffers)
+      if (b.kind != BufferKind::Temp) // declared where allocated
+        out_ += std::string(kind_name(b.kind)) + " " + std::string(name(b.dtype)) + " " + b.name +
+                to_string(b.shape) + ";\n";
+    stmt(nest_.root, 0);
+    return out_;
+  }
+
+private:
+  std::string expr(const Expr& e) {
+    std::string s = to_string(e, var_, buffer_, true);
+    // Drop the outer parentheses of a binary operation.
+    if (s.size() > 1 && s.front() == '(' && s.back() == ')' &&
+        std::holds_alternative<Apply>(e->node))
+      return s.substr(1, s.size() - 2);
+    return s;
+  }
+
+  std::string index(const std::vector<Expr>& idx) {
+    std::string s;
+    for (const Expr& i : idx)
+      s += "[" + expr(i) + "]";
+    return s;
+  }
+
+  void line(int depth, const std::string& text) {
+    out_ += std::string(2 * depth, ' ') + text + "\n";
+  }
+
+  void body(const Stmt& s, int depth) {
+    stmt(s, depth + 1);
+    line(depth, "}");
+  }
+
+  void stmt(const Stmt& s, int depth) {
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, For>) {
+            const std::string& v = nest_.vars[n.var].name;
+            std::string kind = n.kind == LoopKind::Unrolled     ? "  // unrolled"
+                               : n.kind == LoopKind::Vectorized ? "  // vectorized"
+                                                                : "";
+            line(depth, "for (" + std::string(name(nest_.vars[n.var].dtype)) + " " + v + " = " +
+                            expr(n.begin) + "; " + v + " < " + expr(n.end) + "; ++" + v + ") {" +
+                            kind);
+            body(n.body, depth);
+          } else if constexpr (std::is_same_v<T, Store>) {
+            line(depth,
+                 nest_.buffers[n.buffer].name + index(n.index) + " = " + expr(n.value) + ";");
+          } else if constexpr (std::is_same_v<T, Let>) {
+            const LoopVar& v = nest_.vars[n.var];
+            line(depth, "{");
+            line(depth + 1, "const " + std::string(name(v.dtype)) + " " + v.name + " = " +
+                                expr(n.value) + ";");
+            stmt(n.body, depth + 1);
+            line(depth, "}");
+          } else if constexpr (std::is_same_v<T, Cond>) {
+            line(depth, "if (" + expr(n.cond) + ") {");
+            stmt(n.then, depth + 1);
+            if (n.otherwise) {
+              line(depth, "} else {");
+              stmt(n.otherwise, depth + 1);
+            }
+            line(depth, "}");
+          } else if constexpr (std::is_same_v<T, Block>) {
+            for (const Stmt& c : n.stmts)
+              stmt(c, depth);
+          } else if constexpr (std::is_same_v<T, Allocate>) {
+            const Buffer& b = nest_.buffers[n.buffer];
+            line(depth,
+                 std::string(name(b.dtype)) + " " + b.name + to_string(b.shape) + " = allocate();");
+          } else if constexpr (std::is_same_v<T, Free>) {
+            line(depth, "free(" + nest_.buffers[n.buffer].name + ");");
+          } else {
+            static_assert(std::is_same_v<T, Raise>);
+            std::string args;
+            for (const Expr& a : n.args)
+              args += ", " + expr(a);
+            line(depth, "error(\"" + n.message + "\"" + args + ");");
+          }
+        },
+        s->node);
+  }
+
+  const LoopNest& nest_;
+  NameOf var_;
+  NameOf buffer_;
+  std::string out_;
+};
+
+} // namespace
+
+std::string to_string(const LoopNest& nest) {
+  return CPrinter(nest).print();
+}
+
+} // namespace teval::core

@@ -1,0 +1,152 @@
+// The LoopNest IR: a kernel as explicit loops, guards and stores, the form
+// every code generator consumes. Expressions are Kernel IR expressions
+// (core/kernel.h) in which VarRef names a loop-nest variable and Load a
+// loop-nest buffer. Nodes are immutable and built through checked
+// constructors; passes rebuild only what they change.
+//
+// Meaning (docs/SEMANTICS.md, "Loop nests"): statements run in order; a
+// For binds its variable to begin, begin + 1, ..., end - 1 (nothing when
+// end <= begin); a Let binds a variable for its body; And, Or and Select
+// are lazy as in kernels. Every Load and Store is checked against its
+// buffer's shape: an out-of-range access is an error, never a stray read
+// or write. Errors name the current values of the point variables: the
+// index variables of the kernel statement being computed.
+#pragma once
+
+#include "core/error.h"
+#include "core/kernel.h"
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace teval::core {
+
+/// A variable of a loop nest: a loop counter or a Let binding.
+struct LoopVar {
+  std::string name;
+  DType dtype = DType::Int64;
+  /// An index variable of the kernel statement (a "point" variable): it is
+  /// named in error messages, in ascending id order.
+  bool point = false;
+};
+
+/// How a buffer enters and leaves a loop nest.
+enum class BufferKind : uint8_t {
+  Input,  ///< given by the caller, read only
+  Output, ///< given by the caller, written
+  Temp,   ///< lives between its Allocate and its Free
+};
+
+/// A dense row-major array of one dtype.
+struct Buffer {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  BufferKind kind;
+  Span span;
+};
+
+/// How a code generator should emit a loop; every kind means the same.
+enum class LoopKind : uint8_t {
+  Serial,     ///< one iteration after another
+  Unrolled,   ///< the body repeated for each iteration (constant bounds)
+  Vectorized, ///< iterations computed as lanes of vector operations
+};
+
+struct StmtNode;
+/// An immutable, shared statement node.
+using Stmt = std::shared_ptr<const StmtNode>;
+
+/// `for (var = begin; var < end; ++var) body`; begin and end are int64
+/// expressions evaluated once, before the first iteration.
+struct For {
+  int var;
+  Expr begin;
+  Expr end;
+  Stmt body;
+  LoopKind kind = LoopKind::Serial;
+};
+/// `buffer[index...] = value`: the indices left to right, each checked
+/// against its extent as soon as it is evaluated, then the value.
+struct Store {
+  int buffer;
+  std::vector<Expr> index;
+  Expr value;
+};
+/// `var = value` for the duration of body.
+struct Let {
+  int var;
+  Expr value;
+  Stmt body;
+};
+/// `if (cond) then else otherwise`; otherwise may be null.
+struct Cond {
+  Expr cond;
+  Stmt then;
+  Stmt otherwise;
+};
+/// The statements in order.
+struct Block {
+  std::vector<Stmt> stmts;
+};
+/// The temp buffer comes into existence, every element zero.
+struct Allocate {
+  int buffer;
+};
+/// The temp buffer ceases to exist.
+struct Free {
+  int buffer;
+};
+/// Stops the program with an error of `kind` at `span`: `message` with
+/// each "{}" replaced by the next argument's value (format_scalar).
+struct Raise {
+  ErrorKind kind;
+  Span span;
+  std::string message;
+  std::vector<Expr> args;
+};
+
+struct StmtNode {
+  std::variant<For, Store, Let, Cond, Block, Allocate, Free, Raise> node;
+};
+
+/// A whole program: buffers (the kernel's tensors first, same ids), the
+/// variables, and the root statement.
+struct LoopNest {
+  std::vector<Buffer> buffers;
+  std::vector<LoopVar> vars;
+  Stmt root;
+  /// Input buffer ids in the order callers pass them (interp::input_ids).
+  std::vector<int> inputs;
+  /// Output buffer ids in the kernel's output order.
+  std::vector<int> outputs;
+
+  int add_var(std::string name, DType dtype, bool point = false);
+  int add_buffer(Buffer b);
+};
+
+/// Checked constructors: each asserts the node's typing invariants.
+Stmt make_for(int var, Expr begin, Expr end, Stmt body, LoopKind kind = LoopKind::Serial);
+Stmt make_store(int buffer, std::vector<Expr> index, Expr value);
+Stmt make_let(int var, Expr value, Stmt body);
+Stmt make_cond(Expr cond, Stmt then, Stmt otherwise = nullptr);
+/// A block of \p stmts; nested blocks are flattened, null entries dropped.
+Stmt make_block(std::vector<Stmt> stmts);
+Stmt make_allocate(int buffer);
+Stmt make_free(int buffer);
+Stmt make_raise(ErrorKind kind, Span span, std::string message, std::vector<Expr> args);
+
+/// An int64 constant.
+Expr int64(int64_t v);
+
+/// \p e with every VarRef replaced by \p f(var) where that is not null;
+/// unchanged subtrees are shared, not copied.
+Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f);
+
+/// The Step-2 style C text of \p nest: declarations, then the statements
+/// as `for (int N = 0; N < 16; ++N) { ... }`.
+std::string to_string(const LoopNest& nest);
+
+} // namespace teval::core
