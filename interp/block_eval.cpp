@@ -2,7 +2,7 @@
 #include "interp/block_eval.h"
 
 #include "core/error.h"
-#include "interp/scalar_ops.h"
+#include "core/scalar_ops.h"
 
 #include <algorithm>
 #include <bit>
@@ -15,6 +15,8 @@ using core::Expr;
 using core::ExprNode;
 using core::Op;
 using core::Scalar;
+using core::Fault;
+using core::Inexact;
 
 namespace {
 
@@ -329,8 +331,8 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
   const Column& x = eval(a.args[0], sel);
   const Column* y = a.args.size() > 1 ? &eval(a.args[1], sel) : nullptr;
   DType t = a.args[0]->dtype;
-  // Loops that perform exactly what interp::apply() does for the commonest
-  // operators; everything else goes through interp::apply() itself.
+  // Loops that perform exactly what core::apply() does for the commonest
+  // operators; everything else goes through core::apply() itself.
   if (y && (t == DType::Float32 || t == DType::Float64)) {
     bool single = t == DType::Float32;
     auto run = [&](auto op) {
@@ -380,7 +382,7 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
     }
   }
   if (y && core::rule(a.op) == core::OpRule::Compare && a.op != Op::Same) {
-    // The result is 0 or 1 in an integer dtype (or bool), as interp::apply gives.
+    // The result is 0 or 1 in an integer dtype (or bool), as core::apply gives.
     with_comparison(a.op, [&](auto cmp) {
       if (core::is_float(t))
         each(sel, [&](int32_t k) { out.i[k] = cmp(x.f[k], y->f[k]); });
@@ -463,7 +465,7 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
     args[0] = scalar_at(t, x.i, x.f, k);
     if (y)
       args[1] = scalar_at(t, y->i, y->f, k);
-    Scalar r = interp::apply(a.op, args, e.dtype, a.overflow);
+    Scalar r = core::apply(a.op, args, e.dtype, a.overflow);
     out.i[k] = r.i;
     out.f[k] = r.f;
   }

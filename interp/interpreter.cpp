@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "interp/block_eval.h"
-#include "interp/scalar_ops.h"
+#include "core/scalar_ops.h"
 
 #include <algorithm>
 #include <cstring>
@@ -19,6 +19,8 @@ using core::Expr;
 using core::ExprNode;
 using core::Scalar;
 using core::Tensor;
+using core::Fault;
+using core::Inexact;
 
 std::vector<int> input_ids(const core::Kernel& kernel) {
   std::vector<int> ids;

@@ -3,7 +3,7 @@
 
 #include "core/format.h"
 #include "interp/interpreter.h"
-#include "interp/scalar_ops.h"
+#include "core/scalar_ops.h"
 
 #include <optional>
 
@@ -16,6 +16,8 @@ using core::ExprNode;
 using core::Scalar;
 using core::Stmt;
 using core::Tensor;
+using core::Fault;
+using core::Inexact;
 
 namespace {
 

@@ -1,16 +1,13 @@
 // The arithmetic of the ground truth (see scalar_ops.h).
-#include "interp/scalar_ops.h"
+#include "core/scalar_ops.h"
 
 #include "core/error.h"
 #include "core/format.h"
 
 #include <cmath>
 
-namespace teval::interp {
+namespace teval::core {
 
-using core::DType;
-using core::Op;
-using core::Scalar;
 
 namespace {
 
@@ -284,4 +281,4 @@ Scalar combine(core::Aggregation a, const Scalar& acc, const Scalar& v) {
   TEVAL_UNREACHABLE("combine of an assignment");
 }
 
-} // namespace teval::interp
+} // namespace teval::core

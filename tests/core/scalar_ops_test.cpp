@@ -1,6 +1,6 @@
 // The scalar arithmetic of the ground truth, operator by operator, against
 // hand-computed values.
-#include "interp/scalar_ops.h"
+#include "core/scalar_ops.h"
 
 #include <gtest/gtest.h>
 
@@ -24,13 +24,13 @@ Scalar f(DType t, double v) {
 Scalar bin(Op op, Scalar a, Scalar b, core::Overflow o = core::Overflow::Wrap) {
   Scalar args[2] = {a, b};
   DType result = core::rule(op) == core::OpRule::Compare ? DType::Int8 : a.dtype;
-  return interp::apply(op, args, result, o);
+  return core::apply(op, args, result, o);
 }
 
 std::string fault_of(Op op, Scalar a, Scalar b, core::Overflow o = core::Overflow::Wrap) {
   try {
     bin(op, a, b, o);
-  } catch (const interp::Fault& e) {
+  } catch (const core::Fault& e) {
     return e.message;
   }
   return "no fault";
@@ -54,7 +54,7 @@ TEST(Arithmetic, MinimumDividedByMinusOneWraps) {
 
 TEST(Arithmetic, ExactDivisionHasNoValueWhenFractional) {
   EXPECT_EQ(bin(Op::ExactDiv, i(DType::Int64, -6), i(DType::Int64, 2)).i, -3);
-  EXPECT_THROW(bin(Op::ExactDiv, i(DType::Int64, 7), i(DType::Int64, 2)), interp::Inexact);
+  EXPECT_THROW(bin(Op::ExactDiv, i(DType::Int64, 7), i(DType::Int64, 2)), core::Inexact);
   EXPECT_EQ(fault_of(Op::ExactDiv, i(DType::Int64, 7), i(DType::Int64, 0)),
             "division by zero in an index expression: 7 / 0");
 }
@@ -114,27 +114,27 @@ TEST(Arithmetic, ComparisonsFollowIeee) {
 }
 
 TEST(Arithmetic, Casts) {
-  EXPECT_EQ(interp::cast(f(DType::Float32, -2.9), DType::Int32).i, -2);
-  EXPECT_EQ(interp::cast(i(DType::Int32, 300), DType::UInt8).i, 44);
-  EXPECT_EQ(interp::cast(i(DType::Int32, 5), DType::Bool).i, 1);
-  EXPECT_EQ(interp::cast(f(DType::Float32, 0.5), DType::Bool).i, 1);
-  EXPECT_EQ(interp::cast(f(DType::Float64, 0.1), DType::Float32).f, static_cast<double>(0.1f));
-  EXPECT_EQ(interp::cast(i(DType::Int64, (int64_t{1} << 60) + 1), DType::Float32).f, 0x1p60);
+  EXPECT_EQ(core::cast(f(DType::Float32, -2.9), DType::Int32).i, -2);
+  EXPECT_EQ(core::cast(i(DType::Int32, 300), DType::UInt8).i, 44);
+  EXPECT_EQ(core::cast(i(DType::Int32, 5), DType::Bool).i, 1);
+  EXPECT_EQ(core::cast(f(DType::Float32, 0.5), DType::Bool).i, 1);
+  EXPECT_EQ(core::cast(f(DType::Float64, 0.1), DType::Float32).f, static_cast<double>(0.1f));
+  EXPECT_EQ(core::cast(i(DType::Int64, (int64_t{1} << 60) + 1), DType::Float32).f, 0x1p60);
   try {
-    interp::cast(f(DType::Float32, 3e9), DType::Int32);
+    core::cast(f(DType::Float32, 3e9), DType::Int32);
     ADD_FAILURE() << "no fault";
-  } catch (const interp::Fault& e) {
+  } catch (const core::Fault& e) {
     EXPECT_EQ(e.message, "cannot convert 3e+09 to int32: it is NaN or out of range");
   }
-  EXPECT_THROW(interp::cast(f(DType::Float32, std::nan("")), DType::Int8), interp::Fault);
+  EXPECT_THROW(core::cast(f(DType::Float32, std::nan("")), DType::Int8), core::Fault);
 }
 
 TEST(Arithmetic, Aggregation) {
   using core::Aggregation;
-  EXPECT_EQ(interp::combine(Aggregation::Sum, i(DType::Int8, 120), i(DType::Int8, 10)).i, -126);
-  EXPECT_EQ(interp::combine(Aggregation::All, i(DType::Int8, 1), i(DType::Int8, 7)).i, 1);
-  EXPECT_EQ(interp::combine(Aggregation::Any, f(DType::Float32, 0), f(DType::Float32, 0)).f, 0);
-  EXPECT_EQ(interp::combine(Aggregation::Product, f(DType::Float32, 3), f(DType::Float32, 0.5)).f,
+  EXPECT_EQ(core::combine(Aggregation::Sum, i(DType::Int8, 120), i(DType::Int8, 10)).i, -126);
+  EXPECT_EQ(core::combine(Aggregation::All, i(DType::Int8, 1), i(DType::Int8, 7)).i, 1);
+  EXPECT_EQ(core::combine(Aggregation::Any, f(DType::Float32, 0), f(DType::Float32, 0)).f, 0);
+  EXPECT_EQ(core::combine(Aggregation::Product, f(DType::Float32, 3), f(DType::Float32, 0.5)).f,
             1.5);
 }
 

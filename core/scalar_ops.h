@@ -16,7 +16,7 @@
 #include <functional>
 #include <string>
 
-namespace teval::interp {
+namespace teval::core {
 
 /// Why an operation has no value. The caller turns it into an Error with
 /// the node's span and the index point.
@@ -66,4 +66,4 @@ core::Scalar cast(const core::Scalar& v, core::DType to);
 /// Folds \p v into accumulator \p acc for aggregation \p a (not Assign).
 core::Scalar combine(core::Aggregation a, const core::Scalar& acc, const core::Scalar& v);
 
-} // namespace teval::interp
+} // namespace teval::core
