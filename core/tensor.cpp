@@ -115,6 +115,15 @@ void Tensor::fill(const Scalar& v) {
     set(i, v);
 }
 
+void check_input(const std::string& name, DType dtype, const Shape& shape, Span span,
+                 const Tensor& input) {
+  if (input.dtype() != dtype || input.shape() != shape)
+    throw Error(ErrorKind::Shape, span,
+                "input `" + name + "` is " + std::string(core::name(input.dtype())) +
+                    to_string(input.shape()) + " but the kernel expects " +
+                    std::string(core::name(dtype)) + to_string(shape));
+}
+
 bool identical(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape())
     return false;

@@ -4,10 +4,12 @@
 #include "core/dtype.h"
 #include "core/numeric.h"
 #include "core/shape.h"
+#include "core/source.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace teval::core {
@@ -42,6 +44,12 @@ private:
   int64_t numel_ = 1;
   std::vector<std::byte> bytes_;
 };
+
+/// Throws Error(Shape) at \p span when \p input is not of \p dtype and
+/// \p shape, naming input \p name: the check every backend makes of the
+/// tensors it is given.
+void check_input(const std::string& name, DType dtype, const Shape& shape, Span span,
+                 const Tensor& input);
 
 /// Same dtype, shape and element bits (NaN payloads aside).
 bool identical(const Tensor& a, const Tensor& b);

@@ -13,10 +13,10 @@ namespace teval::interp::detail {
 using core::DType;
 using core::Expr;
 using core::ExprNode;
-using core::Op;
-using core::Scalar;
 using core::Fault;
 using core::Inexact;
+using core::Op;
+using core::Scalar;
 
 namespace {
 

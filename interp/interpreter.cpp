@@ -3,8 +3,8 @@
 
 #include "core/error.h"
 #include "core/format.h"
-#include "interp/block_eval.h"
 #include "core/scalar_ops.h"
+#include "interp/block_eval.h"
 
 #include <algorithm>
 #include <cstring>
@@ -17,10 +17,10 @@ using core::Error;
 using core::ErrorKind;
 using core::Expr;
 using core::ExprNode;
-using core::Scalar;
-using core::Tensor;
 using core::Fault;
 using core::Inexact;
+using core::Scalar;
+using core::Tensor;
 
 std::vector<int> input_ids(const core::Kernel& kernel) {
   std::vector<int> ids;
@@ -28,15 +28,6 @@ std::vector<int> input_ids(const core::Kernel& kernel) {
     if (kernel.tensors[i].role == core::TensorRole::Input)
       ids.push_back(static_cast<int>(i));
   return ids;
-}
-
-void check_input(const std::string& name, core::DType dtype, const core::Shape& shape,
-                 core::Span span, const Tensor& input) {
-  if (input.dtype() != dtype || input.shape() != shape)
-    throw Error(ErrorKind::Shape, span,
-                "input `" + name + "` is " + std::string(core::name(input.dtype())) +
-                    core::to_string(input.shape()) + " but the kernel expects " +
-                    std::string(core::name(dtype)) + core::to_string(shape));
 }
 
 namespace {
@@ -55,7 +46,7 @@ public:
     TEVAL_ASSERT(inputs.size() == ids.size(), "wrong number of inputs");
     for (size_t i = 0; i < ids.size(); ++i) {
       const core::TensorDecl& d = k_.tensors[ids[i]];
-      check_input(d.name, d.dtype, d.shape, d.span, inputs[i]);
+      core::check_input(d.name, d.dtype, d.shape, d.span, inputs[i]);
       values_[ids[i]] = &inputs[i];
     }
     for (const core::Statement& s : k_.statements)

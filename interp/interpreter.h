@@ -12,7 +12,6 @@
 #include "core/tensor.h"
 
 #include <span>
-#include <string>
 #include <vector>
 
 namespace teval::interp {
@@ -20,11 +19,6 @@ namespace teval::interp {
 /// The ids of the kernel's input tensors, in declaration order: the order
 /// run() expects its inputs in.
 std::vector<int> input_ids(const core::Kernel& kernel);
-
-/// Throws Error(Shape) at \p span when \p input is not of \p dtype and
-/// \p shape, naming input \p name.
-void check_input(const std::string& name, core::DType dtype, const core::Shape& shape,
-                 core::Span span, const core::Tensor& input);
 
 /// How run() evaluates; every choice gives identical results.
 struct Options {

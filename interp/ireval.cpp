@@ -2,7 +2,6 @@
 #include "interp/ireval.h"
 
 #include "core/format.h"
-#include "interp/interpreter.h"
 #include "core/scalar_ops.h"
 
 #include <optional>
@@ -13,11 +12,11 @@ using core::Error;
 using core::ErrorKind;
 using core::Expr;
 using core::ExprNode;
+using core::Fault;
+using core::Inexact;
 using core::Scalar;
 using core::Stmt;
 using core::Tensor;
-using core::Fault;
-using core::Inexact;
 
 namespace {
 
@@ -30,7 +29,7 @@ public:
     TEVAL_ASSERT(inputs.size() == n_.inputs.size(), "wrong number of inputs");
     for (size_t i = 0; i < inputs.size(); ++i) {
       const core::Buffer& b = n_.buffers[n_.inputs[i]];
-      check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
+      core::check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
       buffers_[n_.inputs[i]] = inputs[i];
     }
     for (int o : n_.outputs) {

@@ -5,9 +5,10 @@
 
 #include "core/error.h"
 #include "core/lower.h"
+#include "interp/backends.h"
 #include "interp/interpreter.h"
-#include "interp/ireval.h"
 #include "interp/random_inputs.h"
+#include "jit/jit.h"
 #include "parser/antares.h"
 #include "parser/tile.h"
 #include "parser/tile_source.h"
@@ -63,45 +64,52 @@ core::Kernel elaborate(const std::string& program,
 
 namespace {
 
-// Runs \p k on \p in both ways; results and errors must agree.
+// Every backend teval has: the interpreter (block and definitional
+// evaluation), IREval of the lowered loop nest, and compiled code.
+std::vector<std::unique_ptr<core::Backend>>& backends() {
+  static std::vector<std::unique_ptr<core::Backend>> all = [] {
+    std::vector<std::unique_ptr<core::Backend>> b;
+    b.push_back(interp::interpreter_backend());
+    b.push_back(interp::interpreter_backend({.blocks = false}));
+    b.push_back(interp::ireval_backend());
+    b.push_back(jit::jit_backend());
+    return b;
+  }();
+  return all;
+}
+
+// Runs \p k on \p in with every backend; results and errors must agree
+// with the interpreter's, which are returned (or thrown).
 std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core::Tensor>& in) {
-  std::vector<core::Tensor> out, definitional;
-  std::string error, definitional_error;
+  std::vector<core::Tensor> out;
+  std::string error;
   std::exception_ptr failure;
-  try {
-    out = interp::run(k, in);
-  } catch (const core::Error& e) {
-    error = e.render();
-    failure = std::current_exception();
+  for (auto& backend : backends()) {
+    std::vector<core::Tensor> result;
+    std::string message;
+    try {
+      result = backend->prepare(k)->run(in);
+    } catch (const core::Error& e) {
+      message = e.render();
+      if (&backend == &backends().front())
+        failure = std::current_exception();
+    }
+    if (&backend == &backends().front()) {
+      out = std::move(result);
+      error = message;
+      continue;
+    }
+    EXPECT_EQ(error, message) << backend->name() << " and the interpreter disagree on\n"
+                              << core::to_string(core::lower(k));
+    if (!message.empty())
+      continue;
+    for (size_t i = 0; i < out.size() && i < result.size(); ++i)
+      EXPECT_TRUE(core::identical(out[i], result[i]))
+          << backend->name() << " and the interpreter disagree on output " << i << " of\n"
+          << core::to_string(core::lower(k));
   }
-  try {
-    definitional = interp::run(k, in, {.blocks = false});
-  } catch (const core::Error& e) {
-    definitional_error = e.render();
-  }
-  EXPECT_EQ(error, definitional_error) << "block and definitional evaluation disagree";
-  // The lowered loop nest under IREval must agree as well, errors included.
-  core::LoopNest nest = core::lower(k);
-  std::vector<core::Tensor> lowered;
-  std::string lowered_error;
-  try {
-    lowered = interp::ireval(nest, in);
-  } catch (const core::Error& e) {
-    lowered_error = e.render();
-  }
-  EXPECT_EQ(error, lowered_error) << "the interpreter and IREval disagree on\n"
-                                  << core::to_string(nest);
   if (failure)
     std::rethrow_exception(failure);
-  for (size_t i = 0; i < out.size(); ++i) {
-    EXPECT_TRUE(core::identical(out[i], definitional[i]))
-        << "block and definitional evaluation disagree on output " << i;
-    if (i < lowered.size()) {
-      EXPECT_TRUE(core::identical(out[i], lowered[i]))
-          << "the interpreter and IREval disagree on output " << i << " of\n"
-          << core::to_string(nest);
-    }
-  }
   return out;
 }
 

@@ -1,0 +1,259 @@
+// The host JIT (see jit.h).
+#include "jit/jit.h"
+
+#include "core/lower.h"
+#include "jit/codegen.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <mutex>
+
+namespace teval::jit {
+
+namespace orc = llvm::orc;
+
+namespace {
+
+// llvm::Error at the edge of jit/: a failure here is teval's bug or a
+// broken LLVM installation, never the user's program.
+template <class T> T check(llvm::Expected<T> value, const char* what) {
+  if (!value)
+    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+void check(llvm::Error error, const char* what) {
+  if (error)
+    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(std::move(error)));
+}
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+llvm::OptimizationLevel level(int n) {
+  switch (n) {
+  case 0:
+    return llvm::OptimizationLevel::O0;
+  case 1:
+    return llvm::OptimizationLevel::O1;
+  case 3:
+    return llvm::OptimizationLevel::O3;
+  default:
+    return llvm::OptimizationLevel::O2;
+  }
+}
+
+} // namespace
+
+struct Jit::Impl {
+  JitOptions options;
+  orc::JITTargetMachineBuilder machine;
+  std::unique_ptr<llvm::TargetMachine> target;
+  std::unique_ptr<orc::LLJIT> jit;
+  /// Kernels share the main JITDylib, so each entry point has its own name.
+  uint64_t kernels = 0;
+
+  explicit Impl(JitOptions o)
+      : options(o), machine(check(orc::JITTargetMachineBuilder::detectHost(), "host detection")) {
+    // Results must be bit-exact with IREval: no contraction into FMA.
+    machine.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
+    machine.setCodeGenOptLevel(o.opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                                : llvm::CodeGenOptLevel::Default);
+    target = check(machine.createTargetMachine(), "target machine");
+    jit = check(orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create(), "LLJIT");
+    orc::JITDylib& lib = jit->getMainJITDylib();
+    // libm from the process: the same functions the interpreter calls.
+    lib.addGenerator(check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                               jit->getDataLayout().getGlobalPrefix()),
+                           "process symbols"));
+    orc::SymbolMap runtime;
+    auto add = [&](const char* name, auto* fn) {
+      runtime[jit->mangleAndIntern(name)] = {orc::ExecutorAddr::fromPtr(fn),
+                                             llvm::JITSymbolFlags::Exported};
+    };
+    add("teval_rt_fail", &teval_rt_fail);
+    add("teval_rt_round_f16", &teval_rt_round_f16);
+    add("teval_rt_round_bf16", &teval_rt_round_bf16);
+    add("teval_rt_i64_to_f16", &teval_rt_i64_to_f16);
+    add("teval_rt_i64_to_bf16", &teval_rt_i64_to_bf16);
+    check(lib.define(orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
+  }
+
+  // Generated and optimised code for \p nest in a fresh context.
+  std::pair<Generated, std::unique_ptr<llvm::LLVMContext>> build(const core::LoopNest& nest,
+                                                                 const std::string& entry) {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    Generated g = generate(nest, entry, *context, target->getTargetCPU().str(),
+                           target->getTargetFeatureString().str());
+    g.module->setDataLayout(target->createDataLayout());
+    g.module->setTargetTriple(target->getTargetTriple().str());
+    optimize(*g.module);
+    return {std::move(g), std::move(context)};
+  }
+
+  void optimize(llvm::Module& m) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = options.opt_level >= 2;
+    tuning.SLPVectorization = options.opt_level >= 2;
+    llvm::PassBuilder pb(target.get(), tuning);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = options.opt_level == 0
+                                      ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                      : pb.buildPerModuleDefaultPipeline(level(options.opt_level));
+    mpm.run(m, mam);
+  }
+};
+
+struct CompiledKernel::State {
+  core::LoopNest nest;
+  std::vector<Site> sites;
+  orc::ResourceTrackerSP tracker;
+  int32_t (*entry)(void**, RunContext*) = nullptr;
+};
+
+CompiledKernel::CompiledKernel(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+CompiledKernel::~CompiledKernel() {
+  if (state_ && state_->tracker)
+    check(state_->tracker->remove(), "freeing compiled code");
+}
+
+std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs) const {
+  const core::LoopNest& n = state_->nest;
+  TEVAL_ASSERT(inputs.size() == n.inputs.size(), "wrong number of inputs");
+  std::vector<core::Tensor> storage(n.buffers.size());
+  std::vector<void*> pointers(n.buffers.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const core::Buffer& b = n.buffers[n.inputs[i]];
+    core::check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
+    // Generated code never stores to an input buffer.
+    pointers[n.inputs[i]] = const_cast<std::byte*>(inputs[i].bytes().data());
+  }
+  for (size_t i = 0; i < n.buffers.size(); ++i) {
+    if (n.buffers[i].kind == core::BufferKind::Input)
+      continue;
+    storage[i] = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
+    pointers[i] = storage[i].bytes().data();
+  }
+  RunContext ctx;
+  if (state_->entry(pointers.data(), &ctx) != 0) {
+    TEVAL_ASSERT(ctx.site >= 0 && static_cast<size_t>(ctx.site) < state_->sites.size(),
+                 "compiled code failed without an error site");
+    throw site_error(n, state_->sites[ctx.site], ctx.values);
+  }
+  std::vector<core::Tensor> out;
+  for (int o : n.outputs) {
+    if (n.buffers[o].kind != core::BufferKind::Input) {
+      out.push_back(std::move(storage[o]));
+      continue;
+    }
+    // An input returned as it is.
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (n.inputs[i] == o)
+        out.push_back(inputs[i]);
+  }
+  return out;
+}
+
+Jit::Jit(JitOptions options) {
+  initialize_llvm();
+  impl_ = std::make_unique<Impl>(options);
+}
+
+Jit::~Jit() = default;
+
+std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
+  std::string entry_name = "teval_kernel_" + std::to_string(impl_->kernels++);
+  auto [generated, context] = impl_->build(nest, entry_name);
+  auto state = std::make_unique<CompiledKernel::State>();
+  state->nest = nest;
+  state->sites = std::move(generated.sites);
+  state->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
+  check(impl_->jit->addIRModule(
+            state->tracker, orc::ThreadSafeModule(std::move(generated.module), std::move(context))),
+        "adding the module");
+  orc::ExecutorAddr entry = check(impl_->jit->lookup(entry_name), "looking up the kernel");
+  state->entry = entry.toPtr<int32_t (*)(void**, RunContext*)>();
+  return std::unique_ptr<CompiledKernel>(new CompiledKernel(std::move(state)));
+}
+
+std::string Jit::emit_llvm(const core::LoopNest& nest) {
+  auto [generated, context] = impl_->build(nest, "teval_kernel");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  generated.module->print(os, nullptr);
+  return text;
+}
+
+std::string Jit::emit_asm(const core::LoopNest& nest) {
+  auto [generated, context] = impl_->build(nest, "teval_kernel");
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  TEVAL_ASSERT(
+      !impl_->target->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile),
+      "the host target cannot emit assembly");
+  pm.run(*generated.module);
+  return std::string(text.str());
+}
+
+std::string Jit::target() const {
+  return impl_->target->getTargetTriple().str() + " " + impl_->target->getTargetCPU().str() + " " +
+         impl_->target->getTargetFeatureString().str();
+}
+
+namespace {
+
+class JitExecutable : public core::Executable {
+public:
+  JitExecutable(Jit& jit, const core::Kernel& k) : kernel_(jit.compile(core::lower(k))) {}
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) override {
+    return kernel_->run(inputs);
+  }
+
+private:
+  std::unique_ptr<CompiledKernel> kernel_;
+};
+
+class JitBackend : public core::Backend {
+public:
+  explicit JitBackend(JitOptions o) : jit_(o) {}
+  std::string name() const override { return "jit"; }
+  std::unique_ptr<core::Executable> prepare(const core::Kernel& k) override {
+    return std::make_unique<JitExecutable>(jit_, k);
+  }
+
+private:
+  Jit jit_;
+};
+
+} // namespace
+
+std::unique_ptr<core::Backend> jit_backend(JitOptions options) {
+  return std::make_unique<JitBackend>(options);
+}
+
+} // namespace teval::jit

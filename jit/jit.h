@@ -1,0 +1,74 @@
+// The host JIT: loop nests compiled by LLVM 19 (ORC LLJIT) for the machine
+// teval runs on, with its CPU's features (AVX2, AVX-512 where present).
+// Compiled code computes bit for bit what IREval computes, and reports the
+// same errors through a runtime error channel (jit/runtime.h); floating
+// point contraction is off, so no fused multiply-add changes a result.
+#pragma once
+
+#include "core/backend.h"
+#include "core/loopnest.h"
+#include "core/tensor.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace teval::jit {
+
+/// How code is optimised.
+struct JitOptions {
+  /// 0 to 3: the new pass manager's O0-O3 pipelines (loop and SLP
+  /// vectorization from O2).
+  int opt_level = 2;
+};
+
+class Jit;
+
+/// One compiled kernel. Its machine code is freed with it.
+class CompiledKernel {
+public:
+  ~CompiledKernel();
+  CompiledKernel(const CompiledKernel&) = delete;
+  CompiledKernel& operator=(const CompiledKernel&) = delete;
+
+  /// Runs the kernel: \p inputs as for interp::ireval; returns the outputs.
+  /// Throws Error exactly where IREval would.
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const;
+
+private:
+  friend class Jit;
+  struct State;
+  explicit CompiledKernel(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+/// A JIT session. Kernels compiled by one session may run concurrently
+/// with each other; compile() itself is not thread-safe.
+class Jit {
+public:
+  explicit Jit(JitOptions options = {});
+  ~Jit();
+  Jit(const Jit&) = delete;
+  Jit& operator=(const Jit&) = delete;
+
+  /// Compiles \p nest (which is copied; its spans must outlive the result).
+  std::unique_ptr<CompiledKernel> compile(const core::LoopNest& nest);
+
+  /// The optimised LLVM IR of \p nest, as `teval jit --emit llvm` prints it.
+  std::string emit_llvm(const core::LoopNest& nest);
+  /// The host assembly of \p nest.
+  std::string emit_asm(const core::LoopNest& nest);
+
+  /// The target triple, CPU name and features code is compiled for.
+  std::string target() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The JIT as a Backend: lower, compile, run.
+std::unique_ptr<core::Backend> jit_backend(JitOptions options = {});
+
+} // namespace teval::jit
