@@ -94,16 +94,21 @@ struct Jit::Impl {
     check(lib.define(orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
   }
 
+  // The context is declared first so that it outlives the module.
+  struct Built {
+    std::unique_ptr<llvm::LLVMContext> context;
+    Generated generated;
+  };
+
   // Generated and optimised code for \p nest in a fresh context.
-  std::pair<Generated, std::unique_ptr<llvm::LLVMContext>> build(const core::LoopNest& nest,
-                                                                 const std::string& entry) {
+  Built build(const core::LoopNest& nest, const std::string& entry) {
     auto context = std::make_unique<llvm::LLVMContext>();
     Generated g = generate(nest, entry, *context, target->getTargetCPU().str(),
                            target->getTargetFeatureString().str());
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(target->getTargetTriple().str());
     optimize(*g.module);
-    return {std::move(g), std::move(context)};
+    return {std::move(context), std::move(g)};
   }
 
   void optimize(llvm::Module& m) {
@@ -187,7 +192,7 @@ Jit::~Jit() = default;
 
 std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
   std::string entry_name = "teval_kernel_" + std::to_string(impl_->kernels++);
-  auto [generated, context] = impl_->build(nest, entry_name);
+  auto [context, generated] = impl_->build(nest, entry_name);
   auto state = std::make_unique<CompiledKernel::State>();
   state->nest = nest;
   state->sites = std::move(generated.sites);
@@ -201,7 +206,7 @@ std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
 }
 
 std::string Jit::emit_llvm(const core::LoopNest& nest) {
-  auto [generated, context] = impl_->build(nest, "teval_kernel");
+  auto [context, generated] = impl_->build(nest, "teval_kernel");
   std::string text;
   llvm::raw_string_ostream os(text);
   generated.module->print(os, nullptr);
@@ -209,7 +214,7 @@ std::string Jit::emit_llvm(const core::LoopNest& nest) {
 }
 
 std::string Jit::emit_asm(const core::LoopNest& nest) {
-  auto [generated, context] = impl_->build(nest, "teval_kernel");
+  auto [context, generated] = impl_->build(nest, "teval_kernel");
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;

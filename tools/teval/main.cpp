@@ -16,6 +16,7 @@ evaluates it exactly.
 commands:
   run       evaluate a program with the ground-truth interpreter
   lower     print the loop nest a program lowers to
+  jit       print the LLVM IR or assembly a program compiles to
 
 Run `teval <command> --help` for the options of a command.
 
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
     return teval::tools::run_command({args.begin() + 1, args.end()});
   if (args[0] == "lower")
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Lower);
+  if (args[0] == "jit")
+    return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Jit);
   std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";
   return 2;
 }

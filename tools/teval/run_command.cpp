@@ -1,4 +1,5 @@
-// `teval run` and `teval lower`: evaluate a program, or print its loop nest.
+// `teval run`, `teval lower` and `teval jit`: evaluate a program, or print
+// its loop nest or compiled code.
 #include "tools/teval/run_command.h"
 
 #include "core/error.h"
@@ -8,6 +9,7 @@
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
+#include "jit/jit.h"
 #include "parser/antares.h"
 #include "parser/tile.h"
 #include "parser/tile_source.h"
@@ -53,9 +55,11 @@ options:
                          files are written only when the whole run succeeds)
   --print                print the outputs like numpy (the default without -o)
   --dump-kernel          print the elaborated Kernel IR before running
-  --engine interp|ireval evaluate with the interpreter (the default) or by
-                         lowering to a loop nest and running IREval; both
-                         give identical results and errors
+  --engine interp|ireval|jit
+                         evaluate with the interpreter (the default), by
+                         lowering to a loop nest and running IREval, or by
+                         compiling the loop nest for this machine with LLVM;
+                         all give identical results and errors
   -h, --help             this text
 
 Inputs that are neither read from .npy nor given a shape with -i get seeded
@@ -75,6 +79,22 @@ its exact bounds, the guards that decide which points are valid, the
 reduction updates and temp buffers. `teval run --engine ireval` runs it.
 
 options (as for teval run):
+  -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...
+  -h, --help             this text
+
+exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
+error.
+)";
+
+const char* const kJitHelp =
+    R"(usage: teval jit [--lang antares|tile] (FILE | -e TEXT) [--emit llvm|asm] [options]
+
+Compiles a program's loop nest for this machine with LLVM and prints the
+optimised LLVM IR (the default) or the host assembly. `teval run --engine
+jit` runs the same code.
+
+options (as for teval run):
+  --emit llvm|asm        what to print (default llvm)
   -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...
   -h, --help             this text
 
@@ -105,6 +125,7 @@ struct Options {
   bool print = false;
   bool dump_kernel = false;
   std::string engine = "interp";
+  std::string emit;
   bool help = false;
 };
 
@@ -198,8 +219,12 @@ Options parse_options(const std::vector<std::string>& args) {
       o.dump_kernel = true;
     } else if (a == "--engine") {
       o.engine = value(i);
-      if (o.engine != "interp" && o.engine != "ireval")
-        throw UsageError{"unknown --engine '" + o.engine + "'; teval run has: interp, ireval"};
+      if (o.engine != "interp" && o.engine != "ireval" && o.engine != "jit")
+        throw UsageError{"unknown --engine '" + o.engine + "'; teval run has: interp, ireval, jit"};
+    } else if (a == "--emit") {
+      o.emit = value(i);
+      if (o.emit != "llvm" && o.emit != "asm")
+        throw UsageError{"unknown --emit '" + o.emit + "'; teval jit emits: llvm, asm"};
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else if (o.file) {
@@ -346,18 +371,38 @@ core::Kernel elaborate(const Options& o, std::shared_ptr<const core::SourceFile>
   return parser::elaborate_antares(source, input_types(o, parser::declared_inputs(source), given));
 }
 
-int lower(const Options& o) {
-  if (o.out_dir || o.print || o.dump_kernel || o.engine != "interp" || o.seed != 0)
-    throw UsageError{"teval lower takes the program options only (FILE or -e, --lang, "
-                     "--entry, -p, -i)"};
+// `teval lower` and `teval jit`: print what a program becomes.
+int show(const Options& o, Command command) {
+  if (o.out_dir || o.print || o.dump_kernel || o.engine != "interp" || o.seed != 0 ||
+      (command == Command::Lower && !o.emit.empty()))
+    throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
+                     "--entry, -p, -i)" +
+                     std::string(command == Command::Jit ? " and --emit" : "")};
   std::shared_ptr<const core::SourceFile> file;
   std::map<std::string, core::Tensor> given;
   core::Kernel kernel = elaborate(o, file, given);
-  std::cout << core::to_string(core::lower(kernel));
+  core::LoopNest nest = core::lower(kernel);
+  if (command == Command::Lower) {
+    std::cout << core::to_string(nest);
+    return 0;
+  }
+  jit::Jit jit;
+  std::cout << (o.emit == "asm" ? jit.emit_asm(nest) : jit.emit_llvm(nest));
   return 0;
 }
 
+std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
+                                   const std::vector<core::Tensor>& inputs) {
+  if (o.engine == "ireval")
+    return interp::ireval(core::lower(kernel), inputs);
+  if (o.engine == "jit")
+    return jit::Jit().compile(core::lower(kernel))->run(inputs);
+  return interp::run(kernel, inputs);
+}
+
 int run(const Options& o) {
+  if (!o.emit.empty())
+    throw UsageError{"--emit applies to teval jit"};
   std::shared_ptr<const core::SourceFile> file;
   std::map<std::string, core::Tensor> given;
   core::Kernel kernel = elaborate(o, file, given);
@@ -371,9 +416,7 @@ int run(const Options& o) {
                 << "` given with -i\n";
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
-  std::vector<core::Tensor> outputs = o.engine == "ireval"
-                                          ? interp::ireval(core::lower(kernel), inputs)
-                                          : interp::run(kernel, inputs);
+  std::vector<core::Tensor> outputs = evaluate(o, kernel, inputs);
   if (o.out_dir)
     write_outputs(*o.out_dir, kernel, outputs);
   if (o.print || !o.out_dir)
@@ -386,7 +429,9 @@ int run(const Options& o) {
 } // namespace
 
 int run_command(const std::vector<std::string>& args, Command command) {
-  const char* name = command == Command::Run ? "teval run" : "teval lower";
+  const char* name = command == Command::Run     ? "teval run"
+                     : command == Command::Lower ? "teval lower"
+                                                 : "teval jit";
   Options o;
   try {
     o = parse_options(args);
@@ -395,11 +440,13 @@ int run_command(const std::vector<std::string>& args, Command command) {
     return 2;
   }
   if (o.help) {
-    std::cout << (command == Command::Run ? kRunHelp : kLowerHelp);
+    std::cout << (command == Command::Run     ? kRunHelp
+                  : command == Command::Lower ? kLowerHelp
+                                              : kJitHelp);
     return 0;
   }
   try {
-    return command == Command::Run ? run(o) : lower(o);
+    return command == Command::Run ? run(o) : show(o, command);
   } catch (const UsageError& e) {
     std::cerr << name << ": " << e.message << "\n(see " << name << " --help)\n";
     return 2;
