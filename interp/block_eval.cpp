@@ -49,6 +49,7 @@ BlockEvaluator::BlockEvaluator(const core::Statement& s,
     TEVAL_ASSERT(var.begin >= core::int_min(var.dtype) && var.end - 1 <= core::int_max(var.dtype),
                  "index variable range exceeds its dtype");
     vars_[v].i.resize(kBlock);
+    vars_[v].f.resize(kBlock); // read as a whole column, e.g. by a select
   }
   skip_ = s.out_of_range == core::OutOfRange::Skip;
   if (skip_) {

@@ -52,6 +52,13 @@ TEST(Semantics, WhenIsLazy) {
   EXPECT_EQ(values(o), (V{5, 6}));
 }
 
+TEST(Semantics, WhenMayChooseAnAxisValue) {
+  // Found by the differential property: a branch that is an axis itself.
+  auto a = tensor(DType::Int16, {4}, {0, 2, 0, -1});
+  auto o = out("output0[N] = (N).when([input0[N]], const(7))", {{"input0", a}});
+  EXPECT_EQ(values(o), (V{7, 1, 7, 3}));
+}
+
 TEST(Semantics, WhenMergeAnyAndAll) {
   auto o = out("output0[N] = const(1).when([N == 0, N == 3], 0, merge_op=`any`) where N in 4");
   EXPECT_EQ(values(o), (V{1, 0, 0, 1}));

@@ -1,4 +1,5 @@
 // teval: a semantic reference engine for tensor index notations.
+#include "tools/teval/diff_command.h"
 #include "tools/teval/run_command.h"
 
 #include <iostream>
@@ -17,6 +18,7 @@ commands:
   run       evaluate a program with the ground-truth interpreter
   lower     print the loop nest a program lowers to
   jit       print the LLVM IR or assembly a program compiles to
+  diff      check every backend against the interpreter on random programs
 
 Run `teval <command> --help` for the options of a command.
 
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Lower);
   if (args[0] == "jit")
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Jit);
+  if (args[0] == "diff")
+    return teval::tools::diff_command({args.begin() + 1, args.end()});
   std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";
   return 2;
 }

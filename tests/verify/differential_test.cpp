@@ -1,0 +1,49 @@
+// The differential properties: on random programs and inputs, every
+// backend computes what the interpreter computes, errors included.
+#include "interp/backends.h"
+#include "jit/jit.h"
+#include "verify/generators.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace teval::verify {
+namespace {
+
+struct Backends {
+  std::unique_ptr<core::Backend> interp = interp::interpreter_backend();
+  std::unique_ptr<core::Backend> definitional = interp::interpreter_backend({.blocks = false});
+  std::unique_ptr<core::Backend> ireval = interp::ireval_backend();
+  std::unique_ptr<core::Backend> jit = jit::jit_backend();
+};
+
+Backends& backends() {
+  static Backends b;
+  return b;
+}
+
+void check(const Program& p, uint64_t seed, std::vector<core::Backend*> which) {
+  RC_LOG() << "program: " << p.text << "\nrerun: " << command_line(p, seed) << "\n";
+  std::optional<std::string> d = disagreement(p, seed, which);
+  if (d)
+    RC_FAIL(*d);
+}
+
+RC_GTEST_PROP(Differential, InterpreterBlocksEqualTheDefinitionalWalk, ()) {
+  Program p = *antares_program();
+  check(p, *rc::gen::arbitrary<uint32_t>(),
+        {backends().definitional.get(), backends().interp.get()});
+}
+
+RC_GTEST_PROP(Differential, InterpreterEqualsIREvalOfTheLoweredNest, ()) {
+  Program p = *antares_program();
+  check(p, *rc::gen::arbitrary<uint32_t>(), {backends().interp.get(), backends().ireval.get()});
+}
+
+RC_GTEST_PROP(Differential, IREvalEqualsTheJit, ()) {
+  Program p = *antares_program();
+  check(p, *rc::gen::arbitrary<uint32_t>(), {backends().ireval.get(), backends().jit.get()});
+}
+
+} // namespace
+} // namespace teval::verify

@@ -1,0 +1,362 @@
+// The generator of random Antares programs (see generators.h).
+//
+// Every choice is a RapidCheck pick whose smallest value is the simplest
+// program, so shrinking walks toward fewer statements, shallower
+// expressions, smaller extents and float32.
+#include "verify/generators.h"
+
+#include "core/dtype.h"
+
+#include <algorithm>
+
+namespace teval::verify {
+
+namespace {
+
+using core::DType;
+
+// Simplest first: shrinking moves toward the front.
+const std::vector<DType> kDTypes = {DType::Float32, DType::Int32,   DType::Float64,  DType::Int8,
+                                    DType::Int64,   DType::Float16, DType::BFloat16, DType::Int16,
+                                    DType::UInt8,   DType::Bool};
+
+int pick(int lo, int hi) {
+  return *rc::gen::inRange(lo, hi + 1);
+}
+
+// True with probability \p percent; shrinks to false.
+bool chance(int percent) {
+  return *rc::gen::inRange(0, 100) >= 100 - percent;
+}
+
+DType pick_dtype() {
+  return kDTypes[static_cast<size_t>(pick(0, static_cast<int>(kDTypes.size()) - 1))];
+}
+
+std::string dtype_name(DType t) {
+  return std::string(core::name(t));
+}
+
+struct Axis {
+  std::string name;
+  int64_t extent;
+};
+
+struct Value {
+  std::string text;
+  DType dtype;
+};
+
+struct Readable {
+  std::string name;
+  DType dtype;
+  core::Shape shape;
+};
+
+// An index expression with the range of values it takes.
+struct Index {
+  std::string text;
+  int64_t lo;
+  int64_t hi;
+};
+
+class AntaresBuilder {
+public:
+  explicit AntaresBuilder(Program& p) : p_(p) {}
+
+  void statement(int number, bool last) {
+    axes_.clear();
+    int data = pick(0, 3);
+    int reduce = pick(0, std::min(2, 4 - data));
+    const char* data_names[] = {"N", "M", "P"};
+    const char* reduce_names[] = {"K", "L"};
+    for (int i = 0; i < data; ++i)
+      axes_.push_back({data_names[i], pick(1, 4) - (chance(10) ? 1 : 0)});
+    for (int i = 0; i < reduce; ++i)
+      axes_.push_back({reduce_names[i], pick(1, 4) - (chance(10) ? 1 : 0)});
+
+    Value v = expr(pick(1, 4));
+    std::string op = "=";
+    if (reduce > 0 || chance(20)) {
+      const char* ops[] = {"+=!", ">=!", "<=!", "*=!", "&=!", "|=!"};
+      op = ops[pick(0, 5)];
+    }
+    std::string name = "output" + std::to_string(number);
+    std::string text = name + "[";
+    core::Shape shape;
+    for (int i = 0; i < data; ++i) {
+      text += (i ? ", " : "") + axes_[static_cast<size_t>(i)].name;
+      shape.push_back(axes_[static_cast<size_t>(i)].extent);
+    }
+    text += "] " + op + " " + v.text;
+    if (!axes_.empty()) {
+      text += " where ";
+      for (size_t i = 0; i < axes_.size(); ++i)
+        text += (i ? ", " : "") + axes_[i].name + " in " + std::to_string(axes_[i].extent);
+    }
+    p_.text += (p_.text.empty() ? "" : "; ") + text;
+    DType out = v.dtype;
+    if (out == DType::Bool && (op == "+=!" || op == "*=!"))
+      out = DType::Int8;
+    if (!last)
+      readable_.push_back({name, out, shape});
+  }
+
+private:
+  Value expr(int depth) {
+    int kinds = depth > 0 ? 15 : 5;
+    switch (pick(0, kinds - 1)) {
+    case 0:
+    case 4:
+      return access();
+    case 1: {
+      return {"const(" + std::to_string(pick(-3, 3)) + ")", DType::Int32};
+    }
+    case 2: {
+      const char* floats[] = {"0.5", "2.0", "-1.5", "0.0", "1e-3", "3.25"};
+      return {"const(" + std::string(floats[pick(0, 5)]) + ")", DType::Float32};
+    }
+    case 3:
+      if (axes_.empty())
+        return {"const(1)", DType::Int32};
+      return {"(" + axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))].name +
+                  ")",
+              DType::Int32};
+    case 14: {
+      Value x = expr(depth - 1);
+      DType t = pick_dtype();
+      return {x.text + ".cast(`" + dtype_name(t) + "`)", t};
+    }
+    case 5:
+    case 6: {
+      Value x = expr(depth - 1), y = expr(depth - 1);
+      const char* ops[] = {"+", "-", "*"};
+      return {"(" + x.text + " " + ops[pick(0, 2)] + " " + y.text + ")", arithmetic(x, y)};
+    }
+    case 7: {
+      Value x = number(expr(depth - 1));
+      if (chance(50))
+        return {"(-" + x.text + ")", x.dtype};
+      return {x.text + ".call(`abs`)", x.dtype};
+    }
+    case 8:
+      return math(depth);
+    case 9: {
+      Value x = expr(depth - 1), y = expr(depth - 1);
+      const char* ops[] = {"<", "<=", ">", ">=", "==", "!="};
+      return {"(" + x.text + " " + ops[pick(0, 5)] + " " + y.text + ")", DType::Int8};
+    }
+    case 10: {
+      Value x = condition(depth - 1);
+      if (chance(30))
+        return {"(~" + x.text + ")", DType::Int8};
+      Value y = condition(depth - 1);
+      return {"(" + x.text + (chance(50) ? " & " : " | ") + y.text + ")", DType::Int8};
+    }
+    case 11:
+      return division(depth);
+    case 12: {
+      Value x = expr(depth - 1), y = expr(depth - 1);
+      const char* fn = chance(50) ? "max" : "min";
+      return {x.text + ".call(`" + fn + "`, [" + y.text + "])", arithmetic(x, y)};
+    }
+    default:
+      return chance(50) ? shift(depth) : guarded(depth);
+    }
+  }
+
+  // The dtype of x op y for + - * / %: promoted; bool arithmetic in int8.
+  static DType arithmetic(const Value& x, const Value& y) {
+    DType t = core::promote(x.dtype, y.dtype);
+    return t == DType::Bool ? DType::Int8 : t;
+  }
+
+  static Value number(Value x) {
+    if (x.dtype == DType::Bool)
+      return {x.text + ".cast(`int8`)", DType::Int8};
+    return x;
+  }
+
+  Value condition(int depth) {
+    Value x = expr(depth);
+    if (core::is_float(x.dtype))
+      return {"(" + x.text + " != 0)", DType::Int8};
+    return x;
+  }
+
+  Value math(int depth) {
+    Value x = expr(depth - 1);
+    if (!core::is_float(x.dtype)) {
+      const DType floats[] = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
+      DType t = floats[pick(0, 3)];
+      x = {x.text + ".cast(`" + dtype_name(t) + "`)", t};
+    }
+    const char* unary[] = {"exp",     "log",     "sqrt",   "rsqrt", "sin",      "cos",  "tan",
+                           "asin",    "acos",    "atan",   "sinh",  "cosh",     "tanh", "erf",
+                           "normcdf", "sigmoid", "rfloor", "rceil", "remainder"};
+    int which = pick(0, 21);
+    if (which < 19)
+      return {x.text + ".call(`" + unary[which] + "`)", x.dtype};
+    if (which == 19) {
+      Value y = expr(depth - 1);
+      if (!core::is_float(y.dtype))
+        y = {y.text + ".cast(`float32`)", DType::Float32};
+      return {x.text + ".call(`pow`, [" + y.text + "])", core::promote(x.dtype, y.dtype)};
+    }
+    return {x.text + ".call(`" + (which == 20 ? "floor" : "ceil") + "`)", DType::Int32};
+  }
+
+  // `/` and `%`; integer divisors are mostly nonzero constants.
+  Value division(int depth) {
+    Value x = expr(depth - 1);
+    Value y;
+    if (!core::is_float(x.dtype) && !chance(15)) {
+      const char* divisors[] = {"2", "3", "-2", "1", "7"};
+      y = {divisors[pick(0, 4)], DType::Int32};
+    } else {
+      y = expr(depth - 1);
+    }
+    const char* op = chance(50) ? " % " : (chance(50) ? " // " : " / ");
+    return {"(" + x.text + op + y.text + ")", arithmetic(x, y)};
+  }
+
+  Value shift(int depth) {
+    Value x = expr(depth - 1);
+    if (core::is_float(x.dtype) || x.dtype == DType::Bool)
+      x = {x.text + ".cast(`int32`)", DType::Int32};
+    return {"(" + x.text + (chance(50) ? " << " : " >> ") + std::to_string(pick(0, 3)) + ")",
+            x.dtype};
+  }
+
+  // x.when([cond], y): y only where cond is false.
+  Value guarded(int depth) {
+    Value x = expr(depth - 1);
+    Value c = condition(depth - 1);
+    Value y = expr(depth - 1);
+    std::string merge = chance(20) ? ", merge_op=`any`" : "";
+    return {x.text + ".when([" + c.text + "], " + y.text + ".cast(`" + dtype_name(x.dtype) + "`)" +
+                merge + ")",
+            x.dtype};
+  }
+
+  // An index expression over the statement's axes.
+  Index index_expr(bool gathers) {
+    if (axes_.empty()) {
+      int64_t c = pick(0, 2);
+      return {std::to_string(c), c, c};
+    }
+    const Axis& a = axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))];
+    int64_t hi = std::max<int64_t>(a.extent - 1, 0);
+    switch (pick(0, gathers ? 8 : 7)) {
+    case 0:
+      return {a.name, 0, hi};
+    case 1: {
+      int64_t c = pick(0, 2);
+      return {std::to_string(c), c, c};
+    }
+    case 2: {
+      int64_t c = pick(-2, 2);
+      return {a.name + (c < 0 ? " - " : " + ") + std::to_string(std::abs(c)), c, hi + c};
+    }
+    case 3: {
+      int64_t c = pick(0, 3);
+      return {a.name + " * " + std::to_string(c), 0, hi * c};
+    }
+    case 4: {
+      int64_t c = pick(1, 3);
+      return {a.name + " // " + std::to_string(c), 0, hi / c};
+    }
+    case 5: {
+      int64_t c = pick(1, 3);
+      return {a.name + " % " + std::to_string(c), 0, std::min(hi, c - 1)};
+    }
+    case 6: {
+      int64_t c = pick(0, 4);
+      return {std::to_string(c) + " - " + a.name, c - hi, c};
+    }
+    case 7: {
+      const Axis& b = axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))];
+      return {a.name + " + " + b.name, 0, hi + std::max<int64_t>(b.extent - 1, 0)};
+    }
+    default: {
+      // A gather: its values are drawn inside the dimension they index.
+      std::string g = new_input(DType::Int32, {a.extent});
+      return {g + "[" + a.name + "]", -1, -1};
+    }
+    }
+  }
+
+  std::string new_input(DType t, core::Shape shape) {
+    std::string name = "input" + std::to_string(inputs_++);
+    p_.inputs.push_back({name, {t, shape, {}}});
+    return name;
+  }
+
+  // A read of a new input or of an earlier output, maybe out of range,
+  // maybe guarded with .when.
+  Value access() {
+    bool earlier = !readable_.empty() && chance(40);
+    Readable r;
+    std::vector<Index> index;
+    if (earlier) {
+      r = readable_[static_cast<size_t>(pick(0, static_cast<int>(readable_.size()) - 1))];
+      for (size_t d = 0; d < r.shape.size(); ++d)
+        index.push_back(index_expr(false));
+    } else {
+      int rank = pick(0, 3);
+      for (int d = 0; d < rank; ++d) {
+        index.push_back(index_expr(true));
+        const Index& i = index.back();
+        // Gathers (lo < 0 marks them) get a dimension of their own values'
+        // range, chosen by the random inputs; others cover their range,
+        // sometimes one short.
+        int64_t size = i.lo == -1 && i.hi == -1 ? pick(1, 4) : std::max<int64_t>(i.hi + 1, 1);
+        if (size > 1 && chance(10))
+          --size;
+        r.shape.push_back(size);
+      }
+      r.dtype = pick_dtype();
+      r.name = new_input(r.dtype, r.shape);
+    }
+    std::string text = r.name + "[";
+    std::vector<std::string> risks;
+    for (size_t d = 0; d < index.size(); ++d) {
+      text += (d ? ", " : "") + index[d].text;
+      bool gather = index[d].lo == -1 && index[d].hi == -1;
+      if (gather)
+        continue;
+      if (index[d].lo < 0)
+        risks.push_back(index[d].text + " >= 0");
+      if (index[d].hi >= r.shape[d])
+        risks.push_back(index[d].text + " < " + std::to_string(r.shape[d]));
+    }
+    text += "]";
+    if (risks.empty() || chance(20))
+      return {text, r.dtype};
+    std::string cond;
+    for (size_t i = 0; i < risks.size(); ++i)
+      cond += (i ? ", " : "") + risks[i];
+    return {text + ".when([" + cond + "], const(0).cast(`" + dtype_name(r.dtype) + "`))", r.dtype};
+  }
+
+  Program& p_;
+  std::vector<Axis> axes_;
+  std::vector<Readable> readable_;
+  int inputs_ = 0;
+};
+
+} // namespace
+
+rc::Gen<Program> antares_program() {
+  return rc::gen::exec([] {
+    Program p;
+    p.lang = "antares";
+    AntaresBuilder b(p);
+    int statements = pick(1, 4);
+    for (int s = 0; s < statements; ++s)
+      b.statement(s, s + 1 == statements);
+    return p;
+  });
+}
+
+} // namespace teval::verify

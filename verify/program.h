@@ -1,0 +1,48 @@
+// A generated test program and the differential check of every backend
+// against the interpreter.
+#pragma once
+
+#include "core/backend.h"
+#include "core/kernel.h"
+#include "core/source.h"
+#include "parser/antares.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace teval::verify {
+
+/// A program text in one notation with the types of its inputs.
+struct Program {
+  std::string lang; ///< "antares" or "tile"
+  std::string text;
+  /// The inputs' dtypes and shapes, by name, in the order they were made.
+  std::vector<std::pair<std::string, parser::InputType>> inputs;
+  /// The Tile function to run (empty for Antares).
+  std::string entry;
+};
+
+/// Shows \p p in RapidCheck's reports: the text and the input types.
+void showValue(const Program& p, std::ostream& os);
+
+/// The `teval run` command line that reruns \p p on the inputs of \p seed.
+std::string command_line(const Program& p, uint64_t seed);
+
+/// The kernel of \p p. Its spans point into \p keep, which must outlive the
+/// kernel. Throws Error when the text does not elaborate.
+core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>& keep);
+
+/// Runs \p p on the seeded random inputs of \p seed with every backend
+/// and compares each with the first: the same outputs bit for bit (any NaN
+/// equals any NaN) or the same rendered error. Returns a description of the
+/// first disagreement, or nothing when all agree. A program that does not
+/// elaborate is a disagreement too: generated programs are valid by
+/// construction.
+std::optional<std::string> disagreement(const Program& p, uint64_t seed,
+                                        const std::vector<core::Backend*>& backends);
+
+} // namespace teval::verify
