@@ -1,0 +1,464 @@
+// Loop transformations of the LoopNest IR (see transform.h).
+#include "core/transform.h"
+
+#include <functional>
+#include <map>
+
+namespace teval::core {
+
+namespace {
+
+bool fail(std::string* why, std::string reason) {
+  if (why)
+    *why = std::move(reason);
+  return false;
+}
+
+// Rebuilds \p s bottom-up; \p f may replace any statement (returning null
+// keeps it and descends into it).
+Stmt map_stmt(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
+  if (Stmt r = f(s))
+    return r;
+  return std::visit(
+      [&](const auto& n) -> Stmt {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, For>) {
+          Stmt b = map_stmt(n.body, f);
+          return b == n.body ? s : make_for(n.var, n.begin, n.end, b, n.kind);
+        } else if constexpr (std::is_same_v<T, Let>) {
+          Stmt b = map_stmt(n.body, f);
+          return b == n.body ? s : make_let(n.var, n.value, b);
+        } else if constexpr (std::is_same_v<T, Cond>) {
+          Stmt t = map_stmt(n.then, f);
+          Stmt o = n.otherwise ? map_stmt(n.otherwise, f) : nullptr;
+          return t == n.then && o == n.otherwise ? s : make_cond(n.cond, t, o);
+        } else if constexpr (std::is_same_v<T, Block>) {
+          std::vector<Stmt> out;
+          bool changed = false;
+          for (const Stmt& c : n.stmts) {
+            out.push_back(map_stmt(c, f));
+            changed |= out.back() != c;
+          }
+          return changed ? make_block(std::move(out)) : s;
+        } else {
+          return s;
+        }
+      },
+      s->node);
+}
+
+// Calls \p f on every statement, parents first.
+void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f) {
+  f(s);
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, For> || std::is_same_v<T, Let>) {
+          each_stmt(n.body, f);
+        } else if constexpr (std::is_same_v<T, Cond>) {
+          each_stmt(n.then, f);
+          if (n.otherwise)
+            each_stmt(n.otherwise, f);
+        } else if constexpr (std::is_same_v<T, Block>) {
+          for (const Stmt& c : n.stmts)
+            each_stmt(c, f);
+        }
+      },
+      s->node);
+}
+
+// Every expression a statement evaluates directly (not its children's).
+std::vector<Expr> own_exprs(const Stmt& s) {
+  return std::visit(
+      [](const auto& n) -> std::vector<Expr> {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, For>) {
+          return {n.begin, n.end};
+        } else if constexpr (std::is_same_v<T, Store>) {
+          std::vector<Expr> e = n.index;
+          e.push_back(n.value);
+          return e;
+        } else if constexpr (std::is_same_v<T, Let>) {
+          return {n.value};
+        } else if constexpr (std::is_same_v<T, Cond>) {
+          return {n.cond};
+        } else if constexpr (std::is_same_v<T, Raise>) {
+          return n.args;
+        } else {
+          return {};
+        }
+      },
+      s->node);
+}
+
+// \p s with every reference to variable \p var replaced by \p by.
+Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
+  auto sub = [&](const Expr& e) {
+    return substitute(e, [&](const ExprNode& n, const VarRef& v) -> Expr {
+      if (v.var != var)
+        return nullptr;
+      return by->dtype == n.dtype ? by : make_cast(by, n.dtype, n.span);
+    });
+  };
+  auto subs = [&](const std::vector<Expr>& es) {
+    std::vector<Expr> out;
+    for (const Expr& e : es)
+      out.push_back(sub(e));
+    return out;
+  };
+  return std::visit(
+      [&](const auto& n) -> Stmt {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, For>) {
+          return make_for(n.var, sub(n.begin), sub(n.end), substitute_var(n.body, var, by), n.kind);
+        } else if constexpr (std::is_same_v<T, Store>) {
+          return make_store(n.buffer, subs(n.index), sub(n.value));
+        } else if constexpr (std::is_same_v<T, Let>) {
+          return make_let(n.var, sub(n.value), substitute_var(n.body, var, by));
+        } else if constexpr (std::is_same_v<T, Cond>) {
+          return make_cond(sub(n.cond), substitute_var(n.then, var, by),
+                           n.otherwise ? substitute_var(n.otherwise, var, by) : nullptr);
+        } else if constexpr (std::is_same_v<T, Block>) {
+          std::vector<Stmt> out;
+          for (const Stmt& c : n.stmts)
+            out.push_back(substitute_var(c, var, by));
+          return make_block(std::move(out));
+        } else if constexpr (std::is_same_v<T, Raise>) {
+          return make_raise(n.kind, n.span, n.message, subs(n.args));
+        } else {
+          return s;
+        }
+      },
+      s->node);
+}
+
+bool equal(const Expr& a, const Expr& b) {
+  if (a == b)
+    return true;
+  if (a->dtype != b->dtype || a->node.index() != b->node.index())
+    return false;
+  auto all = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!equal(x[i], y[i]))
+        return false;
+    return true;
+  };
+  return std::visit(
+      [&](const auto& n) -> bool {
+        using T = std::decay_t<decltype(n)>;
+        const T& m = std::get<T>(b->node);
+        if constexpr (std::is_same_v<T, Const>)
+          return identical(n.value, m.value);
+        else if constexpr (std::is_same_v<T, VarRef>)
+          return n.var == m.var;
+        else if constexpr (std::is_same_v<T, Load>)
+          return n.tensor == m.tensor && all(n.index, m.index);
+        else if constexpr (std::is_same_v<T, Apply>)
+          return n.op == m.op && n.overflow == m.overflow && all(n.args, m.args);
+        else if constexpr (std::is_same_v<T, Cast>)
+          return equal(n.value, m.value);
+        else
+          return equal(n.cond, m.cond) && equal(n.then, m.then) && equal(n.otherwise, m.otherwise);
+      },
+      a->node);
+}
+
+// The index lists at which each buffer is loaded and stored in statements.
+struct Accesses {
+  std::map<int, std::vector<std::vector<Expr>>> at;
+  std::map<int, bool> stored;
+  bool allocates = false;
+
+  void add(const Stmt& s) {
+    each_stmt(s, [&](const Stmt& st) {
+      if (const auto* store = std::get_if<Store>(&st->node)) {
+        at[store->buffer].push_back(store->index);
+        stored[store->buffer] = true;
+      }
+      if (std::holds_alternative<Allocate>(st->node) || std::holds_alternative<Free>(st->node))
+        allocates = true;
+      for (const Expr& e : own_exprs(st))
+        for_each_node(e, [&](const Expr& x) {
+          if (const auto* l = std::get_if<Load>(&x->node))
+            at[l->tensor].push_back(l->index);
+        });
+    });
+  }
+
+  // Every buffer stored is accessed at one index in which one of \p vars is
+  // a whole dimension: iterations differing in that variable never share a
+  // stored location.
+  bool separated(const std::vector<int>& vars, std::string* why) const {
+    if (allocates)
+      return fail(why, "the loop body allocates or frees a buffer");
+    for (const auto& [buffer, stored_here] : stored) {
+      const auto& lists = at.at(buffer);
+      for (const auto& l : lists) {
+        bool same = l.size() == lists.front().size();
+        for (size_t d = 0; same && d < l.size(); ++d)
+          same = equal(l[d], lists.front()[d]);
+        if (!same)
+          return fail(why, "a stored buffer is accessed at different indices");
+      }
+      bool whole = false;
+      for (const Expr& i : lists.front())
+        if (const auto* v = std::get_if<VarRef>(&i->node))
+          for (int var : vars)
+            whole |= v->var == var;
+      if (!whole)
+        return fail(why, "a stored buffer's index does not separate the iterations");
+    }
+    return true;
+  }
+};
+
+const For* find_loop(const Stmt& root, int var) {
+  const For* found = nullptr;
+  each_stmt(root, [&](const Stmt& s) {
+    if (const auto* f = std::get_if<For>(&s->node); f && f->var == var && !found)
+      found = f;
+  });
+  return found;
+}
+
+std::optional<int64_t> constant(const Expr& e) {
+  if (const auto* c = std::get_if<Const>(&e->node))
+    return c->value.i;
+  return std::nullopt;
+}
+
+Expr add(Expr a, Expr b) {
+  return make_apply(Op::Add, {std::move(a), std::move(b)});
+}
+Expr mul(Expr a, int64_t f) {
+  return make_apply(Op::Mul, {std::move(a), int64(f)});
+}
+Expr var_ref(const LoopNest& n, int v) {
+  return make_var(v, n.vars[v].dtype);
+}
+Expr as_dtype(const Expr& e, DType t) {
+  return e->dtype == t ? e : make_cast(e, t);
+}
+
+// The number of iterations of [begin, end), never negative.
+Expr trip_count(const For& f) {
+  auto b = constant(f.begin), e = constant(f.end);
+  if (b && e)
+    return int64(std::max<int64_t>(*e - *b, 0));
+  return make_apply(Op::Max, {make_apply(Op::Sub, {f.end, f.begin}), int64(0)});
+}
+
+Expr ceil_div(const Expr& n, int64_t f) {
+  if (auto c = constant(n))
+    return int64((*c + f - 1) / f);
+  return make_apply(Op::Div, {add(n, int64(f - 1)), int64(f)});
+}
+
+Expr floor_div(const Expr& n, int64_t f) {
+  if (auto c = constant(n))
+    return int64(*c / f);
+  return make_apply(Op::Div, {n, int64(f)});
+}
+
+std::optional<LoopNest> replace_loop(const LoopNest& nest, int var,
+                                     const std::function<Stmt(const For&)>& f) {
+  LoopNest out = nest;
+  out.root = map_stmt(nest.root, [&](const Stmt& s) -> Stmt {
+    const auto* loop = std::get_if<For>(&s->node);
+    return loop && loop->var == var ? f(*loop) : nullptr;
+  });
+  return out;
+}
+
+} // namespace
+
+std::vector<int> loop_vars(const LoopNest& nest) {
+  std::vector<int> out;
+  each_stmt(nest.root, [&](const Stmt& s) {
+    if (const auto* f = std::get_if<For>(&s->node))
+      out.push_back(f->var);
+  });
+  return out;
+}
+
+std::optional<LoopNest> split(const LoopNest& nest, int var, int64_t factor, SplitTail tail,
+                              std::string* why) {
+  if (factor < 1)
+    return fail(why, "the factor must be at least 1"), std::nullopt;
+  if (!find_loop(nest.root, var))
+    return fail(why, "no loop over that variable"), std::nullopt;
+  LoopNest out = nest;
+  std::string name = nest.vars[var].name;
+  int vo = out.add_var(name + ".o", DType::Int64);
+  int vi = out.add_var(name + ".i", DType::Int64);
+  DType t = nest.vars[var].dtype;
+  auto result = replace_loop(out, var, [&](const For& f) {
+    Expr n = trip_count(f);
+    // begin + vo * factor + vi, as the loop variable's dtype.
+    Expr position =
+        add(add(f.begin, mul(make_var(vo, DType::Int64), factor)), make_var(vi, DType::Int64));
+    Stmt body = make_let(var, as_dtype(position, t), f.body);
+    if (tail == SplitTail::Mask) {
+      body = make_cond(make_apply(Op::Lt, {position, f.end}, {}, DType::Bool), body);
+      return make_for(vo, int64(0), ceil_div(n, factor),
+                      make_for(vi, int64(0), int64(factor), body));
+    }
+    Expr full = floor_div(n, factor);
+    Stmt main = make_for(vo, int64(0), full, make_for(vi, int64(0), int64(factor), body, f.kind));
+    Expr tail_begin = add(f.begin, make_apply(Op::Mul, {full, int64(factor)}));
+    return make_block({main, make_for(var, tail_begin, f.end, f.body, f.kind)});
+  });
+  return result;
+}
+
+std::optional<LoopNest> reorder(const LoopNest& nest, int outer, int inner, std::string* why) {
+  const For* o = find_loop(nest.root, outer);
+  if (!o)
+    return fail(why, "no loop over the outer variable"), std::nullopt;
+  const auto* i = std::get_if<For>(&o->body->node);
+  if (!i || i->var != inner)
+    return fail(why, "the loops are not perfectly nested"), std::nullopt;
+  bool depends = false;
+  for (const Expr& e : {i->begin, i->end})
+    for_each_node(e, [&](const Expr& x) {
+      if (const auto* v = std::get_if<VarRef>(&x->node))
+        depends |= v->var == outer;
+    });
+  if (depends)
+    return fail(why, "the inner loop's bounds depend on the outer variable"), std::nullopt;
+  Accesses a;
+  a.add(i->body);
+  if (!a.separated({outer, inner}, why))
+    return std::nullopt;
+  return replace_loop(nest, outer, [&](const For& f) {
+    return make_for(i->var, i->begin, i->end, make_for(f.var, f.begin, f.end, i->body, f.kind),
+                    i->kind);
+  });
+}
+
+std::optional<LoopNest> tile(const LoopNest& nest, int outer, int inner, int64_t outer_factor,
+                             int64_t inner_factor, std::string* why) {
+  if (outer_factor < 1 || inner_factor < 1)
+    return fail(why, "the factors must be at least 1"), std::nullopt;
+  if (!reorder(nest, outer, inner, why))
+    return std::nullopt;
+  const For* o = find_loop(nest.root, outer);
+  const For* i = &std::get<For>(o->body->node);
+  LoopNest out = nest;
+  std::string on = nest.vars[outer].name, in = nest.vars[inner].name;
+  int oo = out.add_var(on + ".o", DType::Int64), oi = out.add_var(on + ".i", DType::Int64);
+  int io = out.add_var(in + ".o", DType::Int64), ii = out.add_var(in + ".i", DType::Int64);
+  auto position = [](const For& f, int hi, int lo, int64_t factor) {
+    return add(add(f.begin, mul(make_var(hi, DType::Int64), factor)), make_var(lo, DType::Int64));
+  };
+  Expr op = position(*o, oo, oi, outer_factor), ip = position(*i, io, ii, inner_factor);
+  Stmt body = make_let(outer, as_dtype(op, nest.vars[outer].dtype),
+                       make_let(inner, as_dtype(ip, nest.vars[inner].dtype), i->body));
+  Expr inside = make_apply(Op::And,
+                           {make_apply(Op::Lt, {op, o->end}, {}, DType::Bool),
+                            make_apply(Op::Lt, {ip, i->end}, {}, DType::Bool)},
+                           {}, DType::Bool);
+  Stmt tiled = make_for(
+      oo, int64(0), ceil_div(trip_count(*o), outer_factor),
+      make_for(io, int64(0), ceil_div(trip_count(*i), inner_factor),
+               make_for(oi, int64(0), int64(outer_factor),
+                        make_for(ii, int64(0), int64(inner_factor), make_cond(inside, body)))));
+  return replace_loop(out, outer, [&](const For&) { return tiled; });
+}
+
+std::optional<LoopNest> unroll(const LoopNest& nest, int var, std::string* why) {
+  const For* f = find_loop(nest.root, var);
+  if (!f)
+    return fail(why, "no loop over that variable"), std::nullopt;
+  auto b = constant(f->begin), e = constant(f->end);
+  if (!b || !e)
+    return fail(why, "the loop bounds are not constants"), std::nullopt;
+  if (*e - *b > 64)
+    return fail(why, "more than 64 iterations"), std::nullopt;
+  DType t = nest.vars[var].dtype;
+  return replace_loop(nest, var, [&](const For& loop) {
+    std::vector<Stmt> copies;
+    for (int64_t k = *b; k < *e; ++k)
+      copies.push_back(make_let(var, make_const(Scalar::of_int(t, k)), loop.body));
+    return make_block(std::move(copies));
+  });
+}
+
+std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* why) {
+  if (!find_loop(nest.root, var))
+    return fail(why, "no loop over that variable"), std::nullopt;
+  return replace_loop(nest, var, [&](const For& f) {
+    return make_for(f.var, f.begin, f.end, f.body, LoopKind::Vectorized);
+  });
+}
+
+std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest) {
+  std::vector<std::pair<int, int>> out;
+  each_stmt(nest.root, [&](const Stmt& s) {
+    if (const auto* b = std::get_if<Block>(&s->node))
+      for (size_t k = 0; k + 1 < b->stmts.size(); ++k) {
+        const auto* x = std::get_if<For>(&b->stmts[k]->node);
+        const auto* y = std::get_if<For>(&b->stmts[k + 1]->node);
+        if (x && y)
+          out.emplace_back(x->var, y->var);
+      }
+  });
+  return out;
+}
+
+std::optional<LoopNest> fuse(const LoopNest& nest, int first, int second, std::string* why) {
+  std::optional<LoopNest> result;
+  std::string reason = "the loops are not adjacent in one block";
+  LoopNest out = nest;
+  out.root = map_stmt(nest.root, [&](const Stmt& s) -> Stmt {
+    const auto* block = std::get_if<Block>(&s->node);
+    if (!block || result)
+      return nullptr;
+    for (size_t k = 0; k + 1 < block->stmts.size(); ++k) {
+      const auto* a = std::get_if<For>(&block->stmts[k]->node);
+      const auto* b = std::get_if<For>(&block->stmts[k + 1]->node);
+      if (!a || !b || a->var != first || b->var != second)
+        continue;
+      auto ab = constant(a->begin), ae = constant(a->end);
+      auto bb = constant(b->begin), be = constant(b->end);
+      if (!ab || !ae || ab != bb || ae != be) {
+        reason = "the loops' bounds differ or are not constants";
+        return nullptr;
+      }
+      Stmt renamed = substitute_var(b->body, second, var_ref(nest, first));
+      Accesses acc;
+      acc.add(a->body);
+      acc.add(renamed);
+      Accesses only_a, only_b;
+      only_a.add(a->body);
+      only_b.add(renamed);
+      // Buffers one body stores and the other touches must be separated.
+      Accesses shared;
+      shared.allocates = acc.allocates;
+      for (const auto& [buffer, _] : acc.stored)
+        if (only_a.at.count(buffer) && only_b.at.count(buffer)) {
+          shared.stored[buffer] = true;
+          shared.at[buffer] = acc.at[buffer];
+        }
+      if (!shared.separated({first}, &reason))
+        return nullptr;
+      // The second body keeps its own variable, bound to the first's value,
+      // so its error messages still name it.
+      Stmt second_body =
+          make_let(second, as_dtype(var_ref(nest, first), nest.vars[second].dtype), b->body);
+      std::vector<Stmt> stmts = block->stmts;
+      stmts[k] = make_for(first, a->begin, a->end, make_block({a->body, second_body}), a->kind);
+      stmts.erase(stmts.begin() + static_cast<long>(k) + 1);
+      result.emplace();
+      return make_block(std::move(stmts));
+    }
+    return nullptr;
+  });
+  if (!result)
+    return fail(why, reason), std::nullopt;
+  return out;
+}
+
+} // namespace teval::core

@@ -1,0 +1,70 @@
+// Loop transformations of the LoopNest IR. Each returns a new nest (the
+// input is unchanged; untouched subtrees are shared) or nothing, with the
+// reason in *why, when it does not apply or would change a result.
+//
+// Every transformation preserves the outputs bit for bit, and preserves
+// whether the nest stops with an error; when several points of a nest are
+// erroneous, a transformation that changes the iteration order (reorder,
+// tile, fuse) may report a different one of them (docs/SEMANTICS.md,
+// "Loop transformations"). Loops are named by their variable.
+#pragma once
+
+#include "core/loopnest.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace teval::core {
+
+/// The variables of every For in \p nest, in pre-order (outer loops first).
+std::vector<int> loop_vars(const LoopNest& nest);
+
+/// How split() handles an extent that is not a multiple of the factor.
+enum class SplitTail : uint8_t {
+  Separate, ///< a second loop runs the remaining iterations
+  Mask,     ///< the inner loop's extra iterations are guarded off
+};
+
+/// `for v in [b, e)` becomes `for v.o: for v.i in [0, factor): v = b + v.o
+/// * factor + v.i` (v itself is then a Let, so the body and error messages
+/// are unchanged), plus the tail. factor >= 1.
+std::optional<LoopNest> split(const LoopNest& nest, int var, int64_t factor, SplitTail tail,
+                              std::string* why = nullptr);
+
+/// Interchanges loop \p outer and the loop \p inner directly inside it
+/// (perfectly nested, bounds independent of outer). Applies only when no
+/// two iterations it reorders touch one stored location: every buffer the
+/// body stores is accessed at one index, in which outer or inner appears
+/// as a whole dimension.
+std::optional<LoopNest> reorder(const LoopNest& nest, int outer, int inner,
+                                std::string* why = nullptr);
+
+/// Splits \p outer and \p inner (perfectly nested) by the factors and
+/// moves the two inner parts inside: a 2-D tile. Applies when reorder does.
+std::optional<LoopNest> tile(const LoopNest& nest, int outer, int inner, int64_t outer_factor,
+                             int64_t inner_factor, std::string* why = nullptr);
+
+/// Replaces a loop with constant bounds and at most 64 iterations by its
+/// body once per iteration, each under `let v = value`.
+std::optional<LoopNest> unroll(const LoopNest& nest, int var, std::string* why = nullptr);
+
+/// Marks a loop for vector code generation (LoopKind::Vectorized); the
+/// code generator vectorizes what it can prove legal.
+std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* why = nullptr);
+
+/// The pairs of loops that follow each other directly in one block, first
+/// to last: the candidates for fuse().
+std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);
+
+/// Fuses loop \p second into loop \p first when they are adjacent in one
+/// block with equal constant bounds: one loop runs both bodies. Applies
+/// when no iteration of one body touches a location another iteration of
+/// the other stores: every buffer stored by either body and accessed by
+/// both is accessed at one index in which the loop variable is a whole
+/// dimension.
+std::optional<LoopNest> fuse(const LoopNest& nest, int first, int second,
+                             std::string* why = nullptr);
+
+} // namespace teval::core

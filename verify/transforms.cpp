@@ -1,0 +1,112 @@
+// Random sequences of loop transformations (see transforms.h).
+#include "verify/transforms.h"
+
+#include "core/transform.h"
+
+namespace teval::verify {
+
+namespace {
+
+const char* kind_name(TransformStep::Kind k) {
+  switch (k) {
+  case TransformStep::Split:
+    return "split";
+  case TransformStep::SplitMasked:
+    return "split-masked";
+  case TransformStep::Reorder:
+    return "reorder";
+  case TransformStep::Tile:
+    return "tile";
+  case TransformStep::Unroll:
+    return "unroll";
+  case TransformStep::Vectorize:
+    return "vectorize";
+  case TransformStep::Fuse:
+    return "fuse";
+  }
+  return "?";
+}
+
+} // namespace
+
+void showValue(const TransformStep& s, std::ostream& os) {
+  os << kind_name(s.kind) << "(loop #" << s.loop << ", loop #" << s.other << ", factors "
+     << s.factor << ", " << s.other_factor << ")";
+}
+
+rc::Gen<std::vector<TransformStep>> transform_steps() {
+  return rc::gen::exec([] {
+    int n = *rc::gen::inRange(1, 6);
+    std::vector<TransformStep> steps;
+    for (int i = 0; i < n; ++i) {
+      TransformStep s;
+      s.kind = static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 7));
+      s.loop = *rc::gen::inRange(0, 8);
+      s.other = *rc::gen::inRange(0, 8);
+      s.factor = *rc::gen::inRange(1, 5);
+      s.other_factor = *rc::gen::inRange(1, 5);
+      steps.push_back(s);
+    }
+    return steps;
+  });
+}
+
+core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<TransformStep>& steps,
+                           std::string* log) {
+  core::LoopNest current = nest;
+  for (const TransformStep& s : steps) {
+    std::vector<int> loops = core::loop_vars(current);
+    if (loops.empty())
+      break;
+    int a = loops[static_cast<size_t>(s.loop) % loops.size()];
+    int b = loops[static_cast<size_t>(s.other) % loops.size()];
+    // Reorder, tile and fuse name a second loop relative to the first: the
+    // next one in pre-order (directly inside, or the next sibling).
+    size_t at = static_cast<size_t>(s.loop) % loops.size();
+    if (s.kind == TransformStep::Reorder || s.kind == TransformStep::Tile ||
+        s.kind == TransformStep::Fuse)
+      b = at + 1 < loops.size() ? loops[at + 1] : b;
+    if (s.kind == TransformStep::Fuse) {
+      std::vector<std::pair<int, int>> pairs = core::adjacent_loops(current);
+      if (!pairs.empty())
+        std::tie(a, b) = pairs[static_cast<size_t>(s.loop) % pairs.size()];
+    }
+    std::string why;
+    std::optional<core::LoopNest> next;
+    switch (s.kind) {
+    case TransformStep::Split:
+    case TransformStep::SplitMasked:
+      next = core::split(
+          current, a, s.factor,
+          s.kind == TransformStep::Split ? core::SplitTail::Separate : core::SplitTail::Mask, &why);
+      break;
+    case TransformStep::Reorder:
+      next = core::reorder(current, a, b, &why);
+      break;
+    case TransformStep::Tile:
+      next = core::tile(current, a, b, s.factor, s.other_factor, &why);
+      break;
+    case TransformStep::Unroll:
+      next = core::unroll(current, a, &why);
+      break;
+    case TransformStep::Vectorize:
+      next = core::vectorize(current, a, &why);
+      break;
+    case TransformStep::Fuse:
+      next = core::fuse(current, a, b, &why);
+      break;
+    }
+    if (log) {
+      *log += std::string(kind_name(s.kind)) + " " + current.vars[a].name;
+      if (s.kind == TransformStep::Reorder || s.kind == TransformStep::Tile ||
+          s.kind == TransformStep::Fuse)
+        *log += ", " + current.vars[b].name;
+      *log += next ? ": applied\n" : ": skipped (" + why + ")\n";
+    }
+    if (next)
+      current = std::move(*next);
+  }
+  return current;
+}
+
+} // namespace teval::verify

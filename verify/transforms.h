@@ -1,0 +1,33 @@
+// Random sequences of loop transformations for the properties.
+#pragma once
+
+#include "core/loopnest.h"
+
+#include <rapidcheck.h>
+
+#include <string>
+#include <vector>
+
+namespace teval::verify {
+
+/// One transformation, with its loops given as positions in the nest's
+/// current loop list (taken modulo its length when applied).
+struct TransformStep {
+  enum Kind { Split, SplitMasked, Reorder, Tile, Unroll, Vectorize, Fuse } kind;
+  int loop = 0;
+  int other = 0;
+  int factor = 1;
+  int other_factor = 1;
+};
+
+void showValue(const TransformStep& s, std::ostream& os);
+
+/// 1 to 5 random steps.
+rc::Gen<std::vector<TransformStep>> transform_steps();
+
+/// \p nest with every step applied that applies (the others are skipped);
+/// \p log receives one line per step saying what happened.
+core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<TransformStep>& steps,
+                           std::string* log = nullptr);
+
+} // namespace teval::verify
