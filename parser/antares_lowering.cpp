@@ -139,10 +139,18 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Unary& n) {
       t.expr = core::make_const(core::Scalar::of_float(type, t.float_value), e.span);
       return t;
     }
-    if (-t.int_value < core::int_min(type) || -t.int_value > core::int_max(type))
-      throw Error(ErrorKind::Range, e.span,
-                  std::to_string(-t.int_value) + " does not fit " + core::to_string(type));
-    t.int_value = -t.int_value;
+    // As for any other operand: bool negates in int8, and a result that
+    // does not fit wraps, except in an index, where it is an error.
+    if (core::is_bool(type))
+      type = DType::Int8;
+    int64_t negated = core::wrapping_sub(DType::Int64, 0, t.int_value);
+    if (negated < core::int_min(type) || negated > core::int_max(type)) {
+      if (in_index_)
+        throw Error(ErrorKind::Range, e.span,
+                    std::to_string(negated) + " does not fit " + core::to_string(type));
+      negated = core::wrap_int(type, negated);
+    }
+    t.int_value = negated;
     t.expr = core::make_const(core::Scalar::of_int(type, t.int_value), e.span);
     return t;
   }

@@ -111,6 +111,19 @@ TEST(Semantics, IntegersWrap) {
   EXPECT_EQ(values(o), (V{-56, 0}));
 }
 
+TEST(Semantics, NegatedConstantsWrapLikeAnyValue) {
+  // Found by the differential campaign: -x is 0 - x in x's dtype even when
+  // x is a constant, so it wraps (and bool negates in int8).
+  auto o = out("output0[N] = -const(1).cast(`uint8`) where N in 1");
+  EXPECT_EQ(o.dtype(), DType::UInt8);
+  EXPECT_EQ(values(o), (V{255}));
+  o = out("output0[N] = -const(-128, `int8`) where N in 1");
+  EXPECT_EQ(values(o), (V{-128}));
+  o = out("output0[N] = -const(1).cast(`bool`) where N in 1");
+  EXPECT_EQ(o.dtype(), DType::Int8);
+  EXPECT_EQ(values(o), (V{-1}));
+}
+
 TEST(Semantics, PromotionTable) {
   auto h = tensor(DType::Float16, {1}, {1});
   auto bf = tensor(DType::BFloat16, {1}, {1});
