@@ -1,6 +1,8 @@
 // Lowering of the Kernel IR to the LoopNest IR (see lower.h).
 #include "core/lower.h"
 
+#include "core/fault.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -89,7 +91,8 @@ private:
 
     std::vector<Stmt> out;
     out.push_back(over_elements(target.shape, [&](std::vector<Expr> idx) {
-      Expr fill = s.init_from ? make_load(*s.init_from, target.dtype, idx) : make_const(s.init);
+      Scalar init = planted(2) ? constant(target.dtype, 0) : s.init; // fault: wrong init
+      Expr fill = s.init_from ? make_load(*s.init_from, target.dtype, idx) : make_const(init);
       return make_store(s.target, std::move(idx), fill);
     }));
     writer_ = -1;
@@ -102,8 +105,12 @@ private:
       }));
     }
     Stmt body = point();
-    for (size_t i = s.vars.size(); i-- > 0;)
-      body = make_for(vars_[i], int64(s.vars[i].begin), int64(s.vars[i].end), body);
+    for (size_t i = s.vars.size(); i-- > 0;) {
+      int64_t end = s.vars[i].end;
+      if (planted(1) && i + 1 == s.vars.size()) // fault: off-by-one loop bound
+        end -= 1;
+      body = make_for(vars_[i], int64(s.vars[i].begin), int64(end), body);
+    }
     out.push_back(body);
     if (writer_ >= 0)
       out.push_back(make_free(writer_));
@@ -160,9 +167,58 @@ private:
     return guard ? make_cond(guard, update) : update;
   }
 
-  // The store of \p value into target[out] under the statement's
-  // aggregation, start and conflict policies.
+  // The store of \p value into target[out], checked as the interpreter
+  // checks it.
   Stmt store(const std::vector<Expr>& out, const Expr& value) {
+    const Statement& s = *s_;
+    bool lets_first =
+        writer_ >= 0 || s.aggregation == Aggregation::All || s.aggregation == Aggregation::Any;
+    if (!lets_first || s.out_of_range == OutOfRange::Skip)
+      return update(out, value); // the store's own check comes first, or the guard's
+    // The value (and the writer buffer) are read before the store: check the
+    // output index first, as the interpreter does.
+    const Shape& shape = k_.tensors[s.target].shape;
+    std::vector<int> ids;
+    std::vector<Expr> at;
+    for (size_t d = 0; d < out.size(); ++d) {
+      ids.push_back(n_.add_var("o" + std::to_string(d), out[d]->dtype));
+      at.push_back(make_var(ids.back(), out[d]->dtype));
+    }
+    std::vector<Stmt> body;
+    for (size_t d = 0; d < out.size(); ++d)
+      if (in_range(out[d], shape[d])) {
+        Expr inside = both(cmp(Op::Ge, at[d], zero_of(at[d]->dtype)),
+                           cmp(Op::Lt, as_int64(at[d]), int64(shape[d])));
+        body.push_back(make_cond(make_apply(Op::Not, {inside}, {}, DType::Bool),
+                                 write_error(at, s.out_index[d]->span)));
+      }
+    body.push_back(update(at, value));
+    Stmt result = make_block(std::move(body));
+    for (size_t d = out.size(); d-- > 0;)
+      result = make_let(ids[d], out[d], result);
+    return result;
+  }
+
+  // The interpreter's error for a write outside the target.
+  Stmt write_error(const std::vector<Expr>& at, Span span) {
+    const Statement& s = *s_;
+    std::string msg = "write out of range: " + k_.tensors[s.target].name + "[";
+    std::vector<Expr> args = at;
+    for (size_t d = 0; d < at.size(); ++d)
+      msg += d ? ", {}" : "{}";
+    msg += "] is outside shape " + to_string(k_.tensors[s.target].shape) + " (at ";
+    if (s.vars.empty())
+      msg += "the only point";
+    for (size_t i = 0; i < s.vars.size(); ++i) {
+      msg += (i ? ", " : "") + s.vars[i].name + "={}";
+      args.push_back(make_var(vars_[i], s.vars[i].dtype));
+    }
+    return make_raise(ErrorKind::Range, span, msg + ")", std::move(args));
+  }
+
+  // The store of \p value into target[out] under the statement's
+  // aggregation, start and conflict policies; \p out is in range.
+  Stmt update(const std::vector<Expr>& out, const Expr& value) {
     const Statement& s = *s_;
     const TensorDecl& target = k_.tensors[s.target];
     if (writer_ < 0 && s.aggregation == Aggregation::Assign)

@@ -11,6 +11,8 @@
 // instruction ever has undefined behaviour.
 #include "jit/codegen.h"
 
+#include "core/fault.h"
+
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
@@ -418,7 +420,7 @@ private:
   llvm::Value* expr_node(const Expr& e, const core::Load& l) {
     const core::Buffer& buf = n_.buffers[l.tensor];
     std::vector<llvm::Value*> index = indices(l.index);
-    if (!index.empty()) {
+    if (!index.empty() && !planted(3)) { // fault 3: reads unchecked
       llvm::Value* bad = b_.getFalse();
       for (size_t d = 0; d < index.size(); ++d)
         bad = b_.CreateOr(bad, outside(index[d], buf.shape[d]));
@@ -437,6 +439,8 @@ private:
   // Lazy: only the chosen branch runs.
   llvm::Value* expr_node(const Expr& e, const core::Select& s) {
     llvm::Value* cond = truthy(expr(s.cond), s.cond->dtype);
+    if (planted(9)) // fault: both branches evaluated, guards no longer protect
+      return b_.CreateSelect(cond, expr(s.then), expr(s.otherwise));
     return branches(
         cond, [&] { return expr(s.then); }, [&] { return expr(s.otherwise); }, reg(e->dtype));
   }
@@ -529,7 +533,7 @@ private:
       }
       TEVAL_UNREACHABLE("not a comparison");
     }
-    bool u = is_unsigned(t);
+    bool u = is_unsigned(t) || planted(8); // fault 8: signed compared as unsigned
     switch (op) {
     case Op::Lt:
       return u ? b_.CreateICmpULT(x, y) : b_.CreateICmpSLT(x, y);
@@ -560,6 +564,8 @@ private:
         max ? b_.CreateSelect(x_negative, y, x) : b_.CreateSelect(x_negative, x, y);
     llvm::Value* x_wins = max ? b_.CreateFCmpOGT(x, y) : b_.CreateFCmpOLT(x, y);
     llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOEQ(x, y), on_tie, b_.CreateSelect(x_wins, x, y));
+    if (planted(7)) // fault: NaN does not propagate
+      return r;
     llvm::Value* nan = llvm::ConstantFP::get(ty, std::numeric_limits<double>::quiet_NaN());
     return b_.CreateSelect(b_.CreateFCmpUNO(x, y), nan, r);
   }
@@ -581,7 +587,7 @@ private:
       llvm::Value* a = to_double(x);
       llvm::Value* b = to_double(args[1]);
       llvm::Value* r = op == Op::Add   ? b_.CreateFAdd(a, b)
-                       : op == Op::Sub ? b_.CreateFSub(a, b)
+                       : op == Op::Sub ? (planted(4) ? b_.CreateFSub(b, a) : b_.CreateFSub(a, b))
                        : op == Op::Mul ? b_.CreateFMul(a, b)
                                        : b_.CreateFDiv(a, b);
       return round_to(r, t);
@@ -739,6 +745,8 @@ private:
     case Op::Add:
       return trap ? checked(e, Op::Add, t, x, y, args) : b_.CreateAdd(x, y);
     case Op::Sub:
+      if (planted(4)) // fault: swapped operands
+        return b_.CreateSub(y, x);
       return trap ? checked(e, Op::Sub, t, x, y, args) : b_.CreateSub(x, y);
     case Op::Mul:
       return trap ? checked(e, Op::Mul, t, x, y, args) : b_.CreateMul(x, y);
@@ -755,7 +763,7 @@ private:
       fault_site(e, args, bad);
       if (a.op == Op::Shl)
         return b_.CreateShl(x, y);
-      return u ? b_.CreateLShr(x, y) : b_.CreateAShr(x, y);
+      return u || planted(10) ? b_.CreateLShr(x, y) : b_.CreateAShr(x, y); // fault 10
     }
     case Op::Div:
     case Op::Mod:
@@ -795,6 +803,8 @@ private:
     if (a.op == Op::Mod) {
       fault_site(e, args, bad);
       llvm::Value* m = b_.CreateSRem(x, safe); // 0 when y is -1, as it should be
+      if (planted(6)) // fault: the remainder takes the dividend's sign
+        return m;
       llvm::Value* adjust =
           b_.CreateAnd(b_.CreateICmpNE(m, zero),
                        b_.CreateXor(b_.CreateICmpSLT(m, zero), b_.CreateICmpSLT(y, zero)));
@@ -814,7 +824,9 @@ private:
                             DType t, SiteKind kind = SiteKind::Apply) {
     if (t == DType::Bool)
       return b_.CreateFCmpUNE(d, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0));
-    llvm::Value* truncated = intrinsic(llvm::Intrinsic::trunc, {d});
+    // Fault 5 rounds to nearest instead of truncating.
+    llvm::Value* truncated =
+        intrinsic(planted(5) ? llvm::Intrinsic::round : llvm::Intrinsic::trunc, {d});
     auto dbl = [&](double v) { return llvm::ConstantFP::get(b_.getDoubleTy(), v); };
     llvm::Value* bad;
     if (t == DType::Int64)

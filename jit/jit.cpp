@@ -1,6 +1,7 @@
 // The host JIT (see jit.h).
 #include "jit/jit.h"
 
+#include "core/fault.h"
 #include "core/lower.h"
 #include "jit/codegen.h"
 
@@ -71,7 +72,8 @@ struct Jit::Impl {
   explicit Impl(JitOptions o)
       : options(o), machine(check(orc::JITTargetMachineBuilder::detectHost(), "host detection")) {
     // Results must be bit-exact with IREval: no contraction into FMA.
-    machine.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
+    machine.getOptions().AllowFPOpFusion =
+        planted(11) ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict; // fault 11: FMA
     machine.setCodeGenOptLevel(o.opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive
                                                 : llvm::CodeGenOptLevel::Default);
     target = check(machine.createTargetMachine(), "target machine");

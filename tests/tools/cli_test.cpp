@@ -63,6 +63,65 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_EQ(teval("run a.antares b.antares").exit_code, 2);
 }
 
+TEST(Cli, EnginesGiveIdenticalResults) {
+  std::string program = "run -e 'output0[N, M] +=! input0[N, K] * input1[K, M]' "
+                        "-i input0=float32[3,5] -i input1=float32[5,4] --seed 3";
+  Result interp = teval(program);
+  EXPECT_EQ(interp.exit_code, 0) << interp.err;
+  for (const char* engine : {"interp", "ireval", "jit"}) {
+    Result r = teval(program + " --engine " + engine);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, interp.out) << engine;
+  }
+  EXPECT_EQ(teval(program + " --engine llvm").exit_code, 2);
+  EXPECT_EQ(teval(program + " --emit asm").exit_code, 2);
+}
+
+TEST(Cli, LowerPrintsTheLoopNest) {
+  Result r = teval("lower -e 'output0[N] +=! input0[N, K] where N in 2, K in 3' "
+                   "-i input0=float32[2,3]");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "input float32 input0[2, 3];\n"
+                   "output float32 output0[2];\n"
+                   "for (int64 i0 = 0; i0 < 2; ++i0) {\n"
+                   "  output0[i0] = 0.0;\n"
+                   "}\n"
+                   "for (int32 N = 0; N < 2; ++N) {\n"
+                   "  for (int32 K = 0; K < 3; ++K) {\n"
+                   "    output0[N] = output0[N] + input0[N][K];\n"
+                   "  }\n"
+                   "}\n");
+  EXPECT_EQ(teval("lower --help").exit_code, 0);
+  EXPECT_EQ(teval("lower -e 'output0[N] = N where N in 2' -o x").exit_code, 2);
+  r = teval("lower -e 'output0[N] = input0[N]'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error:"), std::string::npos);
+}
+
+TEST(Cli, JitEmitsOptimisedIrAndAssembly) {
+  std::string program = "-e 'output0[N] = input0[N] * 2.0 + 1.0' -i input0=float32[64]";
+  Result ir = teval("jit " + program);
+  EXPECT_EQ(ir.exit_code, 0) << ir.err;
+  EXPECT_NE(ir.out.find("define"), std::string::npos);
+  EXPECT_NE(ir.out.find("teval_kernel"), std::string::npos);
+  EXPECT_EQ(ir.out.find("@llvm.fma"), std::string::npos) << "contraction must stay off";
+  EXPECT_EQ(ir.out.find("fmuladd"), std::string::npos) << "contraction must stay off";
+  Result as = teval("jit " + program + " --emit asm");
+  EXPECT_EQ(as.exit_code, 0) << as.err;
+  EXPECT_NE(as.out.find("teval_kernel:"), std::string::npos);
+  EXPECT_EQ(teval("jit " + program + " --emit obj").exit_code, 2);
+}
+
+TEST(Cli, DiffRunsACampaign) {
+  Result r = teval("diff --cases 40 --seed 5");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("40 cases in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 0 mismatches"), std::string::npos) << r.out;
+  EXPECT_EQ(teval("diff --cases x").exit_code, 2);
+  EXPECT_EQ(teval("diff --lang tile").exit_code, 2);
+  EXPECT_EQ(teval("diff --help").exit_code, 0);
+}
+
 TEST(Cli, PrintsLikeNumpy) {
   Result r = teval("run -e 'output0[N, M] = (N * 3 + M).cast(`float32`) / 2.0 where N in 2, M "
                    "in 3'");
@@ -196,6 +255,16 @@ TEST_P(ErrorGolden, DiagnosticExitCodeAndNoOutput) {
   EXPECT_FALSE(fs::exists(out)) << "output written despite the error";
   std::string failure = test::check_golden(dir / (c.name + ".err"), r.err);
   EXPECT_TRUE(failure.empty()) << failure;
+  // The lowered loop nest and compiled code report the very same diagnostic.
+  for (const char* engine : {"ireval", "jit"}) {
+    Result e = teval("run " + c.name + c.extension + " " + args + " --engine " + engine + " -o '" +
+                         out.string() + "'",
+                     dir);
+    EXPECT_EQ(e.exit_code, 1) << engine;
+    EXPECT_EQ(e.out, "") << engine;
+    EXPECT_EQ(e.err, r.err) << engine;
+    EXPECT_FALSE(fs::exists(out)) << engine << ": output written despite the error";
+  }
 }
 
 std::vector<ErrorCase> error_cases() {
