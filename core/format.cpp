@@ -3,9 +3,11 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace teval::core {
 
@@ -18,16 +20,22 @@ std::string format_scalar(const Scalar& v) {
     return "nan";
   if (std::isinf(v.f))
     return v.f < 0 ? "-inf" : "inf";
+  // The fewest significant digits that read back as the value, laid out as
+  // Python's repr does: positional for decimal exponents in [-4, 16).
   char buf[64];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v.f);
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v.f);
     if (round_float(v.dtype, std::strtod(buf, nullptr)) == v.f)
       break;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
-  return s;
+  int exponent = std::atoi(std::strchr(buf, 'e') + 1);
+  if (exponent < -4 || exponent >= 16) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v.f);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(digits - 1 - exponent, 1), v.f);
+  return buf;
 }
 
 std::string format_index(const std::vector<int64_t>& index) {

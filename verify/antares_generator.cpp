@@ -29,7 +29,10 @@ bool chance(int percent) {
   return *rc::gen::inRange(0, 100) >= 100 - percent;
 }
 
+// Half the time float32, as in real kernels; otherwise any dtype.
 DType pick_dtype() {
+  if (!chance(50))
+    return DType::Float32;
   return kDTypes[static_cast<size_t>(pick(0, static_cast<int>(kDTypes.size()) - 1))];
 }
 
@@ -98,23 +101,41 @@ public:
     DType out = v.dtype;
     if (out == DType::Bool && (op == "+=!" || op == "*=!"))
       out = DType::Int8;
-    if (!last)
+    if (!last) {
       readable_.push_back({name, out, shape});
+      p_.extra_outputs.push_back(name);
+    }
   }
 
 private:
   Value expr(int depth) {
-    int kinds = depth > 0 ? 15 : 5;
+    // Kinds 0 to 6 are leaves; the rest have operands.
+    int kinds = depth > 0 ? 18 : 7;
     switch (pick(0, kinds - 1)) {
     case 0:
     case 4:
+    case 6:
       return access();
     case 1: {
       return {"const(" + std::to_string(pick(-3, 3)) + ")", DType::Int32};
     }
-    case 2: {
-      const char* floats[] = {"0.5", "2.0", "-1.5", "0.0", "1e-3", "3.25"};
-      return {"const(" + std::string(floats[pick(0, 5)]) + ")", DType::Float32};
+    case 2:
+    case 5: {
+      // Ordinary values, ties for rounding, and the special ones: NaN,
+      // infinities, -0, subnormal, huge.
+      const char* floats[] = {"const(0.5)",
+                              "const(2.5)",
+                              "const(-1.5)",
+                              "const(0.7)",
+                              "const(0.0)",
+                              "const(-0.0)",
+                              "const(1e-3)",
+                              "(const(0.0) / const(0.0))",
+                              "(const(1.0) / const(0.0))",
+                              "(const(-1.0) / const(0.0))",
+                              "const(1e-40)",
+                              "const(3e38)"};
+      return {floats[pick(0, 11)], DType::Float32};
     }
     case 3:
       if (axes_.empty())
@@ -127,8 +148,8 @@ private:
       DType t = pick_dtype();
       return {x.text + ".cast(`" + dtype_name(t) + "`)", t};
     }
-    case 5:
-    case 6: {
+    case 13:
+    case 15: {
       Value x = expr(depth - 1), y = expr(depth - 1);
       const char* ops[] = {"+", "-", "*"};
       return {"(" + x.text + " " + ops[pick(0, 2)] + " " + y.text + ")", arithmetic(x, y)};
@@ -160,8 +181,10 @@ private:
       const char* fn = chance(50) ? "max" : "min";
       return {x.text + ".call(`" + fn + "`, [" + y.text + "])", arithmetic(x, y)};
     }
+    case 16:
+      return shift(depth);
     default:
-      return chance(50) ? shift(depth) : guarded(depth);
+      return guarded(depth);
     }
   }
 

@@ -33,13 +33,33 @@ std::string describe(const std::vector<core::Tensor>& out, size_t i) {
 
 void showValue(const Program& p, std::ostream& os) {
   os << p.lang << " program:\n  " << p.text << "\ninputs:";
+  for (const std::string& o : p.extra_outputs)
+    os << " (extra output " << o << ")";
   for (const auto& [name, type] : p.inputs)
     os << " " << name << "=" << core::name(type.dtype) << core::to_string(type.shape);
   os << "\n";
 }
 
+std::string source(const Program& p) {
+  if (p.lang != "antares" || p.extra_outputs.empty())
+    return p.text;
+  std::string s = "- einstein_v2(\"" + p.text + "\", input_dict={";
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const auto& [name, type] = p.inputs[i];
+    s += (i ? ", \"" : "\"") + name + "\": {\"dtype\": \"" + std::string(core::name(type.dtype)) +
+         "\", \"shape\": [";
+    for (size_t d = 0; d < type.shape.size(); ++d)
+      s += (d ? ", " : "") + std::to_string(type.shape[d]);
+    s += "]}";
+  }
+  s += "}, extra_outputs=[";
+  for (size_t i = 0; i < p.extra_outputs.size(); ++i)
+    s += (i ? ", \"" : "\"") + p.extra_outputs[i] + "\"";
+  return s + "])";
+}
+
 std::string command_line(const Program& p, uint64_t seed) {
-  std::string cmd = "teval run --lang " + p.lang + " -e " + shell_quote(p.text);
+  std::string cmd = "teval run --lang " + p.lang + " -e " + shell_quote(source(p));
   if (!p.entry.empty())
     cmd += " --entry " + p.entry;
   for (const auto& [name, type] : p.inputs) {
@@ -52,7 +72,7 @@ std::string command_line(const Program& p, uint64_t seed) {
 }
 
 core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>& keep) {
-  keep = core::SourceFile::make("<generated>", p.text);
+  keep = core::SourceFile::make("<generated>", source(p));
   std::map<std::string, parser::InputType> types(p.inputs.begin(), p.inputs.end());
   if (p.lang == "tile")
     return parser::elaborate_tile(parser::read_tile(*keep), p.entry, types, {});
@@ -60,7 +80,8 @@ core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>
 }
 
 std::optional<std::string> disagreement(const Program& p, uint64_t seed,
-                                        const std::vector<core::Backend*>& backends) {
+                                        const std::vector<core::Backend*>& backends,
+                                        std::string* outcome) {
   std::shared_ptr<const core::SourceFile> keep;
   core::Kernel kernel;
   try {
@@ -82,6 +103,8 @@ std::optional<std::string> disagreement(const Program& p, uint64_t seed,
     if (b == 0) {
       reference = std::move(out);
       reference_error = error;
+      if (outcome)
+        *outcome = error;
       continue;
     }
     std::string who = backends[b]->name() + " and " + backends[0]->name();

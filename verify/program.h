@@ -24,7 +24,14 @@ struct Program {
   std::vector<std::pair<std::string, parser::InputType>> inputs;
   /// The Tile function to run (empty for Antares).
   std::string entry;
+  /// Antares: tensors besides the last statement's output that are outputs
+  /// (extra_outputs), so every statement's result is compared.
+  std::vector<std::string> extra_outputs;
 };
+
+/// The text teval reads for \p p: the program itself, or for Antares with
+/// extra outputs a COMPUTE_V1 value declaring the inputs and the outputs.
+std::string source(const Program& p);
 
 /// Shows \p p in RapidCheck's reports: the text and the input types.
 void showValue(const Program& p, std::ostream& os);
@@ -42,7 +49,10 @@ core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>
 /// first disagreement, or nothing when all agree. A program that does not
 /// elaborate is a disagreement too: generated programs are valid by
 /// construction.
+/// When \p outcome is given it receives the first backend's outcome: empty
+/// for success, else its rendered error.
 std::optional<std::string> disagreement(const Program& p, uint64_t seed,
-                                        const std::vector<core::Backend*>& backends);
+                                        const std::vector<core::Backend*>& backends,
+                                        std::string* outcome = nullptr);
 
 } // namespace teval::verify

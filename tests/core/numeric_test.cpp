@@ -100,6 +100,13 @@ TEST(Numeric, FormatScalarIsShortestInItsOwnPrecision) {
   EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float64, 0.1)), "0.1");
   EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float32, 2)), "2.0");
   EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float32, 1e-5)), "1e-05");
+  // Laid out as Python's repr: positional for exponents in [-4, 16).
+  EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float32, -10)), "-10.0");
+  EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float64, 3e9)), "3000000000.0");
+  EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float64, 1e16)), "1e+16");
+  EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float64, 0.0001)), "0.0001");
+  EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float64, 123.456)), "123.456");
+  EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float32, -0.0)), "-0.0");
   EXPECT_EQ(core::format_scalar(core::Scalar::of_int(DType::Int8, -3)), "-3");
   EXPECT_EQ(core::format_scalar(core::Scalar::of_int(DType::Bool, 1)), "True");
   EXPECT_EQ(core::format_scalar(core::Scalar::of_float(DType::Float32, -INFINITY)), "-inf");

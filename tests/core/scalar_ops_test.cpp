@@ -124,7 +124,7 @@ TEST(Arithmetic, Casts) {
     core::cast(f(DType::Float32, 3e9), DType::Int32);
     ADD_FAILURE() << "no fault";
   } catch (const core::Fault& e) {
-    EXPECT_EQ(e.message, "cannot convert 3e+09 to int32: it is NaN or out of range");
+    EXPECT_EQ(e.message, "cannot convert 3000000000.0 to int32: it is NaN or out of range");
   }
   EXPECT_THROW(core::cast(f(DType::Float32, std::nan("")), DType::Int8), core::Fault);
 }
