@@ -78,11 +78,24 @@ public:
     for (int i = 0; i < reduce; ++i)
       axes_.push_back({reduce_names[i], pick(1, 4) - (chance(10) ? 1 : 0)});
 
-    Value v = expr(pick(1, 4));
+    // Often a contraction as real kernels have them (a product of reads,
+    // maybe plus a bias); otherwise any expression.
+    Value v;
+    if (chance(40)) {
+      Value x = access(), y = access();
+      v = {"(" + x.text + " * " + y.text + ")", arithmetic(x, y)};
+      if (chance(50)) {
+        Value z = access();
+        v = {"(" + v.text + " + " + z.text + ")", arithmetic(v, z)};
+      }
+    } else {
+      v = expr(pick(1, 4));
+    }
     std::string op = "=";
     if (reduce > 0 || chance(20)) {
+      // Sums are the commonest reduction in real kernels; half are sums.
       const char* ops[] = {"+=!", ">=!", "<=!", "*=!", "&=!", "|=!"};
-      op = ops[pick(0, 5)];
+      op = chance(50) ? ops[pick(1, 5)] : ops[0];
     }
     std::string name = "output" + std::to_string(number);
     std::string text = name + "[";
@@ -148,11 +161,16 @@ private:
       DType t = pick_dtype();
       return {x.text + ".cast(`" + dtype_name(t) + "`)", t};
     }
-    case 13:
-    case 15: {
+    case 13: {
       Value x = expr(depth - 1), y = expr(depth - 1);
       const char* ops[] = {"+", "-", "*"};
       return {"(" + x.text + " " + ops[pick(0, 2)] + " " + y.text + ")", arithmetic(x, y)};
+    }
+    case 15: {
+      // A multiply-add, the heart of matmuls and convolutions.
+      Value x = expr(depth - 1), y = expr(depth - 1), z = expr(depth - 1);
+      Value xy{"(" + x.text + " * " + y.text + ")", arithmetic(x, y)};
+      return {"(" + xy.text + (chance(50) ? " - " : " + ") + z.text + ")", arithmetic(xy, z)};
     }
     case 7: {
       Value x = number(expr(depth - 1));
