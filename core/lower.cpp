@@ -96,7 +96,8 @@ private:
       return make_store(s.target, std::move(idx), fill);
     }));
     writer_ = -1;
-    if (s.start == Start::FirstValue || (s.aggregation == Aggregation::Assign && !injective(s))) {
+    bool first_value = s.start == Start::FirstValue && !planted(13); // fault 13: from the fill
+    if (first_value || (s.aggregation == Aggregation::Assign && !injective(s))) {
       writer_ = n_.add_buffer(
           {target.name + "_writer", DType::Int64, target.shape, BufferKind::Temp, target.span});
       out.push_back(make_allocate(writer_));
@@ -156,7 +157,8 @@ private:
       out.push_back(remap(o));
     Expr value = remap(s.value);
     if (skip) {
-      guard = both(guard, valid(value));
+      if (!planted(12)) // fault: reads no longer make a point invalid
+        guard = both(guard, valid(value));
       const Shape& shape = k_.tensors[s.target].shape;
       for (size_t d = 0; d < out.size(); ++d)
         guard = both(guard, both(ok(out[d]), in_range(out[d], shape[d])));

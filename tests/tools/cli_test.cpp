@@ -118,7 +118,10 @@ TEST(Cli, DiffRunsACampaign) {
   EXPECT_NE(r.out.find("40 cases in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", 0 mismatches"), std::string::npos) << r.out;
   EXPECT_EQ(teval("diff --cases x").exit_code, 2);
-  EXPECT_EQ(teval("diff --lang tile").exit_code, 2);
+  EXPECT_EQ(teval("diff --lang plaidml").exit_code, 2);
+  r = teval("diff --cases 20 --lang tile");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("20 cases in "), std::string::npos) << r.out;
   EXPECT_EQ(teval("diff --help").exit_code, 0);
 }
 

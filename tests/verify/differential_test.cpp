@@ -51,5 +51,12 @@ RC_GTEST_PROP(Differential, IREvalEqualsTheJit, ()) {
   check(p, *rc::gen::arbitrary<uint32_t>(), {backends().ireval.get(), backends().jit.get()});
 }
 
+RC_GTEST_PROP(Differential, TileContractionsAgreeOnEveryBackend, ()) {
+  Program p = *tile_program();
+  check(p, *rc::gen::arbitrary<uint32_t>(),
+        {backends().interp.get(), backends().definitional.get(), backends().ireval.get(),
+         backends().jit.get()});
+}
+
 } // namespace
 } // namespace teval::verify

@@ -10,7 +10,7 @@
 
 namespace teval::tools {
 
-const char* const kDiffHelp = R"(usage: teval diff [--cases N] [--seed S] [--lang antares]
+const char* const kDiffHelp = R"(usage: teval diff [--cases N] [--seed S] [--lang antares|tile]
 
 Generates random, well-typed programs with random inputs and runs each on
 every backend: the interpreter (block and definitional evaluation), IREval
@@ -23,7 +23,8 @@ options:
   --cases N     how many programs (default 1000)
   --seed S      the campaign's seed (default 0); the same seed gives the
                 same programs
-  --lang L      the notation of the programs: antares (the default)
+  --lang L      the notation of the programs: antares (the default) or tile
+                (contractions with constraints and skipped invalid points)
   -h, --help    this text
 
 exit status: 0 all agreed; 1 some program disagreed; 2 a usage error.
@@ -66,9 +67,8 @@ int diff_command(const std::vector<std::string>& args) {
         o.seed = number(a, args[++i]);
       } else if (a == "--lang") {
         o.lang = args[++i];
-        if (o.lang != "antares")
-          throw UsageError{"teval diff generates antares programs; --lang '" + o.lang +
-                           "' has no generator yet"};
+        if (o.lang != "antares" && o.lang != "tile")
+          throw UsageError{"unknown --lang '" + o.lang + "'; teval diff generates: antares, tile"};
       } else {
         throw UsageError{"unknown argument '" + a + "'"};
       }

@@ -1,0 +1,193 @@
+// The generator of random Tile contractions (see generators.h).
+//
+// Every index variable appears whole in some access, so the elaborator can
+// bound it; everything else is free: strided, offset, summed and exactly
+// divided indices, constraints, outputs larger or smaller than the index
+// range, and every aggregation, `=` included (two writes to one location
+// are then an error every backend must report alike).
+#include "verify/generators.h"
+
+#include "core/dtype.h"
+
+namespace teval::verify {
+
+namespace {
+
+using core::DType;
+
+int pick(int lo, int hi) {
+  return *rc::gen::inRange(lo, hi + 1);
+}
+
+bool chance(int percent) {
+  return *rc::gen::inRange(0, 100) >= 100 - percent;
+}
+
+struct Tensor {
+  std::string name;
+  std::vector<std::string> dims; // dimension names (bound) or expressions
+};
+
+class TileBuilder {
+public:
+  explicit TileBuilder(Program& p) : p_(p) {}
+
+  std::string function() {
+    DType t = pick_dtype();
+    int inputs = pick(1, 2);
+    std::string params, binds, dim_names;
+    std::vector<Tensor> ins;
+    for (int i = 0; i < inputs; ++i) {
+      Tensor in{std::string(1, static_cast<char>('A' + i)), {}};
+      int rank = pick(1, 3);
+      core::Shape shape;
+      binds += "  " + in.name + ".bind_dims(";
+      for (int d = 0; d < rank; ++d) {
+        std::string dim = "D" + in.name + std::to_string(d);
+        in.dims.push_back(dim);
+        shape.push_back(pick(1, 5));
+        binds += (d ? ", " : "") + dim;
+        dim_names += (dim_names.empty() ? "" : ", ") + dim;
+      }
+      binds += ");\n";
+      params += (i ? ", " : "") + std::string("const Tensor& ") + in.name;
+      p_.inputs.push_back({in.name, {t, shape, {}}});
+      ins.push_back(in);
+    }
+    // At most as many variables as there are input dimensions: each one
+    // not whole in the output takes a dimension of its own.
+    int slots = 0;
+    for (const Tensor& in : ins)
+      slots += static_cast<int>(in.dims.size());
+    int vars = pick(1, std::min(4, slots));
+    for (int v = 0; v < vars; ++v)
+      vars_.push_back(std::string(1, static_cast<char>('i' + v)));
+
+    std::string body = "Tensor f(" + params + ") {\n  TensorDim " + dim_names + ";\n  TensorIndex ";
+    for (int v = 0; v < vars; ++v)
+      body += (v ? ", " : "") + vars_[static_cast<size_t>(v)];
+    body += ";\n" + binds;
+
+    // The output: some variables whole, sized from the inputs' dimensions.
+    int out_rank = pick(0, std::min(3, vars));
+    std::vector<std::string> out_index, out_dims;
+    std::vector<bool> whole(static_cast<size_t>(vars), false);
+    for (int d = 0; d < out_rank; ++d) {
+      out_index.push_back(d < vars && chance(80) ? vars_[static_cast<size_t>(d)] : index_expr());
+      if (out_index.back() == vars_[static_cast<size_t>(d)])
+        whole[static_cast<size_t>(d)] = true;
+      out_dims.push_back(dim_expr(ins));
+    }
+    // Every access: random indices, then whole variables where needed.
+    std::vector<std::vector<std::string>> access(ins.size());
+    for (size_t i = 0; i < ins.size(); ++i)
+      for (size_t d = 0; d < ins[i].dims.size(); ++d)
+        access[i].push_back(index_expr());
+    std::vector<std::pair<size_t, size_t>> free;
+    for (size_t i = 0; i < ins.size(); ++i)
+      for (size_t d = 0; d < ins[i].dims.size(); ++d)
+        free.emplace_back(i, d);
+    for (int v = 0; v < vars; ++v) {
+      if (whole[static_cast<size_t>(v)])
+        continue;
+      size_t k = static_cast<size_t>(pick(0, static_cast<int>(free.size()) - 1));
+      access[free[k].first][free[k].second] = vars_[static_cast<size_t>(v)];
+      free.erase(free.begin() + static_cast<long>(k));
+    }
+
+    body += "  auto O = TensorOutput(" + join(out_dims) + ");\n";
+    const char* aggs[] = {"+=", ">=", "<=", "*=", "="};
+    std::string agg = aggs[chance(50) ? pick(1, 4) : 0];
+    std::string value = read(ins[0], access[0]);
+    if (ins.size() > 1) {
+      const char* ops[] = {" * ", " + "};
+      value += ops[pick(0, 1)] + read(ins[1], access[1]);
+    }
+    body += "  O(" + join(out_index) + ") " + agg + " " + value + ";\n";
+    if (chance(30))
+      constraints_.push_back(index_expr() + " < " + std::to_string(pick(1, 5)));
+    for (const std::string& c : constraints_)
+      body += "  O.add_constraint(" + c + ");\n";
+    return body + "  return O;\n}\n";
+  }
+
+private:
+  static DType pick_dtype() {
+    const DType types[] = {DType::Float32, DType::Int32, DType::Float16, DType::Float64,
+                           DType::Int8};
+    return chance(50) ? types[pick(1, 4)] : DType::Float32;
+  }
+
+  static std::string join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i)
+      out += (i ? ", " : "") + parts[i];
+    return out;
+  }
+
+  static std::string read(const Tensor& t, const std::vector<std::string>& index) {
+    return t.name + "(" + join(index) + ")";
+  }
+
+  std::string var() {
+    return vars_[static_cast<size_t>(pick(0, static_cast<int>(vars_.size()) - 1))];
+  }
+
+  // An affine (or exactly divided) index over the variables.
+  std::string index_expr() {
+    switch (pick(0, 6)) {
+    case 0:
+      return var();
+    case 1:
+      return var() + " + " + std::to_string(pick(1, 2));
+    case 2:
+      return var() + " - " + std::to_string(pick(1, 2));
+    case 3:
+      return std::to_string(pick(2, 3)) + " * " + var();
+    case 4:
+      return var() + " + " + var();
+    case 5:
+      // Exact division: points where it is fractional are not valid.
+      return "(" + var() + " - " + std::to_string(pick(0, 1)) + ") / " + std::to_string(pick(2, 3));
+    default:
+      return std::to_string(pick(0, 2));
+    }
+  }
+
+  // An output dimension: an input dimension, adjusted, or a constant.
+  static std::string dim_expr(const std::vector<Tensor>& ins) {
+    const Tensor& t = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))];
+    const std::string& d =
+        t.dims[static_cast<size_t>(pick(0, static_cast<int>(t.dims.size()) - 1))];
+    switch (pick(0, 4)) {
+    case 0:
+      return d;
+    case 1:
+      return d + " + 1";
+    case 2:
+      return "(" + d + " + 1) / 2";
+    case 3:
+      return "2 * " + d;
+    default:
+      return std::to_string(pick(1, 4));
+    }
+  }
+
+  Program& p_;
+  std::vector<std::string> vars_;
+  std::vector<std::string> constraints_;
+};
+
+} // namespace
+
+rc::Gen<Program> tile_program() {
+  return rc::gen::exec([] {
+    Program p;
+    p.lang = "tile";
+    p.entry = "f";
+    p.text = TileBuilder(p).function();
+    return p;
+  });
+}
+
+} // namespace teval::verify
