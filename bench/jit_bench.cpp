@@ -37,9 +37,11 @@ BENCHMARK(BM_JitCompile)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 // range(1) the backend: 0 interpreter (blocks), 1 IREval, 2 JIT.
 void BM_Backend(benchmark::State& state) {
   bench::Prepared p = bench::prepare(kPrograms[state.range(0)]);
-  std::unique_ptr<core::Backend> backend = state.range(1) == 0   ? interp::interpreter_backend()
-                                           : state.range(1) == 1 ? interp::ireval_backend()
-                                                                 : jit::jit_backend();
+  // The JIT without watermarks: the copies would be measured too.
+  std::unique_ptr<core::Backend> backend = state.range(1) == 0 ? interp::interpreter_backend()
+                                           : state.range(1) == 1
+                                               ? interp::ireval_backend()
+                                               : jit::jit_backend({.watermarks = false});
   std::unique_ptr<core::Executable> e = backend->prepare(p.kernel);
   for (auto _ : state)
     benchmark::DoNotOptimize(e->run(p.inputs));

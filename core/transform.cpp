@@ -187,27 +187,36 @@ struct Accesses {
     });
   }
 
-  // Every buffer stored is accessed at one index in which one of \p vars is
-  // a whole dimension: iterations differing in that variable never share a
-  // stored location.
-  bool separated(const std::vector<int>& vars, std::string* why) const {
+  // Every buffer stored is accessed only at indices that have one of \p vars
+  // whole in one dimension, the same for every access: iterations that
+  // differ in that variable never share a stored location.
+  // \p e is variable \p var, or an integer cast of it that keeps every value
+  // of the variable's range [lo, hi] (when known) distinct.
+  static bool whole(const Expr& e, int var, std::optional<std::pair<int64_t, int64_t>> range) {
+    if (const auto* v = std::get_if<VarRef>(&e->node))
+      return v->var == var;
+    const auto* c = std::get_if<Cast>(&e->node);
+    if (!c || !range || !is_integer(e->dtype) || is_bool(e->dtype) || !is_integer(c->value->dtype))
+      return false;
+    return range->first >= int_min(e->dtype) && range->second <= int_max(e->dtype) &&
+           whole(c->value, var, range);
+  }
+
+  bool separated(const std::vector<int>& vars, std::string* why,
+                 std::optional<std::pair<int64_t, int64_t>> range = std::nullopt) const {
     if (allocates)
       return fail(why, "the loop body allocates or frees a buffer");
     for (const auto& [buffer, stored_here] : stored) {
       const auto& lists = at.at(buffer);
-      for (const auto& l : lists) {
-        bool same = l.size() == lists.front().size();
-        for (size_t d = 0; same && d < l.size(); ++d)
-          same = equal(l[d], lists.front()[d]);
-        if (!same)
-          return fail(why, "a stored buffer is accessed at different indices");
-      }
-      bool whole = false;
-      for (const Expr& i : lists.front())
-        if (const auto* v = std::get_if<VarRef>(&i->node))
-          for (int var : vars)
-            whole |= v->var == var;
-      if (!whole)
+      bool found = false;
+      for (size_t d = 0; !found && d < lists.front().size(); ++d)
+        for (int var : vars) {
+          bool all = true;
+          for (const auto& l : lists)
+            all &= d < l.size() && whole(l[d], var, range);
+          found |= all;
+        }
+      if (!found)
         return fail(why, "a stored buffer's index does not separate the iterations");
     }
     return true;
@@ -442,7 +451,7 @@ std::optional<LoopNest> fuse(const LoopNest& nest, int first, int second, std::s
           shared.stored[buffer] = true;
           shared.at[buffer] = acc.at[buffer];
         }
-      if (!shared.separated({first}, &reason))
+      if (!shared.separated({first}, &reason, std::pair{*ab, *ae - 1}))
         return nullptr;
       // The second body keeps its own variable, bound to the first's value,
       // so its error messages still name it.

@@ -35,9 +35,9 @@ std::optional<LoopNest> split(const LoopNest& nest, int var, int64_t factor, Spl
 
 /// Interchanges loop \p outer and the loop \p inner directly inside it
 /// (perfectly nested, bounds independent of outer). Applies only when no
-/// two iterations it reorders touch one stored location: every buffer the
-/// body stores is accessed at one index, in which outer or inner appears
-/// as a whole dimension.
+/// two iterations it reorders touch one stored location: every access to a
+/// buffer the body stores has outer (or every one has inner) as the whole
+/// index of one and the same dimension.
 std::optional<LoopNest> reorder(const LoopNest& nest, int outer, int inner,
                                 std::string* why = nullptr);
 
@@ -61,9 +61,9 @@ std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);
 /// Fuses loop \p second into loop \p first when they are adjacent in one
 /// block with equal constant bounds: one loop runs both bodies. Applies
 /// when no iteration of one body touches a location another iteration of
-/// the other stores: every buffer stored by either body and accessed by
-/// both is accessed at one index in which the loop variable is a whole
-/// dimension.
+/// the other stores: every access to a buffer that either body stores and
+/// both access has the loop variable as the whole index of one and the
+/// same dimension.
 std::optional<LoopNest> fuse(const LoopNest& nest, int first, int second,
                              std::string* why = nullptr);
 

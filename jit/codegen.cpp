@@ -343,7 +343,10 @@ private:
       check(b_.CreateICmpSGE(first, b_.getInt64(0)), std::move(site), values);
     }
     llvm::Value* v = expr(st.value);
-    b_.CreateStore(to_memory(v, buf.dtype), address(st.buffer, index));
+    llvm::Value* at = address(st.buffer, index);
+    if (planted(14)) // fault: a store one element past its place
+      at = b_.CreateGEP(mem(buf.dtype), at, b_.getInt64(1));
+    b_.CreateStore(to_memory(v, buf.dtype), at);
   }
 
   void stmt_node(const core::Stmt&, const core::Let& l) {
@@ -803,7 +806,7 @@ private:
     if (a.op == Op::Mod) {
       fault_site(e, args, bad);
       llvm::Value* m = b_.CreateSRem(x, safe); // 0 when y is -1, as it should be
-      if (planted(6)) // fault: the remainder takes the dividend's sign
+      if (planted(6))                          // fault: the remainder takes the dividend's sign
         return m;
       llvm::Value* adjust =
           b_.CreateAnd(b_.CreateICmpNE(m, zero),

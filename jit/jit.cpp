@@ -17,6 +17,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace teval::jit {
@@ -136,6 +137,7 @@ struct Jit::Impl {
 
 struct CompiledKernel::State {
   core::LoopNest nest;
+  bool watermarks = true;
   std::vector<Site> sites;
   orc::ResourceTrackerSP tracker;
   int32_t (*entry)(void**, RunContext*) = nullptr;
@@ -148,25 +150,73 @@ CompiledKernel::~CompiledKernel() {
     check(state_->tracker->remove(), "freeing compiled code");
 }
 
+namespace {
+
+// Bytes of watermark before and after every buffer compiled code sees.
+constexpr size_t kPad = 64;
+constexpr std::byte kWatermark{0xA5};
+
+// A buffer between two watermarked pads.
+struct Padded {
+  std::vector<std::byte> bytes;
+  std::byte* data() { return bytes.data() + kPad; }
+  size_t size() const { return bytes.size() - 2 * kPad; }
+  bool intact() const {
+    for (size_t i = 0; i < kPad; ++i)
+      if (bytes[i] != kWatermark || bytes[bytes.size() - 1 - i] != kWatermark)
+        return false;
+    return true;
+  }
+};
+
+Padded padded(std::span<const std::byte> contents) {
+  Padded p;
+  p.bytes.assign(contents.size() + 2 * kPad, kWatermark);
+  std::copy(contents.begin(), contents.end(), p.bytes.begin() + kPad);
+  return p;
+}
+
+} // namespace
+
 std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs) const {
   const core::LoopNest& n = state_->nest;
   TEVAL_ASSERT(inputs.size() == n.inputs.size(), "wrong number of inputs");
   std::vector<core::Tensor> storage(n.buffers.size());
+  std::vector<Padded> pads(n.buffers.size());
   std::vector<void*> pointers(n.buffers.size(), nullptr);
+  bool watermarks = state_->watermarks;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const core::Buffer& b = n.buffers[n.inputs[i]];
     core::check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
-    // Generated code never stores to an input buffer.
-    pointers[n.inputs[i]] = const_cast<std::byte*>(inputs[i].bytes().data());
+    if (watermarks) {
+      pads[n.inputs[i]] = padded(inputs[i].bytes());
+      pointers[n.inputs[i]] = pads[n.inputs[i]].data();
+    } else {
+      // Generated code never stores to an input buffer.
+      pointers[n.inputs[i]] = const_cast<std::byte*>(inputs[i].bytes().data());
+    }
   }
   for (size_t i = 0; i < n.buffers.size(); ++i) {
     if (n.buffers[i].kind == core::BufferKind::Input)
       continue;
     storage[i] = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
-    pointers[i] = storage[i].bytes().data();
+    if (watermarks) {
+      pads[i] = padded(storage[i].bytes());
+      pointers[i] = pads[i].data();
+    } else {
+      pointers[i] = storage[i].bytes().data();
+    }
   }
   RunContext ctx;
-  if (state_->entry(pointers.data(), &ctx) != 0) {
+  int32_t status = state_->entry(pointers.data(), &ctx);
+  // A damaged watermark is a code generation bug; it is reported as an
+  // error so that differential checks see it as a disagreement.
+  for (size_t i = 0; watermarks && i < n.buffers.size(); ++i)
+    if (!pads[i].intact())
+      throw core::Error(core::ErrorKind::Range, n.buffers[i].span,
+                        "internal error: compiled code wrote outside buffer `" + n.buffers[i].name +
+                            "`");
+  if (status != 0) {
     TEVAL_ASSERT(ctx.site >= 0 && static_cast<size_t>(ctx.site) < state_->sites.size(),
                  "compiled code failed without an error site");
     throw site_error(n, state_->sites[ctx.site], ctx.values);
@@ -174,6 +224,8 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
   std::vector<core::Tensor> out;
   for (int o : n.outputs) {
     if (n.buffers[o].kind != core::BufferKind::Input) {
+      if (watermarks)
+        std::copy(pads[o].data(), pads[o].data() + pads[o].size(), storage[o].bytes().begin());
       out.push_back(std::move(storage[o]));
       continue;
     }
@@ -197,6 +249,7 @@ std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
   auto [context, generated] = impl_->build(nest, entry_name);
   auto state = std::make_unique<CompiledKernel::State>();
   state->nest = nest;
+  state->watermarks = impl_->options.watermarks;
   state->sites = std::move(generated.sites);
   state->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
   check(impl_->jit->addIRModule(

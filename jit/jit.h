@@ -21,6 +21,11 @@ struct JitOptions {
   /// 0 to 3: the new pass manager's O0-O3 pipelines (loop and SLP
   /// vectorization from O2).
   int opt_level = 2;
+  /// Runs give compiled code copies of the buffers between watermarked
+  /// pads and check the pads afterwards, as NNC's padded buffers do: a
+  /// stray write is reported (as an internal error) instead of corrupting
+  /// memory. Costs a copy of every buffer per run.
+  bool watermarks = true;
 };
 
 class Jit;

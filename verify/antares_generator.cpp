@@ -69,9 +69,9 @@ public:
 
   void statement(int number, bool last) {
     axes_.clear();
-    int data = pick(0, 3);
+    int data = pick(0, 4);
     int reduce = pick(0, std::min(2, 4 - data));
-    const char* data_names[] = {"N", "M", "P"};
+    const char* data_names[] = {"N", "M", "P", "Q"};
     const char* reduce_names[] = {"K", "L"};
     for (int i = 0; i < data; ++i)
       axes_.push_back({data_names[i], pick(1, 4) - (chance(10) ? 1 : 0)});
@@ -123,7 +123,7 @@ public:
 private:
   Value expr(int depth) {
     // Kinds 0 to 6 are leaves; the rest have operands.
-    int kinds = depth > 0 ? 18 : 7;
+    int kinds = depth > 0 ? 19 : 7;
     switch (pick(0, kinds - 1)) {
     case 0:
     case 4:
@@ -200,6 +200,7 @@ private:
       return {x.text + ".call(`" + fn + "`, [" + y.text + "])", arithmetic(x, y)};
     }
     case 16:
+    case 18:
       return shift(depth);
     default:
       return guarded(depth);
@@ -265,6 +266,9 @@ private:
     Value x = expr(depth - 1);
     if (core::is_float(x.dtype) || x.dtype == DType::Bool)
       x = {x.text + ".cast(`int32`)", DType::Int32};
+    // Quantized kernels shift signed products; make negative operands common.
+    if (chance(50) && x.dtype != DType::UInt8)
+      x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
     return {"(" + x.text + (chance(50) ? " << " : " >> ") + std::to_string(pick(0, 3)) + ")",
             x.dtype};
   }
@@ -344,7 +348,7 @@ private:
       for (size_t d = 0; d < r.shape.size(); ++d)
         index.push_back(index_expr(false));
     } else {
-      int rank = pick(0, 3);
+      int rank = pick(0, 4);
       for (int d = 0; d < rank; ++d) {
         index.push_back(index_expr(true));
         const Index& i = index.back();

@@ -34,13 +34,13 @@ void showValue(const TransformStep& s, std::ostream& os) {
      << s.factor << ", " << s.other_factor << ")";
 }
 
-rc::Gen<std::vector<TransformStep>> transform_steps() {
-  return rc::gen::exec([] {
+rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep::Kind> kind) {
+  return rc::gen::exec([kind] {
     int n = *rc::gen::inRange(1, 6);
     std::vector<TransformStep> steps;
     for (int i = 0; i < n; ++i) {
       TransformStep s;
-      s.kind = static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 7));
+      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 7));
       s.loop = *rc::gen::inRange(0, 8);
       s.other = *rc::gen::inRange(0, 8);
       s.factor = *rc::gen::inRange(1, 5);

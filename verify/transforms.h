@@ -5,6 +5,7 @@
 
 #include <rapidcheck.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,8 @@ struct TransformStep {
 
 void showValue(const TransformStep& s, std::ostream& os);
 
-/// 1 to 5 random steps.
-rc::Gen<std::vector<TransformStep>> transform_steps();
+/// 1 to 5 random steps, of any kind or only of \p kind.
+rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep::Kind> kind = {});
 
 /// \p nest with every step applied that applies (the others are skipped);
 /// \p log receives one line per step saying what happened.
