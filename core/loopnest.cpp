@@ -34,11 +34,12 @@ Stmt make_for(int var, Expr begin, Expr end, Stmt body, LoopKind kind) {
   return make(For{var, std::move(begin), std::move(end), std::move(body), kind});
 }
 
-Stmt make_store(int buffer, std::vector<Expr> index, Expr value) {
+Stmt make_store(int buffer, std::vector<Expr> index, Expr value, Expr guard) {
   for (const Expr& i : index)
     TEVAL_ASSERT(i && is_integer(i->dtype), "store index of a non-integer dtype");
   TEVAL_ASSERT(value, "store without a value");
-  return make(Store{buffer, std::move(index), std::move(value)});
+  TEVAL_ASSERT(!guard || !is_float(guard->dtype), "store guard of a floating dtype");
+  return make(Store{buffer, std::move(index), std::move(value), std::move(guard)});
 }
 
 Stmt make_let(int var, Expr value, Stmt body) {
@@ -196,8 +197,9 @@ private:
                             kind);
             body(n.body, depth);
           } else if constexpr (std::is_same_v<T, Store>) {
-            line(depth,
-                 nest_.buffers[n.buffer].name + index(n.index) + " = " + expr(n.value) + ";");
+            std::string store =
+                nest_.buffers[n.buffer].name + index(n.index) + " = " + expr(n.value) + ";";
+            line(depth, n.guard ? "if (" + expr(n.guard) + ") " + store : store);
           } else if constexpr (std::is_same_v<T, Let>) {
             const LoopVar& v = nest_.vars[n.var];
             line(depth, "{");

@@ -68,12 +68,14 @@ struct For {
   Stmt body;
   LoopKind kind = LoopKind::Serial;
 };
-/// `buffer[index...] = value`: the indices left to right, each checked
-/// against its extent as soon as it is evaluated, then the value.
+/// `if (guard) buffer[index...] = value`: the guard first (when present;
+/// nothing else is evaluated when it is false), then the indices left to
+/// right, then their range checks in order, then the value.
 struct Store {
   int buffer;
   std::vector<Expr> index;
   Expr value;
+  Expr guard; ///< null: always
 };
 /// `var = value` for the duration of body.
 struct Let {
@@ -129,7 +131,7 @@ struct LoopNest {
 
 /// Checked constructors: each asserts the node's typing invariants.
 Stmt make_for(int var, Expr begin, Expr end, Stmt body, LoopKind kind = LoopKind::Serial);
-Stmt make_store(int buffer, std::vector<Expr> index, Expr value);
+Stmt make_store(int buffer, std::vector<Expr> index, Expr value, Expr guard = nullptr);
 Stmt make_let(int var, Expr value, Stmt body);
 Stmt make_cond(Expr cond, Stmt then, Stmt otherwise = nullptr);
 /// A block of \p stmts; nested blocks are flattened, null entries dropped.

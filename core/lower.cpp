@@ -166,7 +166,12 @@ private:
         guard = both(guard, ok(value));
     }
     Stmt update = store(out, value);
-    return guard ? make_cond(guard, update) : update;
+    if (!guard)
+      return update;
+    // A guard over a single store becomes the store's own guard.
+    if (const auto* st = std::get_if<Store>(&update->node); st && !st->guard)
+      return make_store(st->buffer, st->index, st->value, guard);
+    return make_cond(guard, update);
   }
 
   // The store of \p value into target[out], checked as the interpreter

@@ -8,7 +8,6 @@
 
 namespace teval::core {
 
-
 namespace {
 
 [[noreturn]] void fault(std::string message) {

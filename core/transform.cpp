@@ -77,6 +77,8 @@ std::vector<Expr> own_exprs(const Stmt& s) {
         } else if constexpr (std::is_same_v<T, Store>) {
           std::vector<Expr> e = n.index;
           e.push_back(n.value);
+          if (n.guard)
+            e.push_back(n.guard);
           return e;
         } else if constexpr (std::is_same_v<T, Let>) {
           return {n.value};
@@ -112,7 +114,8 @@ Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
         if constexpr (std::is_same_v<T, For>) {
           return make_for(n.var, sub(n.begin), sub(n.end), substitute_var(n.body, var, by), n.kind);
         } else if constexpr (std::is_same_v<T, Store>) {
-          return make_store(n.buffer, subs(n.index), sub(n.value));
+          return make_store(n.buffer, subs(n.index), sub(n.value),
+                            n.guard ? sub(n.guard) : nullptr);
         } else if constexpr (std::is_same_v<T, Let>) {
           return make_let(n.var, sub(n.value), substitute_var(n.body, var, by));
         } else if constexpr (std::is_same_v<T, Cond>) {

@@ -75,6 +75,8 @@ private:
   }
 
   void exec_node(const core::Store& st) {
+    if (st.guard && !eval(st.guard).truthy())
+      return;
     Tensor& t = buffer(st.buffer);
     std::vector<int64_t> index;
     for (const Expr& i : st.index)

@@ -328,6 +328,20 @@ private:
   }
 
   void stmt_node(const core::Stmt& s, const core::Store& st) {
+    if (st.guard) {
+      llvm::BasicBlock* store = llvm::BasicBlock::Create(c_, "store", f_);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(c_, "stored", f_);
+      b_.CreateCondBr(truthy(expr(st.guard), st.guard->dtype), store, done);
+      b_.SetInsertPoint(store);
+      unguarded_store(s, st);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      return;
+    }
+    unguarded_store(s, st);
+  }
+
+  void unguarded_store(const core::Stmt& s, const core::Store& st) {
     const core::Buffer& buf = n_.buffers[st.buffer];
     TEVAL_ASSERT(buf.kind != core::BufferKind::Input, "a store to an input buffer");
     std::vector<llvm::Value*> index = indices(st.index);
