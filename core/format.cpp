@@ -45,6 +45,18 @@ std::string format_index(const std::vector<int64_t>& index) {
   return out;
 }
 
+std::string read_out_of_range(const std::string& tensor, const std::string& index,
+                              const Shape& shape, const std::string& point) {
+  return "read out of range: " + tensor + "[" + index + "] is outside shape " + to_string(shape) +
+         " (at " + point + "); guard it with .when(...)";
+}
+
+std::string write_out_of_range(const std::string& tensor, const std::string& index,
+                               const Shape& shape, const std::string& point) {
+  return "write out of range: " + tensor + "[" + index + "] is outside shape " + to_string(shape) +
+         " (at " + point + ")";
+}
+
 namespace {
 
 class Printer {

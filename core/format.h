@@ -17,6 +17,15 @@ std::string format_scalar(const Scalar& v);
 /// "1, 2, 3": an index tuple as error messages show it.
 std::string format_index(const std::vector<int64_t>& index);
 
+/// The diagnostics of every evaluator for an access outside a tensor:
+/// "read out of range: A[5, 0] is outside shape [4, 2] (at N=5); guard it
+/// with .when(...)". \p index and \p point are already formatted
+/// (format_index, "N=5, K=0" or "the only point").
+std::string read_out_of_range(const std::string& tensor, const std::string& index,
+                              const Shape& shape, const std::string& point);
+std::string write_out_of_range(const std::string& tensor, const std::string& index,
+                               const Shape& shape, const std::string& point);
+
 /// The name of variable or tensor number N.
 using NameOf = std::function<std::string(int)>;
 

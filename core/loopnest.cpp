@@ -82,6 +82,18 @@ Stmt make_raise(ErrorKind kind, Span span, std::string message, std::vector<Expr
   return make(Raise{kind, span, std::move(message), std::move(args)});
 }
 
+std::string raise_message(const Raise& r, const std::vector<Scalar>& values) {
+  TEVAL_ASSERT(values.size() == r.args.size(), "raise values and arguments disagree");
+  std::string message;
+  size_t from = 0;
+  for (const Scalar& v : values) {
+    size_t hole = r.message.find("{}", from);
+    message += r.message.substr(from, hole - from) + format_scalar(v);
+    from = hole + 2;
+  }
+  return message + r.message.substr(from);
+}
+
 Expr int64(int64_t v) {
   return make_const(Scalar::of_int(DType::Int64, v));
 }

@@ -140,6 +140,9 @@ Stmt make_allocate(int buffer);
 Stmt make_free(int buffer);
 Stmt make_raise(ErrorKind kind, Span span, std::string message, std::vector<Expr> args);
 
+/// The message of \p r with its holes filled by \p values (format_scalar).
+std::string raise_message(const Raise& r, const std::vector<Scalar>& values);
+
 /// An int64 constant.
 Expr int64(int64_t v);
 

@@ -2,6 +2,7 @@
 #include "core/lower.h"
 
 #include "core/fault.h"
+#include "core/format.h"
 
 #include <algorithm>
 #include <optional>
@@ -209,18 +210,18 @@ private:
   // The interpreter's error for a write outside the target.
   Stmt write_error(const std::vector<Expr>& at, Span span) {
     const Statement& s = *s_;
-    std::string msg = "write out of range: " + k_.tensors[s.target].name + "[";
     std::vector<Expr> args = at;
+    std::string index, point = s.vars.empty() ? "the only point" : "";
     for (size_t d = 0; d < at.size(); ++d)
-      msg += d ? ", {}" : "{}";
-    msg += "] is outside shape " + to_string(k_.tensors[s.target].shape) + " (at ";
-    if (s.vars.empty())
-      msg += "the only point";
+      index += d ? ", {}" : "{}";
     for (size_t i = 0; i < s.vars.size(); ++i) {
-      msg += (i ? ", " : "") + s.vars[i].name + "={}";
+      point += (i ? ", " : "") + s.vars[i].name + "={}";
       args.push_back(make_var(vars_[i], s.vars[i].dtype));
     }
-    return make_raise(ErrorKind::Range, span, msg + ")", std::move(args));
+    return make_raise(
+        ErrorKind::Range, span,
+        write_out_of_range(k_.tensors[s.target].name, index, k_.tensors[s.target].shape, point),
+        std::move(args));
   }
 
   // The store of \p value into target[out] under the statement's

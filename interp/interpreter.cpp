@@ -189,9 +189,9 @@ private:
           if (skip)
             return;
           throw Error(ErrorKind::Range, s.out_index[d]->span,
-                      "write out of range: " + k_.tensors[s.target].name + "[" +
-                          core::format_index(out_index) + "] is outside shape " +
-                          core::to_string(out.shape()) + " (at " + point_text() + ")");
+                      core::write_out_of_range(k_.tensors[s.target].name,
+                                               core::format_index(out_index), out.shape(),
+                                               point_text()));
         }
         flat += out_index[d] * strides[d];
       }
@@ -322,9 +322,8 @@ private:
     for (const Expr& i : l.index)
       idx.push_back(eval(i).i);
     throw Error(ErrorKind::Range, e.span,
-                "read out of range: " + k_.tensors[l.tensor].name + "[" + core::format_index(idx) +
-                    "] is outside shape " + core::to_string(t.shape()) + " (at " + point_text() +
-                    "); guard it with .when(...)");
+                core::read_out_of_range(k_.tensors[l.tensor].name, core::format_index(idx),
+                                        t.shape(), point_text()));
   }
 
   Scalar eval_node(const ExprNode& e, const core::Apply& a) {

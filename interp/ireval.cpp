@@ -85,9 +85,8 @@ private:
     for (size_t d = 0; d < index.size(); ++d) {
       if (index[d] < 0 || index[d] >= t.shape()[d])
         throw Error(ErrorKind::Range, st.index[d]->span,
-                    "write out of range: " + n_.buffers[st.buffer].name + "[" +
-                        core::format_index(index) + "] is outside shape " +
-                        core::to_string(t.shape()) + " (at " + point_text() + ")");
+                    core::write_out_of_range(n_.buffers[st.buffer].name, core::format_index(index),
+                                             t.shape(), point_text()));
       flat = flat * t.shape()[d] + index[d];
     }
     Scalar v = eval(st.value);
@@ -127,14 +126,10 @@ private:
   }
 
   [[noreturn]] void exec_node(const core::Raise& r) {
-    std::string message;
-    size_t from = 0;
-    for (const Expr& a : r.args) {
-      size_t hole = r.message.find("{}", from);
-      message += r.message.substr(from, hole - from) + core::format_scalar(eval(a));
-      from = hole + 2;
-    }
-    throw Error(r.kind, r.span, message + r.message.substr(from));
+    std::vector<Scalar> values;
+    for (const Expr& a : r.args)
+      values.push_back(eval(a));
+    throw Error(r.kind, r.span, core::raise_message(r, values));
   }
 
   // "N=1, K=2": the bound point variables, or "the only point".
@@ -167,10 +162,8 @@ private:
     for (size_t d = 0; d < index.size(); ++d) {
       if (index[d] < 0 || index[d] >= t.shape()[d])
         throw Error(ErrorKind::Range, e.span,
-                    "read out of range: " + n_.buffers[l.tensor].name + "[" +
-                        core::format_index(index) + "] is outside shape " +
-                        core::to_string(t.shape()) + " (at " + point_text() +
-                        "); guard it with .when(...)");
+                    core::read_out_of_range(n_.buffers[l.tensor].name, core::format_index(index),
+                                            t.shape(), point_text()));
       flat = flat * t.shape()[d] + index[d];
     }
     return t.get(flat);

@@ -48,16 +48,13 @@ core::Error site_error(const core::LoopNest& nest, const Site& site,
     const auto& load = std::get<core::Load>(site.expr->node);
     const core::Buffer& b = nest.buffers[load.tensor];
     return Error(ErrorKind::Range, site.expr->span,
-                 "read out of range: " + b.name + "[" + core::format_index(indices(0)) +
-                     "] is outside shape " + core::to_string(b.shape) + " (at " + point +
-                     "); guard it with .when(...)");
+                 core::read_out_of_range(b.name, core::format_index(indices(0)), b.shape, point));
   }
   case SiteKind::Write: {
     const auto& store = std::get<core::Store>(site.stmt->node);
     const core::Buffer& b = nest.buffers[store.buffer];
     return Error(ErrorKind::Range, store.index[v[0].i]->span,
-                 "write out of range: " + b.name + "[" + core::format_index(indices(1)) +
-                     "] is outside shape " + core::to_string(b.shape) + " (at " + point + ")");
+                 core::write_out_of_range(b.name, core::format_index(indices(1)), b.shape, point));
   }
   case SiteKind::Apply:
   case SiteKind::Cast:
@@ -79,14 +76,7 @@ core::Error site_error(const core::LoopNest& nest, const Site& site,
     TEVAL_UNREACHABLE("compiled code reported an error the operation does not have");
   case SiteKind::Raise: {
     const auto& r = std::get<core::Raise>(site.stmt->node);
-    std::string message;
-    size_t from = 0;
-    for (size_t i = 0; i < own; ++i) {
-      size_t hole = r.message.find("{}", from);
-      message += r.message.substr(from, hole - from) + core::format_scalar(v[i]);
-      from = hole + 2;
-    }
-    return Error(r.kind, r.span, message + r.message.substr(from));
+    return Error(r.kind, r.span, core::raise_message(r, v));
   }
   }
   TEVAL_UNREACHABLE("unknown error site kind");
