@@ -1,0 +1,465 @@
+// LLVM IR generation for expressions: the arithmetic of the ground truth,
+// operator by operator, with every fault tested before the instruction
+// that would have it (see codegen.cpp).
+#include "jit/codegen_impl.h"
+
+#include <limits>
+
+namespace teval::jit::detail {
+
+// --- expressions ---------------------------------------------------------
+
+llvm::Value* Codegen::expr(const Expr& e) {
+  return std::visit([&](const auto& n) { return expr_node(e, n); }, e->node);
+}
+
+llvm::Value* Codegen::expr_node(const Expr& e, const core::Const& c) {
+  if (core::is_float(e->dtype))
+    return llvm::ConstantFP::get(reg(e->dtype), c.value.f);
+  return llvm::ConstantInt::get(reg(e->dtype), static_cast<uint64_t>(c.value.i),
+                                !is_unsigned(e->dtype));
+}
+
+llvm::Value* Codegen::expr_node(const Expr& e, const core::VarRef& v) {
+  TEVAL_ASSERT(vars_[v.var], "variable `" + n_.vars[v.var].name + "` used unbound");
+  TEVAL_ASSERT(n_.vars[v.var].dtype == e->dtype, "variable read with another dtype");
+  return vars_[v.var];
+}
+
+llvm::Value* Codegen::expr_node(const Expr& e, const core::Load& l) {
+  const core::Buffer& buf = n_.buffers[l.tensor];
+  std::vector<llvm::Value*> index = indices(l.index);
+  if (!index.empty() && !planted(3)) { // fault 3: reads unchecked
+    llvm::Value* bad = b_.getFalse();
+    for (size_t d = 0; d < index.size(); ++d)
+      bad = b_.CreateOr(bad, outside(index[d], buf.shape[d]));
+    Site site{SiteKind::Read, e, nullptr, std::vector<DType>(index.size(), DType::Int64), {}};
+    check(bad, std::move(site), index);
+  }
+  llvm::Value* v = b_.CreateLoad(mem(buf.dtype), address(l.tensor, index));
+  return from_memory(v, buf.dtype);
+}
+
+llvm::Value* Codegen::expr_node(const Expr& e, const core::Cast& c) {
+  llvm::Value* v = expr(c.value);
+  return convert(e, v, c.value->dtype, e->dtype);
+}
+
+llvm::Value* Codegen::expr_node(const Expr& e, const core::Select& s) {
+  llvm::Value* cond = truthy(expr(s.cond), s.cond->dtype);
+  if (planted(9)) // fault: both branches evaluated, guards no longer protect
+    return b_.CreateSelect(cond, expr(s.then), expr(s.otherwise));
+  return branches(
+      cond, [&] { return expr(s.then); }, [&] { return expr(s.otherwise); }, reg(e->dtype));
+}
+
+llvm::Value* Codegen::expr_node(const Expr& e, const core::Apply& a) {
+  DType t = e->dtype;
+  switch (a.op) {
+  case Op::And:
+  case Op::Or: {
+    llvm::Value* first = truthy(expr(a.args[0]), a.args[0]->dtype);
+    auto second = [&] { return truthy(expr(a.args[1]), a.args[1]->dtype); };
+    auto constant = [&] { return a.op == Op::And ? b_.getFalse() : b_.getTrue(); };
+    llvm::Value* bit = a.op == Op::And ? branches(first, second, constant, b_.getInt1Ty())
+                                       : branches(first, constant, second, b_.getInt1Ty());
+    return test_result(bit, t);
+  }
+  case Op::Not:
+    return test_result(b_.CreateNot(truthy(expr(a.args[0]), a.args[0]->dtype)), t);
+  default:
+    break;
+  }
+  std::vector<llvm::Value*> args;
+  for (const Expr& x : a.args)
+    args.push_back(expr(x));
+  DType operand = a.args[0]->dtype;
+  switch (core::rule(a.op)) {
+  case core::OpRule::Compare:
+    return test_result(compare(a.op, args[0], args[1], operand), t);
+  case core::OpRule::FloatToInt: {
+    llvm::Value* d = to_double(args[0]);
+    d = intrinsic(a.op == Op::Floor ? llvm::Intrinsic::floor : llvm::Intrinsic::ceil, {d});
+    return float_to_int(e, d, args, t);
+  }
+  case core::OpRule::Logical:
+    TEVAL_UNREACHABLE("logical operators are handled above");
+  case core::OpRule::Arith:
+  case core::OpRule::Integer:
+  case core::OpRule::Float:
+    break;
+  }
+  if (core::is_float(t))
+    return float_op(a.op, t, args);
+  return int_op(e, a, t, args);
+}
+
+llvm::Value* Codegen::compare(Op op, llvm::Value* x, llvm::Value* y, DType t) {
+  if (core::is_float(t)) {
+    switch (op) {
+    case Op::Lt:
+      return b_.CreateFCmpOLT(x, y);
+    case Op::Le:
+      return b_.CreateFCmpOLE(x, y);
+    case Op::Gt:
+      return b_.CreateFCmpOGT(x, y);
+    case Op::Ge:
+      return b_.CreateFCmpOGE(x, y);
+    case Op::Eq:
+      return b_.CreateFCmpOEQ(x, y);
+    case Op::Ne:
+      return b_.CreateFCmpUNE(x, y);
+    case Op::Same: {
+      llvm::Value* both_nan = b_.CreateAnd(b_.CreateFCmpUNO(x, x), b_.CreateFCmpUNO(y, y));
+      llvm::Type* bits = b_.getIntNTy(x->getType()->getPrimitiveSizeInBits());
+      return b_.CreateOr(both_nan,
+                         b_.CreateICmpEQ(b_.CreateBitCast(x, bits), b_.CreateBitCast(y, bits)));
+    }
+    default:
+      break;
+    }
+    TEVAL_UNREACHABLE("not a comparison");
+  }
+  bool u = is_unsigned(t) || planted(8); // fault 8: signed compared as unsigned
+  switch (op) {
+  case Op::Lt:
+    return u ? b_.CreateICmpULT(x, y) : b_.CreateICmpSLT(x, y);
+  case Op::Le:
+    return u ? b_.CreateICmpULE(x, y) : b_.CreateICmpSLE(x, y);
+  case Op::Gt:
+    return u ? b_.CreateICmpUGT(x, y) : b_.CreateICmpSGT(x, y);
+  case Op::Ge:
+    return u ? b_.CreateICmpUGE(x, y) : b_.CreateICmpSGE(x, y);
+  case Op::Eq:
+  case Op::Same:
+    return b_.CreateICmpEQ(x, y);
+  case Op::Ne:
+    return b_.CreateICmpNE(x, y);
+  default:
+    break;
+  }
+  TEVAL_UNREACHABLE("not a comparison");
+}
+
+llvm::Value* Codegen::float_extreme(bool max, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* ty = x->getType();
+  llvm::Type* bits = b_.getIntNTy(ty->getPrimitiveSizeInBits());
+  llvm::Value* x_negative =
+      b_.CreateICmpSLT(b_.CreateBitCast(x, bits), llvm::ConstantInt::get(bits, 0));
+  llvm::Value* on_tie = max ? b_.CreateSelect(x_negative, y, x) : b_.CreateSelect(x_negative, x, y);
+  llvm::Value* x_wins = max ? b_.CreateFCmpOGT(x, y) : b_.CreateFCmpOLT(x, y);
+  llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOEQ(x, y), on_tie, b_.CreateSelect(x_wins, x, y));
+  if (planted(7)) // fault: NaN does not propagate
+    return r;
+  llvm::Value* nan = llvm::ConstantFP::get(ty, std::numeric_limits<double>::quiet_NaN());
+  return b_.CreateSelect(b_.CreateFCmpUNO(x, y), nan, r);
+}
+
+llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& args) {
+  llvm::Value* x = args[0];
+  switch (op) {
+  case Op::Neg:
+    return b_.CreateFNeg(x);
+  case Op::Abs:
+    return intrinsic(llvm::Intrinsic::fabs, {x});
+  case Op::Max:
+  case Op::Min:
+    return float_extreme(op == Op::Max, x, args[1]);
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Div: {
+    llvm::Value* a = to_double(x);
+    llvm::Value* b = to_double(args[1]);
+    llvm::Value* r = op == Op::Add   ? b_.CreateFAdd(a, b)
+                     : op == Op::Sub ? (planted(4) ? b_.CreateFSub(b, a) : b_.CreateFSub(a, b))
+                     : op == Op::Mul ? b_.CreateFMul(a, b)
+                                     : b_.CreateFDiv(a, b);
+    return round_to(r, t);
+  }
+  case Op::Mod: {
+    llvm::Value* a = to_double(x);
+    llvm::Value* b = to_double(args[1]);
+    llvm::Value* r = call_libm("fmod", {a, b});
+    llvm::Value* zero = llvm::ConstantFP::get(b_.getDoubleTy(), 0.0);
+    llvm::Value* adjust =
+        b_.CreateAnd(b_.CreateFCmpUNE(r, zero),
+                     b_.CreateXor(b_.CreateFCmpOLT(r, zero), b_.CreateFCmpOLT(b, zero)));
+    return round_to(b_.CreateSelect(adjust, b_.CreateFAdd(r, b), r), t);
+  }
+  default:
+    break;
+  }
+  // A math function in the precision the interpreter uses: double for
+  // float64, float for the others, then rounded to the dtype.
+  bool wide = t == DType::Float64;
+  llvm::Type* ty = wide ? b_.getDoubleTy() : b_.getFloatTy();
+  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
+  auto fn = [&](const char* name, std::vector<llvm::Value*> a) {
+    return call_libm(wide ? name : std::string(name) + "f", std::move(a));
+  };
+  llvm::Value* r = nullptr;
+  switch (op) {
+  case Op::Exp:
+    r = fn("exp", {x});
+    break;
+  case Op::Log:
+    r = fn("log", {x});
+    break;
+  case Op::Sqrt:
+    r = intrinsic(llvm::Intrinsic::sqrt, {x});
+    break;
+  case Op::Rsqrt:
+    r = b_.CreateFDiv(c(1), intrinsic(llvm::Intrinsic::sqrt, {x}));
+    break;
+  case Op::Sin:
+    r = fn("sin", {x});
+    break;
+  case Op::Cos:
+    r = fn("cos", {x});
+    break;
+  case Op::Tan:
+    r = fn("tan", {x});
+    break;
+  case Op::Asin:
+    r = fn("asin", {x});
+    break;
+  case Op::Acos:
+    r = fn("acos", {x});
+    break;
+  case Op::Atan:
+    r = fn("atan", {x});
+    break;
+  case Op::Sinh:
+    r = fn("sinh", {x});
+    break;
+  case Op::Cosh:
+    r = fn("cosh", {x});
+    break;
+  case Op::Tanh:
+    r = fn("tanh", {x});
+    break;
+  case Op::Erf:
+    r = fn("erf", {x});
+    break;
+  case Op::NormCdf:
+    r = b_.CreateFMul(
+        c(wide ? 0.5 : 0.5f),
+        fn("erfc", {b_.CreateFMul(b_.CreateFNeg(x),
+                                  c(wide ? 0.70710678118654752440
+                                         : static_cast<double>(0.70710678118654752440f)))}));
+    break;
+  case Op::Sigmoid:
+    r = b_.CreateFDiv(c(1), b_.CreateFAdd(c(1), fn("exp", {b_.CreateFNeg(x)})));
+    break;
+  case Op::Frac:
+    r = b_.CreateFSub(x, intrinsic(llvm::Intrinsic::floor, {x}));
+    break;
+  case Op::RFloor:
+    r = intrinsic(llvm::Intrinsic::floor, {x});
+    break;
+  case Op::RCeil:
+    r = intrinsic(llvm::Intrinsic::ceil, {x});
+    break;
+  case Op::Pow:
+    r = fn("pow", {x, args[1]});
+    break;
+  default:
+    TEVAL_UNREACHABLE("not a float operator: " + std::string(core::spelling(op)));
+  }
+  if (t == DType::Float16 || t == DType::BFloat16)
+    return round_to(to_double(r), t);
+  return r;
+}
+
+llvm::Value* Codegen::constant(DType t, int64_t v) {
+  return llvm::ConstantInt::get(reg(t), static_cast<uint64_t>(v), true);
+}
+
+llvm::Value* Codegen::fault_site(const Expr& e, const std::vector<llvm::Value*>& args,
+                                 llvm::Value* bad, SiteKind kind) {
+  Site site{kind, e, nullptr, {}, {}};
+  if (kind == SiteKind::Cast) {
+    const auto& c = std::get<core::Cast>(e->node);
+    site.dtypes.push_back(c.value->dtype);
+  } else {
+    for (const Expr& a : std::get<core::Apply>(e->node).args)
+      site.dtypes.push_back(a->dtype);
+  }
+  check(bad, std::move(site), args);
+  return nullptr;
+}
+
+llvm::Value* Codegen::checked(const Expr& e, Op op, DType t, llvm::Value* x, llvm::Value* y,
+                              const std::vector<llvm::Value*>& args) {
+  bool u = is_unsigned(t);
+  llvm::Intrinsic::ID id =
+      op == Op::Add
+          ? (u ? llvm::Intrinsic::uadd_with_overflow : llvm::Intrinsic::sadd_with_overflow)
+      : op == Op::Sub
+          ? (u ? llvm::Intrinsic::usub_with_overflow : llvm::Intrinsic::ssub_with_overflow)
+          : (u ? llvm::Intrinsic::umul_with_overflow : llvm::Intrinsic::smul_with_overflow);
+  llvm::Value* pair = intrinsic(id, {x, y});
+  fault_site(e, args, b_.CreateExtractValue(pair, 1));
+  return b_.CreateExtractValue(pair, 0);
+}
+
+llvm::Value* Codegen::int_op(const Expr& e, const core::Apply& a, DType t,
+                             const std::vector<llvm::Value*>& args) {
+  bool trap = a.overflow == core::Overflow::Trap;
+  bool u = is_unsigned(t);
+  llvm::Value* x = args[0];
+  llvm::Value* zero = constant(t, 0);
+  switch (a.op) {
+  case Op::Neg:
+    return trap ? checked(e, Op::Sub, t, zero, x, args) : b_.CreateSub(zero, x);
+  case Op::Abs: {
+    if (u)
+      return x;
+    llvm::Value* negated = trap ? checked(e, Op::Sub, t, zero, x, args) : b_.CreateSub(zero, x);
+    // A trapping abs faults only for negative operands: the check above
+    // fires for the minimum alone, which is negative.
+    return b_.CreateSelect(b_.CreateICmpSLT(x, zero), negated, x);
+  }
+  default:
+    break;
+  }
+  llvm::Value* y = args[1];
+  switch (a.op) {
+  case Op::Add:
+    return trap ? checked(e, Op::Add, t, x, y, args) : b_.CreateAdd(x, y);
+  case Op::Sub:
+    if (planted(4)) // fault: swapped operands
+      return b_.CreateSub(y, x);
+    return trap ? checked(e, Op::Sub, t, x, y, args) : b_.CreateSub(x, y);
+  case Op::Mul:
+    return trap ? checked(e, Op::Mul, t, x, y, args) : b_.CreateMul(x, y);
+  case Op::Max:
+    return intrinsic(u ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {x, y});
+  case Op::Min:
+    return intrinsic(u ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {x, y});
+  case Op::Shl:
+  case Op::Shr: {
+    int width = core::bit_width(t);
+    llvm::Value* bad =
+        u ? b_.CreateICmpUGE(y, constant(t, width))
+          : b_.CreateOr(b_.CreateICmpSLT(y, zero), b_.CreateICmpSGE(y, constant(t, width)));
+    fault_site(e, args, bad);
+    if (a.op == Op::Shl)
+      return b_.CreateShl(x, y);
+    return u || planted(10) ? b_.CreateLShr(x, y) : b_.CreateAShr(x, y); // fault 10
+  }
+  case Op::Div:
+  case Op::Mod:
+  case Op::ExactDiv:
+    return division(e, a, t, args);
+  default:
+    break;
+  }
+  TEVAL_UNREACHABLE("not an integer operator: " + std::string(core::spelling(a.op)));
+}
+
+llvm::Value* Codegen::division(const Expr& e, const core::Apply& a, DType t,
+                               const std::vector<llvm::Value*>& args) {
+  llvm::Value* x = args[0];
+  llvm::Value* y = args[1];
+  llvm::Value* zero = constant(t, 0);
+  llvm::Value* y_zero = b_.CreateICmpEQ(y, zero);
+  if (is_unsigned(t)) {
+    fault_site(e, args, y_zero);
+    llvm::Value* safe = b_.CreateSelect(y_zero, constant(t, 1), y);
+    llvm::Value* q = b_.CreateUDiv(x, safe);
+    if (a.op == Op::Mod)
+      return b_.CreateURem(x, safe);
+    if (a.op == Op::ExactDiv)
+      fault_site(e, args, b_.CreateICmpNE(b_.CreateMul(q, safe), x));
+    return q;
+  }
+  llvm::Value* minus_one = b_.CreateICmpEQ(y, constant(t, -1));
+  llvm::Value* safe = b_.CreateSelect(b_.CreateOr(y_zero, minus_one), constant(t, 1), y);
+  llvm::Value* bad = y_zero;
+  if (a.overflow == core::Overflow::Trap && a.op != Op::Mod) {
+    llvm::Value* min = constant(t, core::int_min(t));
+    bad = b_.CreateOr(bad, b_.CreateAnd(minus_one, b_.CreateICmpEQ(x, min)));
+  }
+  if (a.op == Op::Mod) {
+    fault_site(e, args, bad);
+    llvm::Value* m = b_.CreateSRem(x, safe); // 0 when y is -1, as it should be
+    if (planted(6))                          // fault: the remainder takes the dividend's sign
+      return m;
+    llvm::Value* adjust =
+        b_.CreateAnd(b_.CreateICmpNE(m, zero),
+                     b_.CreateXor(b_.CreateICmpSLT(m, zero), b_.CreateICmpSLT(y, zero)));
+    return b_.CreateSelect(adjust, b_.CreateAdd(m, y), m);
+  }
+  llvm::Value* q = b_.CreateSelect(minus_one, b_.CreateSub(zero, x), b_.CreateSDiv(x, safe));
+  if (a.op == Op::ExactDiv)
+    bad = b_.CreateOr(
+        bad, b_.CreateAnd(b_.CreateNot(minus_one), b_.CreateICmpNE(b_.CreateMul(q, safe), x)));
+  fault_site(e, args, bad);
+  return q;
+}
+
+llvm::Value* Codegen::float_to_int(const Expr& e, llvm::Value* d,
+                                   const std::vector<llvm::Value*>& args, DType t, SiteKind kind) {
+  if (t == DType::Bool)
+    return b_.CreateFCmpUNE(d, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0));
+  // Fault 5 rounds to nearest instead of truncating.
+  llvm::Value* truncated =
+      intrinsic(planted(5) ? llvm::Intrinsic::round : llvm::Intrinsic::trunc, {d});
+  auto dbl = [&](double v) { return llvm::ConstantFP::get(b_.getDoubleTy(), v); };
+  llvm::Value* bad;
+  if (t == DType::Int64)
+    bad = b_.CreateOr(b_.CreateFCmpULT(truncated, dbl(-0x1p63)),
+                      b_.CreateFCmpUGE(truncated, dbl(0x1p63)));
+  else
+    bad = b_.CreateOr(b_.CreateFCmpULT(truncated, dbl(static_cast<double>(core::int_min(t)))),
+                      b_.CreateFCmpUGT(truncated, dbl(static_cast<double>(core::int_max(t)))));
+  fault_site(e, args, bad, kind);
+  // In range now, so the conversion is exact and defined.
+  llvm::Value* safe = b_.CreateSelect(bad, dbl(0), truncated);
+  return b_.CreateTrunc(b_.CreateFPToSI(safe, b_.getInt64Ty()), reg(t));
+}
+
+llvm::Value* Codegen::int_to_float(llvm::Value* v, DType from, DType to) {
+  if (from == DType::Int64) {
+    switch (to) {
+    case DType::Float64:
+      return b_.CreateSIToFP(v, b_.getDoubleTy());
+    case DType::Float32:
+      return b_.CreateSIToFP(v, b_.getFloatTy());
+    case DType::Float16:
+      return call_runtime("teval_rt_i64_to_f16", b_.getFloatTy(), {v});
+    default:
+      return call_runtime("teval_rt_i64_to_bf16", b_.getFloatTy(), {v});
+    }
+  }
+  // Narrower integers are exact in double; one rounding follows.
+  llvm::Value* d = is_unsigned(from) ? b_.CreateUIToFP(v, b_.getDoubleTy())
+                                     : b_.CreateSIToFP(v, b_.getDoubleTy());
+  return round_to(d, to);
+}
+
+llvm::Value* Codegen::convert(const Expr& e, llvm::Value* v, DType from, DType to) {
+  if (from == to)
+    return v;
+  if (to == DType::Bool)
+    return truthy(v, from);
+  if (core::is_float(to)) {
+    if (!core::is_float(from))
+      return int_to_float(v, from, to);
+    if (to == DType::Float32 && from != DType::Float64)
+      return v; // float16 and bfloat16 registers already hold floats
+    return round_to(to_double(v), to);
+  }
+  if (core::is_float(from))
+    return float_to_int(e, to_double(v), {v}, to, SiteKind::Cast);
+  unsigned want = reg(to)->getIntegerBitWidth();
+  unsigned have = v->getType()->getIntegerBitWidth();
+  if (want < have)
+    return b_.CreateTrunc(v, reg(to));
+  if (want == have)
+    return v;
+  return is_unsigned(from) ? b_.CreateZExt(v, reg(to)) : b_.CreateSExt(v, reg(to));
+}
+} // namespace teval::jit::detail

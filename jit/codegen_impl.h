@@ -1,0 +1,198 @@
+// The LLVM IR generator of loop nests: its one class, shared by the
+// statement half (codegen.cpp) and the expression half (codegen_expr.cpp).
+// Internal to jit/.
+#pragma once
+
+#include "core/fault.h"
+#include "jit/codegen.h"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <string>
+#include <vector>
+
+namespace teval::jit::detail {
+
+using core::DType;
+using core::Expr;
+using core::Op;
+
+/// Bool and uint8 compare, divide, shift and widen as unsigned.
+inline bool is_unsigned(DType t) {
+  return t == DType::Bool || t == DType::UInt8;
+}
+
+/// Generates one loop nest's kernel into a module; see codegen.cpp for the
+/// value representation.
+class Codegen {
+public:
+  Codegen(const core::LoopNest& n, llvm::LLVMContext& c, llvm::Module& m)
+      : n_(n), c_(c), m_(m), b_(c), vars_(n.vars.size(), nullptr) {}
+
+  std::vector<Site> run(const std::string& entry_name, const std::string& cpu,
+                        const std::string& features);
+
+private:
+  static void set_target(llvm::Function* f, const std::string& cpu, const std::string& features);
+
+  // --- types and conversions ---------------------------------------------
+
+  llvm::Type* reg(DType t);
+
+  llvm::Type* mem(DType t);
+
+  llvm::Value* from_memory(llvm::Value* v, DType t);
+
+  // Float16/bfloat16 registers hold representable values, so these
+  // conversions are exact.
+  llvm::Value* to_memory(llvm::Value* v, DType t);
+
+  llvm::Value* to_i64(llvm::Value* v, DType t);
+
+  llvm::Value* to_double(llvm::Value* v);
+
+  // A double, already the exact result of an operation, rounded to t.
+  llvm::Value* round_to(llvm::Value* d, DType t);
+
+  llvm::Value* truthy(llvm::Value* v, DType t);
+
+  // An i1 as a test result of dtype t (bool, or an integer 0/1).
+  llvm::Value* test_result(llvm::Value* bit, DType t);
+
+  llvm::Value* call_runtime(const char* name, llvm::Type* result, std::vector<llvm::Value*> args);
+
+  // A C library function, called as an opaque function: the optimiser may
+  // not replace it by its own idea of the function or fold it.
+  llvm::Value* call_libm(const std::string& name, std::vector<llvm::Value*> args);
+
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
+
+  // --- the error channel ---------------------------------------------------
+
+  std::vector<int> bound_points() const;
+
+  // When \p bad holds, reports \p site with \p values (of \p dtypes) and the
+  // bound point variables, and leaves the kernel.
+  void check(llvm::Value* bad, Site site, const std::vector<llvm::Value*>& values);
+
+  void report(Site site, const std::vector<llvm::Value*>& values);
+
+  // --- statements ----------------------------------------------------------
+
+  void stmt(const core::Stmt& s);
+
+  void stmt_node(const core::Stmt&, const core::For& f);
+
+  // The address of element index... of buffer \p id; the indices must be in
+  // range.
+  llvm::Value* address(int id, const std::vector<llvm::Value*>& index);
+
+  std::vector<llvm::Value*> indices(const std::vector<Expr>& index);
+
+  llvm::Value* outside(llvm::Value* i, int64_t extent);
+
+  void stmt_node(const core::Stmt& s, const core::Store& st);
+
+  void unguarded_store(const core::Stmt& s, const core::Store& st);
+
+  void stmt_node(const core::Stmt&, const core::Let& l);
+
+  void stmt_node(const core::Stmt&, const core::Cond& c);
+
+  void stmt_node(const core::Stmt&, const core::Block& b);
+
+  void stmt_node(const core::Stmt&, const core::Allocate& a);
+
+  void stmt_node(const core::Stmt&, const core::Free&);
+
+  void stmt_node(const core::Stmt& s, const core::Raise& r);
+
+  // --- expressions ---------------------------------------------------------
+
+  llvm::Value* expr(const Expr& e);
+
+  llvm::Value* expr_node(const Expr& e, const core::Const& c);
+
+  llvm::Value* expr_node(const Expr& e, const core::VarRef& v);
+
+  llvm::Value* expr_node(const Expr& e, const core::Load& l);
+
+  llvm::Value* expr_node(const Expr& e, const core::Cast& c);
+
+  // Lazy: only the chosen branch runs.
+  llvm::Value* expr_node(const Expr& e, const core::Select& s);
+
+  template <class Then, class Else>
+  llvm::Value* branches(llvm::Value* cond, Then then_value, Else else_value, llvm::Type* type) {
+    llvm::BasicBlock* then = llvm::BasicBlock::Create(c_, "sel.then", f_);
+    llvm::BasicBlock* otherwise = llvm::BasicBlock::Create(c_, "sel.else", f_);
+    llvm::BasicBlock* merge = llvm::BasicBlock::Create(c_, "sel.end", f_);
+    b_.CreateCondBr(cond, then, otherwise);
+    b_.SetInsertPoint(then);
+    llvm::Value* a = then_value();
+    llvm::BasicBlock* then_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(otherwise);
+    llvm::Value* b = else_value();
+    llvm::BasicBlock* else_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode* phi = b_.CreatePHI(type, 2);
+    phi->addIncoming(a, then_end);
+    phi->addIncoming(b, else_end);
+    return phi;
+  }
+
+  llvm::Value* expr_node(const Expr& e, const core::Apply& a);
+
+  llvm::Value* compare(Op op, llvm::Value* x, llvm::Value* y, DType t);
+
+  // NaN if either is NaN; +0 above -0 (core's float_max / float_min).
+  llvm::Value* float_extreme(bool max, llvm::Value* x, llvm::Value* y);
+
+  llvm::Value* float_op(Op op, DType t, const std::vector<llvm::Value*>& args);
+
+  llvm::Value* constant(DType t, int64_t v);
+
+  llvm::Value* fault_site(const Expr& e, const std::vector<llvm::Value*>& args, llvm::Value* bad,
+                          SiteKind kind = SiteKind::Apply);
+
+  // An overflow-checked add, sub or mul when the operation traps.
+  llvm::Value* checked(const Expr& e, Op op, DType t, llvm::Value* x, llvm::Value* y,
+                       const std::vector<llvm::Value*>& args);
+
+  llvm::Value* int_op(const Expr& e, const core::Apply& a, DType t,
+                      const std::vector<llvm::Value*>& args);
+
+  // Truncating, flooring and exact division. The divisor the instruction
+  // sees is never 0 or -1, so no instruction can overflow.
+  llvm::Value* division(const Expr& e, const core::Apply& a, DType t,
+                        const std::vector<llvm::Value*>& args);
+
+  // core::float_to_int of the double \p d (already floored, ceiled or not
+  // yet truncated) into integer dtype \p t; faults when it has no value.
+  llvm::Value* float_to_int(const Expr& e, llvm::Value* d, const std::vector<llvm::Value*>& args,
+                            DType t, SiteKind kind = SiteKind::Apply);
+
+  llvm::Value* int_to_float(llvm::Value* v, DType from, DType to);
+
+  llvm::Value* convert(const Expr& e, llvm::Value* v, DType from, DType to);
+
+  const core::LoopNest& n_;
+  llvm::LLVMContext& c_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* f_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  llvm::BasicBlock* error_exit_ = nullptr;
+  llvm::Value* ctx_ = nullptr;
+  std::vector<llvm::Value*> buffers_;
+  std::vector<llvm::Value*> vars_;
+  std::vector<Site> sites_;
+};
+
+} // namespace teval::jit::detail
