@@ -112,6 +112,20 @@ Expr make_select(Expr cond, Expr then, Expr otherwise, Span span) {
       ExprNode{t, span, Select{std::move(cond), std::move(then), std::move(otherwise)}});
 }
 
+bool injective(const Statement& s) {
+  std::vector<bool> used(s.vars.size(), false);
+  for (const Expr& e : s.out_index) {
+    const auto* v = std::get_if<VarRef>(&e->node);
+    if (!v || used[v->var])
+      return false;
+    used[v->var] = true;
+  }
+  for (bool u : used)
+    if (!u)
+      return false;
+  return true;
+}
+
 void for_each_node(const Expr& e, const std::function<void(const Expr&)>& f) {
   f(e);
   std::visit(

@@ -190,6 +190,11 @@ struct Kernel {
   int find(std::string_view name) const;
 };
 
+/// True when every output index of \p s is a distinct index variable and
+/// every variable is one of them: each location is written by exactly one
+/// point, so assignments cannot collide.
+bool injective(const Statement& s);
+
 /// The most index points one statement may walk: beyond this a run would
 /// take days, so elaboration reports it instead.
 inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;

@@ -119,22 +119,6 @@ private:
     return make_block(std::move(out));
   }
 
-  // Every output index is a distinct variable and every variable is one:
-  // each location is written by exactly one point.
-  static bool injective(const Statement& s) {
-    std::vector<bool> used(s.vars.size(), false);
-    for (const Expr& e : s.out_index) {
-      const auto* v = std::get_if<VarRef>(&e->node);
-      if (!v || used[v->var])
-        return false;
-      used[v->var] = true;
-    }
-    for (bool u : used)
-      if (!u)
-        return false;
-    return true;
-  }
-
   // Kernel variables become this statement's loop variables.
   Expr remap(const Expr& e) {
     return substitute(e, [&](const ExprNode& n, const VarRef& v) {

@@ -79,7 +79,7 @@ private:
     }
     // Track which point first wrote each location where that matters.
     bool track = s.start == core::Start::FirstValue ||
-                 (s.aggregation == core::Aggregation::Assign && !injective(s));
+                 (s.aggregation == core::Aggregation::Assign && !core::injective(s));
     std::vector<int64_t> writer(track ? static_cast<size_t>(out.numel()) : 0, -1);
     std::vector<int64_t> strides = core::strides(decl.shape);
     std::vector<int64_t> out_index(s.out_index.size());
@@ -135,22 +135,6 @@ private:
       }
       number += n;
     }
-  }
-
-  // Every output index is a distinct data variable and nothing is reduced:
-  // each location is written by exactly one point.
-  static bool injective(const core::Statement& s) {
-    std::vector<bool> used(s.vars.size(), false);
-    for (const Expr& e : s.out_index) {
-      const auto* v = std::get_if<core::VarRef>(&e->node);
-      if (!v || used[v->var])
-        return false;
-      used[v->var] = true;
-    }
-    for (size_t i = 0; i < s.vars.size(); ++i)
-      if (!used[i])
-        return false;
-    return true;
   }
 
   void advance(int n) {

@@ -3,8 +3,6 @@
 // that would have it (see codegen.cpp).
 #include "jit/codegen_impl.h"
 
-#include <limits>
-
 namespace teval::jit::detail {
 
 // --- expressions ---------------------------------------------------------
@@ -142,17 +140,13 @@ llvm::Value* Codegen::compare(Op op, llvm::Value* x, llvm::Value* y, DType t) {
 }
 
 llvm::Value* Codegen::float_extreme(bool max, llvm::Value* x, llvm::Value* y) {
-  llvm::Type* ty = x->getType();
-  llvm::Type* bits = b_.getIntNTy(ty->getPrimitiveSizeInBits());
-  llvm::Value* x_negative =
-      b_.CreateICmpSLT(b_.CreateBitCast(x, bits), llvm::ConstantInt::get(bits, 0));
-  llvm::Value* on_tie = max ? b_.CreateSelect(x_negative, y, x) : b_.CreateSelect(x_negative, x, y);
-  llvm::Value* x_wins = max ? b_.CreateFCmpOGT(x, y) : b_.CreateFCmpOLT(x, y);
-  llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOEQ(x, y), on_tie, b_.CreateSelect(x_wins, x, y));
-  if (planted(7)) // fault: NaN does not propagate
-    return r;
-  llvm::Value* nan = llvm::ConstantFP::get(ty, std::numeric_limits<double>::quiet_NaN());
-  return b_.CreateSelect(b_.CreateFCmpUNO(x, y), nan, r);
+  // llvm.maximum/minimum are IEEE 754-2019 maximum/minimum: NaN when
+  // either operand is NaN, -0 below +0, as core's float_max/float_min. (An
+  // open-coded compare-and-select form was miscompiled by LLVM 19's
+  // InstCombine: max(abs(x), 0) became x >= 0 ? abs(x) : 0.)
+  if (planted(7)) // fault: NaN does not propagate (maxnum/minnum)
+    return intrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {x, y});
+  return intrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {x, y});
 }
 
 llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& args) {

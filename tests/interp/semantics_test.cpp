@@ -59,6 +59,22 @@ TEST(Semantics, WhenMayChooseAnAxisValue) {
   EXPECT_EQ(values(o), (V{7, 1, 7, 3}));
 }
 
+TEST(Semantics, MaxAndMinOnEveryBackend) {
+  // Found by the transformation property: LLVM 19 miscompiled an open-coded
+  // max(abs(x), 0) to 0 for negative x; compiled code now uses
+  // llvm.maximum. NaN propagates and -0 orders below +0 everywhere.
+  auto a = tensor(DType::Float32, {4}, {-0.5, 0.25, -0.0, NAN});
+  auto o = out("output0[N] = input0[N].call(`abs`).call(`max`, [const(0.0)])", {{"input0", a}});
+  EXPECT_EQ(values(o)[0], 0.5);
+  EXPECT_EQ(values(o)[1], 0.25);
+  EXPECT_EQ(values(o)[2], 0.0);
+  EXPECT_TRUE(std::isnan(values(o)[3]));
+  o = out("output0[N] = input0[N].call(`min`, [const(0.0)])", {{"input0", a}});
+  EXPECT_EQ(values(o)[0], -0.5);
+  EXPECT_TRUE(std::signbit(values(o)[2])) << "min(-0, +0) is -0";
+  EXPECT_TRUE(std::isnan(values(o)[3]));
+}
+
 TEST(Semantics, WhenMergeAnyAndAll) {
   auto o = out("output0[N] = const(1).when([N == 0, N == 3], 0, merge_op=`any`) where N in 4");
   EXPECT_EQ(values(o), (V{1, 0, 0, 1}));
