@@ -30,8 +30,8 @@ const char* kind_name(TransformStep::Kind k) {
 } // namespace
 
 void showValue(const TransformStep& s, std::ostream& os) {
-  os << kind_name(s.kind) << "(loop #" << s.loop << ", loop #" << s.other << ", factors "
-     << s.factor << ", " << s.other_factor << ")";
+  os << kind_name(s.kind) << "(loop #" << s.loop << ", factors " << s.factor << ", "
+     << s.other_factor << ")";
 }
 
 rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep::Kind> kind) {
@@ -42,7 +42,6 @@ rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep:
       TransformStep s;
       s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 7));
       s.loop = *rc::gen::inRange(0, 8);
-      s.other = *rc::gen::inRange(0, 8);
       s.factor = *rc::gen::inRange(1, 5);
       s.other_factor = *rc::gen::inRange(1, 5);
       steps.push_back(s);
@@ -58,14 +57,12 @@ core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<Transfo
     std::vector<int> loops = core::loop_vars(current);
     if (loops.empty())
       break;
-    int a = loops[static_cast<size_t>(s.loop) % loops.size()];
-    int b = loops[static_cast<size_t>(s.other) % loops.size()];
-    // Reorder, tile and fuse name a second loop relative to the first: the
-    // next one in pre-order (directly inside, or the next sibling).
+    // Reorder and tile take the loop after the chosen one in pre-order (the
+    // one directly inside, when they are perfectly nested); fuse takes a
+    // pair of adjacent loops.
     size_t at = static_cast<size_t>(s.loop) % loops.size();
-    if (s.kind == TransformStep::Reorder || s.kind == TransformStep::Tile ||
-        s.kind == TransformStep::Fuse)
-      b = at + 1 < loops.size() ? loops[at + 1] : b;
+    int a = loops[at];
+    int b = loops[at + 1 < loops.size() ? at + 1 : at];
     if (s.kind == TransformStep::Fuse) {
       std::vector<std::pair<int, int>> pairs = core::adjacent_loops(current);
       if (!pairs.empty())

@@ -11,14 +11,13 @@
 
 namespace teval::verify {
 
-/// One transformation, with its loops given as positions in the nest's
+/// One transformation, with its loop given as a position in the nest's
 /// current loop list (taken modulo its length when applied).
 struct TransformStep {
   enum Kind { Split, SplitMasked, Reorder, Tile, Unroll, Vectorize, Fuse } kind;
   int loop = 0;
-  int other = 0;
-  int factor = 1;
-  int other_factor = 1;
+  int factor = 1;       ///< split, tile (outer)
+  int other_factor = 1; ///< tile (inner)
 };
 
 void showValue(const TransformStep& s, std::ostream& os);
