@@ -135,39 +135,6 @@ Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
       s->node);
 }
 
-bool equal(const Expr& a, const Expr& b) {
-  if (a == b)
-    return true;
-  if (a->dtype != b->dtype || a->node.index() != b->node.index())
-    return false;
-  auto all = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
-    if (x.size() != y.size())
-      return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!equal(x[i], y[i]))
-        return false;
-    return true;
-  };
-  return std::visit(
-      [&](const auto& n) -> bool {
-        using T = std::decay_t<decltype(n)>;
-        const T& m = std::get<T>(b->node);
-        if constexpr (std::is_same_v<T, Const>)
-          return identical(n.value, m.value);
-        else if constexpr (std::is_same_v<T, VarRef>)
-          return n.var == m.var;
-        else if constexpr (std::is_same_v<T, Load>)
-          return n.tensor == m.tensor && all(n.index, m.index);
-        else if constexpr (std::is_same_v<T, Apply>)
-          return n.op == m.op && n.overflow == m.overflow && all(n.args, m.args);
-        else if constexpr (std::is_same_v<T, Cast>)
-          return equal(n.value, m.value);
-        else
-          return equal(n.cond, m.cond) && equal(n.then, m.then) && equal(n.otherwise, m.otherwise);
-      },
-      a->node);
-}
-
 // The index lists at which each buffer is loaded and stored in statements.
 struct Accesses {
   std::map<int, std::vector<std::vector<Expr>>> at;
@@ -440,19 +407,20 @@ std::optional<LoopNest> fuse(const LoopNest& nest, int first, int second, std::s
         return nullptr;
       }
       Stmt renamed = substitute_var(b->body, second, var_ref(nest, first));
-      Accesses acc;
-      acc.add(a->body);
-      acc.add(renamed);
-      Accesses only_a, only_b;
-      only_a.add(a->body);
-      only_b.add(renamed);
-      // Buffers one body stores and the other touches must be separated.
+      Accesses first_body, second_body_accesses;
+      first_body.add(a->body);
+      second_body_accesses.add(renamed);
+      // Buffers one body stores and both touch must be separated.
       Accesses shared;
-      shared.allocates = acc.allocates;
-      for (const auto& [buffer, _] : acc.stored)
-        if (only_a.at.count(buffer) && only_b.at.count(buffer)) {
+      shared.allocates = first_body.allocates || second_body_accesses.allocates;
+      for (const Accesses* one : {&first_body, &second_body_accesses})
+        for (const auto& [buffer, _] : one->stored) {
+          auto x = first_body.at.find(buffer), y = second_body_accesses.at.find(buffer);
+          if (x == first_body.at.end() || y == second_body_accesses.at.end())
+            continue;
           shared.stored[buffer] = true;
-          shared.at[buffer] = acc.at[buffer];
+          shared.at[buffer] = x->second;
+          shared.at[buffer].insert(shared.at[buffer].end(), y->second.begin(), y->second.end());
         }
       if (!shared.separated({first}, &reason, std::pair{*ab, *ae - 1}))
         return nullptr;

@@ -270,8 +270,8 @@ llvm::Value* Codegen::constant(DType t, int64_t v) {
   return llvm::ConstantInt::get(reg(t), static_cast<uint64_t>(v), true);
 }
 
-llvm::Value* Codegen::fault_site(const Expr& e, const std::vector<llvm::Value*>& args,
-                                 llvm::Value* bad, SiteKind kind) {
+void Codegen::fault_site(const Expr& e, const std::vector<llvm::Value*>& args, llvm::Value* bad,
+                         SiteKind kind) {
   Site site{kind, e, nullptr, {}, {}};
   if (kind == SiteKind::Cast) {
     const auto& c = std::get<core::Cast>(e->node);
@@ -281,7 +281,6 @@ llvm::Value* Codegen::fault_site(const Expr& e, const std::vector<llvm::Value*>&
       site.dtypes.push_back(a->dtype);
   }
   check(bad, std::move(site), args);
-  return nullptr;
 }
 
 llvm::Value* Codegen::checked(const Expr& e, Op op, DType t, llvm::Value* x, llvm::Value* y,

@@ -158,8 +158,8 @@ private:
 
   llvm::Value* constant(DType t, int64_t v);
 
-  llvm::Value* fault_site(const Expr& e, const std::vector<llvm::Value*>& args, llvm::Value* bad,
-                          SiteKind kind = SiteKind::Apply);
+  void fault_site(const Expr& e, const std::vector<llvm::Value*>& args, llvm::Value* bad,
+                  SiteKind kind = SiteKind::Apply);
 
   // An overflow-checked add, sub or mul when the operation traps.
   llvm::Value* checked(const Expr& e, Op op, DType t, llvm::Value* x, llvm::Value* y,
