@@ -213,11 +213,13 @@ inline std::pair<std::string, size_t> token_at(It at, It last) {
   return {"`" + std::string(at, end) + "`", static_cast<size_t>(end - at)};
 }
 
-/// Parses all of \p text with \p parser (skipping with \p skipper) into
-/// \p attr; any failure is an Error(Syntax) at the offending token.
+/// Parses a prefix of \p text with \p parser (skipping with \p skipper)
+/// into \p attr and returns where the parse stopped (after skipping), or
+/// nullptr when \p parser did not match; an expectation failure is an
+/// Error(Syntax) at the offending token.
 template <class Parser, class Skipper, class Attr>
-void run(const Parser& parser, const Skipper& skipper, std::string_view text,
-         const TextOrigin& origin, Attr& attr, const char* expected_at_end) {
+It run_prefix(const Parser& parser, const Skipper& skipper, std::string_view text,
+              const TextOrigin& origin, Attr& attr) {
   State st{text.data(), &origin};
   It first = text.data();
   It last = text.data() + text.size();
@@ -225,11 +227,7 @@ void run(const Parser& parser, const Skipper& skipper, std::string_view text,
     bool ok =
         x3::phrase_parse(first, last, x3::with<state_tag>(std::cref(st))[parser], skipper, attr);
     x3::skip_over(first, last, x3::make_context<x3::skipper_tag>(skipper));
-    if (ok && first == last)
-      return;
-    auto [token, width] = token_at(first, last);
-    throw Error(ErrorKind::Syntax, st.span(first, first + width),
-                "unexpected " + token + "; expected " + expected_at_end);
+    return ok ? first : nullptr;
   } catch (const x3::expectation_failure<It>& e) {
     It at = e.where();
     x3::skip_over(at, last, x3::make_context<x3::skipper_tag>(skipper));
@@ -246,6 +244,23 @@ void run(const Parser& parser, const Skipper& skipper, std::string_view text,
     std::string where = at_end ? " before end of input" : terminator ? "" : " before " + token;
     throw Error(ErrorKind::Syntax, st.span(at, at + width), "expected " + e.which() + where);
   }
+}
+
+/// Parses all of \p text with \p parser (skipping with \p skipper) into
+/// \p attr; any failure is an Error(Syntax) at the offending token.
+template <class Parser, class Skipper, class Attr>
+void run(const Parser& parser, const Skipper& skipper, std::string_view text,
+         const TextOrigin& origin, Attr& attr, const char* expected_at_end) {
+  It end = run_prefix(parser, skipper, text, origin, attr);
+  It last = text.data() + text.size();
+  if (end == last)
+    return;
+  It at = end ? end : text.data();
+  if (!end)
+    x3::skip_over(at, last, x3::make_context<x3::skipper_tag>(skipper));
+  auto [token, width] = token_at(at, last);
+  throw Error(ErrorKind::Syntax, origin.span(at - text.data(), at - text.data() + width),
+              "unexpected " + token + "; expected " + expected_at_end);
 }
 
 } // namespace teval::parser::x3support

@@ -1,5 +1,6 @@
 // teval: a semantic reference engine for tensor index notations.
 #include "tools/teval/diff_command.h"
+#include "tools/teval/rules_command.h"
 #include "tools/teval/run_command.h"
 
 #include <iostream>
@@ -19,6 +20,7 @@ commands:
   lower     print the loop nest a program lowers to
   jit       print the LLVM IR or assembly a program compiles to
   diff      check every backend against the interpreter on random programs
+  rules     check, expand, apply and verify Hexagon HTP optimization rules
 
 Run `teval <command> --help` for the options of a command.
 
@@ -46,6 +48,8 @@ int main(int argc, char** argv) {
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Jit);
   if (args[0] == "diff")
     return teval::tools::diff_command({args.begin() + 1, args.end()});
+  if (args[0] == "rules")
+    return teval::tools::rules_command({args.begin() + 1, args.end()});
   std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";
   return 2;
 }

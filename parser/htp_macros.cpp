@@ -1,0 +1,199 @@
+// Rule macros and their expansion (see htp_macros.h).
+#include "parser/htp_macros.h"
+
+#include "core/error.h"
+#include "parser/htp_grammar.h"
+
+#include <memory>
+
+namespace teval::parser::htp {
+
+namespace {
+
+using core::Error;
+using core::ErrorKind;
+
+struct MacroText {
+  const char* head; // NAME(params) or NAME
+  const char* body;
+};
+
+// The seed's cst_macro and repl_macro rows, expansions as the seed states
+// them.
+const MacroText kSeedMacros[] = {
+    {"IS_QUINT8(x)", "EQ(DTYPE_OF(x),DType::QUInt8)"},
+    {"IS_QINT8(x)", "EQ(DTYPE_OF(x),DType::QInt8)"},
+    {"IS_QUINT16(x)", "EQ(DTYPE_OF(x),DType::QUInt16)"},
+    {"IS_QINT16(x)", "EQ(DTYPE_OF(x),DType::QInt16)"},
+    {"IS_QINT32(x)", "EQ(DTYPE_OF(x),DType::QInt32)"},
+    {"IS_INT32(x)", "EQ(DTYPE_OF(x),DType::Int32)"},
+    {"IS_FLOAT16(x)", "EQ(DTYPE_OF(x),DType::Float16)"},
+    {"IS_FLOAT32(x)", "EQ(DTYPE_OF(x),DType::Float32)"},
+    {"IS_FLOAT(x)", "IS_FLOAT32(x)"},
+    {"DIM_BATCHES(x)", "DIM_OF(x,0)"},
+    {"DIM_HEIGHT(x)", "DIM_OF(x,1)"},
+    {"DIM_WIDTH(x)", "DIM_OF(x,2)"},
+    {"DIM_DEPTH(x)", "DIM_OF(x,3)"},
+    {"DIM_FILTHEIGHT(x)", "DIM_OF(x,0)"},
+    {"DIM_FILTWIDTH(x)", "DIM_OF(x,1)"},
+    {"DIM_FILTDEPTH(x)", "DIM_OF(x,2)"},
+    {"DIM_NFILTS(x)", "DIM_OF(x,3)"},
+    {"SAME_SHAPE(x,y)", "AND(EQ(DIM_OF(x,3),DIM_OF(y,3)),EQ(DIM_OF(x,2),DIM_OF(y,2)),"
+                        "EQ(DIM_OF(x,1),DIM_OF(y,1)),EQ(DIM_OF(x,0),DIM_OF(y,0)))"},
+    {"AUTOSPLIT_SLICE(in,start,size)", "WITH_SIZE(size,WITH_TYPE(in,Op(\"Slice_shape\",in,start,size)))"},
+    {"TYPICAL_SLICE(in,tag)", "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(simple_split_start,tag,in),"
+                              "AUTOSPLIT_SHAPEFN_APPLY(simple_split_size,tag,in))"},
+    {"CHANGEDIM_SLICE(in,tag,new_dim)",
+     "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_start,tag,in,new_dim),"
+     "AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size,tag,in,new_dim))"},
+    {"OpMultiOut(n_out,outno,opstr,...)",
+     "Op(\"$Out\",WITH_MULTI_OUT(n_out,Op(opstr,__VA_ARGS__)),gen_Shape(0,0,n_out,outno))"},
+};
+
+// Macros of the HTP headers (optimize_defs.h and friends) that public rule
+// files use, with the headers' definitions.
+const MacroText kHeaderMacros[] = {
+    {"FROM_DEFAULT_PACKAGE(name)", "name"},
+    {"IS_SCALAR(X)", "AND(EQ(DIM_BATCHES(X),1),EQ(DIM_HEIGHT(X),1),EQ(DIM_WIDTH(X),1),"
+                     "EQ(DIM_DEPTH(X),1))"},
+    {"IS_NOT_SCALAR(X)", "OR(NE(DIM_BATCHES(X),1),NE(DIM_HEIGHT(X),1),NE(DIM_WIDTH(X),1),"
+                         "NE(DIM_DEPTH(X),1))"},
+    {"IS_SHAPE_1x1x1xd(X)",
+     "AND(EQ(DIM_BATCHES(X),1),EQ(DIM_HEIGHT(X),1),EQ(DIM_WIDTH(X),1),NE(RANK_OF(X),5))"},
+    {"SAME_QUANT(A,B)", "OR(AND(EQ(STEPSIZE_OF(A),STEPSIZE_OF(B)),EQ(ZERO_OFFSET_OF(A),"
+                        "ZERO_OFFSET_OF(B))),AND(IS_FLOAT16(A),IS_FLOAT16(B)),"
+                        "AND(IS_FLOAT32(A),IS_FLOAT32(B)))"},
+    {"SAME_DTYPE_QUANT(A,B)", "AND(EQ(DTYPE_OF(A),DTYPE_OF(B)),EQ(STEPSIZE_OF(A),STEPSIZE_OF(B)),"
+                              "EQ(ZERO_OFFSET_OF(A),ZERO_OFFSET_OF(B)))"},
+    {"IS_BINARY_FP16(A,B,Out)", "AND(IS_FLOAT16(A),IS_FLOAT16(B),IS_FLOAT16(Out))"},
+    {"IS_BINARY_FP32(A,B,Out)", "AND(IS_FLOAT32(A),IS_FLOAT32(B),IS_FLOAT32(Out))"},
+    {"OPCONST(X)", "LET(X,Op(\"$Const\"))"},
+    {"CONST_ZERO_OFF(X)", "gen_ConstScalar_i32(ZERO_OFFSET_OF(X))"},
+    {"FLAT_TENSOR_SIZE(T)",
+     "MUL(ELEMENTSIZE_OF(T),DIM_BATCHES(T),DIM_HEIGHT(T),DIM_WIDTH(T),DIM_DEPTH(T))"},
+    {"CAST_TO_DTYPE(X,DTYPE)", "WITH_OUTPUT_TYPE(DTYPE,0,1.0f,Op(\"QNN_Cast\",X))"},
+    {"CAST_TO_FP16(X)", "WITH_SIZE(X,CAST_TO_DTYPE(X,DType::Float16))"},
+    {"CAST_TO_FP32(X)", "CAST_TO_DTYPE(X,DType::Float32)"},
+    {"MAKE_OP_FP16_AND_INSERT_CAST(OP)",
+     "CAST_TO_FP32(WITH_SIZE(\"*\",WITH_OUTPUT_TYPE(DType::Float16,0,1.0f,OP)))"},
+    {"TILE_HEIGHT", "OPTION_UINT(\"tile_height\")"},
+    {"TCM_MAXTENSOR_SIZE", "OPTION_UINT(\"tcm_size_for_tiling\")"},
+    {"TCM_MAXTENSOR_HALF_SIZE", "DIV(OPTION_UINT(\"tcm_size_for_tiling\"),2)"},
+    {"CHANNEL_SPLIT_SIZE", "256"},
+    {"MIN_CHANNEL_SPLIT_SIZE", "32"},
+    {"MIN_WIDTH", "8"},
+};
+
+template <size_t N> MacroTable make_table(const MacroText (&rows)[N], const char* label) {
+  // The texts stay alive with the table: expanded nodes may keep spans into
+  // them only for a moment (expansion re-spans every body node).
+  static std::vector<std::shared_ptr<const core::SourceFile>> keep;
+  MacroTable table;
+  for (const MacroText& row : rows) {
+    std::string head = row.head;
+    MacroDef def;
+    std::string name = head;
+    if (size_t open = head.find('('); open != std::string::npos) {
+      name = head.substr(0, open);
+      std::string params = head.substr(open + 1, head.size() - open - 2);
+      for (size_t at = 0; at <= params.size();) {
+        size_t comma = std::min(params.find(',', at), params.size());
+        def.params.push_back(params.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else {
+      def.function_like = false;
+    }
+    auto source = core::SourceFile::make(label, row.body);
+    keep.push_back(source);
+    def.body = parse_htp_expression(source->text(), TextOrigin(source.get(), uint32_t{0}));
+    table.define(name, std::move(def));
+  }
+  return table;
+}
+
+// \p body with every parameter name replaced by its argument and every
+// other node re-spanned to \p use.
+ast::ExprPtr substitute(const ast::ExprPtr& body, const MacroDef& def,
+                        const std::vector<ast::ExprPtr>& args, core::Span use) {
+  auto out = std::make_shared<ast::Expr>(*body);
+  out->span = use;
+  if (const auto* name = std::get_if<ast::Name>(&body->node)) {
+    for (size_t i = 0; i < def.params.size(); ++i)
+      if (def.params[i] == name->id && def.params[i] != "...")
+        return args[i];
+    return out;
+  }
+  if (auto* call = std::get_if<ast::Call>(&out->node)) {
+    call->callee_span = use;
+    std::vector<ast::ExprPtr> new_args;
+    for (const ast::ExprPtr& a : call->args) {
+      const auto* name = std::get_if<ast::Name>(&a->node);
+      if (name && name->id == "__VA_ARGS__") {
+        new_args.insert(new_args.end(), args.begin() + (def.params.size() - 1), args.end());
+        continue;
+      }
+      new_args.push_back(substitute(a, def, args, use));
+    }
+    call->args = std::move(new_args);
+  } else if (auto* unary = std::get_if<ast::Unary>(&out->node)) {
+    unary->operand = substitute(unary->operand, def, args, use);
+  } else if (auto* binary = std::get_if<ast::Binary>(&out->node)) {
+    binary->lhs = substitute(binary->lhs, def, args, use);
+    binary->rhs = substitute(binary->rhs, def, args, use);
+    binary->op_span = use;
+  }
+  return out;
+}
+
+} // namespace
+
+const MacroTable& MacroTable::seed() {
+  static const MacroTable table = make_table(kSeedMacros, "<seed macros>");
+  return table;
+}
+
+const MacroTable& MacroTable::headers() {
+  static const MacroTable table = make_table(kHeaderMacros, "<header macros>");
+  return table;
+}
+
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e) const { return expand(e, 0); }
+
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth) const {
+  if (depth > 64)
+    throw Error(ErrorKind::Limit, e->span, "macro expansion nested more than 64 deep");
+  if (const auto* name = std::get_if<ast::Name>(&e->node)) {
+    auto it = macros_.find(name->id);
+    if (it == macros_.end() || it->second.function_like)
+      return e;
+    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1);
+  }
+  if (const auto* call = std::get_if<ast::Call>(&e->node)) {
+    auto it = macros_.find(call->callee);
+    if (it == macros_.end() || !it->second.function_like) {
+      auto out = std::make_shared<ast::Expr>(*e);
+      auto& c = std::get<ast::Call>(out->node);
+      for (ast::ExprPtr& a : c.args)
+        a = expand(a, depth);
+      return out;
+    }
+    const MacroDef& def = it->second;
+    bool variadic = !def.params.empty() && def.params.back() == "...";
+    size_t fixed = def.params.size() - (variadic ? 1 : 0);
+    if (call->args.size() < fixed || (!variadic && call->args.size() > fixed))
+      throw Error(ErrorKind::Syntax, call->callee_span,
+                  "macro " + call->callee + " takes " + std::to_string(fixed) +
+                      (variadic ? " or more" : "") + " argument" + (fixed == 1 ? "" : "s") +
+                      ", not " + std::to_string(call->args.size()));
+    return expand(substitute(def.body, def, call->args, e->span), depth + 1);
+  }
+  if (const auto* unary = std::get_if<ast::Unary>(&e->node)) {
+    auto out = std::make_shared<ast::Expr>(*e);
+    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth);
+    return out;
+  }
+  return e;
+}
+
+} // namespace teval::parser::htp

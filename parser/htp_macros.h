@@ -1,0 +1,44 @@
+// Macros of HTP rule files: the seed's (IS_QUINT8, DIM_HEIGHT, SAME_SHAPE,
+// AUTOSPLIT_SLICE, TYPICAL_SLICE, CHANGEDIM_SLICE, OpMultiOut), those of the
+// HTP headers met in the wild (FROM_DEFAULT_PACKAGE, CAST_TO_FP16, OPCONST,
+// TILE_HEIGHT, ...) and a file's own `#define`s. Internal to parser/.
+#pragma once
+
+#include "parser/ast.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace teval::parser::htp {
+
+/// One macro: `NAME(params) body` or, object-like, `NAME body`.
+struct MacroDef {
+  std::vector<std::string> params;
+  bool function_like = true;
+  ast::ExprPtr body;
+};
+
+/// A set of macros and their expansion.
+class MacroTable {
+public:
+  /// The seed's constraint and replacement macros, with the seed's stated
+  /// expansions.
+  static const MacroTable& seed();
+  /// Macros of the HTP headers that rules in the wild use.
+  static const MacroTable& headers();
+
+  void define(const std::string& name, MacroDef def) { macros_[name] = std::move(def); }
+  bool defines(const std::string& name) const { return macros_.count(name) != 0; }
+  /// Every use in \p e expanded, repeatedly, to a tree with no uses left.
+  /// Expanded nodes carry the span of the use they came from; arguments keep
+  /// theirs. Throws Error for a wrong argument count or a recursion deeper
+  /// than 64 expansions.
+  ast::ExprPtr expand(const ast::ExprPtr& e) const;
+
+private:
+  ast::ExprPtr expand(const ast::ExprPtr& e, int depth) const;
+  std::map<std::string, MacroDef> macros_;
+};
+
+} // namespace teval::parser::htp

@@ -1,0 +1,423 @@
+// Reading HTP rule files: finding the rules, parsing them, expanding macros
+// (see htp_rules.h). The checks live in htp_check.cpp.
+#include "parser/htp_rules.h"
+
+#include "parser/htp_check.h"
+#include "parser/htp_grammar.h"
+#include "parser/htp_macros.h"
+
+#include <cctype>
+#include <map>
+#include <regex>
+
+namespace teval::parser::htp {
+
+namespace {
+
+using core::Diagnostic;
+using core::Error;
+using core::Severity;
+using core::Span;
+
+struct TopLevel {
+  const char* macro;
+  ItemKind kind;
+};
+
+const TopLevel kTopLevel[] = {
+    {"DEF_PACKAGE_OPTIMIZATION", ItemKind::Optimization},
+    {"DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS", ItemKind::Optimization},
+    {"DEF_OPTIM", ItemKind::Optimization},
+    {"DEF_OPT", ItemKind::Optimization},
+    {"DEF_PACKAGE_OP", ItemKind::Op},
+    {"DEF_PACKAGE_OP_AND_COST_AND_FLAGS", ItemKind::Op},
+    {"DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS", ItemKind::Op},
+    {"DEF_TENSOR_PROPERTIES", ItemKind::TensorProperties},
+    {"DEF_PACKAGE_PARAM_ORDER", ItemKind::ParamOrder},
+};
+
+const TopLevel* top_level(std::string_view name) {
+  for (const TopLevel& t : kTopLevel)
+    if (name == t.macro)
+      return &t;
+  return nullptr;
+}
+
+// \p text with comments and the insides of string and character constants
+// replaced by spaces (newlines kept): same length, so offsets agree.
+std::string blank_comments(std::string_view text) {
+  std::string out(text);
+  for (size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
+      for (; i < out.size() && out[i] != '\n'; ++i)
+        out[i] = ' ';
+    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
+      size_t end = out.find("*/", i + 2);
+      end = end == std::string::npos ? out.size() : end + 2;
+      for (; i < end; ++i)
+        if (out[i] != '\n')
+          out[i] = ' ';
+      --i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < out.size() && out[i] != c && out[i] != '\n'; ++i) {
+        if (out[i] == '\\' && i + 1 < out.size())
+          out[i++] = ' ';
+        out[i] = ' ';
+      }
+    }
+  }
+  return out;
+}
+
+// Lines [begin, end) of the whole text, as offsets.
+std::vector<std::pair<size_t, size_t>> lines_of(std::string_view text) {
+  std::vector<std::pair<size_t, size_t>> lines;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = std::min(text.find('\n', at), text.size());
+    lines.emplace_back(at, end);
+    at = end + 1;
+  }
+  return lines;
+}
+
+size_t skip_spaces(std::string_view s, size_t at) {
+  while (at < s.size() && (s[at] == ' ' || s[at] == '\t' || s[at] == '\r'))
+    ++at;
+  return at;
+}
+
+size_t identifier_end(std::string_view s, size_t at) {
+  while (at < s.size() && (std::isalnum(static_cast<unsigned char>(s[at])) || s[at] == '_'))
+    ++at;
+  return at;
+}
+
+Diagnostic diagnostic(Severity severity, Span span, std::string message) {
+  return Diagnostic{severity, span, {}, std::move(message)};
+}
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t");
+  size_t e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+class Reader {
+public:
+  explicit Reader(std::shared_ptr<const core::SourceFile> source)
+      : source_(std::move(source)), text_(source_->text()), code_(blank_comments(text_)),
+        local_macros_(MacroTable::headers()) {}
+
+  RuleFile read() {
+    RuleFile file;
+    file.source = source_;
+    read_externals(file);
+    std::vector<size_t> starts = find_starts(file);
+    for (size_t i = 0; i < starts.size(); ++i) {
+      size_t end = i + 1 < starts.size() ? starts[i + 1] : text_.size();
+      file.rules.push_back(read_rule(starts[i], end));
+    }
+    for (Rule& r : file.rules)
+      check_rule(r, file.externals);
+    return file;
+  }
+
+private:
+  Span span(size_t begin, size_t end) const { return Span{source_.get(), uint32_t(begin), uint32_t(end)}; }
+
+  // `// :::EXTERNAL_SHAPEFN::: { type name(params); }` annotations.
+  void read_externals(RuleFile& file) {
+    static const std::regex annotation(
+        R"(:::EXTERNAL_SHAPEFN:::\s*\{\s*([^{}]*?)\s*([A-Za-z_]\w*)\s*\(([^()]*)\)\s*;\s*\})");
+    for (auto it = std::cregex_iterator(text_.data(), text_.data() + text_.size(), annotation);
+         it != std::cregex_iterator(); ++it) {
+      const std::cmatch& m = *it;
+      ExternalFunction fn;
+      fn.return_type = trim(m[1].str());
+      fn.name = m[2].str();
+      std::string params = m[3].str();
+      for (size_t at = 0; !trim(params).empty() && at <= params.size();) {
+        size_t comma = std::min(params.find(',', at), params.size());
+        fn.params.push_back(trim(params.substr(at, comma - at)));
+        at = comma + 1;
+      }
+      size_t begin = m.position(2);
+      fn.span = span(begin, begin + fn.name.size());
+      file.externals.push_back(std::move(fn));
+    }
+    // An annotation that does not have the stated form is worth a word.
+    for (size_t at = text_.find(":::EXTERNAL_SHAPEFN:::"); at != std::string::npos;
+         at = text_.find(":::EXTERNAL_SHAPEFN:::", at + 1)) {
+      bool read = false;
+      for (const ExternalFunction& fn : file.externals)
+        read = read || (fn.span.begin > at && fn.span.begin < text_.find('\n', at));
+      if (!read)
+        file.diagnostics.push_back(diagnostic(
+            Severity::Warning, span(at, at + 22),
+            "malformed EXTERNAL_SHAPEFN annotation; expected `{ type name(params); }`"));
+    }
+  }
+
+  // Rule starts, and the file's #define macros; also warns about rule
+  // macros not at the start of a line (the rule parser does not see them).
+  std::vector<size_t> find_starts(RuleFile& file) {
+    std::vector<size_t> starts;
+    bool skipping = false; // inside #if 0
+    int depth = 0;
+    auto lines = lines_of(code_);
+    for (size_t li = 0; li < lines.size(); ++li) {
+      auto [begin, end] = lines[li];
+      size_t at = skip_spaces(code_, begin);
+      std::string_view line(code_.data() + at, end - at);
+      if (line.starts_with("#")) {
+        std::string directive = trim(std::string(line.substr(1)));
+        if (skipping) {
+          if (directive.starts_with("if"))
+            ++depth;
+          else if (directive.starts_with("endif") && depth-- == 0)
+            skipping = false;
+          else if ((directive.starts_with("else") || directive.starts_with("elif")) && depth == 0)
+            skipping = false;
+          continue;
+        }
+        if (directive == "if 0") {
+          skipping = true;
+          depth = 0;
+        } else if (directive.starts_with("define")) {
+          li = read_define(lines, li, at);
+        }
+        continue;
+      }
+      if (skipping)
+        continue;
+      size_t name_end = identifier_end(code_, at);
+      const TopLevel* t = top_level(std::string_view(code_).substr(at, name_end - at));
+      if (t && skip_spaces(code_, name_end) < end && code_[skip_spaces(code_, name_end)] == '(') {
+        starts.push_back(at);
+        continue;
+      }
+      warn_misplaced(file, at, end);
+    }
+    return starts;
+  }
+
+  void warn_misplaced(RuleFile& file, size_t begin, size_t end) {
+    for (size_t at = begin; at < end; ++at) {
+      if (!(std::isalpha(static_cast<unsigned char>(code_[at])) || code_[at] == '_'))
+        continue;
+      size_t e = identifier_end(code_, at);
+      if (at > begin && (std::isalnum(static_cast<unsigned char>(code_[at - 1])) || code_[at - 1] == '_')) {
+        at = e;
+        continue;
+      }
+      const TopLevel* t = top_level(std::string_view(code_).substr(at, e - at));
+      if (t && t->kind == ItemKind::Optimization && at != begin)
+        file.diagnostics.push_back(diagnostic(
+            Severity::Warning, span(at, e),
+            std::string(t->macro) +
+                " is not at the start of a line, so the rule parser does not read it"));
+      else if (t && at == begin)
+        file.diagnostics.push_back(diagnostic(
+            Severity::Warning, span(at, e),
+            std::string(t->macro) + " and its `(` must begin the same line; not read as a rule"));
+      at = e;
+    }
+  }
+
+  // `#define NAME(params) body` (with `\` continuations) whose body is a
+  // rule expression: a macro the rules may use. Returns the last line.
+  size_t read_define(const std::vector<std::pair<size_t, size_t>>& lines, size_t li, size_t at) {
+    size_t last = li;
+    while (last + 1 < lines.size() && lines[last].second > lines[last].first &&
+           code_[lines[last].second - 1 - (code_[lines[last].second - 1] == '\r')] == '\\')
+      ++last;
+    size_t end = lines[last].second;
+    std::string text(text_.substr(0, end));
+    for (size_t i = lines[li].first; i < end; ++i)
+      if (text[i] == '\\' && (i + 1 == end || text[i + 1] == '\n' || text[i + 1] == '\r'))
+        text[i] = ' ';
+    size_t name_at = skip_spaces(text, skip_spaces(text, at + 1) + std::string_view("define").size());
+    size_t name_end = identifier_end(text, name_at);
+    if (name_end == name_at)
+      return last;
+    std::string name = text.substr(name_at, name_end - name_at);
+    MacroDef def;
+    size_t body_at = name_end;
+    if (body_at < end && text[body_at] == '(') {
+      size_t close = text.find(')', body_at);
+      if (close == std::string::npos || close > end)
+        return last;
+      std::string params = text.substr(body_at + 1, close - body_at - 1);
+      for (size_t p = 0; !trim(params).empty() && p <= params.size();) {
+        size_t comma = std::min(params.find(',', p), params.size());
+        def.params.push_back(trim(params.substr(p, comma - p)));
+        p = comma + 1;
+      }
+      body_at = close + 1;
+    } else {
+      def.function_like = false;
+    }
+    if (trim(text.substr(body_at, end - body_at)).empty())
+      return last;
+    try {
+      def.body = parse_htp_expression(std::string_view(text).substr(body_at, end - body_at),
+                                      TextOrigin(source_.get(), uint32_t(body_at)));
+      local_macros_.define(name, std::move(def));
+    } catch (const Error&) {
+      // Not a rule expression: C++ for the compiler's eyes only.
+    }
+    return last;
+  }
+
+  Rule read_rule(size_t begin, size_t end) {
+    Rule rule;
+    size_t name_end = identifier_end(code_, begin);
+    rule.macro = std::string(text_.substr(begin, name_end - begin));
+    rule.kind = top_level(rule.macro)->kind;
+    rule.span = span(begin, name_end);
+    try {
+      std::string_view region = std::string_view(text_).substr(begin, end - begin);
+      Invocation inv = parse_htp_invocation(region, TextOrigin(source_.get(), uint32_t(begin)));
+      rule.invocation = inv.call;
+      size_t after = begin + inv.end;
+      while (after < end && std::isspace(static_cast<unsigned char>(text_[after])))
+        ++after;
+      if (after < end && (text_[after] == '(' || text_[after] == ','))
+        rule.diagnostics.push_back(diagnostic(
+            Severity::Error, span(after, after + 1),
+            std::string("`") + text_[after] + "` may not follow the closing `)` of " + rule.macro));
+      expanded_ = local_macros_.expand(rule.invocation);
+    } catch (const Error& e) {
+      rule.diagnostics.push_back(e.diagnostic());
+      expanded_ = nullptr;
+    }
+    rule.invocation = expanded_ ? expanded_ : rule.invocation;
+    return rule;
+  }
+
+  std::shared_ptr<const core::SourceFile> source_;
+  std::string_view text_;
+  std::string code_;
+  MacroTable local_macros_;
+  ast::ExprPtr expanded_;
+};
+
+} // namespace
+
+const char* kind_name(ItemKind kind) {
+  switch (kind) {
+  case ItemKind::Optimization:
+    return "optimization";
+  case ItemKind::Op:
+    return "op";
+  case ItemKind::TensorProperties:
+    return "tensor_properties";
+  case ItemKind::ParamOrder:
+    return "param_order";
+  }
+  TEVAL_UNREACHABLE("item kind");
+}
+
+std::string Pass::text() const {
+  if (offset == 0)
+    return name;
+  return name + (offset > 0 ? "+" : "-") + std::to_string(offset > 0 ? offset : -offset);
+}
+
+std::optional<int64_t> pass_priority(const std::string& name) {
+  static const std::map<std::string, int64_t> kPriorities = {
+      {"BEGIN", 0},
+      {"GRAPH_CLEANUP", 50},
+      {"PRE_OPTIMIZATION", 50},
+      {"CLEANUP_GRAPH", 100},
+      {"PRE_TRANSLATE", 1000},
+      {"PRE_QNN", 1050},
+      {"TRANSLATE", 2000},
+      {"QNN", 2050},
+      {"ANALYSIS", 3000},
+      {"EARLY", 3050},
+      {"QUANT_FIXES", 4000},
+      {"PRE_RESHAPE_OP_SIMPLIFY", 5000},
+      {"SPATIAL_RESHAPE", 6000},
+      {"SPACE_DEPTH", 7000},
+      {"POST_RESHAPE_OP_SIMPLIFY", 8000},
+      {"PRE_TILING", 10000},
+      {"TILING", 11000},
+      {"CENTRAL_TILING", 11900},
+      {"TILE_CLEANUP", 12000},
+      {"POST_TILING", 13000},
+      {"HARD_OPS", 20000},
+      {"MIDDLE", 20050},
+      {"BEFORE_TCM_MIGRATION", 20800},
+      {"TCM_MIGRATION", 21000},
+      {"LATE", 21050},
+      {"LAYOUT_AND_PLACEMENT", 21100},
+      {"POST_TCM", 22000},
+      {"FINAL_CLEANUP", 23000},
+      {"AUX_CLEANUP", 25000},
+  };
+  auto it = kPriorities.find(name);
+  if (it == kPriorities.end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool Rule::malformed() const {
+  for (const Diagnostic& d : diagnostics)
+    if (d.severity == Severity::Error)
+      return true;
+  return false;
+}
+
+bool RuleFile::malformed() const {
+  for (const Rule& r : rules)
+    if (r.malformed())
+      return true;
+  for (const Diagnostic& d : diagnostics)
+    if (d.severity == Severity::Error)
+      return true;
+  return false;
+}
+
+RuleFile read_rules(std::shared_ptr<const core::SourceFile> source) {
+  return Reader(std::move(source)).read();
+}
+
+std::string to_text(const ast::Expr& e) {
+  return std::visit(
+      [&](const auto& n) -> std::string {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ast::Name>) {
+          return n.id;
+        } else if constexpr (std::is_same_v<T, ast::IntLit> || std::is_same_v<T, ast::FloatLit>) {
+          return n.text;
+        } else if constexpr (std::is_same_v<T, ast::StringLit>) {
+          std::string out = "\"";
+          for (char c : n.value) {
+            if (c == '"' || c == '\\')
+              out += '\\';
+            if (c == '\n') {
+              out += "\\n";
+              continue;
+            }
+            out += c;
+          }
+          return out + "\"";
+        } else if constexpr (std::is_same_v<T, ast::Unary>) {
+          return std::string(ast::spelling(n.op)) + to_text(*n.operand);
+        } else if constexpr (std::is_same_v<T, ast::Binary>) {
+          return to_text(*n.lhs) + " " + std::string(ast::spelling(n.op)) + " " + to_text(*n.rhs);
+        } else if constexpr (std::is_same_v<T, ast::Call>) {
+          std::string out = n.callee + "(";
+          for (size_t i = 0; i < n.args.size(); ++i)
+            out += (i ? ", " : "") + to_text(*n.args[i]);
+          return out + ")";
+        } else {
+          TEVAL_UNREACHABLE("rule expressions hold calls, names and constants only");
+        }
+      },
+      e.node);
+}
+
+} // namespace teval::parser::htp
