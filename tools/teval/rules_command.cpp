@@ -3,6 +3,8 @@
 
 #include "parser/htp_rules.h"
 #include "tools/teval/json.h"
+#include "verify/htp_rewrite.h"
+#include "verify/htp_verify.h"
 
 #include <fstream>
 #include <iostream>
@@ -13,9 +15,12 @@ namespace teval::tools {
 namespace {
 
 namespace htp = parser::htp;
+namespace vh = verify::htp;
 
 const char* const kRulesHelp = R"(usage: teval rules check FILE... [--json]
        teval rules expand FILE
+       teval rules apply FILE --graph GRAPH [-o OUT]
+       teval rules verify FILE --ops OPS [--cases N] [--seed S] [--line L] [--json]
 
 Reads Hexagon HTP op-package rule files (C++ sources with
 DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
@@ -27,9 +32,22 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            op, errors, warnings.
   expand   print every rule with all macros expanded (IS_QUINT8,
            TYPICAL_SLICE, FROM_DEFAULT_PACKAGE, the file's #defines, ...)
+  apply    apply the file's optimization rules to the graph GRAPH (text
+           format, docs/HTP_RULES.md) in pass order, each pass to a fixed
+           point; print the rewritten graph (to OUT with -o) and, on
+           stderr, each rewrite and each rule that could not be evaluated
+  verify   for each optimization rule, draw random graphs the rule applies
+           to, evaluate them before and after the rewrite with the
+           ground-truth interpreter (op meanings from the ops file OPS) and
+           report sound (with the number of cases), unsound (with a shrunk
+           counterexample and the differing element) or unverifiable (with
+           the reason). --cases N graphs per rule (default 50), --seed S,
+           --line L only the rule starting on line L. With --json, one
+           object per rule and line: file, line, kind, pass, verdict, cases,
+           reason, counterexample {before, after, difference}.
 
-exit status: 0 every rule well formed; 1 some rule malformed (or a file
-unreadable); 2 a usage error.
+exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
+(verify) some rule unsound; 2 a usage error.
 )";
 
 struct UsageError {
@@ -134,6 +152,113 @@ int expand(const std::string& path) {
   return 0;
 }
 
+std::string indent(const std::string& text) {
+  std::string out;
+  for (size_t b = 0; b < text.size();) {
+    size_t e = std::min(text.find('\n', b), text.size());
+    out += "    " + text.substr(b, e - b) + "\n";
+    b = e + 1;
+  }
+  return out;
+}
+
+uint64_t number(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno || v[0] == '-' || n > (1ull << 40))
+    throw UsageError{option + " takes a non-negative integer, not '" + v + "'"};
+  return n;
+}
+
+std::vector<const htp::Rule*> optimizations(const htp::RuleFile& f) {
+  std::vector<const htp::Rule*> out;
+  for (const htp::Rule& r : f.rules)
+    if (r.kind == htp::ItemKind::Optimization)
+      out.push_back(&r);
+  return out;
+}
+
+std::string where(const htp::Rule& r) {
+  auto at = r.span.file->location(r.span.begin);
+  return r.span.file->name() + ":" + std::to_string(at.line);
+}
+
+int apply(const std::string& path, const std::string& graph_path, const std::string& out) {
+  htp::RuleFile f = htp::read_rules(load(path));
+  print_diagnostics(f);
+  if (f.malformed())
+    return 1;
+  auto graph_file = load(graph_path);
+  vh::ApplyResult r = vh::apply_rules(vh::read_graph(*graph_file), optimizations(f));
+  for (const vh::Step& s : r.steps)
+    std::cerr << where(*s.rule) << ": " << s.rule->pass.text() << ": rewrote " << s.node << " into "
+              << s.replacement << "\n";
+  for (const vh::Skipped& s : r.skipped)
+    std::cerr << where(*s.rule) << ": not evaluable at " << s.node << ": " << s.why.reason << "\n";
+  std::string text = vh::to_text(r.graph);
+  if (out.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream o(out, std::ios::binary);
+  o << text;
+  if (!o)
+    throw core::Error(core::ErrorKind::Input, out, "cannot write file");
+  return 0;
+}
+
+std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v) {
+  auto at = r.span.file->location(r.span.begin);
+  std::string out = "{\"file\": " + json_string(r.span.file->name()) +
+                    ", \"line\": " + std::to_string(at.line) + ", \"kind\": \"optimization\"" +
+                    ", \"pass\": " + json_string(r.pass.text()) +
+                    ", \"verdict\": " + json_string(vh::verdict_name(v.verdict)) +
+                    ", \"cases\": " + std::to_string(v.cases) +
+                    ", \"reason\": " + (v.reason.empty() ? "null" : json_string(v.reason)) +
+                    ", \"counterexample\": ";
+  if (!v.counterexample)
+    return out + "null}";
+  return out + "{\"before\": " + json_string(v.counterexample->before) +
+         ", \"after\": " + json_string(v.counterexample->after) +
+         ", \"difference\": " + json_string(v.counterexample->difference) + "}}";
+}
+
+int verify_rules(const std::string& path, const std::string& ops_path, const vh::VerifyOptions& o,
+                 std::optional<uint32_t> line, bool json) {
+  htp::RuleFile f = htp::read_rules(load(path));
+  print_diagnostics(f);
+  vh::OpSet ops = vh::OpSet::read(load(ops_path));
+  bool unsound = f.malformed();
+  size_t counts[3] = {0, 0, 0};
+  for (const htp::Rule* r : optimizations(f)) {
+    if (line && r->span.file->location(r->span.begin).line != *line)
+      continue;
+    if (r->malformed())
+      continue;
+    vh::VerifyResult v = vh::verify_rule(*r, ops, o);
+    ++counts[static_cast<int>(v.verdict)];
+    unsound = unsound || v.verdict == vh::Verdict::Unsound;
+    if (json) {
+      std::cout << verdict_json(*r, v) << "\n";
+      continue;
+    }
+    std::cout << where(*r) << ": " << vh::verdict_name(v.verdict);
+    if (v.verdict == vh::Verdict::Sound)
+      std::cout << " (" << v.cases << " cases)\n";
+    else if (v.verdict == vh::Verdict::Unverifiable)
+      std::cout << ": " << v.reason << "\n";
+    else
+      std::cout << " (found in case " << v.cases << "): " << v.counterexample->difference
+                << "\n  counterexample:\n" << indent(v.counterexample->before)
+                << "  after the rewrite:\n" << indent(v.counterexample->after);
+  }
+  if (!json)
+    std::cout << counts[0] << " sound, " << counts[1] << " unsound, " << counts[2]
+              << " unverifiable\n";
+  return unsound ? 1 : 0;
+}
+
 } // namespace
 
 int rules_command(const std::vector<std::string>& args) {
@@ -147,18 +272,43 @@ int rules_command(const std::vector<std::string>& args) {
     }
     std::vector<std::string> files;
     bool json = false;
+    std::string graph, ops, out;
+    std::optional<uint32_t> line;
+    vh::VerifyOptions vo;
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "-h" || a == "--help") {
         std::cout << kRulesHelp;
         return 0;
       }
-      if (a == "--json" && sub == "check") {
+      if (a == "--json" && (sub == "check" || sub == "verify")) {
         json = true;
         continue;
       }
+      bool valued = (a == "--graph" || a == "-o") ? sub == "apply"
+                    : (a == "--ops" || a == "--cases" || a == "--seed" || a == "--line")
+                        ? sub == "verify"
+                        : false;
+      if (valued) {
+        if (i + 1 >= args.size())
+          throw UsageError{"option " + a + " needs a value"};
+        const std::string& v = args[++i];
+        if (a == "--graph")
+          graph = v;
+        else if (a == "-o")
+          out = v;
+        else if (a == "--ops")
+          ops = v;
+        else if (a == "--cases")
+          vo.cases = int(std::max<uint64_t>(1, std::min<uint64_t>(number(a, v), 1000000)));
+        else if (a == "--seed")
+          vo.seed = number(a, v);
+        else
+          line = uint32_t(number(a, v));
+        continue;
+      }
       if (a.starts_with("-"))
-        throw UsageError{"unknown option '" + a + "'"};
+        throw UsageError{"unknown option '" + a + "' for rules " + sub};
       files.push_back(a);
     }
     if (sub == "check") {
@@ -166,10 +316,19 @@ int rules_command(const std::vector<std::string>& args) {
         throw UsageError{"no rule file given"};
       return check(files, json);
     }
-    if (sub == "expand") {
-      if (files.size() != 1)
-        throw UsageError{"expand takes one rule file"};
+    if (files.size() != 1 && (sub == "expand" || sub == "apply" || sub == "verify"))
+      throw UsageError{sub + " takes one rule file"};
+    if (sub == "expand")
       return expand(files[0]);
+    if (sub == "apply") {
+      if (graph.empty())
+        throw UsageError{"apply needs --graph GRAPH"};
+      return apply(files[0], graph, out);
+    }
+    if (sub == "verify") {
+      if (ops.empty())
+        throw UsageError{"verify needs --ops OPS"};
+      return verify_rules(files[0], ops, vo, line, json);
     }
     throw UsageError{"unknown subcommand '" + sub + "'"};
   } catch (const UsageError& e) {

@@ -1,0 +1,300 @@
+// Ops files and graph evaluation (see htp_ops.h).
+#include "verify/htp_ops.h"
+
+#include "core/error.h"
+#include "core/format.h"
+#include "interp/interpreter.h"
+#include "parser/antares.h"
+#include "parser/antares_source.h"
+#include "verify/htp_eval.h"
+
+#include <regex>
+
+namespace teval::verify::htp {
+
+namespace {
+
+using core::Error;
+using core::ErrorKind;
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::optional<HtpType> htp_type_of_storage(core::DType t, std::optional<HtpType> like) {
+  if (like && storage(*like) == t)
+    return like;
+  switch (t) {
+  case core::DType::Float32:
+    return HtpType::Float32;
+  case core::DType::Float16:
+    return HtpType::Float16;
+  case core::DType::UInt8:
+    return HtpType::QUInt8;
+  case core::DType::Int8:
+    return HtpType::QInt8;
+  case core::DType::Int16:
+    return HtpType::QInt16;
+  case core::DType::Int32:
+    return HtpType::Int32;
+  default:
+    return std::nullopt;
+  }
+}
+
+// The definition's program with its $ fields replaced for one node.
+std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& in,
+                        const TensorType* out) {
+  static const std::regex field(R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank)))");
+  std::string result;
+  std::string text = def.program;
+  auto begin = std::sregex_iterator(text.begin(), text.end(), field);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    result += text.substr(last, m.position() - last);
+    last = m.position() + m.length();
+    bool is_in = m[1] == "in";
+    size_t k = std::stoul(m[2]);
+    const TensorType* t = nullptr;
+    if (is_in && k < in.size())
+      t = in[k];
+    if (!is_in && k == 0)
+      t = out;
+    if (!t)
+      throw IllTyped{def.name + "'s definition uses " + m.str() + ", but the node has " +
+                     (is_in ? std::to_string(in.size()) + " input(s)" : "no known output type")};
+    if (m[3].matched) {
+      size_t d = std::stoul(m[3]);
+      if (d >= t->shape.size())
+        throw IllTyped{def.name + "'s definition uses " + m.str() + " of a rank-" +
+                       std::to_string(t->shape.size()) + " tensor"};
+      result += std::to_string(t->shape[d]);
+    } else if (m[4] == "zero") {
+      result += std::to_string(t->zero_offset);
+    } else if (m[4] == "step") {
+      result += core::format_scalar(core::Scalar::of_float(core::DType::Float32, t->step));
+    } else if (m[4] == "rank") {
+      result += std::to_string(t->shape.size());
+    } else {
+      result += std::string(core::name(storage(t->dtype)));
+    }
+  }
+  return result + text.substr(last);
+}
+
+struct Elaborated {
+  core::Kernel kernel;
+  std::shared_ptr<const core::SourceFile> text;
+};
+
+Elaborated elaborate(const OpDef& def, const Graph& g, const std::vector<int>& inputs,
+                     const TensorType* out) {
+  std::vector<const TensorType*> in;
+  for (int i : inputs)
+    in.push_back(&g.nodes[i].type);
+  std::string program = instantiate(def, in, out);
+  auto at = def.span.file->location(def.span.begin);
+  auto file = core::SourceFile::make(def.span.file->name() + ":" + std::to_string(at.line) + " (" +
+                                         def.name + ")",
+                                     program);
+  std::map<std::string, parser::InputType> types;
+  for (size_t k = 0; k < inputs.size(); ++k)
+    types["in" + std::to_string(k)] = parser::InputType{storage(in[k]->dtype), in[k]->shape, {}};
+  try {
+    core::Kernel kernel = parser::elaborate_antares(parser::read_antares(*file), types);
+    for (int id : interp::input_ids(kernel)) {
+      const std::string& name = kernel.tensors[id].name;
+      size_t k = std::stoul(name.substr(2));
+      if (g.nodes[inputs[k]].kind == Node::Kind::Shape)
+        throw IllTyped{def.name + " reads the data of its input " + std::to_string(k) +
+                       ", a shape (it has none)"};
+    }
+    return {std::move(kernel), file};
+  } catch (const Error& e) {
+    throw IllTyped{def.name + "'s definition does not accept these inputs:\n" + e.render()};
+  }
+}
+
+int out0(const core::Kernel& k, const OpDef& def) {
+  for (int id : k.outputs)
+    if (k.tensors[id].name == "out0")
+      return id;
+  throw IllTyped{def.name + "'s definition has no output out0"};
+}
+
+} // namespace
+
+OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source) {
+  OpSet set;
+  set.source_ = source;
+  const std::string& text = source->text();
+  for (size_t b = 0; b < text.size();) {
+    size_t e = std::min(text.find('\n', b), text.size());
+    size_t line_begin = b;
+    std::string line = text.substr(b, e - b);
+    // A trailing backslash continues the line.
+    while (!trim(line).empty() && trim(line).back() == '\\' && e < text.size()) {
+      line = trim(line);
+      line.pop_back();
+      size_t e2 = std::min(text.find('\n', e + 1), text.size());
+      line += " " + text.substr(e + 1, e2 - e - 1);
+      e = e2;
+    }
+    b = e + 1;
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#')
+      continue;
+    uint32_t at = uint32_t(line_begin + line.find_first_not_of(" \t"));
+    core::Span span{source.get(), at, uint32_t(at + 1)};
+    size_t close = t.size() > 1 && t[0] == '"' ? t.find('"', 1) : std::string::npos;
+    if (close == std::string::npos || close == 1)
+      throw Error(ErrorKind::Syntax, span, "expected \"OpName\": <einstein_v2 program>");
+    std::string name = t.substr(1, close - 1);
+    span.end = uint32_t(at + close + 1);
+    size_t colon = t.find_first_not_of(" \t", close + 1);
+    if (colon == std::string::npos || t[colon] != ':')
+      throw Error(ErrorKind::Syntax, span, "expected ':' after the op name");
+    std::string program = trim(t.substr(colon + 1));
+    if (program.empty())
+      throw Error(ErrorKind::Syntax, span, "op " + name + " has no program");
+    if (set.defs_.count(name))
+      throw Error(ErrorKind::Name, span, "op " + name + " is defined twice")
+          .note(set.defs_[name].span, "first defined here");
+    set.defs_[name] = OpDef{name, program, span};
+  }
+  return set;
+}
+
+const OpDef* OpSet::find(const std::string& op) const {
+  auto it = defs_.find(op);
+  return it == defs_.end() ? nullptr : &it->second;
+}
+
+bool OpSet::knows(const std::string& op) const {
+  return find(op) || op == "Concat" || op == "$Out";
+}
+
+TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
+                      const std::vector<int>& inputs, std::optional<TensorType> quant) {
+  const OpDef* def = ops.find(op);
+  if (!def)
+    throw IllTyped{"op " + op + " has no definition"};
+  std::optional<HtpType> like;
+  if (!inputs.empty())
+    like = g.nodes[inputs[0]].type.dtype;
+  TensorType out = quant ? *quant : inputs.empty() ? TensorType{} : g.nodes[inputs[0]].type;
+  Elaborated el = elaborate(*def, g, inputs, &out);
+  const core::TensorDecl& o = el.kernel.tensors[out0(el.kernel, *def)];
+  std::optional<HtpType> t = htp_type_of_storage(o.dtype, quant ? quant->dtype : like);
+  if (!t)
+    throw IllTyped{op + " computes " + std::string(core::name(o.dtype)) + ", which no HTP type stores"};
+  out.dtype = *t;
+  out.shape = o.shape;
+  if (!quantized(out.dtype)) {
+    out.zero_offset = 0;
+    out.step = 1.0f;
+  }
+  return out;
+}
+
+core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core::Tensor>& inputs) {
+  std::map<int, std::vector<core::Tensor>> values;
+  for (int id : g.live()) {
+    const Node& n = g.nodes[id];
+    std::vector<core::Tensor>& out = values[id];
+    switch (n.kind) {
+    case Node::Kind::Input:
+      out.push_back(inputs.at(id));
+      continue;
+    case Node::Kind::Const:
+      out.push_back(*n.value);
+      continue;
+    case Node::Kind::Shape:
+      out.push_back(core::Tensor(core::DType::Int32, {0}));
+      continue;
+    case Node::Kind::Op:
+      break;
+    }
+    auto check = [&](const core::Tensor& t) {
+      if (t.dtype() != storage(n.type.dtype) || t.shape() != n.type.shape)
+        throw IllTyped{n.name + " = " + n.op + "(...) computes " + std::string(core::name(t.dtype())) +
+                       core::to_string(t.shape()) + ", but its output is declared " +
+                       to_string(n.type)};
+    };
+    if (n.op == "Concat") {
+      if (n.inputs.size() < 2 || g.nodes[n.inputs[0]].kind != Node::Kind::Const)
+        throw IllTyped{n.name + ": Concat takes a constant axis and one or more tensors"};
+      int64_t axis = g.nodes[n.inputs[0]].value->get(0).i;
+      const core::Tensor& first = values[n.inputs[1]][0];
+      if (axis < 0 || axis >= first.rank())
+        throw IllTyped{n.name + ": Concat axis " + std::to_string(axis) + " of rank-" +
+                       std::to_string(first.rank()) + " tensors"};
+      core::Shape shape = first.shape();
+      shape[axis] = 0;
+      for (size_t i = 1; i < n.inputs.size(); ++i) {
+        const core::Tensor& t = values[n.inputs[i]][0];
+        core::Shape s = t.shape();
+        if (t.dtype() != first.dtype() || s.size() != shape.size())
+          throw IllTyped{n.name + ": Concat of tensors of different dtypes or ranks"};
+        for (size_t d = 0; d < s.size(); ++d)
+          if (int64_t(d) != axis && s[d] != shape[d])
+            throw IllTyped{n.name + ": Concat of " + core::to_string(first.shape()) + " and " +
+                           core::to_string(s) + " along axis " + std::to_string(axis)};
+        shape[axis] += s[axis];
+      }
+      core::Tensor result(first.dtype(), shape);
+      // Row-major: each outer index copies one run of every input in turn.
+      int64_t outer = 1, inner = 1;
+      for (int64_t d = 0; d < axis; ++d)
+        outer *= shape[d];
+      for (size_t d = axis + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+      int64_t at = 0;
+      for (int64_t o = 0; o < outer; ++o)
+        for (size_t i = 1; i < n.inputs.size(); ++i) {
+          const core::Tensor& t = values[n.inputs[i]][0];
+          int64_t run = t.shape()[axis] * inner;
+          for (int64_t j = 0; j < run; ++j)
+            result.set(at++, t.get(o * run + j));
+        }
+      check(result);
+      out.push_back(std::move(result));
+      continue;
+    }
+    if (n.op == "$Out") {
+      if (n.inputs.size() != 2 || g.nodes[n.inputs[1]].kind != Node::Kind::Shape ||
+          g.nodes[n.inputs[1]].type.shape.size() != 4)
+        throw IllTyped{n.name + ": $Out takes an op and gen_Shape(0, 0, n_out, outno)"};
+      int64_t k = g.nodes[n.inputs[1]].type.shape[3];
+      const std::vector<core::Tensor>& from = values[n.inputs[0]];
+      if (k < 0 || k >= int64_t(from.size()))
+        throw NotEvaluable{{}, n.name + ": output " + std::to_string(k) + " of " +
+                                   g.nodes[n.inputs[0]].name + " is not modelled"};
+      check(from[k]);
+      out.push_back(from[k]);
+      continue;
+    }
+    const OpDef* def = ops.find(n.op);
+    if (!def)
+      throw NotEvaluable{{}, "op " + n.op + " has no definition in the ops file"};
+    Elaborated el = elaborate(*def, g, n.inputs, &n.type);
+    std::vector<core::Tensor> args;
+    for (int tid : interp::input_ids(el.kernel)) {
+      size_t k = std::stoul(el.kernel.tensors[tid].name.substr(2));
+      args.push_back(values[n.inputs[k]][0]);
+    }
+    std::vector<core::Tensor> results = interp::run(el.kernel, args);
+    int o = out0(el.kernel, *def);
+    for (size_t i = 0; i < el.kernel.outputs.size(); ++i)
+      if (el.kernel.outputs[i] == o) {
+        check(results[i]);
+        out.push_back(std::move(results[i]));
+      }
+  }
+  return values[g.output][0];
+}
+
+} // namespace teval::verify::htp

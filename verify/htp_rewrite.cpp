@@ -1,0 +1,364 @@
+// Building replacements and running rule sets (see htp_rewrite.h).
+#include "verify/htp_rewrite.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace teval::verify::htp {
+
+namespace {
+
+using core::Error;
+using core::ErrorKind;
+using parser::htp::Rule;
+
+const ast::Call* as_call(const ast::Expr& e) { return std::get_if<ast::Call>(&e.node); }
+const ast::StringLit* as_string(const ast::Expr& e) { return std::get_if<ast::StringLit>(&e.node); }
+const std::string& name_of(const ast::Expr& e) { return std::get<ast::Name>(e.node).id; }
+
+class Builder {
+public:
+  Builder(Graph& g, const Match& m, int root)
+      : g_(g), ev_(g, m), root_(root), default_type_(g.nodes[root].type) {}
+
+  int build(const ast::Expr& e);
+  Evaluator& evaluator() { return ev_; }
+  bool fresh(int id) const { return fresh_.count(id) != 0; }
+
+private:
+  int add(Node n) {
+    int id = g_.add(std::move(n));
+    fresh_.insert(id);
+    return id;
+  }
+  int op(const std::string& opstring, std::vector<int> inputs, TensorType type) {
+    Node n;
+    n.op = opstring;
+    n.inputs = std::move(inputs);
+    n.type = std::move(type);
+    return add(std::move(n));
+  }
+  int constant(HtpType t, core::Shape shape, const std::vector<double>& values) {
+    Node n;
+    n.kind = Node::Kind::Const;
+    n.op = "$Const";
+    n.type.dtype = t;
+    n.type.shape = std::move(shape);
+    core::Tensor v(storage(t), n.type.shape);
+    for (int64_t i = 0; i < v.numel(); ++i) {
+      double x = values.size() == 1 ? values[0] : values[i];
+      v.set(i, t == HtpType::Float32 ? core::Scalar::of_float(core::DType::Float32, x)
+                                     : core::Scalar::of_int(core::DType::Int32, int64_t(x)));
+    }
+    n.value = std::move(v);
+    return add(std::move(n));
+  }
+  int shape(core::Shape dims) {
+    Node n;
+    n.kind = Node::Kind::Shape;
+    n.op = "$Shape";
+    n.type.dtype = HtpType::Int32;
+    n.type.shape = std::move(dims);
+    return add(std::move(n));
+  }
+  int autosplit(const ast::Call& c, const ast::Expr& e);
+  int op_iter(const ast::Call& c);
+  int shape_fn(const ast::Call& c, const ast::Expr& e);
+  int modifier(const ast::Call& c);
+
+  Graph& g_;
+  Evaluator ev_;
+  int root_;
+  TensorType default_type_;
+  std::set<int> fresh_;
+};
+
+int Builder::build(const ast::Expr& e) {
+  if (as_string(e))
+    return ev_.opref(e);
+  const ast::Call& c = *as_call(e);
+  const std::string& f = c.callee;
+  if (f == "INPUT_OF" || f == "OUTPUT_OF")
+    return ev_.opref(e);
+  if (f == "Operand")
+    return ev_.opref(*c.args[0]);
+  if (f == "SELECT")
+    return build(*c.args[ev_.holds(*c.args[0]) ? 1 : 2]);
+  if (f == "Op") {
+    std::vector<int> inputs;
+    for (size_t i = 1; i < c.args.size(); ++i)
+      inputs.push_back(build(*c.args[i]));
+    return op(as_string(*c.args[0])->value, std::move(inputs), default_type_);
+  }
+  if (f == "WrapOp" || f == "WrapOpAlways") {
+    const std::string& name = as_string(*c.args[0])->value;
+    int x = build(*c.args[1]);
+    if (f == "WrapOp" && g_.nodes[x].kind == Node::Kind::Op && g_.nodes[x].op == name)
+      return x;
+    return op(name, {x}, g_.nodes[x].type);
+  }
+  if (f == "gen_Shape") {
+    core::Shape dims;
+    for (const ast::ExprPtr& a : c.args)
+      dims.push_back(ev_.integer(*a));
+    return shape(std::move(dims));
+  }
+  if (f == "gen_ShapeOf")
+    return shape(g_.nodes[build(*c.args[0])].type.shape);
+  if (f == "gen_ConstScalar_f32" || f == "gen_ConstScalar_i32") {
+    Value v = ev_.eval(*c.args[0]);
+    double x = v.type == Value::Type::Float ? v.f : v.type == Value::Type::Size ? double(v.u) : double(v.i);
+    return constant(f.ends_with("f32") ? HtpType::Float32 : HtpType::Int32, {1, 1, 1, 1}, {x});
+  }
+  if (f == "gen_ConstArr_f32" || f == "gen_ConstArr_i32" || f == "gen_ConstArr_vals_i32") {
+    std::vector<double> values;
+    int64_t n = 0;
+    if (f == "gen_ConstArr_vals_i32") {
+      for (const ast::ExprPtr& a : c.args)
+        values.push_back(double(ev_.integer(*a)));
+      n = int64_t(values.size());
+    } else {
+      Value v = ev_.eval(*c.args[0]);
+      values.push_back(v.type == Value::Type::Float ? v.f : v.type == Value::Type::Size ? double(v.u) : double(v.i));
+      n = ev_.integer(*c.args[1]);
+      if (n < 0 || n > (int64_t{1} << 24))
+        throw Error(ErrorKind::Limit, c.args[1]->span, f + " of " + std::to_string(n) + " elements");
+    }
+    return constant(f == "gen_ConstArr_f32" ? HtpType::Float32 : HtpType::Int32, {1, 1, 1, n}, values);
+  }
+  if (f == "AUTOSPLIT")
+    return autosplit(c, e);
+  if (f == "OP_ITER")
+    return op_iter(c);
+  if (f == "ITER_INPUT_OF") {
+    int x = ev_.opref(*c.args[0]);
+    const std::string& tag = as_string(*c.args[1])->value;
+    int64_t i = 0;
+    for (const Split& s : ev_.splits)
+      i = s.tag == tag ? s.start : i;
+    const Node& n = g_.nodes[x];
+    if (i < 0 || i >= int64_t(n.inputs.size()))
+      throw Error(ErrorKind::Range, e.span, "ITER_INPUT_OF index " + std::to_string(i) +
+                                                " is out of range: " + n.name + " has " +
+                                                std::to_string(n.inputs.size()) + " input(s)");
+    return n.inputs[i];
+  }
+  if (f == "AUTOSPLIT_SHAPEFN_APPLY" || f == "SHAPEFN_APPLY")
+    return shape_fn(c, e);
+  if (f == "EXTERNAL_REPLACE")
+    throw NotEvaluable{c.args[0]->span, "EXTERNAL_REPLACE calls the C++ function '" +
+                                            name_of(*c.args[0]) + "'"};
+  return modifier(c);
+}
+
+int Builder::autosplit(const ast::Call& c, const ast::Expr& e) {
+  const TensorType whole = g_.nodes[root_].type;
+  int64_t dim = ev_.integer(*c.args[0]);
+  int64_t chunk = ev_.integer(*c.args[2]);
+  if (dim < 0 || dim >= int64_t(whole.shape.size()))
+    throw Error(ErrorKind::Range, c.args[0]->span, "AUTOSPLIT dimension " + std::to_string(dim) +
+                                                       " is beyond the output's rank " +
+                                                       std::to_string(whole.shape.size()));
+  if (chunk <= 0)
+    throw Error(ErrorKind::Arithmetic, c.args[2]->span,
+                "AUTOSPLIT chunk size must be positive, not " + std::to_string(chunk));
+  std::vector<int> inputs = {constant(HtpType::Int32, {1, 1, 1, 1}, {double(dim)})};
+  TensorType saved = default_type_;
+  for (int64_t start = 0; start < whole.shape[dim]; start += chunk) {
+    Split s{as_string(*c.args[1])->value, int(dim), start, std::min(chunk, whole.shape[dim] - start)};
+    default_type_ = whole;
+    default_type_.shape[dim] = s.size;
+    ev_.splits.push_back(s);
+    inputs.push_back(build(*c.args[3]));
+    ev_.splits.pop_back();
+  }
+  default_type_ = saved;
+  (void)e;
+  return op("Concat", std::move(inputs), whole);
+}
+
+int Builder::op_iter(const ast::Call& c) {
+  int base = build(*c.args[0]);
+  Node n = g_.nodes[base];
+  n.name.clear();
+  int64_t lo = ev_.integer(*c.args[2]);
+  int64_t hi = ev_.integer(*c.args[3]);
+  if (hi - lo > 4096)
+    throw Error(ErrorKind::Limit, c.args[3]->span, "OP_ITER over more than 4096 indices");
+  for (int64_t i = lo; i < hi; ++i) {
+    ev_.splits.push_back(Split{as_string(*c.args[1])->value, 0, i, 1});
+    n.inputs.push_back(build(*c.args[4]));
+    ev_.splits.pop_back();
+  }
+  if (n.kind != Node::Kind::Op)
+    throw Error(ErrorKind::Type, c.args[0]->span, "OP_ITER needs an op to add inputs to");
+  return add(std::move(n));
+}
+
+// The shape functions the seed's slice macros use: the start and size of
+// an input's slice for one chunk of an AUTOSPLIT.
+int Builder::shape_fn(const ast::Call& c, const ast::Expr& e) {
+  const std::string& fn = name_of(*c.args[0]);
+  bool split_fn = c.callee == "AUTOSPLIT_SHAPEFN_APPLY";
+  bool simple = fn == "simple_split_start" || fn == "simple_split_size";
+  bool simpledim = fn == "simpledim_split_start" || fn == "simpledim_split_size";
+  if (!split_fn || (!simple && !simpledim))
+    throw NotEvaluable{c.args[0]->span, "the shape function '" + fn + "' is external C++"};
+  const std::string& tag = as_string(*c.args[1])->value;
+  Split s;
+  for (const Split& x : ev_.splits)
+    s = x.tag == tag ? x : s;
+  int in = ev_.opref(*c.args[2]);
+  core::Shape in_shape = g_.nodes[in].type.shape;
+  core::Shape start(in_shape.size(), 0);
+  core::Shape size = in_shape;
+  int64_t dim = simpledim ? ev_.integer(*c.args[3]) : s.dim;
+  if (dim < 0 || dim >= int64_t(in_shape.size()))
+    throw Error(ErrorKind::Range, e.span, fn + ": dimension " + std::to_string(dim) +
+                                              " is beyond the rank of " + g_.nodes[in].name);
+  int64_t whole = g_.nodes[root_].type.shape[s.dim];
+  if (simple && in_shape[dim] == 1 && whole != 1) {
+    // A broadcast input: every chunk reads its single slice.
+  } else if (simple && in_shape[dim] != whole) {
+    throw NotEvaluable{e.span, fn + ": " + g_.nodes[in].name + " has extent " +
+                                   std::to_string(in_shape[dim]) + " in dimension " +
+                                   std::to_string(dim) + ", neither the split output's " +
+                                   std::to_string(whole) + " nor 1"};
+  } else {
+    if (s.start + s.size > in_shape[dim])
+      throw Error(ErrorKind::Range, e.span, fn + ": chunk [" + std::to_string(s.start) + ", " +
+                                                std::to_string(s.start + s.size) + ") is beyond " +
+                                                g_.nodes[in].name + "'s extent " +
+                                                std::to_string(in_shape[dim]));
+    start[dim] = s.start;
+    size[dim] = s.size;
+  }
+  return shape(fn.ends_with("_start") ? start : size);
+}
+
+int Builder::modifier(const ast::Call& c) {
+  const std::string& f = c.callee;
+  std::optional<TensorType> from;
+  if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT")
+    from = g_.nodes[build(*c.args[0])].type;
+  TensorType t;
+  if (f == "WITH_OUTPUT_TYPE") {
+    Value dt = ev_.eval(*c.args[0]);
+    std::optional<HtpType> h = htp_type_from_name(dt.dtype);
+    if (!h)
+      throw NotEvaluable{c.args[0]->span, "tensors of DType::" + dt.dtype + " are not modelled"};
+    t.dtype = *h;
+    t.zero_offset = int32_t(ev_.integer(*c.args[1]));
+    Value step = ev_.eval(*c.args[2]);
+    t.step = step.type == Value::Type::Float ? step.f : float(ev_.integer(*c.args[2]));
+  }
+  int64_t a = 0, b = 0;
+  if (f == "WITH_MULTI_OUT")
+    a = ev_.integer(*c.args[0]);
+  if (f == "ResizeDim") {
+    a = ev_.integer(*c.args[0]);
+    b = ev_.integer(*c.args[1]);
+  }
+  int id = build(*c.args.back());
+  // A modifier sets the output of the Op its last operand constructs; an
+  // existing node (WrapOp of an op of that name) is left as it is.
+  if (!fresh(id))
+    return id;
+  TensorType& out = g_.nodes[id].type;
+  if (f == "WITH_SIZE") {
+    out.shape = from->shape;
+  } else if (f == "WITH_TYPE") {
+    out.dtype = from->dtype;
+    out.zero_offset = from->zero_offset;
+    out.step = from->step;
+  } else if (f == "WITH_SAME_OUTPUT") {
+    out = *from;
+  } else if (f == "WITH_OUTPUT_TYPE") {
+    out.dtype = t.dtype;
+    out.zero_offset = t.zero_offset;
+    out.step = t.step;
+  } else if (f == "WITH_MULTI_OUT") {
+    g_.nodes[id].outputs = int(a);
+  } else if (f == "ResizeDim") {
+    if (a < 0 || a >= int64_t(out.shape.size()))
+      throw Error(ErrorKind::Range, c.args[0]->span, "ResizeDim dimension " + std::to_string(a) +
+                                                         " is beyond the rank " +
+                                                         std::to_string(out.shape.size()));
+    out.shape[a] = b;
+  }
+  // WITH_SAME_ID and WITH_SPLIT_HISTORY carry bookkeeping only.
+  return id;
+}
+
+int64_t priority_key(const Rule* r) {
+  return r->pass.priority ? *r->pass.priority : std::numeric_limits<int64_t>::max();
+}
+
+} // namespace
+
+std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
+  std::optional<Match> m = match(g, node, *rule.match);
+  if (!m)
+    return std::nullopt;
+  if (!Evaluator(g, *m).holds(*rule.constraint))
+    return std::nullopt;
+  Builder b(g, *m, node);
+  int replacement = b.build(*rule.replacement);
+  if (replacement == node)
+    return node;
+  // Uses of the root outside the replacement now use the replacement; the
+  // replacement itself still reads the old node where it names "*".
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!b.fresh(int(i)))
+      for (int& in : g.nodes[i].inputs)
+        in = in == node ? replacement : in;
+  if (g.output == node)
+    g.output = replacement;
+  return replacement;
+}
+
+ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t max_steps) {
+  ApplyResult result;
+  std::vector<const Rule*> order = rules;
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Rule* a, const Rule* b) { return priority_key(a) < priority_key(b); });
+  std::set<std::pair<const Rule*, std::string>> reported;
+  for (size_t first = 0; first < order.size();) {
+    size_t last = first;
+    while (last < order.size() && priority_key(order[last]) == priority_key(order[first]))
+      ++last;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int id : g.live()) {
+        for (size_t r = first; r < last && !changed; ++r) {
+          const Rule* rule = order[r];
+          std::string name = g.nodes[id].name;
+          try {
+            std::optional<int> rep = rewrite_at(g, id, *rule);
+            if (!rep || *rep == id)
+              continue;
+            result.steps.push_back({rule, name, g.nodes[*rep].name});
+            changed = true;
+          } catch (const NotEvaluable& why) {
+            if (reported.insert({rule, name}).second)
+              result.skipped.push_back({rule, name, why});
+          }
+        }
+        if (changed)
+          break;
+      }
+      if (changed && result.steps.size() >= max_steps)
+        throw Error(ErrorKind::Limit, order[first]->span,
+                    "no fixed point after " + std::to_string(max_steps) +
+                        " rewrites in pass " + order[first]->pass.text());
+    }
+    first = last;
+  }
+  result.graph = g.compacted();
+  return result;
+}
+
+} // namespace teval::verify::htp

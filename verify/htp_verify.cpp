@@ -1,0 +1,402 @@
+// The soundness verifier of HTP rules (see htp_verify.h).
+#include "verify/htp_verify.h"
+
+#include "core/error.h"
+#include "core/format.h"
+#include "interp/random_inputs.h"
+#include "verify/htp_rewrite.h"
+
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+
+namespace teval::verify::htp {
+
+namespace {
+
+using parser::htp::Rule;
+
+const ast::Call* as_call(const ast::Expr& e) { return std::get_if<ast::Call>(&e.node); }
+const ast::StringLit* as_string(const ast::Expr& e) { return std::get_if<ast::StringLit>(&e.node); }
+
+// The match pattern as a list of nodes, inputs before users.
+struct Skeleton {
+  struct Item {
+    enum class Kind { Leaf, Const, Op } kind;
+    std::string name; // leaf tag, or the op's LET tag
+    std::string op;
+    std::vector<int> inputs;
+  };
+  std::vector<Item> items;
+  int root = -1;
+};
+
+int skeleton_of(const ast::Expr& e, Skeleton& s, std::map<std::string, int>& tags) {
+  if (const ast::StringLit* t = as_string(e)) {
+    auto it = tags.find(t->value);
+    if (it != tags.end())
+      return it->second;
+    s.items.push_back({Skeleton::Item::Kind::Leaf, t->value, "", {}});
+    return tags[t->value] = int(s.items.size() - 1);
+  }
+  const ast::Call& c = *as_call(e);
+  if (c.callee == "LET") {
+    const std::string& tag = as_string(*c.args[0])->value;
+    int id = skeleton_of(*c.args[1], s, tags);
+    s.items[id].name = tag;
+    tags[tag] = id;
+    return id;
+  }
+  const std::string& op = as_string(*c.args[0])->value;
+  if (op == "$Const") {
+    s.items.push_back({Skeleton::Item::Kind::Const, "", op, {}});
+    return int(s.items.size() - 1);
+  }
+  std::vector<int> inputs;
+  for (size_t i = 1; i < c.args.size(); ++i)
+    inputs.push_back(skeleton_of(*c.args[i], s, tags));
+  s.items.push_back({Skeleton::Item::Kind::Op, "", op, inputs});
+  return int(s.items.size() - 1);
+}
+
+// Everything random about one candidate graph.
+struct Plan {
+  std::vector<TensorType> types; // per skeleton item: leaf and const types, op quantization
+  std::vector<double> const_values;
+  std::map<std::string, double> options;
+  uint64_t data_seed = 0;
+};
+
+void collect_options(const ast::Expr& e, std::set<std::string>& out) {
+  if (const ast::Call* c = as_call(e)) {
+    if (c->callee.starts_with("OPTION_") && !c->args.empty() && as_string(*c->args[0]))
+      out.insert(as_string(*c->args[0])->value);
+    for (const ast::ExprPtr& a : c->args)
+      collect_options(*a, out);
+  }
+}
+
+class Verifier {
+public:
+  Verifier(const Rule& rule, const OpSet& ops, const VerifyOptions& o)
+      : rule_(rule), ops_(ops), o_(o), rng_(o.seed * 0x9E3779B97F4A7C15ull + 1) {
+    std::map<std::string, int> tags;
+    skeleton_.root = skeleton_of(*rule.match, skeleton_, tags);
+    collect_options(*rule.constraint, options_);
+    collect_options(*rule.replacement, options_);
+  }
+
+  VerifyResult run();
+
+private:
+  int64_t uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  Plan draw(int size);
+  // The graph of \p p, or nothing when an op's definition rejects its inputs.
+  std::optional<Graph> build(const Plan& p, std::string* why);
+  // Outcome of one plan: nullopt when the rule does not apply (not a case).
+  enum class Outcome { Skip, Agree, Differ, Unverifiable };
+  Outcome check(const Plan& p, Counterexample* cx, std::string* reason);
+  Plan shrink(Plan p);
+
+  const Rule& rule_;
+  const OpSet& ops_;
+  const VerifyOptions& o_;
+  std::mt19937_64 rng_;
+  Skeleton skeleton_;
+  std::set<std::string> options_;
+  std::map<std::string, int> rejections_;
+};
+
+TensorType random_quant(TensorType t, std::mt19937_64& rng) {
+  auto u = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  switch (t.dtype) {
+  case HtpType::QUInt8:
+    t.zero_offset = int32_t(u(0, 255));
+    break;
+  case HtpType::QInt8:
+    t.zero_offset = int32_t(u(-128, 127));
+    break;
+  case HtpType::QUInt16:
+    t.zero_offset = int32_t(u(0, 65535));
+    break;
+  default:
+    t.zero_offset = 0;
+  }
+  t.step = quantized(t.dtype) ? float(u(1, 64)) / 64.0f : 1.0f;
+  return t;
+}
+
+Plan Verifier::draw(int size) {
+  Plan p;
+  core::Shape base = {uniform(1, 2), uniform(1, size), uniform(1, size), uniform(1, size + 1)};
+  static const HtpType kOther[] = {HtpType::Float16, HtpType::QUInt8, HtpType::QInt8, HtpType::Int32};
+  HtpType graph_type = uniform(0, 4) == 0 ? kOther[uniform(0, 3)] : HtpType::Float32;
+  for (const Skeleton::Item& item : skeleton_.items) {
+    TensorType t;
+    t.dtype = uniform(0, 5) == 0 ? kOther[uniform(0, 3)] : graph_type;
+    if (item.kind == Skeleton::Item::Kind::Const) {
+      t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
+      t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
+      for (int64_t i = 0; i < t.shape[3]; ++i)
+        p.const_values.push_back(double(uniform(-4, 4)));
+    } else if (uniform(0, 9) < 6) {
+      t.shape = base;
+    } else {
+      for (size_t d = 0; d < 4; ++d) {
+        int64_t pick = uniform(0, 3);
+        t.shape.push_back(pick == 0 ? base[d] : pick == 1 ? 1 : pick == 2 ? base[(d + 1) % 4] : uniform(1, size));
+      }
+    }
+    p.types.push_back(random_quant(t, rng_));
+  }
+  for (const std::string& name : options_)
+    p.options[name] = double(uniform(0, 16));
+  p.data_seed = uint64_t(uniform(0, int64_t{1} << 40));
+  return p;
+}
+
+std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
+  Graph g;
+  g.options = p.options;
+  std::vector<int> ids;
+  size_t next_const = 0;
+  for (size_t i = 0; i < skeleton_.items.size(); ++i) {
+    const Skeleton::Item& item = skeleton_.items[i];
+    Node n;
+    n.name = item.name.empty() || item.name == "*" ? "" : item.name;
+    if (item.kind == Skeleton::Item::Kind::Leaf) {
+      n.kind = Node::Kind::Input;
+      n.op = "*Input";
+      n.type = p.types[i];
+    } else if (item.kind == Skeleton::Item::Kind::Const) {
+      n.kind = Node::Kind::Const;
+      n.op = "$Const";
+      n.type = p.types[i];
+      core::Tensor v(storage(n.type.dtype), n.type.shape);
+      for (int64_t k = 0; k < v.numel(); ++k) {
+        double x = p.const_values[next_const++];
+        v.set(k, n.type.dtype == HtpType::Float32 ? core::Scalar::of_float(core::DType::Float32, x)
+                                                  : core::Scalar::of_int(core::DType::Int32, int64_t(x)));
+      }
+      n.value = std::move(v);
+    } else {
+      n.op = item.op;
+      for (int in : item.inputs)
+        n.inputs.push_back(ids[in]);
+      try {
+        std::optional<TensorType> quant;
+        if (quantized(p.types[i].dtype))
+          quant = p.types[i];
+        n.type = infer_type(ops_, g, item.op, n.inputs, quant);
+      } catch (const IllTyped& e) {
+        *why = e.message;
+        return std::nullopt;
+      }
+    }
+    ids.push_back(g.add(std::move(n)));
+  }
+  g.output = ids[skeleton_.root];
+  return g;
+}
+
+std::string first_difference(const core::Tensor& a, const core::Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape())
+    return "the output changes type: before " + std::string(core::name(a.dtype())) +
+           core::to_string(a.shape()) + ", after " + std::string(core::name(b.dtype())) +
+           core::to_string(b.shape());
+  std::vector<int64_t> st = core::strides(a.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (core::identical(a.get(i), b.get(i)))
+      continue;
+    std::string index;
+    for (size_t d = 0; d < st.size(); ++d)
+      index += (d ? ", " : "") + std::to_string(i / st[d] % a.shape()[d]);
+    return "out[" + index + "]: before " + core::format_scalar(a.get(i)) + ", after " +
+           core::format_scalar(b.get(i));
+  }
+  return {};
+}
+
+std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs) {
+  std::string out = to_text(g);
+  for (const auto& [id, t] : inputs) {
+    out += "# " + g.nodes[id].name + " = [";
+    for (int64_t i = 0; i < t.numel(); ++i)
+      out += (i ? ", " : "") + core::format_scalar(t.get(i));
+    out += "]\n";
+  }
+  return out;
+}
+
+Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string* reason) {
+  std::string why;
+  std::optional<Graph> before = build(p, &why);
+  if (!before) {
+    ++rejections_[why.substr(0, why.find('\n'))];
+    return Outcome::Skip;
+  }
+  Graph after = *before;
+  int root = before->output;
+  try {
+    std::optional<Match> m = match(*before, root, *rule_.match);
+    TEVAL_ASSERT(m.has_value(), "graphs are built from the rule's own pattern");
+    if (!Evaluator(*before, *m).holds(*rule_.constraint)) {
+      ++rejections_["the constraint does not hold"];
+      return Outcome::Skip;
+    }
+  } catch (const NotEvaluable& e) {
+    *reason = e.reason;
+    return Outcome::Unverifiable;
+  } catch (const core::Error& e) {
+    ++rejections_["the constraint faults: " + e.message()];
+    return Outcome::Skip;
+  }
+  std::map<int, core::Tensor> inputs;
+  for (int id : before->live())
+    if (before->nodes[id].kind == Node::Kind::Input)
+      inputs[id] = interp::random_tensor(storage(before->nodes[id].type.dtype),
+                                         before->nodes[id].type.shape, p.data_seed,
+                                         before->nodes[id].name);
+  core::Tensor expected;
+  try {
+    expected = evaluate(*before, ops_, inputs);
+  } catch (const IllTyped& e) {
+    ++rejections_[e.message.substr(0, e.message.find('\n'))];
+    return Outcome::Skip;
+  } catch (const core::Error& e) {
+    ++rejections_["the matched graph faults: " + e.message()];
+    return Outcome::Skip;
+  } catch (const NotEvaluable& e) {
+    *reason = e.reason;
+    return Outcome::Unverifiable;
+  }
+  std::string difference;
+  try {
+    rewrite_at(after, root, rule_);
+    after = after.compacted();
+    // Inputs keep their ids: they were created first and stay live.
+    std::map<int, core::Tensor> after_inputs;
+    for (const auto& [id, t] : inputs)
+      for (int j : after.live())
+        if (after.nodes[j].name == before->nodes[id].name && after.nodes[j].kind == Node::Kind::Input)
+          after_inputs[j] = t;
+    difference = first_difference(expected, evaluate(after, ops_, after_inputs));
+  } catch (const NotEvaluable& e) {
+    *reason = e.reason;
+    return Outcome::Unverifiable;
+  } catch (const IllTyped& e) {
+    difference = "the rewritten graph is ill-typed: " + e.message;
+  } catch (const core::Error& e) {
+    difference = "the rewrite fails: " + e.render();
+  }
+  if (difference.empty())
+    return Outcome::Agree;
+  *cx = Counterexample{with_values(*before, inputs), to_text(after), difference};
+  return Outcome::Differ;
+}
+
+// Smaller extents, changed consistently across the graph (every occurrence
+// of one extent at one dimension), while the rule still changes the result.
+Plan Verifier::shrink(Plan p) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t d = 0; d < 4 && !progress; ++d) {
+      std::set<int64_t> values;
+      for (const TensorType& t : p.types)
+        if (t.shape.size() == 4 && t.shape[d] > 1)
+          values.insert(t.shape[d]);
+      for (int64_t v : values) {
+        for (int64_t to : {int64_t(1), v - 1}) {
+          Plan q = p;
+          for (TensorType& t : q.types)
+            if (t.shape.size() == 4 && t.shape[d] == v)
+              t.shape[d] = to;
+          Counterexample cx;
+          std::string reason;
+          if (check(q, &cx, &reason) == Outcome::Differ) {
+            p = q;
+            progress = true;
+            break;
+          }
+        }
+        if (progress)
+          break;
+      }
+    }
+  }
+  return p;
+}
+
+VerifyResult Verifier::run() {
+  VerifyResult r;
+  for (const Skeleton::Item& item : skeleton_.items)
+    if (item.kind == Skeleton::Item::Kind::Op && !ops_.knows(item.op)) {
+      r.reason = "op " + item.op + " (in the match) has no definition in the ops file";
+      return r;
+    }
+  int attempts = 0;
+  int budget = o_.cases * o_.attempts_per_case;
+  while (r.cases < o_.cases && attempts < budget) {
+    ++attempts;
+    int size = 2 + std::min(6, r.cases / 8);
+    Plan p = draw(size);
+    Counterexample cx;
+    std::string reason;
+    switch (check(p, &cx, &reason)) {
+    case Outcome::Skip:
+      continue;
+    case Outcome::Agree:
+      ++r.cases;
+      continue;
+    case Outcome::Unverifiable:
+      r.verdict = Verdict::Unverifiable;
+      r.reason = reason;
+      return r;
+    case Outcome::Differ: {
+      Plan small = shrink(p);
+      check(small, &cx, &reason);
+      r.verdict = Verdict::Unsound;
+      r.counterexample = cx;
+      ++r.cases;
+      return r;
+    }
+    }
+  }
+  if (r.cases == o_.cases) {
+    r.verdict = Verdict::Sound;
+    return r;
+  }
+  r.verdict = Verdict::Unverifiable;
+  std::string top;
+  int most = 0;
+  for (const auto& [why, n] : rejections_)
+    if (n > most) {
+      most = n;
+      top = why;
+    }
+  r.reason = "only " + std::to_string(r.cases) + " of " + std::to_string(o_.cases) +
+             " graphs found in " + std::to_string(attempts) + " draws that the rule applies to" +
+             (top.empty() ? "" : "; most draws were rejected because " + top);
+  return r;
+}
+
+} // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+  case Verdict::Sound:
+    return "sound";
+  case Verdict::Unsound:
+    return "unsound";
+  case Verdict::Unverifiable:
+    return "unverifiable";
+  }
+  TEVAL_UNREACHABLE("verdict");
+}
+
+VerifyResult verify_rule(const Rule& rule, const OpSet& ops, const VerifyOptions& o) {
+  return Verifier(rule, ops, o).run();
+}
+
+} // namespace teval::verify::htp

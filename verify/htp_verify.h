@@ -1,0 +1,48 @@
+// The soundness verifier of HTP optimization rules: random graphs that
+// match a rule and satisfy its constraint, evaluated before and after the
+// rewrite with the ground-truth interpreter.
+#pragma once
+
+#include "parser/htp_rules.h"
+#include "verify/htp_ops.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace teval::verify::htp {
+
+struct VerifyOptions {
+  /// Graphs that must agree before a rule is called sound.
+  int cases = 50;
+  uint64_t seed = 0;
+  /// Draws per case before giving up on finding a graph the rule applies to.
+  int attempts_per_case = 40;
+};
+
+enum class Verdict { Sound, Unsound, Unverifiable };
+/// "sound", "unsound", "unverifiable".
+const char* verdict_name(Verdict v);
+
+/// A graph on which a rule changes the result, shrunk.
+struct Counterexample {
+  std::string before; ///< the graph (text format), input values as comments
+  std::string after;  ///< the graph after the rewrite
+  /// What differs: "out[0, 1, 0, 2]: before 0.25, after 0.5", or a shape,
+  /// dtype or type error of the rewritten graph.
+  std::string difference;
+};
+
+struct VerifyResult {
+  Verdict verdict = Verdict::Unverifiable;
+  /// Graphs checked (for sound: all that agreed).
+  int cases = 0;
+  /// Why a rule is unverifiable.
+  std::string reason;
+  std::optional<Counterexample> counterexample;
+};
+
+/// Verifies one well-formed optimization rule against \p ops.
+VerifyResult verify_rule(const parser::htp::Rule& rule, const OpSet& ops, const VerifyOptions& o);
+
+} // namespace teval::verify::htp
