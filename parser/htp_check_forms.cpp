@@ -415,12 +415,18 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
   }
   if (f.starts_with("WITH_") || f == "ResizeDim")
     return modifier(c, root);
-  if (kReplForms.count(f) == 0) {
-    bool constraint = f == "AND" || f == "OR" || f == "EQ" || f == "ADD" || f == "DIM_OF";
-    error(c.callee_span, constraint ? f + " is a constraint function; a replacement is expected "
-                                          "here"
-                                    : "unknown replacement form '" + f + "'");
-  }
+  static const std::set<std::string> kConstraintForms = {
+      "UINT", "INT", "FLOAT", "DTYPE", "NOT", "NEG", "ABS", "IS_POW2", "ROUNDUP", "AND", "OR",
+      "XOR", "ADD", "MUL", "MIN", "MAX", "SUB", "DIV", "REM", "MOD", "EQ", "NE", "LT", "GT", "LE",
+      "GE", "LAYOUT_CHUNKSIZE", "OPTION_INT", "OPTION_UINT", "OPTION_BOOL", "OPTION_FLOAT",
+      "RANK_OF", "DIM_OF", "STEPSIZE_OF", "ZERO_OFFSET_OF", "DTYPE_OF", "ELEMENTSIZE_OF",
+      "INPUTS_OF", "OUTPUTS_OF", "SIZE_OF", "SAME_ENCODING", "SAME_OP", "SAME_SHAPE",
+      "CONSTVAL_INT", "CONSTVAL_INT_VALID", "CONSTVAL_FLOAT", "CONSTVAL_FLOAT_VALID", "SPLIT_DIM",
+      "SPLIT_START", "SPLIT_SIZE", "ITER_VAR", "EXTERNAL_CONSTRAINT"};
+  if (kConstraintForms.count(f) || f.starts_with("IS_") || f.starts_with("DIM_"))
+    error(c.callee_span, f + " is a constraint expression; a replacement is expected here");
+  else
+    error(c.callee_span, "unknown replacement form '" + f + "'");
   return {};
 }
 
@@ -442,9 +448,10 @@ Repl Checker::modifier(const ast::Call& c, bool) {
     Repl r = repl(first, false);
     if (r.built == Built::Op || r.built == Built::External)
       error(first.span, "the first operand of " + f + " must not be an Op construction");
-    else if (f != "WITH_SIZE" && r.built == Built::Shape)
-      error(first.span, "the first operand of " + f + " must be an existing opref");
-    else if (f != "WITH_SIZE" && r.built == Built::Const)
+    else if (f == "WITH_SIZE" && r.built == Built::Const)
+      error(first.span, "the first operand of WITH_SIZE must be an existing opref or a shape "
+                        "construction");
+    else if (f != "WITH_SIZE" && (r.built == Built::Shape || r.built == Built::Const))
       error(first.span, "the first operand of " + f + " must be an existing opref");
     if (f == "WITH_SPLIT_HISTORY" && c.args.size() == 3) {
       expect_int(*c.args[1]);

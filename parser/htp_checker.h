@@ -108,6 +108,7 @@ public:
                                  std::to_string(inv.args.size()));
       return;
     }
+    tags_.insert("*");
     pass(inv.args[0]);
     if (flags)
       rule_.flags = to_text(*inv.args[1]);
@@ -126,9 +127,15 @@ public:
             is_string(*rule_.replacement, "*")
                 ? "the replacement may not be \"*\" (the rule would replace the root by itself)"
                 : "the replacement is a SELECT that can evaluate to \"*\"");
-    rule_.match = MacroTable::seed().expand(rule_.match);
-    rule_.constraint = MacroTable::seed().expand(rule_.constraint);
-    rule_.replacement = MacroTable::seed().expand(rule_.replacement);
+    if (rule_.malformed())
+      return;
+    try {
+      rule_.match = MacroTable::seed().expand(rule_.match);
+      rule_.constraint = MacroTable::seed().expand(rule_.constraint);
+      rule_.replacement = MacroTable::seed().expand(rule_.replacement);
+    } catch (const core::Error& e) {
+      rule_.diagnostics.push_back(e.diagnostic());
+    }
   }
 
   void op(const ast::Call& inv) {

@@ -130,7 +130,7 @@ auto const literal_def = (pos >> float_text >> here)[mk_float] | (pos >> int_tex
 auto const call_args_def = (x3::lit('(') >> -(expr[push_arg] % ',')) > x3::lit(')');
 auto const call_def = (pos >> identifier >> call_args >> here)[mk_call];
 auto const term_def = call[set_val] | (pos >> +string_text >> here)[mk_strings] | literal[set_val] |
-                      (pos >> x3::char_("-+") >> literal)[mk_sign] | name_node[set_val] |
+                      (pos >> x3::char_("-+") >> term)[mk_sign] | name_node[set_val] |
                       (x3::lit('(') >> name_node > x3::lit(')'))[set_val];
 auto const name_node_def = (pos >> qualified >> here)[mk_name];
 auto const pass_offset_def = (pos >> int_text >> here)[mk_c_int];

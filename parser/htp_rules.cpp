@@ -420,4 +420,16 @@ std::string to_text(const ast::Expr& e) {
       e.node);
 }
 
+std::string to_pretty_text(const ast::Expr& e, size_t indent, size_t width) {
+  std::string flat = to_text(e);
+  const ast::Call* c = std::get_if<ast::Call>(&e.node);
+  if (!c || c->args.empty() || indent + flat.size() <= width)
+    return flat;
+  std::string pad(indent + 4, ' ');
+  std::string out = c->callee + "(";
+  for (size_t i = 0; i < c->args.size(); ++i)
+    out += (i ? ",\n" : "\n") + pad + to_pretty_text(*c->args[i], indent + 4, width);
+  return out + ")";
+}
+
 } // namespace teval::parser::htp

@@ -103,4 +103,9 @@ RuleFile read_rules(std::shared_ptr<const core::SourceFile> source);
 /// `AND(EQ(DIM_OF("*", 3), 32), OK)`.
 std::string to_text(const ast::Expr& e);
 
+/// to_text laid out for reading: a call that does not fit in \p width
+/// columns (starting at column \p indent) puts each operand on its own
+/// line, indented by 4.
+std::string to_pretty_text(const ast::Expr& e, size_t indent = 0, size_t width = 100);
+
 } // namespace teval::parser::htp

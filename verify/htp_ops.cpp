@@ -185,6 +185,12 @@ TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
   std::optional<HtpType> like;
   if (!inputs.empty())
     like = g.nodes[inputs[0]].type.dtype;
+  // An op whose definition does not read its output's quantization keeps
+  // its first input's: it computes in that encoding.
+  bool own_quant = def->program.find("$out0.zero") != std::string::npos ||
+                   def->program.find("$out0.step") != std::string::npos;
+  if (!own_quant)
+    quant.reset();
   TensorType out = quant ? *quant : inputs.empty() ? TensorType{} : g.nodes[inputs[0]].type;
   Elaborated el = elaborate(*def, g, inputs, &out);
   const core::TensorDecl& o = el.kernel.tensors[out0(el.kernel, *def)];

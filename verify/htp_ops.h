@@ -47,9 +47,10 @@ struct IllTyped {
   std::string message;
 };
 
-/// The output type \p ops gives op \p op on inputs of \p inputs' types; the
-/// quantization parameters of a quantized output are \p quant's (or in0's
-/// when \p quant is empty). Throws IllTyped.
+/// The output type \p ops gives op \p op on inputs of \p inputs' types. A
+/// quantized output takes \p quant's zero offset and step when the
+/// definition reads $out0.zero or $out0.step (Quantize, Requantize), else
+/// in0's. Throws IllTyped.
 TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
                       const std::vector<int>& inputs, std::optional<TensorType> quant);
 

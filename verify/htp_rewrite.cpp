@@ -351,9 +351,9 @@ ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t m
           break;
       }
       if (changed && result.steps.size() >= max_steps)
-        throw Error(ErrorKind::Limit, order[first]->span,
-                    "no fixed point after " + std::to_string(max_steps) +
-                        " rewrites in pass " + order[first]->pass.text());
+        throw Error(ErrorKind::Limit, result.steps.back().rule->span,
+                    "no fixed point after " + std::to_string(max_steps) + " rewrites in pass " +
+                        order[first]->pass.text() + "; this rule made the last one");
     }
     first = last;
   }

@@ -6,7 +6,7 @@
 #include "interp/random_inputs.h"
 #include "verify/htp_rewrite.h"
 
-#include <functional>
+#include <array>
 #include <map>
 #include <random>
 #include <set>
@@ -66,6 +66,7 @@ struct Plan {
   std::vector<double> const_values;
   std::map<std::string, double> options;
   uint64_t data_seed = 0;
+  double scale = 1;
 };
 
 void collect_options(const ast::Expr& e, std::set<std::string>& out) {
@@ -153,6 +154,7 @@ Plan Verifier::draw(int size) {
   for (const std::string& name : options_)
     p.options[name] = double(uniform(0, 16));
   p.data_seed = uint64_t(uniform(0, int64_t{1} << 40));
+  p.scale = std::array<double, 3>{1, 8, 64}[uniform(0, 2)];
   return p;
 }
 
@@ -253,11 +255,18 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     return Outcome::Skip;
   }
   std::map<int, core::Tensor> inputs;
-  for (int id : before->live())
-    if (before->nodes[id].kind == Node::Kind::Input)
-      inputs[id] = interp::random_tensor(storage(before->nodes[id].type.dtype),
-                                         before->nodes[id].type.shape, p.data_seed,
-                                         before->nodes[id].name);
+  for (int id : before->live()) {
+    const Node& n = before->nodes[id];
+    if (n.kind != Node::Kind::Input)
+      continue;
+    core::Tensor t = interp::random_tensor(storage(n.type.dtype), n.type.shape, p.data_seed, n.name);
+    // Floats in [-1, 1) scaled by 1, 8 or 64, so bounds such as ReLU6's
+    // are crossed.
+    if (core::is_float(t.dtype()))
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.set(i, core::Scalar::of_float(t.dtype(), t.get(i).f * p.scale));
+    inputs[id] = std::move(t);
+  }
   core::Tensor expected;
   try {
     expected = evaluate(*before, ops_, inputs);
@@ -339,7 +348,9 @@ VerifyResult Verifier::run() {
   int budget = o_.cases * o_.attempts_per_case;
   while (r.cases < o_.cases && attempts < budget) {
     ++attempts;
-    int size = 2 + std::min(6, r.cases / 8);
+    // Shapes grow with the cases checked, and with the draws a demanding
+    // constraint rejects.
+    int size = 2 + std::min(6, std::max(r.cases / 8, attempts / 40));
     Plan p = draw(size);
     Counterexample cx;
     std::string reason;

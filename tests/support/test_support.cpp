@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace teval::test {
 
@@ -58,6 +60,21 @@ std::filesystem::path scratch_dir(const std::string& name) {
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
+}
+
+Result run_teval(const std::string& args, const std::filesystem::path& cwd) {
+  static int calls = 0;
+  std::filesystem::path scratch =
+      scratch_dir("cli-capture-" + std::to_string(getpid()) + "-" + std::to_string(calls++));
+  std::string cmd = "cd '" + cwd.string() + "' && '" + (binary_dir() / "bin/teval").string() +
+                    "' " + args + " > '" + (scratch / "out").string() + "' 2> '" +
+                    (scratch / "err").string() + "'";
+  int status = std::system(cmd.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(scratch / "out");
+  r.err = read_file(scratch / "err");
+  return r;
 }
 
 } // namespace teval::test

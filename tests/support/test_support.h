@@ -23,6 +23,17 @@ std::vector<std::filesystem::path> files_with_extension(const std::filesystem::p
 /// Returns a gtest failure message, or an empty string when they match.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
 
+/// What a run of the `teval` command did.
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs build/bin/teval with \p args (already shell-quoted) in directory
+/// \p cwd, capturing its standard output and error.
+Result run_teval(const std::string& args, const std::filesystem::path& cwd);
+
 /// A fresh empty directory under the build tree for one test.
 std::filesystem::path scratch_dir(const std::string& name);
 

@@ -18,26 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using test::Result;
 
-// Runs teval with \p args (already shell-quoted) in directory \p cwd.
 Result teval(const std::string& args, const fs::path& cwd = fs::current_path()) {
-  static int calls = 0;
-  fs::path scratch =
-      test::scratch_dir("cli-capture-" + std::to_string(getpid()) + "-" + std::to_string(calls++));
-  std::string cmd = "cd '" + cwd.string() + "' && '" + (test::binary_dir() / "bin/teval").string() +
-                    "' " + args + " > '" + (scratch / "out").string() + "' 2> '" +
-                    (scratch / "err").string() + "'";
-  int status = std::system(cmd.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = test::read_file(scratch / "out");
-  r.err = test::read_file(scratch / "err");
-  return r;
+  return test::run_teval(args, cwd);
 }
 
 TEST(Cli, HelpAndUsage) {

@@ -6,6 +6,7 @@
 #include "verify/htp_rewrite.h"
 #include "verify/htp_verify.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -95,12 +96,19 @@ std::string rule_json(const htp::RuleFile& f, const htp::Rule& r) {
   return out;
 }
 
+// Every diagnostic of the file, in the order of their positions.
 void print_diagnostics(const htp::RuleFile& f) {
+  std::vector<const core::Diagnostic*> all;
   for (const core::Diagnostic& d : f.diagnostics)
-    std::cerr << core::render(d);
+    all.push_back(&d);
   for (const htp::Rule& r : f.rules)
     for (const core::Diagnostic& d : r.diagnostics)
-      std::cerr << core::render(d);
+      all.push_back(&d);
+  std::stable_sort(all.begin(), all.end(), [](const core::Diagnostic* a, const core::Diagnostic* b) {
+    return a->span.begin < b->span.begin;
+  });
+  for (const core::Diagnostic* d : all)
+    std::cerr << core::render(*d);
 }
 
 int check(const std::vector<std::string>& files, bool json) {
@@ -140,14 +148,15 @@ int expand(const std::string& path) {
     auto at = f.source->location(r.span.begin);
     std::cout << "// " << path << ":" << at.line << "\n";
     if (r.kind != htp::ItemKind::Optimization) {
-      std::cout << htp::to_text(*r.invocation) << "\n\n";
+      std::cout << htp::to_pretty_text(*r.invocation) << "\n\n";
       continue;
     }
     std::cout << r.macro << "(" << r.pass.text();
     if (!r.flags.empty())
       std::cout << ", " << r.flags;
-    std::cout << ",\n    " << htp::to_text(*r.match) << ",\n    " << htp::to_text(*r.constraint)
-              << ",\n    " << htp::to_text(*r.replacement) << ")\n\n";
+    for (const ast::ExprPtr& part : {r.match, r.constraint, r.replacement})
+      std::cout << ",\n    " << htp::to_pretty_text(*part, 4);
+    std::cout << ")\n\n";
   }
   return 0;
 }

@@ -1,0 +1,1 @@
+// No rules: applying this file leaves a graph as it is.

@@ -1,0 +1,151 @@
+// `teval rules` as users run it, against golden files (tests/data/htp):
+// accept/ files must check clean (their --json report and expansion are
+// golden), reject/ files must fail with golden diagnostics, apply/ graphs
+// are rewritten by the rules their first line names, and verify/ rule files
+// get golden verdicts against examples/htp/ops.txt.
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace teval {
+namespace {
+
+namespace fs = std::filesystem;
+
+test::Result rules(const std::string& args) { return test::run_teval("rules " + args, test::source_dir()); }
+
+std::vector<std::string> names(const std::string& dir, const std::string& extension) {
+  std::vector<std::string> out;
+  for (const fs::path& p :
+       test::files_with_extension(test::source_dir() / "tests/data/htp" / dir, extension))
+    out.push_back(p.stem().string());
+  return out;
+}
+
+std::string rel(const std::string& dir, const std::string& file) { return "tests/data/htp/" + dir + "/" + file; }
+
+fs::path golden(const std::string& dir, const std::string& file) {
+  return test::source_dir() / rel(dir, file);
+}
+
+class AcceptedRules : public testing::TestWithParam<std::string> {};
+
+TEST_P(AcceptedRules, CheckCleanAndExpand) {
+  std::string file = rel("accept", GetParam() + ".cpp");
+  test::Result r = rules("check --json " + file);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string failure =
+      test::check_golden(golden("accept", GetParam() + ".check"), r.out + "--- stderr\n" + r.err);
+  EXPECT_TRUE(failure.empty()) << failure;
+  r = rules("expand " + file);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  failure = test::check_golden(golden("accept", GetParam() + ".expand"), r.out);
+  EXPECT_TRUE(failure.empty()) << failure;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, AcceptedRules, testing::ValuesIn(names("accept", ".cpp")));
+
+class RejectedRules : public testing::TestWithParam<std::string> {};
+
+TEST_P(RejectedRules, FailWithGoldenDiagnostics) {
+  test::Result r = rules("check " + rel("reject", GetParam() + ".cpp"));
+  EXPECT_EQ(r.exit_code, 1);
+  std::string failure = test::check_golden(golden("reject", GetParam() + ".err"), r.err + r.out);
+  EXPECT_TRUE(failure.empty()) << failure;
+  // expand refuses malformed files, with the same diagnostics.
+  test::Result e = rules("expand " + rel("reject", GetParam() + ".cpp"));
+  EXPECT_EQ(e.exit_code, 1);
+  EXPECT_EQ(e.out, "");
+  EXPECT_EQ(e.err, r.err);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, RejectedRules, testing::ValuesIn(names("reject", ".cpp")));
+
+class AppliedRules : public testing::TestWithParam<std::string> {};
+
+// apply/NAME.graph starts with `# RULES: FILE`; NAME.out is the rewritten
+// graph and the log, or the diagnostic.
+TEST_P(AppliedRules, RewriteGoldenGraphs) {
+  std::string graph = rel("apply", GetParam() + ".graph");
+  std::string text = test::read_file(test::source_dir() / graph);
+  ASSERT_EQ(text.rfind("# RULES: ", 0), 0u) << graph;
+  std::string rules_file = text.substr(9, text.find('\n') - 9);
+  test::Result r = rules("apply " + rel("apply", rules_file) + " --graph " + graph);
+  std::string failure =
+      test::check_golden(golden("apply", GetParam() + ".out"),
+                         "exit " + std::to_string(r.exit_code) + "\n" + r.out + "--- stderr\n" + r.err);
+  EXPECT_TRUE(failure.empty()) << failure;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, AppliedRules, testing::ValuesIn(names("apply", ".graph")));
+
+class VerifiedRules : public testing::TestWithParam<std::string> {};
+
+TEST_P(VerifiedRules, GoldenVerdicts) {
+  test::Result r = rules("verify " + rel("verify", GetParam() + ".cpp") +
+                         " --ops examples/htp/ops.txt --cases 40 --seed 7");
+  bool unsound = r.out.find(": unsound") != std::string::npos;
+  EXPECT_EQ(r.exit_code, unsound ? 1 : 0) << r.err;
+  std::string failure =
+      test::check_golden(golden("verify", GetParam() + ".out"), r.out + "--- stderr\n" + r.err);
+  EXPECT_TRUE(failure.empty()) << failure;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, VerifiedRules, testing::ValuesIn(names("verify", ".cpp")));
+
+TEST(RulesCli, Usage) {
+  EXPECT_EQ(rules("").exit_code, 2);
+  EXPECT_EQ(rules("frobnicate x.cpp").exit_code, 2);
+  EXPECT_EQ(rules("check").exit_code, 2);
+  EXPECT_EQ(rules("expand a.cpp b.cpp").exit_code, 2);
+  EXPECT_EQ(rules("apply examples/htp/split_rules.cpp").exit_code, 2);
+  EXPECT_EQ(rules("verify examples/htp/split_rules.cpp").exit_code, 2);
+  EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops").exit_code, 2);
+  EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops x --cases -3").exit_code, 2);
+  EXPECT_EQ(rules("check --graph g examples/htp/split_rules.cpp").exit_code, 2);
+  test::Result r = rules("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("teval rules verify FILE --ops OPS"), std::string::npos);
+  r = rules("check no/such/file.cpp");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "no/such/file.cpp: error: cannot open file\n");
+}
+
+TEST(RulesCli, VerifyJsonHasOneObjectPerRule) {
+  test::Result r = rules("verify examples/htp/split_rules.cpp --ops examples/htp/ops.txt "
+                         "--cases 20 --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::vector<std::string> lines;
+  for (size_t b = 0; b < r.out.size();) {
+    size_t e = r.out.find('\n', b);
+    lines.push_back(r.out.substr(b, e - b));
+    b = e + 1;
+  }
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  for (const std::string& l : lines)
+    for (const char* key : {"\"file\": \"examples/htp/split_rules.cpp\"", "\"line\": ",
+                            "\"kind\": \"optimization\"", "\"pass\": \"TILING+10", "\"verdict\": ",
+                            "\"cases\": ", "\"reason\": ", "\"counterexample\": "})
+      EXPECT_NE(l.find(key), std::string::npos) << key << " in " << l;
+  EXPECT_NE(lines[0].find("\"verdict\": \"sound\", \"cases\": 20"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"verdict\": \"unsound\""), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("\"difference\": \"out["), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("\"verdict\": \"sound\""), std::string::npos) << lines[2];
+}
+
+TEST(RulesCli, ApplyWritesTheGraphWithMinusO) {
+  fs::path out = test::scratch_dir("rules-apply") / "out.graph";
+  test::Result r = rules("apply examples/htp/split_rules.cpp --graph examples/htp/relu.graph -o " +
+                         out.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::string graph = test::read_file(out);
+  EXPECT_NE(graph.find("= Concat("), std::string::npos) << graph;
+  // The written graph reads back: applying no rules reproduces it.
+  test::Result again = rules("apply tests/data/htp/apply/none.cpp --graph " + out.string());
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, graph);
+}
+
+} // namespace
+} // namespace teval
