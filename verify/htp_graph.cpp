@@ -58,7 +58,8 @@ public:
     skip();
     return at_ >= end_;
   }
-  core::Span here(uint32_t width = 1) const {
+  core::Span here(uint32_t width = 1) {
+    skip();
     return core::Span{&file_, at_, std::min(at_ + width, std::max(end_, at_ + width))};
   }
   [[noreturn]] void fail(const std::string& expected) {
@@ -138,7 +139,7 @@ private:
   uint32_t end_;
 };
 
-TensorType read_type(Line& line) {
+TensorType read_type(Line& line, int* outputs = nullptr) {
   core::Span at;
   std::string dt = line.word("a dtype such as float32 or quint8", &at);
   std::optional<HtpType> t = htp_type_from_name(dt);
@@ -163,8 +164,11 @@ TensorType read_type(Line& line) {
       type.zero_offset = int32_t(line.integer("an integer zero offset"));
     else if (key == "step")
       type.step = float(line.number("a step size"));
+    else if (key == "outputs" && outputs)
+      *outputs = int(line.integer("a number of outputs"));
     else
-      throw Error(ErrorKind::Syntax, s, "unexpected '" + key + "'; expected zero or step");
+      throw Error(ErrorKind::Syntax, s,
+                  "unexpected '" + key + "'; expected zero, step" + (outputs ? " or outputs" : ""));
   }
   return type;
 }
@@ -298,8 +302,8 @@ Graph read_graph(const core::SourceFile& file) {
         std::vector<double> values;
         // const NAME: TYPE = [v, ...]: the values follow the type.
         n.type = TensorType{};
-        core::Span at = line.here();
-        std::string dt = line.word("a dtype");
+        core::Span at;
+        std::string dt = line.word("a dtype", &at);
         std::optional<HtpType> t = htp_type_from_name(dt);
         if (!t)
           throw Error(ErrorKind::Type, at, "unknown dtype '" + dt + "'");
@@ -371,7 +375,9 @@ Graph read_graph(const core::SourceFile& file) {
         line.expect(')');
       }
       line.expect(':');
-      n.type = read_type(line);
+      n.type = read_type(line, &n.outputs);
+      if (n.outputs < 1 || n.outputs > 1024)
+        throw Error(ErrorKind::Range, name_span, "an op has 1 to 1024 outputs");
       define(std::move(n), name_span);
     }
   }

@@ -1,0 +1,148 @@
+// Reading HTP rule files: macro expansions as the seed states them, pass
+// priorities, constants, annotations and rule regions.
+#include "parser/htp_rules.h"
+
+#include <gtest/gtest.h>
+
+namespace teval::parser::htp {
+namespace {
+
+RuleFile read(const std::string& text) { return read_rules(core::SourceFile::make("t.cpp", text)); }
+
+// The one optimization rule of \p text, which must be well formed.
+Rule rule(const std::string& text) {
+  RuleFile f = read(text);
+  EXPECT_EQ(f.rules.size(), 1u);
+  EXPECT_FALSE(f.malformed());
+  return f.rules.at(0);
+}
+
+std::string expanded_constraint(const std::string& cst) {
+  Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Conv\", \"x\", \"y\"), " + cst + ", \"x\")");
+  return r.constraint ? to_text(*r.constraint) : "";
+}
+
+std::string expanded_replacement(const std::string& repl) {
+  Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Conv\", \"x\", \"y\"), OK, AUTOSPLIT(3, \"I\", 2, " +
+                repl + "))");
+  if (!r.replacement)
+    return "";
+  const auto& split = std::get<ast::Call>(r.replacement->node);
+  return to_text(*split.args[3]);
+}
+
+TEST(HtpMacros, ConstraintMacrosExpandAsTheSeedStates) {
+  // Each expectation is the seed's text for the macro.
+  EXPECT_EQ(expanded_constraint("IS_QUINT8(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::QUInt8)");
+  EXPECT_EQ(expanded_constraint("IS_QINT8(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::QInt8)");
+  EXPECT_EQ(expanded_constraint("IS_QUINT16(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::QUInt16)");
+  EXPECT_EQ(expanded_constraint("IS_QINT16(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::QInt16)");
+  EXPECT_EQ(expanded_constraint("IS_QINT32(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::QInt32)");
+  EXPECT_EQ(expanded_constraint("IS_INT32(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Int32)");
+  EXPECT_EQ(expanded_constraint("IS_FLOAT16(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Float16)");
+  EXPECT_EQ(expanded_constraint("IS_FLOAT32(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Float32)");
+  EXPECT_EQ(expanded_constraint("IS_FLOAT(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Float32)");
+  const char* dims[][2] = {{"DIM_BATCHES", "0"},    {"DIM_HEIGHT", "1"},    {"DIM_WIDTH", "2"},
+                           {"DIM_DEPTH", "3"},      {"DIM_FILTHEIGHT", "0"}, {"DIM_FILTWIDTH", "1"},
+                           {"DIM_FILTDEPTH", "2"},  {"DIM_NFILTS", "3"}};
+  for (auto& [macro, dim] : dims)
+    EXPECT_EQ(expanded_constraint(std::string("GT(") + macro + "(\"y\"), 1)"),
+              std::string("GT(DIM_OF(\"y\", ") + dim + "), 1)")
+        << macro;
+  EXPECT_EQ(expanded_constraint("SAME_SHAPE(\"x\", \"y\")"),
+            "AND(EQ(DIM_OF(\"x\", 3), DIM_OF(\"y\", 3)), EQ(DIM_OF(\"x\", 2), DIM_OF(\"y\", 2)), "
+            "EQ(DIM_OF(\"x\", 1), DIM_OF(\"y\", 1)), EQ(DIM_OF(\"x\", 0), DIM_OF(\"y\", 0)))");
+}
+
+TEST(HtpMacros, ReplacementMacrosExpandAsTheSeedStates) {
+  EXPECT_EQ(expanded_replacement("Op(\"Conv\", AUTOSPLIT_SLICE(\"x\", gen_Shape(0, 0, 0, SPLIT_START(\"I\")), "
+                                 "gen_ShapeOf(\"y\")))"),
+            "Op(\"Conv\", WITH_SIZE(gen_ShapeOf(\"y\"), WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", "
+            "gen_Shape(0, 0, 0, SPLIT_START(\"I\")), gen_ShapeOf(\"y\")))))");
+  EXPECT_EQ(expanded_replacement("Op(\"Conv\", TYPICAL_SLICE(\"x\", \"I\"))"),
+            "Op(\"Conv\", WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(simple_split_size, \"I\", \"x\"), "
+            "WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", AUTOSPLIT_SHAPEFN_APPLY(simple_split_start, "
+            "\"I\", \"x\"), AUTOSPLIT_SHAPEFN_APPLY(simple_split_size, \"I\", \"x\")))))");
+  EXPECT_EQ(expanded_replacement("Op(\"Conv\", CHANGEDIM_SLICE(\"x\", \"I\", 1))"),
+            "Op(\"Conv\", WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size, \"I\", \"x\", 1), "
+            "WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", AUTOSPLIT_SHAPEFN_APPLY("
+            "simpledim_split_start, \"I\", \"x\", 1), AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size, "
+            "\"I\", \"x\", 1)))))");
+  Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"TopK\", \"x\"), OK, "
+                "OpMultiOut(2, 1, \"TopK.v2\", \"x\", gen_ConstScalar_i32(3)))");
+  EXPECT_EQ(to_text(*r.replacement),
+            "Op(\"$Out\", WITH_MULTI_OUT(2, Op(\"TopK.v2\", \"x\", gen_ConstScalar_i32(3))), "
+            "gen_Shape(0, 0, 2, 1))");
+}
+
+TEST(HtpMacros, HeaderAndLocalMacros) {
+  Rule r = rule("#define RELU_OF(X) Op(FROM_DEFAULT_PACKAGE(\"Relu\"), \\\n    X)\n"
+                "DEF_PACKAGE_OPTIMIZATION(EARLY, RELU_OF(\"x\"), GT(TILE_HEIGHT, 0), CAST_TO_FP16(\"x\"))");
+  EXPECT_EQ(to_text(*r.match), "Op(\"Relu\", \"x\")");
+  EXPECT_EQ(to_text(*r.constraint), "GT(OPTION_UINT(\"tile_height\"), 0)");
+  EXPECT_EQ(to_text(*r.replacement),
+            "WITH_SIZE(\"x\", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op(\"QNN_Cast\", \"x\")))");
+}
+
+TEST(HtpMacros, ErrorsInExpansionsPointAtTheUse) {
+  RuleFile f = read("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), IS_FLOAT(\"y\"), \"x\")");
+  ASSERT_EQ(f.rules[0].diagnostics.size(), 1u);
+  EXPECT_EQ(f.rules[0].diagnostics[0].span.text(), "\"y\"");
+}
+
+TEST(HtpRules, PassPriorities) {
+  EXPECT_EQ(pass_priority("EARLY"), 3050);
+  EXPECT_EQ(pass_priority("MIDDLE"), 20050);
+  EXPECT_EQ(pass_priority("LATE"), 21050);
+  EXPECT_EQ(pass_priority("GRAPH_CLEANUP"), 50);
+  EXPECT_EQ(pass_priority("CLEANUP_GRAPH"), 100);
+  EXPECT_EQ(pass_priority("TILING"), 11000);
+  EXPECT_EQ(pass_priority("HARD_OPS"), 20000);
+  EXPECT_EQ(pass_priority("NOT_A_PASS"), std::nullopt);
+  Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY + 12, Op(\"A\", \"x\"), OK, \"x\")");
+  EXPECT_EQ(r.pass.text(), "EARLY+12");
+  EXPECT_EQ(r.pass.priority, 3062);
+}
+
+TEST(HtpRules, Constants) {
+  RuleFile f = read("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), "
+                    "AND(EQ(010, 8), EQ(0x1FU, 31U), EQ(12L, 12), EQ(-1.5e-1f, -0.15)), \"x\")");
+  ASSERT_FALSE(f.malformed());
+  const Rule& r = f.rules[0];
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].severity, core::Severity::Warning);
+  EXPECT_EQ(r.diagnostics[0].message, "octal constant 010 is 8 in decimal");
+  const auto& args = std::get<ast::Call>(r.constraint->node).args;
+  auto lhs = [&](size_t i) { return std::get<ast::Call>(args[i]->node).args[0]; };
+  EXPECT_EQ(std::get<ast::IntLit>(lhs(0)->node).value, 8u);
+  EXPECT_EQ(std::get<ast::IntLit>(lhs(1)->node).value, 31u);
+}
+
+TEST(HtpRules, AdjacentStringsConcatenate) {
+  Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Re\" /* c */ \"lu\", \"x\"), OK, \"x\")");
+  EXPECT_EQ(to_text(*r.match), "Op(\"Relu\", \"x\")");
+}
+
+TEST(HtpRules, RegionsAnnotationsAndKinds) {
+  RuleFile f = read("// :::EXTERNAL_SHAPEFN::: { OpRef my_fn(Replacement &rpx, OpRef const &a, int b); }\n"
+                    "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, \"x\") junk ) ( ;\n"
+                    "DEF_PACKAGE_OP((impl<T>), \"A\")\n"
+                    "DEF_TENSOR_PROPERTIES(Op(\"A\", \"in\"), Flat(\"in\"))\n"
+                    "DEF_PACKAGE_PARAM_ORDER(\"A\", \"p\", true, nullptr)\n");
+  ASSERT_FALSE(f.malformed());
+  ASSERT_EQ(f.rules.size(), 4u);
+  EXPECT_EQ(f.rules[0].kind, ItemKind::Optimization);
+  EXPECT_EQ(f.rules[1].kind, ItemKind::Op);
+  EXPECT_EQ(f.rules[1].function, "impl<T>");
+  EXPECT_EQ(f.rules[1].op_name, "A");
+  EXPECT_EQ(f.rules[2].kind, ItemKind::TensorProperties);
+  EXPECT_EQ(f.rules[3].kind, ItemKind::ParamOrder);
+  ASSERT_EQ(f.externals.size(), 1u);
+  EXPECT_EQ(f.externals[0].return_type, "OpRef");
+  EXPECT_EQ(f.externals[0].name, "my_fn");
+  EXPECT_EQ(f.externals[0].params,
+            (std::vector<std::string>{"Replacement &rpx", "OpRef const &a", "int b"}));
+}
+
+} // namespace
+} // namespace teval::parser::htp

@@ -1,0 +1,287 @@
+// HTP graphs, constraint evaluation, rewriting, graph evaluation and the
+// verifier, each against hand-computed expectations.
+#include "core/error.h"
+#include "tests/support/test_support.h"
+#include "verify/htp_rewrite.h"
+#include "verify/htp_verify.h"
+
+#include <gtest/gtest.h>
+
+namespace teval::verify::htp {
+namespace {
+
+using parser::htp::Rule;
+using parser::htp::RuleFile;
+
+Graph graph(const std::string& text) { return read_graph(*core::SourceFile::make("g.graph", text)); }
+
+// Sources stay alive for the rules that point into them.
+RuleFile rules(const std::string& text) {
+  RuleFile f = parser::htp::read_rules(core::SourceFile::make("r.cpp", text));
+  EXPECT_FALSE(f.malformed()) << text;
+  return f;
+}
+
+const char* const kRelu = "input x: quint8[1, 2, 3, 4] zero 3 step 0.5\n"
+                          "const c: float32[1, 1, 1, 2] = [2.5, -1]\n"
+                          "r = Relu(x): quint8[1, 2, 3, 4] zero 3 step 0.5\n"
+                          "output r\n";
+
+// Evaluates \p constraint for a rule matching Relu("x") in kRelu.
+bool holds(const std::string& constraint, const std::string& g = kRelu) {
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), " + constraint + ", \"x\")");
+  Graph gr = graph(g);
+  std::optional<Match> m = match(gr, gr.output, *f.rules.at(0).match);
+  EXPECT_TRUE(m.has_value());
+  return Evaluator(gr, *m).holds(*f.rules.at(0).constraint);
+}
+
+core::ErrorKind fault(const std::string& constraint) {
+  try {
+    holds(constraint);
+  } catch (const core::Error& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << constraint << " did not fault";
+  return core::ErrorKind::Syntax;
+}
+
+TEST(HtpConstraints, IntegerArithmeticIsCs) {
+  // C truncates division; REM takes the dividend's sign, MOD the divisor's.
+  EXPECT_TRUE(holds("AND(EQ(DIV(-7, 2), -3), EQ(REM(-7, 2), -1), EQ(MOD(-7, 2), 1), EQ(MOD(7, -2), -1))"));
+  EXPECT_TRUE(holds("AND(EQ(REM(7, 2), MOD(7, 2)), EQ(MOD(-8, 2), 0))"));
+  // size wraps modulo 2^64; int converts to size as in C, so -1 < 1U is false.
+  EXPECT_TRUE(holds("EQ(SUB(0U, 1U), 18446744073709551615U)"));
+  EXPECT_FALSE(holds("LT(-1, 1U)"));
+  EXPECT_TRUE(holds("AND(EQ(ROUNDUP(5, 4), 8), EQ(ROUNDUP(8, 4), 8), IS_POW2(64), NOT(IS_POW2(0)))"));
+  EXPECT_TRUE(holds("AND(EQ(ADD(1, 2, 3), 6), EQ(MUL(2, 3, 4), 24), EQ(MIN(3, 1, 2), 1), EQ(MAX(3, 1, 2), 3))"));
+  EXPECT_TRUE(holds("AND(EQ(ABS(-5), 5), EQ(NEG(5), -5), EQ(INT(2.9), 2), EQ(INT(-2.9), -2))"));
+}
+
+TEST(HtpConstraints, FaultsAreErrors) {
+  EXPECT_EQ(fault("EQ(DIV(1, 0), 1)"), core::ErrorKind::Arithmetic);
+  EXPECT_EQ(fault("EQ(MOD(1U, 0U), 1)"), core::ErrorKind::Arithmetic);
+  EXPECT_EQ(fault("EQ(MUL(65536, 65536), 0)"), core::ErrorKind::Arithmetic);
+  EXPECT_EQ(fault("GT(DIM_OF(\"x\", 4), 0)"), core::ErrorKind::Range);
+  EXPECT_EQ(fault("SAME_OP(INPUT_OF(\"x\", 0), \"x\")"), core::ErrorKind::Range);
+  // SELECT, AND and OR do not evaluate what they do not need.
+  EXPECT_TRUE(holds("EQ(SELECT(OK, 1, DIV(1, 0)), 1)"));
+  EXPECT_FALSE(holds("AND(false, EQ(DIV(1, 0), 1))"));
+  EXPECT_TRUE(holds("OR(true, EQ(DIV(1, 0), 1))"));
+}
+
+TEST(HtpConstraints, FloatsAreBinary32) {
+  EXPECT_TRUE(holds("AND(GT(INF, 3.0e38), LT(NEG_INF, -3.0e38), EQ(ADD(0.1f, 0.2f), 0.3f))"));
+  // 16777217 is not a float: it rounds to 16777216.
+  EXPECT_TRUE(holds("EQ(FLOAT(16777217), 16777216.0)"));
+}
+
+TEST(HtpConstraints, PropertiesOfOperands) {
+  EXPECT_TRUE(holds("AND(EQ(RANK_OF(\"x\"), 4), EQ(DIM_HEIGHT(\"x\"), 2), EQ(DIM_WIDTH(\"x\"), 3), "
+                    "EQ(DIM_DEPTH(\"*\"), 4), EQ(SIZE_OF(\"x\"), 24), EQ(ELEMENTSIZE_OF(\"x\"), 1))"));
+  EXPECT_TRUE(holds("AND(IS_QUINT8(\"x\"), EQ(ZERO_OFFSET_OF(\"x\"), 3), EQ(STEPSIZE_OF(\"x\"), 0.5), "
+                    "EQ(INPUTS_OF(\"*\"), 1), EQ(OUTPUTS_OF(\"*\"), 1), SAME_ENCODING(\"x\", \"*\"), "
+                    "SAME_OP(INPUT_OF(\"*\", 0), \"x\"), NOT(SAME_OP(\"x\", \"*\")))"));
+  // CONSTVAL_* of a non-constant fail: INT_MIN and NaN.
+  EXPECT_TRUE(holds("AND(NOT(CONSTVAL_INT_VALID(\"x\", 0)), LT(CONSTVAL_INT(\"x\", 0), -2147483647), "
+                    "NOT(CONSTVAL_FLOAT_VALID(\"x\", 0)), NE(CONSTVAL_FLOAT(\"x\", 0), CONSTVAL_FLOAT(\"x\", 0)))"));
+}
+
+TEST(HtpConstraints, ConstantValues) {
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"AddScalar\", \"x\", \"c\"), "
+                     "AND(EQ(CONSTVAL_FLOAT(\"c\", 0), 2.5), NOT(CONSTVAL_INT_VALID(\"c\", 0)), "
+                     "EQ(CONSTVAL_INT(\"c\", 1), -1), NOT(CONSTVAL_FLOAT_VALID(\"c\", 2))), \"x\")");
+  Graph g = graph("input x: float32[1, 1, 1, 2]\nconst c: float32[1, 1, 1, 2] = [2.5, -1]\n"
+                  "a = AddScalar(x, c): float32[1, 1, 1, 2]\noutput a\n");
+  std::optional<Match> m = match(g, g.output, *f.rules[0].match);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(Evaluator(g, *m).holds(*f.rules[0].constraint));
+}
+
+TEST(HtpConstraints, OptionsAndExternals) {
+  std::string with = std::string("option tile_height = 8\n") + kRelu;
+  EXPECT_TRUE(holds("AND(EQ(OPTION_UINT(\"tile_height\"), 8U), OPTION_BOOL(\"tile_height\"))", with));
+  try {
+    holds("GT(OPTION_UINT(\"tile_height\"), 0)");
+    ADD_FAILURE() << "an unset option was evaluated";
+  } catch (const NotEvaluable& e) {
+    EXPECT_EQ(e.reason, "the rule reads graph option 'tile_height', which is not set");
+  }
+  EXPECT_THROW(holds("EXTERNAL_CONSTRAINT(f, \"x\")"), NotEvaluable);
+}
+
+TEST(HtpGraphs, TextRoundTrips) {
+  std::string text = "option tile_height = 8.0\n"
+                     "input x: quint8[1, 2, 3, 4] zero 3 step 0.5\n"
+                     "const c: int32[1, 1, 1, 2] = [2, -1]\n"
+                     "shape s = [0, 0, 0, 1]\n"
+                     "r = q::flat_to_vtcm(x, c, s): float32[1, 2, 3, 4] outputs 2\n"
+                     "output r\n";
+  Graph g = graph(text);
+  EXPECT_EQ(to_text(g), text);
+  EXPECT_EQ(g.nodes[3].op, "q::flat_to_vtcm");
+  EXPECT_EQ(g.nodes[3].outputs, 2);
+}
+
+TEST(HtpGraphs, Errors) {
+  auto error = [](const std::string& text) {
+    try {
+      graph(text);
+    } catch (const core::Error& e) {
+      return e.render();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("input x: float32[2]\ny = Relu(z): float32[2]\noutput y\n"),
+            "g.graph:2:10: error: unknown node 'z'\ny = Relu(z): float32[2]\n         ^\n");
+  EXPECT_EQ(error("input x: float32[2]\n"), "g.graph: error: the graph has no `output NAME` line\n");
+  EXPECT_EQ(error("input x: float32[2] zero\noutput x\n").substr(0, 71),
+            "g.graph:1:25: error: expected an integer zero offset before end of line");
+  EXPECT_EQ(error("const c: int32[2] = [1.5, 2]\noutput c\n").substr(0, 40),
+            "g.graph:1:21: error: value 1.500000 is n");
+  EXPECT_EQ(error("input x: float32[2]\ny = Relu(x): float32[2] outputs 0\noutput y\n").substr(0, 46),
+            "g.graph:2:1: error: an op has 1 to 1024 output");
+  EXPECT_EQ(error("y = Relu(: float32[2]\n").substr(0, 50),
+            "g.graph:1:10: error: expected an input name\ny = Re");
+}
+
+// Applies \p rule_text's rules to \p graph_text.
+ApplyResult apply(const std::string& rule_text, const std::string& graph_text, RuleFile& keep,
+                  size_t max_steps = 10000) {
+  keep = rules(rule_text);
+  std::vector<const Rule*> all;
+  for (const Rule& r : keep.rules)
+    all.push_back(&r);
+  return apply_rules(graph(graph_text), all, max_steps);
+}
+
+TEST(HtpRewrite, AutosplitMakesChunksAndAConcat) {
+  RuleFile keep;
+  ApplyResult r = apply("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Relu\", \"x\"), GT(DIM_DEPTH(\"*\"), 2),\n"
+                        "  AUTOSPLIT(3, \"I\", 2, Op(\"Relu\", TYPICAL_SLICE(\"x\", \"I\"))))",
+                        "input x: float32[1, 1, 1, 5]\nr = Relu(x): float32[1, 1, 1, 5]\noutput r\n", keep);
+  ASSERT_EQ(r.steps.size(), 1u);
+  const Graph& g = r.graph;
+  const Node& concat = g.nodes[g.output];
+  EXPECT_EQ(concat.op, "Concat");
+  ASSERT_EQ(concat.inputs.size(), 4u);
+  EXPECT_EQ(g.nodes[concat.inputs[0]].value->get(0).i, 3); // the axis
+  std::vector<int64_t> chunks;
+  for (size_t i = 1; i < 4; ++i) {
+    const Node& relu = g.nodes[concat.inputs[i]];
+    EXPECT_EQ(relu.op, "Relu");
+    chunks.push_back(relu.type.shape[3]);
+    const Node& slice = g.nodes[relu.inputs[0]];
+    EXPECT_EQ(slice.op, "Slice_shape");
+    EXPECT_EQ(g.nodes[slice.inputs[1]].type.shape, (core::Shape{0, 0, 0, int64_t(2 * (i - 1))}));
+  }
+  EXPECT_EQ(chunks, (std::vector<int64_t>{2, 2, 1}));
+}
+
+TEST(HtpRewrite, WrapOpKeepsAnOpOfItsName) {
+  RuleFile keep;
+  ApplyResult r = apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Exp\", LET(\"e\", Op(\"Exp\", \"x\"))), OK, "
+                        "WrapOp(\"Exp\", \"e\"))",
+                        "input x: float32[2]\na = Exp(x): float32[2]\nb = Exp(a): float32[2]\noutput b\n",
+                        keep);
+  EXPECT_EQ(to_text(r.graph), "input x: float32[2]\na = Exp(x): float32[2]\noutput a\n");
+}
+
+TEST(HtpRewrite, ModifiersSetTheConstructedOutput) {
+  RuleFile keep;
+  ApplyResult r = apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Q\", \"x\"), OK, WITH_OUTPUT_TYPE(DType::QInt8, "
+                        "-3, 0.25, ResizeDim(1, 7, WITH_SIZE(gen_Shape(1, 2, 3, 4), Op(\"Q2\", \"x\")))))",
+                        "input x: float32[4]\nq = Q(x): float32[4]\noutput q\n", keep);
+  EXPECT_EQ(to_text(r.graph), "input x: float32[4]\nt3 = Q2(x): qint8[1, 7, 3, 4] zero -3 step 0.25\n"
+                              "output t3\n");
+}
+
+TEST(HtpRewrite, ReplacementsReadTheOldRoot) {
+  // "*" inside the replacement is the node being replaced; only uses
+  // outside the replacement are redirected.
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, Op(\"Wrap\", \"*\"))");
+  Graph g = graph("input x: float32[2]\na = A(x): float32[2]\nb = B(a): float32[2]\noutput b\n");
+  std::optional<int> rep = rewrite_at(g, 1, f.rules[0]);
+  ASSERT_TRUE(rep);
+  EXPECT_EQ(to_text(g), "input x: float32[2]\na = A(x): float32[2]\nt3 = Wrap(a): float32[2]\n"
+                        "b = B(t3): float32[2]\noutput b\n");
+  // Applied to a fixed point the rule never stops: every Wrap reads a new A.
+  RuleFile keep;
+  EXPECT_THROW(apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, Op(\"A\", Op(\"Wrap\", \"x\")))",
+                     "input x: float32[2]\na = A(x): float32[2]\noutput a\n", keep, 100),
+               core::Error);
+}
+
+OpSet ops() { return OpSet::read(core::SourceFile::make("ops.txt", test::read_file(test::source_dir() / "examples/htp/ops.txt"))); }
+
+TEST(HtpOps, ConcatAndSliceAgainstHandComputedValues) {
+  OpSet o = ops();
+  Graph g = graph("const a: float32[1, 1, 2, 2] = [1, 2, 3, 4]\n"
+                  "const b: float32[1, 1, 2, 1] = [5, 6]\n"
+                  "const axis: int32[1, 1, 1, 1] = [3]\n"
+                  "c = Concat(axis, a, b): float32[1, 1, 2, 3]\n"
+                  "shape start = [0, 0, 1, 1]\n"
+                  "shape size = [1, 1, 1, 2]\n"
+                  "s = Slice_shape(c, start, size): float32[1, 1, 1, 2]\n"
+                  "output s\n");
+  // c = [[1, 2, 5], [3, 4, 6]]; its second row from column 1 is [4, 6].
+  core::Tensor t = evaluate(g, o, {});
+  ASSERT_EQ(t.shape(), (core::Shape{1, 1, 1, 2}));
+  EXPECT_EQ(t.get(0).f, 4.0);
+  EXPECT_EQ(t.get(1).f, 6.0);
+}
+
+TEST(HtpOps, DeclaredOutputsMustMatchDefinitions) {
+  Graph g = graph("const a: float32[1, 1, 1, 2] = [1, -2]\nr = Relu(a): float32[1, 1, 1, 3]\noutput r\n");
+  try {
+    evaluate(g, ops(), {});
+    ADD_FAILURE() << "an ill-typed node was evaluated";
+  } catch (const IllTyped& e) {
+    EXPECT_EQ(e.message, "r = Relu(...) computes float32[1, 1, 1, 2], but its output is declared "
+                         "float32[1, 1, 1, 3]");
+  }
+  // Quantized ReLU clamps at the zero offset.
+  Graph q = graph("const a: quint8[1, 1, 1, 3] zero 5 step 0.5 = [3, 5, 9]\n"
+                  "r = Relu(a): quint8[1, 1, 1, 3] zero 5 step 0.5\noutput r\n");
+  core::Tensor t = evaluate(q, ops(), {});
+  EXPECT_EQ(t.get(0).i, 5);
+  EXPECT_EQ(t.get(2).i, 9);
+}
+
+VerifyResult verify(const std::string& rule_text) {
+  RuleFile f = rules(rule_text);
+  VerifyOptions o;
+  o.cases = 20;
+  return verify_rule(f.rules.at(0), ops(), o);
+}
+
+TEST(HtpVerify, SplittingElementwiseIsSoundSplittingSoftmaxIsNot) {
+  VerifyResult ok = verify("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Tanh\", \"x\"), GT(DIM_WIDTH(\"*\"), 1),\n"
+                           "  AUTOSPLIT(2, \"I\", 1, Op(\"Tanh\", TYPICAL_SLICE(\"x\", \"I\"))))");
+  EXPECT_EQ(ok.verdict, Verdict::Sound) << ok.reason;
+  EXPECT_EQ(ok.cases, 20);
+  VerifyResult bad = verify("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Softmax\", \"x\"), GT(DIM_DEPTH(\"*\"), 1),\n"
+                            "  AUTOSPLIT(3, \"I\", 1, Op(\"Softmax\", TYPICAL_SLICE(\"x\", \"I\"))))");
+  ASSERT_EQ(bad.verdict, Verdict::Unsound);
+  ASSERT_TRUE(bad.counterexample);
+  EXPECT_EQ(bad.counterexample->difference.rfind("out[", 0), 0u) << bad.counterexample->difference;
+  // Shrunk: a softmax over two elements is the smallest that shows it.
+  EXPECT_NE(bad.counterexample->before.find("float32[1, 1, 1, 2]"), std::string::npos)
+      << bad.counterexample->before;
+}
+
+TEST(HtpVerify, UnverifiableRulesSayWhy) {
+  EXPECT_EQ(verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, EXTERNAL_REPLACE(f))").reason,
+            "EXTERNAL_REPLACE calls the C++ function 'f'");
+  EXPECT_EQ(verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Nope\", \"x\"), OK, \"x\")").reason,
+            "op Nope (in the match) has no definition in the ops file");
+  VerifyResult never = verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), false, Op(\"Neg\", \"x\"))");
+  EXPECT_EQ(never.verdict, Verdict::Unverifiable);
+  EXPECT_EQ(never.reason.find("most draws were rejected because the constraint does not hold") !=
+                std::string::npos,
+            true)
+      << never.reason;
+}
+
+} // namespace
+} // namespace teval::verify::htp
