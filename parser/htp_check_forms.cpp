@@ -56,8 +56,8 @@ Ty Checker::cst_call(const ast::Call& c, const ast::Expr& e) {
     if (numeric(a) && numeric(b))
       return promote(a, b);
     if (a != b) {
-      error(e.span, std::string("SELECT's branches have types ") + ty_name(a) + " and " +
-                        ty_name(b));
+      error(e.span,
+            std::string("SELECT's branches have types ") + ty_name(a) + " and " + ty_name(b));
       return Ty::Bad;
     }
     return a;
@@ -67,8 +67,8 @@ Ty Checker::cst_call(const ast::Call& c, const ast::Expr& e) {
       return Ty::Bad;
     Ty t = promoted(true);
     if (auto v = constant_int(*c.args[1]); v && (*v <= 0 || (*v & (*v - 1)) != 0))
-      error(c.args[1]->span, "ROUNDUP's second operand must be a power of 2, not " +
-                                 std::to_string(*v));
+      error(c.args[1]->span,
+            "ROUNDUP's second operand must be a power of 2, not " + std::to_string(*v));
     return t;
   }
   if (f == "AND" || f == "OR" || f == "XOR")
@@ -104,9 +104,10 @@ Ty Checker::cst_call(const ast::Call& c, const ast::Expr& e) {
   if (f == "OPTION_INT" || f == "OPTION_UINT" || f == "OPTION_BOOL" || f == "OPTION_FLOAT") {
     if (arity(c, 1, 1) && !as_string(*c.args[0]))
       error(c.args[0]->span, "expected the option's name as a string constant");
-    return f == "OPTION_INT" ? Ty::Int : f == "OPTION_UINT" ? Ty::Size
-                             : f == "OPTION_BOOL"          ? Ty::Bool
-                                                           : Ty::Float;
+    return f == "OPTION_INT"    ? Ty::Int
+           : f == "OPTION_UINT" ? Ty::Size
+           : f == "OPTION_BOOL" ? Ty::Bool
+                                : Ty::Float;
   }
   struct Property {
     const char* name;
@@ -114,21 +115,36 @@ Ty Checker::cst_call(const ast::Call& c, const ast::Expr& e) {
     bool indexed;
   };
   static const Property kProperties[] = {
-      {"RANK_OF", Ty::Size, false},       {"DIM_OF", Ty::Size, true},
-      {"STEPSIZE_OF", Ty::Float, false},  {"ZERO_OFFSET_OF", Ty::Int, false},
-      {"DTYPE_OF", Ty::DType, false},     {"ELEMENTSIZE_OF", Ty::Size, false},
-      {"INPUTS_OF", Ty::Size, false},     {"OUTPUTS_OF", Ty::Size, false},
-      {"SIZE_OF", Ty::Size, false},       {"CONSTVAL_INT", Ty::Int, true},
-      {"CONSTVAL_INT_VALID", Ty::Bool, true}, {"CONSTVAL_FLOAT", Ty::Float, true},
-      {"CONSTVAL_FLOAT_VALID", Ty::Bool, true}, {"IS_QUINT8", Ty::Bool, false},
-      {"IS_QINT8", Ty::Bool, false},      {"IS_QUINT16", Ty::Bool, false},
-      {"IS_QINT16", Ty::Bool, false},     {"IS_QINT32", Ty::Bool, false},
-      {"IS_INT32", Ty::Bool, false},      {"IS_FLOAT16", Ty::Bool, false},
-      {"IS_FLOAT32", Ty::Bool, false},    {"IS_FLOAT", Ty::Bool, false},
-      {"DIM_BATCHES", Ty::Size, false},   {"DIM_HEIGHT", Ty::Size, false},
-      {"DIM_WIDTH", Ty::Size, false},     {"DIM_DEPTH", Ty::Size, false},
-      {"DIM_FILTHEIGHT", Ty::Size, false}, {"DIM_FILTWIDTH", Ty::Size, false},
-      {"DIM_FILTDEPTH", Ty::Size, false}, {"DIM_NFILTS", Ty::Size, false},
+      {"RANK_OF", Ty::Size, false},
+      {"DIM_OF", Ty::Size, true},
+      {"STEPSIZE_OF", Ty::Float, false},
+      {"ZERO_OFFSET_OF", Ty::Int, false},
+      {"DTYPE_OF", Ty::DType, false},
+      {"ELEMENTSIZE_OF", Ty::Size, false},
+      {"INPUTS_OF", Ty::Size, false},
+      {"OUTPUTS_OF", Ty::Size, false},
+      {"SIZE_OF", Ty::Size, false},
+      {"CONSTVAL_INT", Ty::Int, true},
+      {"CONSTVAL_INT_VALID", Ty::Bool, true},
+      {"CONSTVAL_FLOAT", Ty::Float, true},
+      {"CONSTVAL_FLOAT_VALID", Ty::Bool, true},
+      {"IS_QUINT8", Ty::Bool, false},
+      {"IS_QINT8", Ty::Bool, false},
+      {"IS_QUINT16", Ty::Bool, false},
+      {"IS_QINT16", Ty::Bool, false},
+      {"IS_QINT32", Ty::Bool, false},
+      {"IS_INT32", Ty::Bool, false},
+      {"IS_FLOAT16", Ty::Bool, false},
+      {"IS_FLOAT32", Ty::Bool, false},
+      {"IS_FLOAT", Ty::Bool, false},
+      {"DIM_BATCHES", Ty::Size, false},
+      {"DIM_HEIGHT", Ty::Size, false},
+      {"DIM_WIDTH", Ty::Size, false},
+      {"DIM_DEPTH", Ty::Size, false},
+      {"DIM_FILTHEIGHT", Ty::Size, false},
+      {"DIM_FILTWIDTH", Ty::Size, false},
+      {"DIM_FILTDEPTH", Ty::Size, false},
+      {"DIM_NFILTS", Ty::Size, false},
   };
   for (const Property& p : kProperties) {
     if (f != p.name)
@@ -210,8 +226,8 @@ void Checker::open_split(const ast::Expr& tag_expr, bool& opened) {
 
 void Checker::apply_parm(const ast::Expr& e) {
   const ast::Call* c = as_call(e);
-  if (as_string(e) || (c && kReplForms.count(c->callee) && c->callee != "INPUT_OF" &&
-                       c->callee != "OUTPUT_OF")) {
+  if (as_string(e) ||
+      (c && kReplForms.count(c->callee) && c->callee != "INPUT_OF" && c->callee != "OUTPUT_OF")) {
     repl(e, false);
     return;
   }
@@ -269,7 +285,8 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     if (arity(c, 1, 1)) {
       Ty t = cst(*c.args[0]);
       if (f == "gen_ConstScalar_i32" ? !integral(t) && t != Ty::Bad : !numeric(t) && t != Ty::Bad)
-        error(c.args[0]->span, f + " needs " + (f == "gen_ConstScalar_i32" ? "an int" : "a numeric") +
+        error(c.args[0]->span, f + " needs " +
+                                   (f == "gen_ConstScalar_i32" ? "an int" : "a numeric") +
                                    " value, not " + ty_name(t));
     }
     return {Built::Const, false};
@@ -303,8 +320,9 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     if (opened) {
       scopes_.pop_back();
       if (!referenced_.count(as_string(*c.args[1])->value))
-        error(c.args[3]->span, "the body of AUTOSPLIT \"" + as_string(*c.args[1])->value +
-                                   "\" never refers to its split (TYPICAL_SLICE, SPLIT_START, ...)");
+        error(c.args[3]->span,
+              "the body of AUTOSPLIT \"" + as_string(*c.args[1])->value +
+                  "\" never refers to its split (TYPICAL_SLICE, SPLIT_START, ...)");
     }
     return {Built::External, false};
   }
@@ -329,11 +347,11 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     expect(*c.args[0], Ty::Bool);
     Repl a = repl(*c.args[1], root);
     Repl b = repl(*c.args[2], root);
-    Built built = a.built == Built::Op || b.built == Built::Op             ? Built::Op
-                  : a.built == Built::Shape && b.built == Built::Shape     ? Built::Shape
+    Built built = a.built == Built::Op || b.built == Built::Op               ? Built::Op
+                  : a.built == Built::Shape && b.built == Built::Shape       ? Built::Shape
                   : a.built == Built::Existing && b.built == Built::Existing ? Built::Existing
-                  : a.built == Built::Bad || b.built == Built::Bad         ? Built::Bad
-                                                                           : Built::Const;
+                  : a.built == Built::Bad || b.built == Built::Bad           ? Built::Bad
+                                                                             : Built::Const;
     if (a.built == Built::External || b.built == Built::External)
       built = Built::External;
     return {built, a.may_be_star || b.may_be_star};
@@ -415,14 +433,58 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
   }
   if (f.starts_with("WITH_") || f == "ResizeDim")
     return modifier(c, root);
-  static const std::set<std::string> kConstraintForms = {
-      "UINT", "INT", "FLOAT", "DTYPE", "NOT", "NEG", "ABS", "IS_POW2", "ROUNDUP", "AND", "OR",
-      "XOR", "ADD", "MUL", "MIN", "MAX", "SUB", "DIV", "REM", "MOD", "EQ", "NE", "LT", "GT", "LE",
-      "GE", "LAYOUT_CHUNKSIZE", "OPTION_INT", "OPTION_UINT", "OPTION_BOOL", "OPTION_FLOAT",
-      "RANK_OF", "DIM_OF", "STEPSIZE_OF", "ZERO_OFFSET_OF", "DTYPE_OF", "ELEMENTSIZE_OF",
-      "INPUTS_OF", "OUTPUTS_OF", "SIZE_OF", "SAME_ENCODING", "SAME_OP", "SAME_SHAPE",
-      "CONSTVAL_INT", "CONSTVAL_INT_VALID", "CONSTVAL_FLOAT", "CONSTVAL_FLOAT_VALID", "SPLIT_DIM",
-      "SPLIT_START", "SPLIT_SIZE", "ITER_VAR", "EXTERNAL_CONSTRAINT"};
+  static const std::set<std::string> kConstraintForms = {"UINT",
+                                                         "INT",
+                                                         "FLOAT",
+                                                         "DTYPE",
+                                                         "NOT",
+                                                         "NEG",
+                                                         "ABS",
+                                                         "IS_POW2",
+                                                         "ROUNDUP",
+                                                         "AND",
+                                                         "OR",
+                                                         "XOR",
+                                                         "ADD",
+                                                         "MUL",
+                                                         "MIN",
+                                                         "MAX",
+                                                         "SUB",
+                                                         "DIV",
+                                                         "REM",
+                                                         "MOD",
+                                                         "EQ",
+                                                         "NE",
+                                                         "LT",
+                                                         "GT",
+                                                         "LE",
+                                                         "GE",
+                                                         "LAYOUT_CHUNKSIZE",
+                                                         "OPTION_INT",
+                                                         "OPTION_UINT",
+                                                         "OPTION_BOOL",
+                                                         "OPTION_FLOAT",
+                                                         "RANK_OF",
+                                                         "DIM_OF",
+                                                         "STEPSIZE_OF",
+                                                         "ZERO_OFFSET_OF",
+                                                         "DTYPE_OF",
+                                                         "ELEMENTSIZE_OF",
+                                                         "INPUTS_OF",
+                                                         "OUTPUTS_OF",
+                                                         "SIZE_OF",
+                                                         "SAME_ENCODING",
+                                                         "SAME_OP",
+                                                         "SAME_SHAPE",
+                                                         "CONSTVAL_INT",
+                                                         "CONSTVAL_INT_VALID",
+                                                         "CONSTVAL_FLOAT",
+                                                         "CONSTVAL_FLOAT_VALID",
+                                                         "SPLIT_DIM",
+                                                         "SPLIT_START",
+                                                         "SPLIT_SIZE",
+                                                         "ITER_VAR",
+                                                         "EXTERNAL_CONSTRAINT"};
   if (kConstraintForms.count(f) || f.starts_with("IS_") || f.starts_with("DIM_"))
     error(c.callee_span, f + " is a constraint expression; a replacement is expected here");
   else

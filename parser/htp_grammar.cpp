@@ -14,7 +14,8 @@ auto const skipper = x3::space | (x3::lit("//") >> *(x3::char_ - x3::eol)) |
                      (x3::lit("/*") >> *(x3::char_ - x3::lit("*/")) >> x3::lit("*/"));
 
 x3::rule<class identifier_class, std::string> const identifier = "identifier";
-auto const identifier_def = x3::lexeme[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_('_'))];
+auto const identifier_def =
+    x3::lexeme[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_('_'))];
 
 // `DType::Float32`, `Flags::RESOURCE_HVX`, `impl<PlainFloatTensor, X>`,
 // `&default_value`: one name, kept as written without spaces.
@@ -39,8 +40,7 @@ auto const int_text_def =
 // A C string constant, escapes kept raw (decoded in the action).
 x3::rule<class string_text_class, std::string> const string_text = "string constant";
 auto const string_text_def =
-    x3::raw[x3::lexeme['"' >> *((x3::lit('\\') >> x3::char_) | (x3::char_ - '"' - x3::eol)) >
-                       '"']];
+    x3::raw[x3::lexeme['"' >> *((x3::lit('\\') >> x3::char_) | (x3::char_ - '"' - x3::eol)) > '"']];
 
 // C value of an integer constant: decimal, 0x hex, or 0-prefixed octal;
 // suffixes ignored here (the checker reads them from the text).
@@ -57,10 +57,9 @@ auto const mk_c_int = [](auto& ctx) {
     char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
     uint64_t digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10;
     if (digit >= base)
-      throw Error(ErrorKind::Syntax, span, "invalid digit '" + std::string(1, c) +
-                                               "' in octal constant");
-    if (__builtin_mul_overflow(value, base, &value) ||
-        __builtin_add_overflow(value, digit, &value))
+      throw Error(ErrorKind::Syntax, span,
+                  "invalid digit '" + std::string(1, c) + "' in octal constant");
+    if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, digit, &value))
       throw Error(ErrorKind::Syntax, span, "integer constant does not fit in 64 bits");
   }
   x3::_val(ctx) = make(span, ast::IntLit{value, text});
@@ -76,11 +75,21 @@ std::string decode_c_string(std::string_view raw) {
     }
     char c = raw[++i];
     switch (c) {
-    case 'n': out += '\n'; break;
-    case 't': out += '\t'; break;
-    case 'r': out += '\r'; break;
-    case '0': out += '\0'; break;
-    default: out += c; break;
+    case 'n':
+      out += '\n';
+      break;
+    case 't':
+      out += '\t';
+      break;
+    case 'r':
+      out += '\r';
+      break;
+    case '0':
+      out += '\0';
+      break;
+    default:
+      out += c;
+      break;
     }
   }
   return out;
@@ -103,19 +112,18 @@ auto const mk_offset = [](auto& ctx) {
   char op = fusion::at_c<1>(a);
   Node rhs = fusion::at_c<2>(a);
   Node lhs = x3::_val(ctx);
-  x3::_val(ctx) = make(lhs->span.to(rhs->span),
-                       ast::Binary{op == '+' ? ast::BinaryOp::Add : ast::BinaryOp::Sub, lhs, rhs,
-                                   state(ctx).span(at, at + 1)});
+  x3::_val(ctx) =
+      make(lhs->span.to(rhs->span), ast::Binary{op == '+' ? ast::BinaryOp::Add : ast::BinaryOp::Sub,
+                                                lhs, rhs, state(ctx).span(at, at + 1)});
 };
 
 auto const mk_sign = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   It at = fusion::at_c<0>(a);
   Node operand = fusion::at_c<2>(a);
-  x3::_val(ctx) = make(state(ctx).span(at, at).to(operand->span),
-                       ast::Unary{fusion::at_c<1>(a) == '-' ? ast::UnaryOp::Neg
-                                                            : ast::UnaryOp::Plus,
-                                  operand});
+  x3::_val(ctx) =
+      make(state(ctx).span(at, at).to(operand->span),
+           ast::Unary{fusion::at_c<1>(a) == '-' ? ast::UnaryOp::Neg : ast::UnaryOp::Plus, operand});
 };
 
 x3::rule<class expr_class, Node> const expr = "expression";
@@ -126,7 +134,8 @@ x3::rule<class name_node_class, Node> const name_node = "name";
 x3::rule<class call_args_class, CallArgs> const call_args = "arguments";
 x3::rule<class call_class, Node> const call = "call";
 
-auto const literal_def = (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_c_int];
+auto const literal_def =
+    (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_c_int];
 auto const call_args_def = (x3::lit('(') >> -(expr[push_arg] % ',')) > x3::lit(')');
 auto const call_def = (pos >> identifier >> call_args >> here)[mk_call];
 auto const term_def = call[set_val] | (pos >> +string_text >> here)[mk_strings] | literal[set_val] |

@@ -40,9 +40,11 @@ const MacroText kSeedMacros[] = {
     {"DIM_NFILTS(x)", "DIM_OF(x,3)"},
     {"SAME_SHAPE(x,y)", "AND(EQ(DIM_OF(x,3),DIM_OF(y,3)),EQ(DIM_OF(x,2),DIM_OF(y,2)),"
                         "EQ(DIM_OF(x,1),DIM_OF(y,1)),EQ(DIM_OF(x,0),DIM_OF(y,0)))"},
-    {"AUTOSPLIT_SLICE(in,start,size)", "WITH_SIZE(size,WITH_TYPE(in,Op(\"Slice_shape\",in,start,size)))"},
-    {"TYPICAL_SLICE(in,tag)", "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(simple_split_start,tag,in),"
-                              "AUTOSPLIT_SHAPEFN_APPLY(simple_split_size,tag,in))"},
+    {"AUTOSPLIT_SLICE(in,start,size)",
+     "WITH_SIZE(size,WITH_TYPE(in,Op(\"Slice_shape\",in,start,size)))"},
+    {"TYPICAL_SLICE(in,tag)",
+     "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(simple_split_start,tag,in),"
+     "AUTOSPLIT_SHAPEFN_APPLY(simple_split_size,tag,in))"},
     {"CHANGEDIM_SLICE(in,tag,new_dim)",
      "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_start,tag,in,new_dim),"
      "AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size,tag,in,new_dim))"},
@@ -158,7 +160,9 @@ const MacroTable& MacroTable::headers() {
   return table;
 }
 
-ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e) const { return expand(e, 0); }
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e) const {
+  return expand(e, 0);
+}
 
 ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth) const {
   if (depth > 64)

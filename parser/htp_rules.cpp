@@ -124,7 +124,9 @@ public:
   }
 
 private:
-  Span span(size_t begin, size_t end) const { return Span{source_.get(), uint32_t(begin), uint32_t(end)}; }
+  Span span(size_t begin, size_t end) const {
+    return Span{source_.get(), uint32_t(begin), uint32_t(end)};
+  }
 
   // `// :::EXTERNAL_SHAPEFN::: { type name(params); }` annotations.
   void read_externals(RuleFile& file) {
@@ -153,9 +155,9 @@ private:
       for (const ExternalFunction& fn : file.externals)
         read = read || (fn.span.begin > at && fn.span.begin < text_.find('\n', at));
       if (!read)
-        file.diagnostics.push_back(diagnostic(
-            Severity::Warning, span(at, at + 22),
-            "malformed EXTERNAL_SHAPEFN annotation; expected `{ type name(params); }`"));
+        file.diagnostics.push_back(
+            diagnostic(Severity::Warning, span(at, at + 22),
+                       "malformed EXTERNAL_SHAPEFN annotation; expected `{ type name(params); }`"));
     }
   }
 
@@ -207,16 +209,17 @@ private:
       if (!(std::isalpha(static_cast<unsigned char>(code_[at])) || code_[at] == '_'))
         continue;
       size_t e = identifier_end(code_, at);
-      if (at > begin && (std::isalnum(static_cast<unsigned char>(code_[at - 1])) || code_[at - 1] == '_')) {
+      if (at > begin &&
+          (std::isalnum(static_cast<unsigned char>(code_[at - 1])) || code_[at - 1] == '_')) {
         at = e;
         continue;
       }
       const TopLevel* t = top_level(std::string_view(code_).substr(at, e - at));
       if (t && t->kind == ItemKind::Optimization && at != begin)
-        file.diagnostics.push_back(diagnostic(
-            Severity::Warning, span(at, e),
-            std::string(t->macro) +
-                " is not at the start of a line, so the rule parser does not read it"));
+        file.diagnostics.push_back(
+            diagnostic(Severity::Warning, span(at, e),
+                       std::string(t->macro) +
+                           " is not at the start of a line, so the rule parser does not read it"));
       else if (t && at == begin)
         file.diagnostics.push_back(diagnostic(
             Severity::Warning, span(at, e),
@@ -237,7 +240,8 @@ private:
     for (size_t i = lines[li].first; i < end; ++i)
       if (text[i] == '\\' && (i + 1 == end || text[i + 1] == '\n' || text[i + 1] == '\r'))
         text[i] = ' ';
-    size_t name_at = skip_spaces(text, skip_spaces(text, at + 1) + std::string_view("define").size());
+    size_t name_at =
+        skip_spaces(text, skip_spaces(text, at + 1) + std::string_view("define").size());
     size_t name_end = identifier_end(text, name_at);
     if (name_end == name_at)
       return last;

@@ -14,8 +14,12 @@ using core::Error;
 using core::ErrorKind;
 using Type = Value::Type;
 
-const ast::Call* as_call(const ast::Expr& e) { return std::get_if<ast::Call>(&e.node); }
-const ast::StringLit* as_string(const ast::Expr& e) { return std::get_if<ast::StringLit>(&e.node); }
+const ast::Call* as_call(const ast::Expr& e) {
+  return std::get_if<ast::Call>(&e.node);
+}
+const ast::StringLit* as_string(const ast::Expr& e) {
+  return std::get_if<ast::StringLit>(&e.node);
+}
 
 bool bind(Match& m, const std::string& tag, int node) {
   auto [it, fresh] = m.tags.emplace(tag, node);
@@ -25,8 +29,9 @@ bool bind(Match& m, const std::string& tag, int node) {
 bool match_op(const Graph& g, int node, const ast::Call& pat, Match& m) {
   const Node& n = g.nodes[node];
   const std::string& op = as_string(*pat.args[0])->value;
-  bool kind_ok = op == "$Const" ? n.kind == Node::Kind::Const
-                                : n.kind == Node::Kind::Op || (op == n.op && n.kind == Node::Kind::Input);
+  bool kind_ok = op == "$Const"
+                     ? n.kind == Node::Kind::Const
+                     : n.kind == Node::Kind::Op || (op == n.op && n.kind == Node::Kind::Input);
   if (!kind_ok || (n.kind == Node::Kind::Op && n.op != op))
     return false;
   size_t operands = pat.args.size() - 1;
@@ -61,10 +66,18 @@ Type promote(Type a, Type b) {
   return Type::Int;
 }
 
-Value make_bool(bool b) { return Value{Type::Bool, b, 0, 0, {}}; }
-Value make_int(int64_t i) { return Value{Type::Int, i, 0, 0, {}}; }
-Value make_size(uint64_t u) { return Value{Type::Size, 0, u, 0, {}}; }
-Value make_float(float f) { return Value{Type::Float, 0, 0, f, {}}; }
+Value make_bool(bool b) {
+  return Value{Type::Bool, b, 0, 0, {}};
+}
+Value make_int(int64_t i) {
+  return Value{Type::Int, i, 0, 0, {}};
+}
+Value make_size(uint64_t u) {
+  return Value{Type::Size, 0, u, 0, {}};
+}
+Value make_float(float f) {
+  return Value{Type::Float, 0, 0, f, {}};
+}
 
 // C's conversions between int, size, float (and bool as an integer).
 Value convert(const Value& v, Type to) {
@@ -75,9 +88,13 @@ Value convert(const Value& v, Type to) {
   case Type::Float:
     return make_float(v.type == Type::Size ? float(v.u) : v.type == Type::Float ? v.f : float(v.i));
   case Type::Size:
-    return make_size(v.type == Type::Float ? uint64_t(d) : v.type == Type::Size ? v.u : uint64_t(v.i));
+    return make_size(v.type == Type::Float  ? uint64_t(d)
+                     : v.type == Type::Size ? v.u
+                                            : uint64_t(v.i));
   case Type::Int:
-    return make_int(v.type == Type::Float ? int64_t(d) : v.type == Type::Size ? int64_t(int32_t(v.u)) : v.i);
+    return make_int(v.type == Type::Float  ? int64_t(d)
+                    : v.type == Type::Size ? int64_t(int32_t(v.u))
+                                           : v.i);
   case Type::Bool:
     return make_bool(d != 0);
   case Type::DType:
@@ -88,8 +105,9 @@ Value convert(const Value& v, Type to) {
 
 Value checked_int(int64_t v, const ast::Expr& e, const char* op) {
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-    throw Error(ErrorKind::Arithmetic, e.span, std::string("int overflow in ") + op + " (" +
-                                                   std::to_string(v) + " does not fit in int)");
+    throw Error(ErrorKind::Arithmetic, e.span,
+                std::string("int overflow in ") + op + " (" + std::to_string(v) +
+                    " does not fit in int)");
   return make_int(v);
 }
 
@@ -104,7 +122,8 @@ std::optional<Match> match(const Graph& g, int node, const ast::Expr& pattern) {
 }
 
 bool Evaluator::truth(const Value& v, const ast::Expr& e) {
-  TEVAL_ASSERT(v.type == Type::Bool, "checked rules have bool conditions: " + std::string(e.span.text()));
+  TEVAL_ASSERT(v.type == Type::Bool,
+               "checked rules have bool conditions: " + std::string(e.span.text()));
   return v.i != 0;
 }
 
@@ -112,7 +131,8 @@ int64_t Evaluator::integer(const ast::Expr& e) {
   Value v = eval(e);
   if (v.type == Type::Size) {
     if (v.u > uint64_t(std::numeric_limits<int64_t>::max()))
-      throw Error(ErrorKind::Arithmetic, e.span, "size value " + std::to_string(v.u) + " is too large here");
+      throw Error(ErrorKind::Arithmetic, e.span,
+                  "size value " + std::to_string(v.u) + " is too large here");
     return int64_t(v.u);
   }
   return v.i;
@@ -144,9 +164,9 @@ int Evaluator::opref(const ast::Expr& e) {
     throw NotEvaluable{e.span, "OUTPUT_OF a multi-output op is not modelled"};
   }
   if (i < 0 || i >= int64_t(n.inputs.size()))
-    throw Error(ErrorKind::Range, e.span, "INPUT_OF index " + std::to_string(i) + " is out of range: " +
-                                              n.name + " has " + std::to_string(n.inputs.size()) +
-                                              " input(s)");
+    throw Error(ErrorKind::Range, e.span,
+                "INPUT_OF index " + std::to_string(i) + " is out of range: " + n.name + " has " +
+                    std::to_string(n.inputs.size()) + " input(s)");
   return n.inputs[i];
 }
 
@@ -227,8 +247,12 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
         cmp = x.i < y.i ? -1 : x.i > y.i ? 1 : 0;
       }
     }
-    bool r = f == "EQ" ? cmp == 0 : f == "NE" ? cmp != 0 : f == "LT" ? cmp < 0
-           : f == "GT" ? cmp > 0 : f == "LE" ? cmp <= 0 : cmp >= 0;
+    bool r = f == "EQ"   ? cmp == 0
+             : f == "NE" ? cmp != 0
+             : f == "LT" ? cmp < 0
+             : f == "GT" ? cmp > 0
+             : f == "LE" ? cmp <= 0
+                         : cmp >= 0;
     return make_bool(r);
   }
   if (f == "ADD" || f == "MUL" || f == "MIN" || f == "MAX" || f == "SUB" || f == "DIV" ||
@@ -247,8 +271,13 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
       const ast::Expr& at = *c.args[i];
       if (t == Type::Float) {
         float x = acc.f, y = b.f;
-        acc.f = f == "ADD" ? x + y : f == "MUL" ? x * y : f == "SUB" ? x - y : f == "DIV" ? x / y
-              : f == "MIN" ? std::fmin(x, y) : f == "MAX" ? std::fmax(x, y) : std::fmod(x, y);
+        acc.f = f == "ADD"   ? x + y
+                : f == "MUL" ? x * y
+                : f == "SUB" ? x - y
+                : f == "DIV" ? x / y
+                : f == "MIN" ? std::fmin(x, y)
+                : f == "MAX" ? std::fmax(x, y)
+                             : std::fmod(x, y);
         continue;
       }
       bool zero = t == Type::Size ? b.u == 0 : b.i == 0;
@@ -265,15 +294,26 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
       }
       if (t == Type::Size) {
         uint64_t x = acc.u, y = b.u;
-        acc.u = f == "ADD" ? x + y : f == "MUL" ? x * y : f == "SUB" ? x - y : f == "DIV" ? x / y
-              : f == "MIN" ? std::min(x, y) : f == "MAX" ? std::max(x, y) : x % y;
+        acc.u = f == "ADD"   ? x + y
+                : f == "MUL" ? x * y
+                : f == "SUB" ? x - y
+                : f == "DIV" ? x / y
+                : f == "MIN" ? std::min(x, y)
+                : f == "MAX" ? std::max(x, y)
+                             : x % y;
         continue;
       }
       int64_t x = acc.i, y = b.i;
-      if ((f == "DIV" || f == "REM" || f == "MOD") && x == std::numeric_limits<int32_t>::min() && y == -1)
+      if ((f == "DIV" || f == "REM" || f == "MOD") && x == std::numeric_limits<int32_t>::min() &&
+          y == -1)
         throw Error(ErrorKind::Arithmetic, e.span, f + "(-2147483648, -1) overflows int");
-      int64_t r = f == "ADD" ? x + y : f == "MUL" ? x * y : f == "SUB" ? x - y : f == "DIV" ? x / y
-                : f == "MIN" ? std::min(x, y) : f == "MAX" ? std::max(x, y) : x % y;
+      int64_t r = f == "ADD"   ? x + y
+                  : f == "MUL" ? x * y
+                  : f == "SUB" ? x - y
+                  : f == "DIV" ? x / y
+                  : f == "MIN" ? std::min(x, y)
+                  : f == "MAX" ? std::max(x, y)
+                               : x % y;
       if (f == "MOD" && r != 0 && ((r < 0) != (y < 0)))
         r += y;
       acc = checked_int(r, e, f.c_str());
@@ -282,7 +322,8 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
   }
   if (f == "NEG" || f == "ABS") {
     Value v = arg(0);
-    bool negate = f == "NEG" || (v.type == Type::Float ? std::signbit(v.f) : v.type == Type::Int && v.i < 0);
+    bool negate =
+        f == "NEG" || (v.type == Type::Float ? std::signbit(v.f) : v.type == Type::Int && v.i < 0);
     if (!negate)
       return v;
     if (v.type == Type::Float)
@@ -349,9 +390,9 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
   if (f == "DIM_OF") {
     int64_t d = integer(*c.args[1]);
     if (d < 0 || d >= int64_t(n.type.shape.size()))
-      throw Error(ErrorKind::Range, e.span, "DIM_OF(" + n.name + ", " + std::to_string(d) +
-                                                "): the tensor has rank " +
-                                                std::to_string(n.type.shape.size()));
+      throw Error(ErrorKind::Range, e.span,
+                  "DIM_OF(" + n.name + ", " + std::to_string(d) + "): the tensor has rank " +
+                      std::to_string(n.type.shape.size()));
     return make_size(uint64_t(n.type.shape[d]));
   }
   if (f == "STEPSIZE_OF")

@@ -42,9 +42,9 @@ std::optional<Match> match(const Graph& g, int node, const ast::Expr& pattern);
 /// One iteration variable of an enclosing AUTOSPLIT or OP_ITER.
 struct Split {
   std::string tag;
-  int dim = 0;         ///< AUTOSPLIT: the split dimension
-  int64_t start = 0;   ///< AUTOSPLIT: first index of the chunk; OP_ITER: the index
-  int64_t size = 0;    ///< AUTOSPLIT: the chunk's extent
+  int dim = 0;       ///< AUTOSPLIT: the split dimension
+  int64_t start = 0; ///< AUTOSPLIT: first index of the chunk; OP_ITER: the index
+  int64_t size = 0;  ///< AUTOSPLIT: the chunk's extent
 };
 
 /// Evaluates constraint expressions and operand references against one

@@ -33,7 +33,9 @@ const TypeRow kTypes[] = {
     {HtpType::Int32, "Int32", core::DType::Int32, 4},
 };
 
-const TypeRow& row(HtpType t) { return kTypes[static_cast<int>(t)]; }
+const TypeRow& row(HtpType t) {
+  return kTypes[static_cast<int>(t)];
+}
 
 std::string lower(std::string s) {
   for (char& c : s)
@@ -46,7 +48,9 @@ bool op_char(char c) {
          c == '*' || c == '#' || c == ':';
 }
 
-bool name_char(char c) { return op_char(c) && c != ':'; }
+bool name_char(char c) {
+  return op_char(c) && c != ':';
+}
 
 // A line-oriented tokenizer over one source line.
 class Line {
@@ -67,6 +71,10 @@ public:
     uint32_t w = at_ < end_ ? token_width() : 0;
     throw Error(ErrorKind::Syntax, here(w),
                 "expected " + expected + (at_ < end_ ? "" : " before end of line"));
+  }
+  bool at(char c) {
+    skip();
+    return at_ < end_ && text()[at_] == c;
   }
   bool accept(char c) {
     skip();
@@ -139,6 +147,52 @@ private:
   uint32_t end_;
 };
 
+// `[d0, d1, ...]`.
+core::Shape read_dims(Line& line) {
+  core::Shape shape;
+  line.expect('[');
+  if (line.accept(']'))
+    return shape;
+  do {
+    int64_t d = line.integer("a dimension");
+    if (d < 0 || d > (int64_t{1} << 31))
+      line.fail("a dimension in [0, 2^31]");
+    shape.push_back(d);
+  } while (line.accept(','));
+  line.expect(']');
+  return shape;
+}
+
+// `[v0, v1, ...]`: the row-major values of a constant of type \p t.
+core::Tensor read_values(Line& line, const TensorType& t) {
+  core::Span at = line.here();
+  std::vector<double> values;
+  line.expect('[');
+  if (!line.accept(']')) {
+    do
+      values.push_back(line.number("a value"));
+    while (line.accept(','));
+    line.expect(']');
+  }
+  core::Tensor value(storage(t.dtype), t.shape);
+  if (int64_t(values.size()) != value.numel())
+    throw Error(ErrorKind::Shape, at,
+                std::to_string(values.size()) + " values for " + std::to_string(value.numel()) +
+                    " elements");
+  for (size_t i = 0; i < values.size(); ++i) {
+    double v = values[i];
+    if (core::is_float(value.dtype())) {
+      value.set(int64_t(i), core::Scalar::of_float(value.dtype(), v));
+      continue;
+    }
+    if (v != std::floor(v) || std::fabs(v) > 2147483647.0)
+      throw Error(ErrorKind::Type, at,
+                  "value " + std::to_string(v) + " is not an integer of " + to_string(t));
+    value.set(int64_t(i), core::Scalar::of_int(value.dtype(), int64_t(v)));
+  }
+  return value;
+}
+
 TensorType read_type(Line& line, int* outputs = nullptr) {
   core::Span at;
   std::string dt = line.word("a dtype such as float32 or quint8", &at);
@@ -147,19 +201,13 @@ TensorType read_type(Line& line, int* outputs = nullptr) {
     throw Error(ErrorKind::Type, at, "unknown dtype '" + dt + "'");
   TensorType type;
   type.dtype = *t;
-  line.expect('[');
-  if (!line.accept(']')) {
-    do {
-      int64_t d = line.integer("a dimension");
-      if (d < 0 || d > (int64_t{1} << 31))
-        line.fail("a dimension in [0, 2^31]");
-      type.shape.push_back(d);
-    } while (line.accept(','));
-    line.expect(']');
-  }
-  while (!line.done()) {
+  type.shape = read_dims(line);
+  while (!line.done() && !line.at('=')) {
     core::Span s;
     std::string key = line.word("zero or step", &s);
+    if ((key == "zero" || key == "step") && !quantized(type.dtype))
+      throw Error(ErrorKind::Type, s,
+                  lower(tag(type.dtype)) + " is not quantized: it has no " + key);
     if (key == "zero")
       type.zero_offset = int32_t(line.integer("an integer zero offset"));
     else if (key == "step")
@@ -175,10 +223,18 @@ TensorType read_type(Line& line, int* outputs = nullptr) {
 
 } // namespace
 
-const char* tag(HtpType t) { return row(t).tag; }
-core::DType storage(HtpType t) { return row(t).storage; }
-int element_size(HtpType t) { return row(t).size; }
-bool quantized(HtpType t) { return t != HtpType::Float32 && t != HtpType::Float16 && t != HtpType::Int32; }
+const char* tag(HtpType t) {
+  return row(t).tag;
+}
+core::DType storage(HtpType t) {
+  return row(t).storage;
+}
+int element_size(HtpType t) {
+  return row(t).size;
+}
+bool quantized(HtpType t) {
+  return t != HtpType::Float32 && t != HtpType::Float16 && t != HtpType::Int32;
+}
 
 std::optional<HtpType> htp_type_from_name(const std::string& name) {
   for (const TypeRow& r : kTypes)
@@ -190,7 +246,8 @@ std::optional<HtpType> htp_type_from_name(const std::string& name) {
 std::string to_string(const TensorType& t) {
   std::string out = lower(tag(t.dtype)) + core::to_string(t.shape);
   if (quantized(t.dtype))
-    out += " zero " + std::to_string(t.zero_offset) + " step " + core::format_scalar(core::Scalar::of_float(core::DType::Float32, t.step));
+    out += " zero " + std::to_string(t.zero_offset) + " step " +
+           core::format_scalar(core::Scalar::of_float(core::DType::Float32, t.step));
   return out;
 }
 
@@ -266,7 +323,8 @@ Graph read_graph(const core::SourceFile& file) {
     if (line.done())
       continue;
     core::Span name_span;
-    std::string first = line.word("input, const, shape, option, output or NAME = OP(...)", &name_span);
+    std::string first =
+        line.word("input, const, shape, option, output or NAME = OP(...)", &name_span);
     auto define = [&](Node n, core::Span at) {
       if (names.count(n.name))
         throw Error(ErrorKind::Name, at, "'" + n.name + "' is already defined");
@@ -284,75 +342,21 @@ Graph read_graph(const core::SourceFile& file) {
       g.options[name] = line.number("a number");
     } else if (first == "input" || first == "const" || first == "shape") {
       Node n;
-      n.kind = first == "input" ? Node::Kind::Input : first == "const" ? Node::Kind::Const : Node::Kind::Shape;
+      n.kind = first == "input"   ? Node::Kind::Input
+               : first == "const" ? Node::Kind::Const
+                                  : Node::Kind::Shape;
       n.op = first == "input" ? "*Input" : first == "const" ? "$Const" : "$Shape";
       n.name = line.word("a node name", &name_span);
       if (n.kind == Node::Kind::Shape) {
         line.expect('=');
-        line.expect('[');
         n.type.dtype = HtpType::Int32;
-        if (!line.accept(']')) {
-          do
-            n.type.shape.push_back(line.integer("a dimension"));
-          while (line.accept(','));
-          line.expect(']');
-        }
+        n.type.shape = read_dims(line);
       } else {
         line.expect(':');
-        std::vector<double> values;
-        // const NAME: TYPE = [v, ...]: the values follow the type.
-        n.type = TensorType{};
-        core::Span at;
-        std::string dt = line.word("a dtype", &at);
-        std::optional<HtpType> t = htp_type_from_name(dt);
-        if (!t)
-          throw Error(ErrorKind::Type, at, "unknown dtype '" + dt + "'");
-        n.type.dtype = *t;
-        line.expect('[');
-        if (!line.accept(']')) {
-          do
-            n.type.shape.push_back(line.integer("a dimension"));
-          while (line.accept(','));
-          line.expect(']');
-        }
-        while (!line.done() && !line.accept('=')) {
-          core::Span s;
-          std::string key = line.word("zero, step or =", &s);
-          if (key == "zero")
-            n.type.zero_offset = int32_t(line.integer("an integer zero offset"));
-          else if (key == "step")
-            n.type.step = float(line.number("a step size"));
-          else
-            throw Error(ErrorKind::Syntax, s, "unexpected '" + key + "'");
-          if (n.kind == Node::Kind::Const && line.accept('='))
-            break;
-        }
+        n.type = read_type(line);
         if (n.kind == Node::Kind::Const) {
-          core::Span vs = line.here();
-          line.expect('[');
-          if (!line.accept(']')) {
-            do
-              values.push_back(line.number("a value"));
-            while (line.accept(','));
-            line.expect(']');
-          }
-          core::Tensor value(storage(n.type.dtype), n.type.shape);
-          if (int64_t(values.size()) != value.numel())
-            throw Error(ErrorKind::Shape, vs,
-                        std::to_string(values.size()) + " values for " + std::to_string(value.numel()) +
-                            " elements");
-          for (size_t i = 0; i < values.size(); ++i) {
-            double v = values[i];
-            if (core::is_float(value.dtype())) {
-              value.set(int64_t(i), core::Scalar::of_float(value.dtype(), v));
-              continue;
-            }
-            if (v != std::floor(v) || std::fabs(v) > 2147483647.0)
-              throw Error(ErrorKind::Type, vs, "value " + std::to_string(v) + " is not an integer of " +
-                                                   to_string(n.type));
-            value.set(int64_t(i), core::Scalar::of_int(value.dtype(), int64_t(v)));
-          }
-          n.value = std::move(value);
+          line.expect('=');
+          n.value = read_values(line, n.type);
         }
       }
       if (!line.done())
@@ -389,7 +393,8 @@ Graph read_graph(const core::SourceFile& file) {
 std::string to_text(const Graph& g) {
   std::string out;
   for (const auto& [name, value] : g.options)
-    out += "option " + name + " = " + core::format_scalar(core::Scalar::of_float(core::DType::Float64, value)) + "\n";
+    out += "option " + name + " = " +
+           core::format_scalar(core::Scalar::of_float(core::DType::Float64, value)) + "\n";
   auto quoted = [](const std::string& op) {
     for (char c : op)
       if (!op_char(c))

@@ -97,9 +97,8 @@ Elaborated elaborate(const OpDef& def, const Graph& g, const std::vector<int>& i
     in.push_back(&g.nodes[i].type);
   std::string program = instantiate(def, in, out);
   auto at = def.span.file->location(def.span.begin);
-  auto file = core::SourceFile::make(def.span.file->name() + ":" + std::to_string(at.line) + " (" +
-                                         def.name + ")",
-                                     program);
+  auto file = core::SourceFile::make(
+      def.span.file->name() + ":" + std::to_string(at.line) + " (" + def.name + ")", program);
   std::map<std::string, parser::InputType> types;
   for (size_t k = 0; k < inputs.size(); ++k)
     types["in" + std::to_string(k)] = parser::InputType{storage(in[k]->dtype), in[k]->shape, {}};
@@ -196,7 +195,8 @@ TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
   const core::TensorDecl& o = el.kernel.tensors[out0(el.kernel, *def)];
   std::optional<HtpType> t = htp_type_of_storage(o.dtype, quant ? quant->dtype : like);
   if (!t)
-    throw IllTyped{op + " computes " + std::string(core::name(o.dtype)) + ", which no HTP type stores"};
+    throw IllTyped{op + " computes " + std::string(core::name(o.dtype)) +
+                   ", which no HTP type stores"};
   out.dtype = *t;
   out.shape = o.shape;
   if (!quantized(out.dtype)) {
@@ -226,9 +226,9 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
     }
     auto check = [&](const core::Tensor& t) {
       if (t.dtype() != storage(n.type.dtype) || t.shape() != n.type.shape)
-        throw IllTyped{n.name + " = " + n.op + "(...) computes " + std::string(core::name(t.dtype())) +
-                       core::to_string(t.shape()) + ", but its output is declared " +
-                       to_string(n.type)};
+        throw IllTyped{n.name + " = " + n.op + "(...) computes " +
+                       std::string(core::name(t.dtype())) + core::to_string(t.shape()) +
+                       ", but its output is declared " + to_string(n.type)};
     };
     if (n.op == "Concat") {
       if (n.inputs.size() < 2 || g.nodes[n.inputs[0]].kind != Node::Kind::Const)
@@ -277,8 +277,9 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
       int64_t k = g.nodes[n.inputs[1]].type.shape[3];
       const std::vector<core::Tensor>& from = values[n.inputs[0]];
       if (k < 0 || k >= int64_t(from.size()))
-        throw NotEvaluable{{}, n.name + ": output " + std::to_string(k) + " of " +
-                                   g.nodes[n.inputs[0]].name + " is not modelled"};
+        throw NotEvaluable{{},
+                           n.name + ": output " + std::to_string(k) + " of " +
+                               g.nodes[n.inputs[0]].name + " is not modelled"};
       check(from[k]);
       out.push_back(from[k]);
       continue;

@@ -15,9 +15,15 @@ using core::Error;
 using core::ErrorKind;
 using parser::htp::Rule;
 
-const ast::Call* as_call(const ast::Expr& e) { return std::get_if<ast::Call>(&e.node); }
-const ast::StringLit* as_string(const ast::Expr& e) { return std::get_if<ast::StringLit>(&e.node); }
-const std::string& name_of(const ast::Expr& e) { return std::get<ast::Name>(e.node).id; }
+const ast::Call* as_call(const ast::Expr& e) {
+  return std::get_if<ast::Call>(&e.node);
+}
+const ast::StringLit* as_string(const ast::Expr& e) {
+  return std::get_if<ast::StringLit>(&e.node);
+}
+const std::string& name_of(const ast::Expr& e) {
+  return std::get<ast::Name>(e.node).id;
+}
 
 class Builder {
 public:
@@ -110,7 +116,9 @@ int Builder::build(const ast::Expr& e) {
     return shape(g_.nodes[build(*c.args[0])].type.shape);
   if (f == "gen_ConstScalar_f32" || f == "gen_ConstScalar_i32") {
     Value v = ev_.eval(*c.args[0]);
-    double x = v.type == Value::Type::Float ? v.f : v.type == Value::Type::Size ? double(v.u) : double(v.i);
+    double x = v.type == Value::Type::Float  ? v.f
+               : v.type == Value::Type::Size ? double(v.u)
+                                             : double(v.i);
     return constant(f.ends_with("f32") ? HtpType::Float32 : HtpType::Int32, {1, 1, 1, 1}, {x});
   }
   if (f == "gen_ConstArr_f32" || f == "gen_ConstArr_i32" || f == "gen_ConstArr_vals_i32") {
@@ -122,12 +130,16 @@ int Builder::build(const ast::Expr& e) {
       n = int64_t(values.size());
     } else {
       Value v = ev_.eval(*c.args[0]);
-      values.push_back(v.type == Value::Type::Float ? v.f : v.type == Value::Type::Size ? double(v.u) : double(v.i));
+      values.push_back(v.type == Value::Type::Float  ? v.f
+                       : v.type == Value::Type::Size ? double(v.u)
+                                                     : double(v.i));
       n = ev_.integer(*c.args[1]);
       if (n < 0 || n > (int64_t{1} << 24))
-        throw Error(ErrorKind::Limit, c.args[1]->span, f + " of " + std::to_string(n) + " elements");
+        throw Error(ErrorKind::Limit, c.args[1]->span,
+                    f + " of " + std::to_string(n) + " elements");
     }
-    return constant(f == "gen_ConstArr_f32" ? HtpType::Float32 : HtpType::Int32, {1, 1, 1, n}, values);
+    return constant(f == "gen_ConstArr_f32" ? HtpType::Float32 : HtpType::Int32, {1, 1, 1, n},
+                    values);
   }
   if (f == "AUTOSPLIT")
     return autosplit(c, e);
@@ -141,16 +153,16 @@ int Builder::build(const ast::Expr& e) {
       i = s.tag == tag ? s.start : i;
     const Node& n = g_.nodes[x];
     if (i < 0 || i >= int64_t(n.inputs.size()))
-      throw Error(ErrorKind::Range, e.span, "ITER_INPUT_OF index " + std::to_string(i) +
-                                                " is out of range: " + n.name + " has " +
-                                                std::to_string(n.inputs.size()) + " input(s)");
+      throw Error(ErrorKind::Range, e.span,
+                  "ITER_INPUT_OF index " + std::to_string(i) + " is out of range: " + n.name +
+                      " has " + std::to_string(n.inputs.size()) + " input(s)");
     return n.inputs[i];
   }
   if (f == "AUTOSPLIT_SHAPEFN_APPLY" || f == "SHAPEFN_APPLY")
     return shape_fn(c, e);
   if (f == "EXTERNAL_REPLACE")
-    throw NotEvaluable{c.args[0]->span, "EXTERNAL_REPLACE calls the C++ function '" +
-                                            name_of(*c.args[0]) + "'"};
+    throw NotEvaluable{c.args[0]->span,
+                       "EXTERNAL_REPLACE calls the C++ function '" + name_of(*c.args[0]) + "'"};
   return modifier(c);
 }
 
@@ -159,16 +171,17 @@ int Builder::autosplit(const ast::Call& c, const ast::Expr& e) {
   int64_t dim = ev_.integer(*c.args[0]);
   int64_t chunk = ev_.integer(*c.args[2]);
   if (dim < 0 || dim >= int64_t(whole.shape.size()))
-    throw Error(ErrorKind::Range, c.args[0]->span, "AUTOSPLIT dimension " + std::to_string(dim) +
-                                                       " is beyond the output's rank " +
-                                                       std::to_string(whole.shape.size()));
+    throw Error(ErrorKind::Range, c.args[0]->span,
+                "AUTOSPLIT dimension " + std::to_string(dim) + " is beyond the output's rank " +
+                    std::to_string(whole.shape.size()));
   if (chunk <= 0)
     throw Error(ErrorKind::Arithmetic, c.args[2]->span,
                 "AUTOSPLIT chunk size must be positive, not " + std::to_string(chunk));
   std::vector<int> inputs = {constant(HtpType::Int32, {1, 1, 1, 1}, {double(dim)})};
   TensorType saved = default_type_;
   for (int64_t start = 0; start < whole.shape[dim]; start += chunk) {
-    Split s{as_string(*c.args[1])->value, int(dim), start, std::min(chunk, whole.shape[dim] - start)};
+    Split s{as_string(*c.args[1])->value, int(dim), start,
+            std::min(chunk, whole.shape[dim] - start)};
     default_type_ = whole;
     default_type_.shape[dim] = s.size;
     ev_.splits.push_back(s);
@@ -217,8 +230,9 @@ int Builder::shape_fn(const ast::Call& c, const ast::Expr& e) {
   core::Shape size = in_shape;
   int64_t dim = simpledim ? ev_.integer(*c.args[3]) : s.dim;
   if (dim < 0 || dim >= int64_t(in_shape.size()))
-    throw Error(ErrorKind::Range, e.span, fn + ": dimension " + std::to_string(dim) +
-                                              " is beyond the rank of " + g_.nodes[in].name);
+    throw Error(ErrorKind::Range, e.span,
+                fn + ": dimension " + std::to_string(dim) + " is beyond the rank of " +
+                    g_.nodes[in].name);
   int64_t whole = g_.nodes[root_].type.shape[s.dim];
   if (simple && in_shape[dim] == 1 && whole != 1) {
     // A broadcast input: every chunk reads its single slice.
@@ -229,10 +243,10 @@ int Builder::shape_fn(const ast::Call& c, const ast::Expr& e) {
                                    std::to_string(whole) + " nor 1"};
   } else {
     if (s.start + s.size > in_shape[dim])
-      throw Error(ErrorKind::Range, e.span, fn + ": chunk [" + std::to_string(s.start) + ", " +
-                                                std::to_string(s.start + s.size) + ") is beyond " +
-                                                g_.nodes[in].name + "'s extent " +
-                                                std::to_string(in_shape[dim]));
+      throw Error(ErrorKind::Range, e.span,
+                  fn + ": chunk [" + std::to_string(s.start) + ", " +
+                      std::to_string(s.start + s.size) + ") is beyond " + g_.nodes[in].name +
+                      "'s extent " + std::to_string(in_shape[dim]));
     start[dim] = s.start;
     size[dim] = s.size;
   }
@@ -284,9 +298,9 @@ int Builder::modifier(const ast::Call& c) {
     g_.nodes[id].outputs = int(a);
   } else if (f == "ResizeDim") {
     if (a < 0 || a >= int64_t(out.shape.size()))
-      throw Error(ErrorKind::Range, c.args[0]->span, "ResizeDim dimension " + std::to_string(a) +
-                                                         " is beyond the rank " +
-                                                         std::to_string(out.shape.size()));
+      throw Error(ErrorKind::Range, c.args[0]->span,
+                  "ResizeDim dimension " + std::to_string(a) + " is beyond the rank " +
+                      std::to_string(out.shape.size()));
     out.shape[a] = b;
   }
   // WITH_SAME_ID and WITH_SPLIT_HISTORY carry bookkeeping only.

@@ -17,8 +17,12 @@ namespace {
 
 using parser::htp::Rule;
 
-const ast::Call* as_call(const ast::Expr& e) { return std::get_if<ast::Call>(&e.node); }
-const ast::StringLit* as_string(const ast::Expr& e) { return std::get_if<ast::StringLit>(&e.node); }
+const ast::Call* as_call(const ast::Expr& e) {
+  return std::get_if<ast::Call>(&e.node);
+}
+const ast::StringLit* as_string(const ast::Expr& e) {
+  return std::get_if<ast::StringLit>(&e.node);
+}
 
 // The match pattern as a list of nodes, inputs before users.
 struct Skeleton {
@@ -91,7 +95,9 @@ public:
   VerifyResult run();
 
 private:
-  int64_t uniform(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t uniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
   Plan draw(int size);
   // The graph of \p p, or nothing when an op's definition rejects its inputs.
   std::optional<Graph> build(const Plan& p, std::string* why);
@@ -110,7 +116,9 @@ private:
 };
 
 TensorType random_quant(TensorType t, std::mt19937_64& rng) {
-  auto u = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto u = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
   switch (t.dtype) {
   case HtpType::QUInt8:
     t.zero_offset = int32_t(u(0, 255));
@@ -131,7 +139,8 @@ TensorType random_quant(TensorType t, std::mt19937_64& rng) {
 Plan Verifier::draw(int size) {
   Plan p;
   core::Shape base = {uniform(1, 2), uniform(1, size), uniform(1, size), uniform(1, size + 1)};
-  static const HtpType kOther[] = {HtpType::Float16, HtpType::QUInt8, HtpType::QInt8, HtpType::Int32};
+  static const HtpType kOther[] = {HtpType::Float16, HtpType::QUInt8, HtpType::QInt8,
+                                   HtpType::Int32};
   HtpType graph_type = uniform(0, 4) == 0 ? kOther[uniform(0, 3)] : HtpType::Float32;
   for (const Skeleton::Item& item : skeleton_.items) {
     TensorType t;
@@ -146,7 +155,10 @@ Plan Verifier::draw(int size) {
     } else {
       for (size_t d = 0; d < 4; ++d) {
         int64_t pick = uniform(0, 3);
-        t.shape.push_back(pick == 0 ? base[d] : pick == 1 ? 1 : pick == 2 ? base[(d + 1) % 4] : uniform(1, size));
+        t.shape.push_back(pick == 0   ? base[d]
+                          : pick == 1 ? 1
+                          : pick == 2 ? base[(d + 1) % 4]
+                                      : uniform(1, size));
       }
     }
     p.types.push_back(random_quant(t, rng_));
@@ -178,8 +190,9 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
       core::Tensor v(storage(n.type.dtype), n.type.shape);
       for (int64_t k = 0; k < v.numel(); ++k) {
         double x = p.const_values[next_const++];
-        v.set(k, n.type.dtype == HtpType::Float32 ? core::Scalar::of_float(core::DType::Float32, x)
-                                                  : core::Scalar::of_int(core::DType::Int32, int64_t(x)));
+        v.set(k, n.type.dtype == HtpType::Float32
+                     ? core::Scalar::of_float(core::DType::Float32, x)
+                     : core::Scalar::of_int(core::DType::Int32, int64_t(x)));
       }
       n.value = std::move(v);
     } else {
@@ -259,7 +272,8 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     const Node& n = before->nodes[id];
     if (n.kind != Node::Kind::Input)
       continue;
-    core::Tensor t = interp::random_tensor(storage(n.type.dtype), n.type.shape, p.data_seed, n.name);
+    core::Tensor t =
+        interp::random_tensor(storage(n.type.dtype), n.type.shape, p.data_seed, n.name);
     // Floats in [-1, 1) scaled by 1, 8 or 64, so bounds such as ReLU6's
     // are crossed.
     if (core::is_float(t.dtype()))
@@ -288,7 +302,8 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     std::map<int, core::Tensor> after_inputs;
     for (const auto& [id, t] : inputs)
       for (int j : after.live())
-        if (after.nodes[j].name == before->nodes[id].name && after.nodes[j].kind == Node::Kind::Input)
+        if (after.nodes[j].name == before->nodes[id].name &&
+            after.nodes[j].kind == Node::Kind::Input)
           after_inputs[j] = t;
     difference = first_difference(expected, evaluate(after, ops_, after_inputs));
   } catch (const NotEvaluable& e) {

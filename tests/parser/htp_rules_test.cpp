@@ -7,7 +7,9 @@
 namespace teval::parser::htp {
 namespace {
 
-RuleFile read(const std::string& text) { return read_rules(core::SourceFile::make("t.cpp", text)); }
+RuleFile read(const std::string& text) {
+  return read_rules(core::SourceFile::make("t.cpp", text));
+}
 
 // The one optimization rule of \p text, which must be well formed.
 Rule rule(const std::string& text) {
@@ -23,8 +25,9 @@ std::string expanded_constraint(const std::string& cst) {
 }
 
 std::string expanded_replacement(const std::string& repl) {
-  Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Conv\", \"x\", \"y\"), OK, AUTOSPLIT(3, \"I\", 2, " +
-                repl + "))");
+  Rule r = rule(
+      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Conv\", \"x\", \"y\"), OK, AUTOSPLIT(3, \"I\", 2, " +
+      repl + "))");
   if (!r.replacement)
     return "";
   const auto& split = std::get<ast::Call>(r.replacement->node);
@@ -42,9 +45,9 @@ TEST(HtpMacros, ConstraintMacrosExpandAsTheSeedStates) {
   EXPECT_EQ(expanded_constraint("IS_FLOAT16(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Float16)");
   EXPECT_EQ(expanded_constraint("IS_FLOAT32(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Float32)");
   EXPECT_EQ(expanded_constraint("IS_FLOAT(\"x\")"), "EQ(DTYPE_OF(\"x\"), DType::Float32)");
-  const char* dims[][2] = {{"DIM_BATCHES", "0"},    {"DIM_HEIGHT", "1"},    {"DIM_WIDTH", "2"},
-                           {"DIM_DEPTH", "3"},      {"DIM_FILTHEIGHT", "0"}, {"DIM_FILTWIDTH", "1"},
-                           {"DIM_FILTDEPTH", "2"},  {"DIM_NFILTS", "3"}};
+  const char* dims[][2] = {{"DIM_BATCHES", "0"},   {"DIM_HEIGHT", "1"},     {"DIM_WIDTH", "2"},
+                           {"DIM_DEPTH", "3"},     {"DIM_FILTHEIGHT", "0"}, {"DIM_FILTWIDTH", "1"},
+                           {"DIM_FILTDEPTH", "2"}, {"DIM_NFILTS", "3"}};
   for (auto& [macro, dim] : dims)
     EXPECT_EQ(expanded_constraint(std::string("GT(") + macro + "(\"y\"), 1)"),
               std::string("GT(DIM_OF(\"y\", ") + dim + "), 1)")
@@ -55,19 +58,23 @@ TEST(HtpMacros, ConstraintMacrosExpandAsTheSeedStates) {
 }
 
 TEST(HtpMacros, ReplacementMacrosExpandAsTheSeedStates) {
-  EXPECT_EQ(expanded_replacement("Op(\"Conv\", AUTOSPLIT_SLICE(\"x\", gen_Shape(0, 0, 0, SPLIT_START(\"I\")), "
-                                 "gen_ShapeOf(\"y\")))"),
-            "Op(\"Conv\", WITH_SIZE(gen_ShapeOf(\"y\"), WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", "
-            "gen_Shape(0, 0, 0, SPLIT_START(\"I\")), gen_ShapeOf(\"y\")))))");
-  EXPECT_EQ(expanded_replacement("Op(\"Conv\", TYPICAL_SLICE(\"x\", \"I\"))"),
-            "Op(\"Conv\", WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(simple_split_size, \"I\", \"x\"), "
-            "WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", AUTOSPLIT_SHAPEFN_APPLY(simple_split_start, "
-            "\"I\", \"x\"), AUTOSPLIT_SHAPEFN_APPLY(simple_split_size, \"I\", \"x\")))))");
-  EXPECT_EQ(expanded_replacement("Op(\"Conv\", CHANGEDIM_SLICE(\"x\", \"I\", 1))"),
-            "Op(\"Conv\", WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size, \"I\", \"x\", 1), "
-            "WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", AUTOSPLIT_SHAPEFN_APPLY("
-            "simpledim_split_start, \"I\", \"x\", 1), AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size, "
-            "\"I\", \"x\", 1)))))");
+  EXPECT_EQ(
+      expanded_replacement(
+          "Op(\"Conv\", AUTOSPLIT_SLICE(\"x\", gen_Shape(0, 0, 0, SPLIT_START(\"I\")), "
+          "gen_ShapeOf(\"y\")))"),
+      "Op(\"Conv\", WITH_SIZE(gen_ShapeOf(\"y\"), WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", "
+      "gen_Shape(0, 0, 0, SPLIT_START(\"I\")), gen_ShapeOf(\"y\")))))");
+  EXPECT_EQ(
+      expanded_replacement("Op(\"Conv\", TYPICAL_SLICE(\"x\", \"I\"))"),
+      "Op(\"Conv\", WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(simple_split_size, \"I\", \"x\"), "
+      "WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", AUTOSPLIT_SHAPEFN_APPLY(simple_split_start, "
+      "\"I\", \"x\"), AUTOSPLIT_SHAPEFN_APPLY(simple_split_size, \"I\", \"x\")))))");
+  EXPECT_EQ(
+      expanded_replacement("Op(\"Conv\", CHANGEDIM_SLICE(\"x\", \"I\", 1))"),
+      "Op(\"Conv\", WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size, \"I\", \"x\", 1), "
+      "WITH_TYPE(\"x\", Op(\"Slice_shape\", \"x\", AUTOSPLIT_SHAPEFN_APPLY("
+      "simpledim_split_start, \"I\", \"x\", 1), AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size, "
+      "\"I\", \"x\", 1)))))");
   Rule r = rule("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"TopK\", \"x\"), OK, "
                 "OpMultiOut(2, 1, \"TopK.v2\", \"x\", gen_ConstScalar_i32(3)))");
   EXPECT_EQ(to_text(*r.replacement),
@@ -76,8 +83,9 @@ TEST(HtpMacros, ReplacementMacrosExpandAsTheSeedStates) {
 }
 
 TEST(HtpMacros, HeaderAndLocalMacros) {
-  Rule r = rule("#define RELU_OF(X) Op(FROM_DEFAULT_PACKAGE(\"Relu\"), \\\n    X)\n"
-                "DEF_PACKAGE_OPTIMIZATION(EARLY, RELU_OF(\"x\"), GT(TILE_HEIGHT, 0), CAST_TO_FP16(\"x\"))");
+  Rule r = rule(
+      "#define RELU_OF(X) Op(FROM_DEFAULT_PACKAGE(\"Relu\"), \\\n    X)\n"
+      "DEF_PACKAGE_OPTIMIZATION(EARLY, RELU_OF(\"x\"), GT(TILE_HEIGHT, 0), CAST_TO_FP16(\"x\"))");
   EXPECT_EQ(to_text(*r.match), "Op(\"Relu\", \"x\")");
   EXPECT_EQ(to_text(*r.constraint), "GT(OPTION_UINT(\"tile_height\"), 0)");
   EXPECT_EQ(to_text(*r.replacement),
@@ -124,11 +132,12 @@ TEST(HtpRules, AdjacentStringsConcatenate) {
 }
 
 TEST(HtpRules, RegionsAnnotationsAndKinds) {
-  RuleFile f = read("// :::EXTERNAL_SHAPEFN::: { OpRef my_fn(Replacement &rpx, OpRef const &a, int b); }\n"
-                    "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, \"x\") junk ) ( ;\n"
-                    "DEF_PACKAGE_OP((impl<T>), \"A\")\n"
-                    "DEF_TENSOR_PROPERTIES(Op(\"A\", \"in\"), Flat(\"in\"))\n"
-                    "DEF_PACKAGE_PARAM_ORDER(\"A\", \"p\", true, nullptr)\n");
+  RuleFile f =
+      read("// :::EXTERNAL_SHAPEFN::: { OpRef my_fn(Replacement &rpx, OpRef const &a, int b); }\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, \"x\") junk ) ( ;\n"
+           "DEF_PACKAGE_OP((impl<T>), \"A\")\n"
+           "DEF_TENSOR_PROPERTIES(Op(\"A\", \"in\"), Flat(\"in\"))\n"
+           "DEF_PACKAGE_PARAM_ORDER(\"A\", \"p\", true, nullptr)\n");
   ASSERT_FALSE(f.malformed());
   ASSERT_EQ(f.rules.size(), 4u);
   EXPECT_EQ(f.rules[0].kind, ItemKind::Optimization);

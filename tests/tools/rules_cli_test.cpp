@@ -12,7 +12,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-test::Result rules(const std::string& args) { return test::run_teval("rules " + args, test::source_dir()); }
+test::Result rules(const std::string& args) {
+  return test::run_teval("rules " + args, test::source_dir());
+}
 
 std::vector<std::string> names(const std::string& dir, const std::string& extension) {
   std::vector<std::string> out;
@@ -22,7 +24,9 @@ std::vector<std::string> names(const std::string& dir, const std::string& extens
   return out;
 }
 
-std::string rel(const std::string& dir, const std::string& file) { return "tests/data/htp/" + dir + "/" + file; }
+std::string rel(const std::string& dir, const std::string& file) {
+  return "tests/data/htp/" + dir + "/" + file;
+}
 
 fs::path golden(const std::string& dir, const std::string& file) {
   return test::source_dir() / rel(dir, file);
@@ -71,9 +75,9 @@ TEST_P(AppliedRules, RewriteGoldenGraphs) {
   ASSERT_EQ(text.rfind("# RULES: ", 0), 0u) << graph;
   std::string rules_file = text.substr(9, text.find('\n') - 9);
   test::Result r = rules("apply " + rel("apply", rules_file) + " --graph " + graph);
-  std::string failure =
-      test::check_golden(golden("apply", GetParam() + ".out"),
-                         "exit " + std::to_string(r.exit_code) + "\n" + r.out + "--- stderr\n" + r.err);
+  std::string failure = test::check_golden(golden("apply", GetParam() + ".out"),
+                                           "exit " + std::to_string(r.exit_code) + "\n" + r.out +
+                                               "--- stderr\n" + r.err);
   EXPECT_TRUE(failure.empty()) << failure;
 }
 
@@ -123,9 +127,9 @@ TEST(RulesCli, VerifyJsonHasOneObjectPerRule) {
   }
   ASSERT_EQ(lines.size(), 3u) << r.out;
   for (const std::string& l : lines)
-    for (const char* key : {"\"file\": \"examples/htp/split_rules.cpp\"", "\"line\": ",
-                            "\"kind\": \"optimization\"", "\"pass\": \"TILING+10", "\"verdict\": ",
-                            "\"cases\": ", "\"reason\": ", "\"counterexample\": "})
+    for (const char* key : {"\"file\": \"examples/htp/split_rules.cpp\"",
+                            "\"line\": ", "\"kind\": \"optimization\"", "\"pass\": \"TILING+10",
+                            "\"verdict\": ", "\"cases\": ", "\"reason\": ", "\"counterexample\": "})
       EXPECT_NE(l.find(key), std::string::npos) << key << " in " << l;
   EXPECT_NE(lines[0].find("\"verdict\": \"sound\", \"cases\": 20"), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("\"verdict\": \"unsound\""), std::string::npos) << lines[1];

@@ -81,13 +81,13 @@ std::string diagnostics_json(const htp::Rule& r, core::Severity severity) {
 
 std::string rule_json(const htp::RuleFile& f, const htp::Rule& r) {
   auto at = f.source->location(r.span.begin);
-  std::string out = "{\"file\": " + json_string(f.source->name()) +
-                    ", \"line\": " + std::to_string(at.line) +
-                    ", \"column\": " + std::to_string(at.column) +
-                    ", \"kind\": " + json_string(htp::kind_name(r.kind)) +
-                    ", \"macro\": " + json_string(r.macro);
+  std::string out =
+      "{\"file\": " + json_string(f.source->name()) + ", \"line\": " + std::to_string(at.line) +
+      ", \"column\": " + std::to_string(at.column) +
+      ", \"kind\": " + json_string(htp::kind_name(r.kind)) + ", \"macro\": " + json_string(r.macro);
   bool optimization = r.kind == htp::ItemKind::Optimization;
-  out += ", \"pass\": " + (optimization && !r.pass.name.empty() ? json_string(r.pass.text()) : "null");
+  out +=
+      ", \"pass\": " + (optimization && !r.pass.name.empty() ? json_string(r.pass.text()) : "null");
   out += ", \"priority\": " +
          (optimization && r.pass.priority ? std::to_string(*r.pass.priority) : "null");
   out += ", \"op\": " + (r.op_name.empty() ? "null" : json_string(r.op_name));
@@ -104,9 +104,10 @@ void print_diagnostics(const htp::RuleFile& f) {
   for (const htp::Rule& r : f.rules)
     for (const core::Diagnostic& d : r.diagnostics)
       all.push_back(&d);
-  std::stable_sort(all.begin(), all.end(), [](const core::Diagnostic* a, const core::Diagnostic* b) {
-    return a->span.begin < b->span.begin;
-  });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const core::Diagnostic* a, const core::Diagnostic* b) {
+                     return a->span.begin < b->span.begin;
+                   });
   for (const core::Diagnostic* d : all)
     std::cerr << core::render(*d);
 }
@@ -131,10 +132,10 @@ int check(const std::vector<std::string>& files, bool json) {
     }
     for (const core::Diagnostic& d : f.diagnostics)
       warnings += d.severity == core::Severity::Warning;
-    std::cout << path << ": " << f.rules.size() << " declaration" << (f.rules.size() == 1 ? "" : "s")
-              << " (" << optimizations << " optimization rule" << (optimizations == 1 ? "" : "s")
-              << "), " << bad << " malformed, " << warnings << " warning"
-              << (warnings == 1 ? "" : "s") << "\n";
+    std::cout << path << ": " << f.rules.size() << " declaration"
+              << (f.rules.size() == 1 ? "" : "s") << " (" << optimizations << " optimization rule"
+              << (optimizations == 1 ? "" : "s") << "), " << bad << " malformed, " << warnings
+              << " warning" << (warnings == 1 ? "" : "s") << "\n";
   }
   return malformed ? 1 : 0;
 }
@@ -259,8 +260,9 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
       std::cout << ": " << v.reason << "\n";
     else
       std::cout << " (found in case " << v.cases << "): " << v.counterexample->difference
-                << "\n  counterexample:\n" << indent(v.counterexample->before)
-                << "  after the rewrite:\n" << indent(v.counterexample->after);
+                << "\n  counterexample:\n"
+                << indent(v.counterexample->before) << "  after the rewrite:\n"
+                << indent(v.counterexample->after);
   }
   if (!json)
     std::cout << counts[0] << " sound, " << counts[1] << " unsound, " << counts[2]
