@@ -14,8 +14,7 @@ using namespace x3support;
 // ---------------------------------------------------------------------------
 // Tokens
 
-auto const skipper = x3::space | (x3::lit("//") >> *(x3::char_ - x3::eol)) |
-                     (x3::lit("/*") >> *(x3::char_ - x3::lit("*/")) >> x3::lit("*/"));
+auto const& skipper = cpp_skipper;
 
 auto const keyword = word("return") | word("for") | word("const");
 
@@ -27,17 +26,11 @@ auto const identifier_def =
 x3::rule<class qualified_class, std::string> const qualified = "name";
 auto const qualified_def = x3::raw[x3::lexeme[identifier >> *(x3::lit("::") >> identifier)]];
 
-auto const exponent = (x3::lit('e') | 'E') >> -(x3::lit('+') | '-') >> +x3::digit;
 x3::rule<class float_text_class, std::string> const float_text = "number";
-auto const float_text_def =
-    x3::raw[x3::lexeme[((+x3::digit >> '.' >> *x3::digit >> -exponent) |
-                        ('.' >> +x3::digit >> -exponent) | (+x3::digit >> exponent)) >>
-                       -x3::char_("fF") >> !(x3::alnum | '_')]];
+auto const float_text_def = cpp_float_token;
 
 x3::rule<class int_text_class, std::string> const int_text = "integer";
-auto const int_text_def =
-    x3::raw[x3::lexeme[(((x3::lit("0x") | "0X") >> +x3::xdigit) | +x3::digit) >>
-                       *x3::char_("uUlL") >> !(x3::alnum | '_' | '.')]];
+auto const int_text_def = cpp_int_token;
 
 // A type as written: `const std::vector<size_t>&`, `TensorDim`, `auto`.
 x3::rule<class type_text_class, std::string> const type_text = "type";

@@ -10,8 +10,7 @@ namespace {
 
 using namespace x3support;
 
-auto const skipper = x3::space | (x3::lit("//") >> *(x3::char_ - x3::eol)) |
-                     (x3::lit("/*") >> *(x3::char_ - x3::lit("*/")) >> x3::lit("*/"));
+auto const& skipper = cpp_skipper;
 
 x3::rule<class identifier_class, std::string> const identifier = "identifier";
 auto const identifier_def =
@@ -25,17 +24,11 @@ auto const template_args_def = x3::lit('<') >> (qualified % ',') >> x3::lit('>')
 auto const qualified_def =
     x3::raw[-x3::lit('&') >> identifier >> *(x3::lit("::") >> identifier) >> -template_args];
 
-auto const exponent = (x3::lit('e') | 'E') >> -(x3::lit('+') | '-') >> +x3::digit;
 x3::rule<class float_text_class, std::string> const float_text = "number";
-auto const float_text_def =
-    x3::raw[x3::lexeme[((+x3::digit >> '.' >> *x3::digit >> -exponent) |
-                        ('.' >> +x3::digit >> -exponent) | (+x3::digit >> exponent)) >>
-                       -x3::char_("fF") >> !(x3::alnum | '_')]];
+auto const float_text_def = cpp_float_token;
 
 x3::rule<class int_text_class, std::string> const int_text = "integer";
-auto const int_text_def =
-    x3::raw[x3::lexeme[(((x3::lit("0x") | "0X") >> +x3::xdigit) | +x3::digit) >>
-                       *x3::char_("uUlL") >> !(x3::alnum | '_' | '.')]];
+auto const int_text_def = cpp_int_token;
 
 // A C string constant, escapes kept raw (decoded in the action).
 x3::rule<class string_text_class, std::string> const string_text = "string constant";

@@ -80,6 +80,26 @@ inline auto word(const char* w) {
 }
 
 // ---------------------------------------------------------------------------
+// Tokens shared by the C++-spelled grammars (Tile's C++ spelling, HTP rules)
+
+/// Whitespace and C++ comments.
+inline auto const cpp_skipper = x3::space | (x3::lit("//") >> *(x3::char_ - x3::eol)) |
+                                (x3::lit("/*") >> *(x3::char_ - x3::lit("*/")) >> x3::lit("*/"));
+
+inline auto const cpp_exponent = (x3::lit('e') | 'E') >> -(x3::lit('+') | '-') >> +x3::digit;
+
+/// A C floating constant as written, `f` suffix allowed.
+inline auto const cpp_float_token =
+    x3::raw[x3::lexeme[((+x3::digit >> '.' >> *x3::digit >> -cpp_exponent) |
+                        ('.' >> +x3::digit >> -cpp_exponent) | (+x3::digit >> cpp_exponent)) >>
+                       -x3::char_("fF") >> !(x3::alnum | '_')]];
+
+/// A C integer constant as written: decimal, octal or hex, U/L suffixes.
+inline auto const cpp_int_token =
+    x3::raw[x3::lexeme[(((x3::lit("0x") | "0X") >> +x3::xdigit) | +x3::digit) >>
+                       *x3::char_("uUlL") >> !(x3::alnum | '_' | '.')]];
+
+// ---------------------------------------------------------------------------
 // Actions shared by the grammars
 
 inline auto const set_val = [](auto& ctx) { x3::_val(ctx) = x3::_attr(ctx); };

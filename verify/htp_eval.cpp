@@ -111,6 +111,33 @@ Value checked_int(int64_t v, const ast::Expr& e, const char* op) {
   return make_int(v);
 }
 
+// ADD SUB MUL DIV MIN MAX REM MOD of two values of one C type (REM and
+// MOD truncate like C's %; the caller fixes MOD's sign). Floats use fmin,
+// fmax and fmod.
+template <class T> T arithmetic(const std::string& f, T x, T y) {
+  if (f == "ADD")
+    return x + y;
+  if (f == "SUB")
+    return x - y;
+  if (f == "MUL")
+    return x * y;
+  if (f == "DIV")
+    return x / y;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (f == "MIN")
+      return std::fmin(x, y);
+    if (f == "MAX")
+      return std::fmax(x, y);
+    return std::fmod(x, y);
+  } else {
+    if (f == "MIN")
+      return std::min(x, y);
+    if (f == "MAX")
+      return std::max(x, y);
+    return x % y;
+  }
+}
+
 } // namespace
 
 std::optional<Match> match(const Graph& g, int node, const ast::Expr& pattern) {
@@ -270,14 +297,7 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
       const Value& b = vs[i];
       const ast::Expr& at = *c.args[i];
       if (t == Type::Float) {
-        float x = acc.f, y = b.f;
-        acc.f = f == "ADD"   ? x + y
-                : f == "MUL" ? x * y
-                : f == "SUB" ? x - y
-                : f == "DIV" ? x / y
-                : f == "MIN" ? std::fmin(x, y)
-                : f == "MAX" ? std::fmax(x, y)
-                             : std::fmod(x, y);
+        acc.f = arithmetic(f, acc.f, b.f);
         continue;
       }
       bool zero = t == Type::Size ? b.u == 0 : b.i == 0;
@@ -293,27 +313,15 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
         continue;
       }
       if (t == Type::Size) {
-        uint64_t x = acc.u, y = b.u;
-        acc.u = f == "ADD"   ? x + y
-                : f == "MUL" ? x * y
-                : f == "SUB" ? x - y
-                : f == "DIV" ? x / y
-                : f == "MIN" ? std::min(x, y)
-                : f == "MAX" ? std::max(x, y)
-                             : x % y;
+        acc.u = arithmetic(f, acc.u, b.u);
         continue;
       }
       int64_t x = acc.i, y = b.i;
       if ((f == "DIV" || f == "REM" || f == "MOD") && x == std::numeric_limits<int32_t>::min() &&
           y == -1)
         throw Error(ErrorKind::Arithmetic, e.span, f + "(-2147483648, -1) overflows int");
-      int64_t r = f == "ADD"   ? x + y
-                  : f == "MUL" ? x * y
-                  : f == "SUB" ? x - y
-                  : f == "DIV" ? x / y
-                  : f == "MIN" ? std::min(x, y)
-                  : f == "MAX" ? std::max(x, y)
-                               : x % y;
+      // Operands are ints, so the int64 result of + - * never overflows.
+      int64_t r = arithmetic(f, x, y);
       if (f == "MOD" && r != 0 && ((r < 0) != (y < 0)))
         r += y;
       acc = checked_int(r, e, f.c_str());
