@@ -8,6 +8,7 @@
 #include "parser/antares_source.h"
 #include "verify/htp_eval.h"
 
+#include <cctype>
 #include <regex>
 
 namespace teval::verify::htp {
@@ -42,6 +43,103 @@ std::optional<HtpType> htp_type_of_storage(core::DType t, std::optional<HtpType>
   default:
     return std::nullopt;
   }
+}
+
+// Integer arithmetic of a `$(...)` field: + - * / (truncating) and
+// parentheses over integer literals, with the usual precedence.
+class Arithmetic {
+public:
+  Arithmetic(std::string_view text, const std::string& op) : text_(text), op_(op) {}
+  int64_t run() {
+    int64_t v = sum();
+    skip();
+    if (at_ != text_.size())
+      fail();
+    return v;
+  }
+
+private:
+  [[noreturn]] void fail() {
+    throw IllTyped{op_ + "'s definition has a malformed $(...) field: $(" + std::string(text_) + ")"};
+  }
+  void skip() {
+    while (at_ < text_.size() && text_[at_] == ' ')
+      ++at_;
+  }
+  bool eat(char c) {
+    skip();
+    if (at_ < text_.size() && text_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+  int64_t sum() {
+    int64_t v = product();
+    for (;;) {
+      if (eat('+'))
+        v += product();
+      else if (eat('-'))
+        v -= product();
+      else
+        return v;
+    }
+  }
+  int64_t product() {
+    int64_t v = atom();
+    for (;;) {
+      if (eat('*')) {
+        v *= atom();
+      } else if (eat('/')) {
+        int64_t d = atom();
+        if (d == 0)
+          fail();
+        v /= d;
+      } else {
+        return v;
+      }
+    }
+  }
+  int64_t atom() {
+    if (eat('(')) {
+      int64_t v = sum();
+      if (!eat(')'))
+        fail();
+      return v;
+    }
+    if (eat('-'))
+      return -atom();
+    skip();
+    size_t b = at_;
+    while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])) && at_ - b < 12)
+      ++at_;
+    if (at_ == b)
+      fail();
+    return std::stoll(std::string(text_.substr(b, at_ - b)));
+  }
+  std::string_view text_;
+  const std::string& op_;
+  size_t at_ = 0;
+};
+
+// `$(expr)` fields of \p text evaluated.
+std::string evaluate_arithmetic(const std::string& text, const std::string& op) {
+  std::string out;
+  size_t last = 0;
+  for (size_t at = text.find("$("); at != std::string::npos; at = text.find("$(", last)) {
+    size_t depth = 0, end = at + 1;
+    for (; end < text.size(); ++end) {
+      depth += text[end] == '(';
+      if (text[end] == ')' && --depth == 0)
+        break;
+    }
+    if (end == text.size())
+      throw IllTyped{op + "'s definition has an unclosed $(...) field"};
+    out += text.substr(last, at - last);
+    out += std::to_string(Arithmetic(std::string_view(text).substr(at + 2, end - at - 2), op).run());
+    last = end + 1;
+  }
+  return out + text.substr(last);
 }
 
 // The definition's program with its $ fields replaced for one node.
@@ -82,7 +180,7 @@ std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& 
       result += std::string(core::name(storage(t->dtype)));
     }
   }
-  return result + text.substr(last);
+  return evaluate_arithmetic(result + text.substr(last), def.name);
 }
 
 struct Elaborated {
@@ -113,7 +211,7 @@ Elaborated elaborate(const OpDef& def, const Graph& g, const std::vector<int>& i
     }
     return {std::move(kernel), file};
   } catch (const Error& e) {
-    throw IllTyped{def.name + "'s definition does not accept these inputs:\n" + e.render()};
+    throw IllTyped{def.name + "'s definition does not accept these inputs: " + e.message()};
   }
 }
 
@@ -122,6 +220,30 @@ int out0(const core::Kernel& k, const OpDef& def) {
     if (k.tensors[id].name == "out0")
       return id;
   throw IllTyped{def.name + "'s definition has no output out0"};
+}
+
+// The output type of the built-in Concat(axis, t...): the tensors agree in
+// dtype, rank and every extent but the axis one, which adds up.
+TensorType concat_type(const Graph& g, const std::vector<int>& inputs) {
+  if (inputs.size() < 2 || g.nodes[inputs[0]].kind != Node::Kind::Const)
+    throw IllTyped{"Concat takes a constant axis and one or more tensors"};
+  int64_t axis = g.nodes[inputs[0]].value->get(0).i;
+  TensorType out = g.nodes[inputs[1]].type;
+  if (axis < 0 || axis >= int64_t(out.shape.size()))
+    throw IllTyped{"Concat axis " + std::to_string(axis) + " of rank-" +
+                   std::to_string(out.shape.size()) + " tensors"};
+  out.shape[axis] = 0;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const TensorType& t = g.nodes[inputs[i]].type;
+    bool agree = t.dtype == out.dtype && t.shape.size() == out.shape.size();
+    for (size_t d = 0; agree && d < t.shape.size(); ++d)
+      agree = int64_t(d) == axis || t.shape[d] == out.shape[d];
+    if (!agree)
+      throw IllTyped{"Concat of " + to_string(g.nodes[inputs[1]].type) + " and " + to_string(t) +
+                     " along axis " + std::to_string(axis)};
+    out.shape[axis] += t.shape[axis];
+  }
+  return out;
 }
 
 } // namespace
@@ -179,6 +301,8 @@ bool OpSet::knows(const std::string& op) const {
 TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
                       const std::vector<int>& inputs, std::optional<TensorType> quant) {
   const OpDef* def = ops.find(op);
+  if (!def && op == "Concat")
+    return concat_type(g, inputs);
   if (!def)
     throw IllTyped{"op " + op + " has no definition"};
   std::optional<HtpType> like;
@@ -230,27 +354,10 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
                        std::string(core::name(t.dtype())) + core::to_string(t.shape()) +
                        ", but its output is declared " + to_string(n.type)};
     };
-    if (n.op == "Concat") {
-      if (n.inputs.size() < 2 || g.nodes[n.inputs[0]].kind != Node::Kind::Const)
-        throw IllTyped{n.name + ": Concat takes a constant axis and one or more tensors"};
+    if (n.op == "Concat" && !ops.find("Concat")) {
+      core::Shape shape = concat_type(g, n.inputs).shape;
       int64_t axis = g.nodes[n.inputs[0]].value->get(0).i;
       const core::Tensor& first = values[n.inputs[1]][0];
-      if (axis < 0 || axis >= first.rank())
-        throw IllTyped{n.name + ": Concat axis " + std::to_string(axis) + " of rank-" +
-                       std::to_string(first.rank()) + " tensors"};
-      core::Shape shape = first.shape();
-      shape[axis] = 0;
-      for (size_t i = 1; i < n.inputs.size(); ++i) {
-        const core::Tensor& t = values[n.inputs[i]][0];
-        core::Shape s = t.shape();
-        if (t.dtype() != first.dtype() || s.size() != shape.size())
-          throw IllTyped{n.name + ": Concat of tensors of different dtypes or ranks"};
-        for (size_t d = 0; d < s.size(); ++d)
-          if (int64_t(d) != axis && s[d] != shape[d])
-            throw IllTyped{n.name + ": Concat of " + core::to_string(first.shape()) + " and " +
-                           core::to_string(s) + " along axis " + std::to_string(axis)};
-        shape[axis] += s[axis];
-      }
       core::Tensor result(first.dtype(), shape);
       // Row-major: each outer index copies one run of every input in turn.
       int64_t outer = 1, inner = 1;

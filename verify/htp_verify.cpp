@@ -82,6 +82,18 @@ void collect_options(const ast::Expr& e, std::set<std::string>& out) {
   }
 }
 
+bool mentions(const ast::Expr& e, const std::string& callee) {
+  const ast::Call* c = as_call(e);
+  if (!c)
+    return false;
+  if (c->callee == callee)
+    return true;
+  for (const ast::ExprPtr& a : c->args)
+    if (mentions(*a, callee))
+      return true;
+  return false;
+}
+
 class Verifier {
 public:
   Verifier(const Rule& rule, const OpSet& ops, const VerifyOptions& o)
@@ -90,6 +102,7 @@ public:
     skeleton_.root = skeleton_of(*rule.match, skeleton_, tags);
     collect_options(*rule.constraint, options_);
     collect_options(*rule.replacement, options_);
+    reads_dtypes_ = mentions(*rule.constraint, "DTYPE_OF");
   }
 
   VerifyResult run();
@@ -112,6 +125,7 @@ private:
   std::mt19937_64 rng_;
   Skeleton skeleton_;
   std::set<std::string> options_;
+  bool reads_dtypes_ = false;
   std::map<std::string, int> rejections_;
 };
 
@@ -142,16 +156,24 @@ Plan Verifier::draw(int size) {
   static const HtpType kOther[] = {HtpType::Float16, HtpType::QUInt8, HtpType::QInt8,
                                    HtpType::Int32};
   HtpType graph_type = uniform(0, 4) == 0 ? kOther[uniform(0, 3)] : HtpType::Float32;
+  // Graph inputs share one dtype, as HTP ops are registered per dtype;
+  // only a rule that inspects dtypes sees inputs of different ones.
+  int64_t small = std::min<int64_t>(3, size);
   for (const Skeleton::Item& item : skeleton_.items) {
     TensorType t;
-    t.dtype = uniform(0, 5) == 0 ? kOther[uniform(0, 3)] : graph_type;
+    t.dtype = reads_dtypes_ && uniform(0, 5) == 0 ? kOther[uniform(0, 3)] : graph_type;
     if (item.kind == Skeleton::Item::Kind::Const) {
       t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
       t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
       for (int64_t i = 0; i < t.shape[3]; ++i)
         p.const_values.push_back(double(uniform(-4, 4)));
-    } else if (uniform(0, 9) < 6) {
+    } else if (int64_t pick = uniform(0, 9); pick < 5) {
       t.shape = base;
+    } else if (pick < 7) {
+      // Small independent extents: ops that relate the extents of their
+      // inputs (a filter's depth and an activation's, say) meet often.
+      for (size_t d = 0; d < 4; ++d)
+        t.shape.push_back(uniform(1, small));
     } else {
       for (size_t d = 0; d < 4; ++d) {
         int64_t pick = uniform(0, 3);
@@ -365,7 +387,7 @@ VerifyResult Verifier::run() {
     ++attempts;
     // Shapes grow with the cases checked, and with the draws a demanding
     // constraint rejects.
-    int size = 2 + std::min(6, std::max(r.cases / 8, attempts / 40));
+    int size = 2 + std::min(14, std::max(r.cases / 8, attempts / 40));
     Plan p = draw(size);
     Counterexample cx;
     std::string reason;

@@ -50,3 +50,17 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Tanh", "In"), EQ(DIM_HEIGHT("In"), 2),
                 WITH_SIZE(gen_Shape(DIM_BATCHES("In"), 1, DIM_WIDTH("In"), DIM_DEPTH("In")),
                     Op("Slice_shape", "In", gen_Shape(0, ITER_VAR("I"), 0, 0),
                        gen_Shape(DIM_BATCHES("In"), 1, DIM_WIDTH("In"), DIM_DEPTH("In"))))))))
+
+// A convolution split along output rows: each chunk reads its rows of the
+// input plus the filter's halo.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv2d", "in", "w"), GT(DIM_HEIGHT("*"), 1),
+    AUTOSPLIT(1, "H", 1,
+        Op("Conv2d",
+            AUTOSPLIT_SLICE("in", gen_Shape(0, SPLIT_START("H"), 0, 0),
+                gen_Shape(DIM_BATCHES("in"), ADD(SPLIT_SIZE("H"), SUB(DIM_FILTHEIGHT("w"), 1)),
+                          DIM_WIDTH("in"), DIM_DEPTH("in"))),
+            "w")))
+
+// ... and along output channels, slicing the filters.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv2d", "in", "w"), GT(DIM_DEPTH("*"), 1),
+    AUTOSPLIT(3, "C", 1, Op("Conv2d", "in", TYPICAL_SLICE("w", "C"))))

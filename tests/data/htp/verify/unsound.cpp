@@ -29,3 +29,11 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Neg", "x"), GT(DIM_DEPTH("*"), 3),
     AUTOSPLIT(3, "I", 3,
         Op("Neg", AUTOSPLIT_SLICE("x", gen_Shape(0, 0, 0, SPLIT_START("I")),
                                   gen_Shape(DIM_BATCHES("x"), DIM_HEIGHT("x"), DIM_WIDTH("x"), 2)))))
+
+// A convolution split along rows without the filter's halo.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv2d", "in", "w"), AND(GT(DIM_HEIGHT("*"), 1), GT(DIM_FILTHEIGHT("w"), 1)),
+    AUTOSPLIT(1, "H", 1,
+        Op("Conv2d",
+            AUTOSPLIT_SLICE("in", gen_Shape(0, SPLIT_START("H"), 0, 0),
+                gen_Shape(DIM_BATCHES("in"), SPLIT_SIZE("H"), DIM_WIDTH("in"), DIM_DEPTH("in"))),
+            "w")))
