@@ -60,7 +60,8 @@ public:
 
 private:
   [[noreturn]] void fail() {
-    throw IllTyped{op_ + "'s definition has a malformed $(...) field: $(" + std::string(text_) + ")"};
+    throw IllTyped{op_ + "'s definition has a malformed $(...) field: $(" + std::string(text_) +
+                   ")"};
   }
   void skip() {
     while (at_ < text_.size() && text_[at_] == ' ')
@@ -111,7 +112,8 @@ private:
       return -atom();
     skip();
     size_t b = at_;
-    while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])) && at_ - b < 12)
+    while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])) &&
+           at_ - b < 12)
       ++at_;
     if (at_ == b)
       fail();
@@ -136,7 +138,8 @@ std::string evaluate_arithmetic(const std::string& text, const std::string& op) 
     if (end == text.size())
       throw IllTyped{op + "'s definition has an unclosed $(...) field"};
     out += text.substr(last, at - last);
-    out += std::to_string(Arithmetic(std::string_view(text).substr(at + 2, end - at - 2), op).run());
+    out +=
+        std::to_string(Arithmetic(std::string_view(text).substr(at + 2, end - at - 2), op).run());
     last = end + 1;
   }
   return out + text.substr(last);

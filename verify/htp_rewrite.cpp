@@ -311,6 +311,15 @@ int64_t priority_key(const Rule* r) {
   return r->pass.priority ? *r->pass.priority : std::numeric_limits<int64_t>::max();
 }
 
+// A rule flagged relaxed_precision_flag runs only when the graph allows
+// relaxed precision (option relaxed_precision nonzero).
+bool enabled(const Rule& r, const Graph& g) {
+  if (r.flags.find("relaxed_precision_flag") == std::string::npos)
+    return true;
+  auto it = g.options.find("relaxed_precision");
+  return it != g.options.end() && it->second != 0;
+}
+
 } // namespace
 
 std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
@@ -336,7 +345,10 @@ std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
 
 ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t max_steps) {
   ApplyResult result;
-  std::vector<const Rule*> order = rules;
+  std::vector<const Rule*> order;
+  for (const Rule* r : rules)
+    if (enabled(*r, g))
+      order.push_back(r);
   std::stable_sort(order.begin(), order.end(),
                    [](const Rule* a, const Rule* b) { return priority_key(a) < priority_key(b); });
   std::set<std::pair<const Rule*, std::string>> reported;

@@ -44,8 +44,9 @@ struct ApplyResult {
 /// after every known one), each priority group to a fixed point, trying the
 /// group's rules at every live node in topological order and starting over
 /// after each rewrite. A rule that is not evaluable at a node is skipped
-/// there (and reported once). Throws Error(Limit) after \p max_steps
-/// rewrites without reaching a fixed point.
+/// there (and reported once). Rules flagged relaxed_precision_flag run only
+/// when the graph's option relaxed_precision is nonzero. Throws
+/// Error(Limit) after \p max_steps rewrites without reaching a fixed point.
 ApplyResult apply_rules(Graph g, const std::vector<const parser::htp::Rule*>& rules,
                         size_t max_steps = 10000);
 

@@ -137,6 +137,14 @@ TEST(RulesCli, VerifyJsonHasOneObjectPerRule) {
   EXPECT_NE(lines[2].find("\"verdict\": \"sound\""), std::string::npos) << lines[2];
 }
 
+TEST(RulesCli, VerifyOneRuleByLine) {
+  test::Result r = rules("verify examples/htp/split_rules.cpp --ops examples/htp/ops.txt "
+                         "--cases 5 --line 21");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "examples/htp/split_rules.cpp:21: sound (5 cases)\n"
+                   "1 sound, 0 unsound, 0 unverifiable\n");
+}
+
 TEST(RulesCli, ApplyWritesTheGraphWithMinusO) {
   fs::path out = test::scratch_dir("rules-apply") / "out.graph";
   test::Result r = rules("apply examples/htp/split_rules.cpp --graph examples/htp/relu.graph -o " +
