@@ -246,6 +246,8 @@ private:
     if (name_end == name_at)
       return last;
     std::string name = text.substr(name_at, name_end - name_at);
+    if (top_level(name))
+      return last; // the rule macros themselves are read as rules, never expanded
     MacroDef def;
     size_t body_at = name_end;
     if (body_at < end && text[body_at] == '(') {
@@ -291,12 +293,10 @@ private:
         rule.diagnostics.push_back(diagnostic(
             Severity::Error, span(after, after + 1),
             std::string("`") + text_[after] + "` may not follow the closing `)` of " + rule.macro));
-      expanded_ = local_macros_.expand(rule.invocation);
+      rule.invocation = local_macros_.expand(rule.invocation);
     } catch (const Error& e) {
       rule.diagnostics.push_back(e.diagnostic());
-      expanded_ = nullptr;
     }
-    rule.invocation = expanded_ ? expanded_ : rule.invocation;
     return rule;
   }
 
@@ -304,7 +304,6 @@ private:
   std::string_view text_;
   std::string code_;
   MacroTable local_macros_;
-  ast::ExprPtr expanded_;
 };
 
 } // namespace

@@ -70,7 +70,7 @@ private:
     n.type.shape = std::move(dims);
     return add(std::move(n));
   }
-  int autosplit(const ast::Call& c, const ast::Expr& e);
+  int autosplit(const ast::Call& c);
   int op_iter(const ast::Call& c);
   int shape_fn(const ast::Call& c, const ast::Expr& e);
   int modifier(const ast::Call& c);
@@ -142,7 +142,7 @@ int Builder::build(const ast::Expr& e) {
                     values);
   }
   if (f == "AUTOSPLIT")
-    return autosplit(c, e);
+    return autosplit(c);
   if (f == "OP_ITER")
     return op_iter(c);
   if (f == "ITER_INPUT_OF") {
@@ -166,7 +166,7 @@ int Builder::build(const ast::Expr& e) {
   return modifier(c);
 }
 
-int Builder::autosplit(const ast::Call& c, const ast::Expr& e) {
+int Builder::autosplit(const ast::Call& c) {
   const TensorType whole = g_.nodes[root_].type;
   int64_t dim = ev_.integer(*c.args[0]);
   int64_t chunk = ev_.integer(*c.args[2]);
@@ -189,7 +189,6 @@ int Builder::autosplit(const ast::Call& c, const ast::Expr& e) {
     ev_.splits.pop_back();
   }
   default_type_ = saved;
-  (void)e;
   return op("Concat", std::move(inputs), whole);
 }
 
