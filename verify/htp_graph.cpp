@@ -174,11 +174,13 @@ core::Tensor read_values(Line& line, const TensorType& t) {
     while (line.accept(','));
     line.expect(']');
   }
-  core::Tensor value(storage(t.dtype), t.shape);
-  if (int64_t(values.size()) != value.numel())
+  // Counted before anything is allocated: the values are all there is.
+  std::optional<int64_t> numel = core::checked_numel(t.shape);
+  if (!numel || int64_t(values.size()) != *numel)
     throw Error(ErrorKind::Shape, at,
-                std::to_string(values.size()) + " values for " + std::to_string(value.numel()) +
-                    " elements");
+                std::to_string(values.size()) + " values for " +
+                    (numel ? std::to_string(*numel) : "too many") + " elements");
+  core::Tensor value(storage(t.dtype), t.shape);
   for (size_t i = 0; i < values.size(); ++i) {
     double v = values[i];
     if (core::is_float(value.dtype())) {
