@@ -72,6 +72,11 @@ public:
     throw Error(ErrorKind::Syntax, here(w),
                 "expected " + expected + (at_ < end_ ? "" : " before end of line"));
   }
+  /// The next token's span.
+  core::Span token() {
+    skip();
+    return core::Span{&file_, at_, at_ + (at_ < end_ ? token_width() : 0)};
+  }
   bool at(char c) {
     skip();
     return at_ < end_ && text()[at_] == c;
@@ -154,9 +159,10 @@ core::Shape read_dims(Line& line) {
   if (line.accept(']'))
     return shape;
   do {
+    core::Span at = line.token();
     int64_t d = line.integer("a dimension");
     if (d < 0 || d > (int64_t{1} << 31))
-      line.fail("a dimension in [0, 2^31]");
+      throw Error(ErrorKind::Limit, at, "dimension " + std::to_string(d) + " is beyond 2^31");
     shape.push_back(d);
   } while (line.accept(','));
   line.expect(']');
