@@ -237,9 +237,32 @@ inline std::pair<std::string, size_t> token_at(It at, It last) {
 /// into \p attr and returns where the parse stopped (after skipping), or
 /// nullptr when \p parser did not match; an expectation failure is an
 /// Error(Syntax) at the offending token.
+/// How deeply brackets may nest in a text handed to a grammar: the parsers
+/// and every pass over the tree recurse once per level (more under
+/// sanitizers), and the stack must hold them all.
+inline constexpr int kMaxNesting = 256;
+
+/// Throws Error(Limit) at the first bracket of \p text nested deeper than
+/// kMaxNesting. Brackets inside string literals count too: a program with
+/// 256 unclosed brackets in a string is not worth the ambiguity.
+inline void check_nesting(std::string_view text, const TextOrigin& origin) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxNesting)
+        throw Error(ErrorKind::Limit, origin.span(i, i + 1),
+                    "brackets nested more than " + std::to_string(kMaxNesting) + " deep");
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 template <class Parser, class Skipper, class Attr>
 It run_prefix(const Parser& parser, const Skipper& skipper, std::string_view text,
               const TextOrigin& origin, Attr& attr) {
+  check_nesting(text, origin);
   State st{text.data(), &origin};
   It first = text.data();
   It last = text.data() + text.size();
