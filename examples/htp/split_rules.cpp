@@ -1,3 +1,4 @@
+// clang-format off
 // Example HTP optimization rules: two that split an op along a dimension.
 // `teval rules verify examples/htp/split_rules.cpp --ops examples/htp/ops.txt`
 // finds the first sound and the second unsound.

@@ -1,3 +1,4 @@
+// clang-format off
 // Constraint expressions: every cst form of the grammar.
 #include "HTP/core/optimize.h"
 

@@ -1,3 +1,4 @@
+// clang-format off
 // Match expressions: Op, OpVarIn, LET, repeated tags, nesting.
 #include "HTP/core/optimize.h"
 

@@ -1,3 +1,4 @@
+// clang-format off
 // Replacement expressions: every repl form of the grammar.
 #include "HTP/core/optimize.h"
 

@@ -1,3 +1,4 @@
+// clang-format off
 // Forms used in public op packages that the seed grammar does not list.
 #include "HTP/core/optimize.h"
 #include "HTP/core/op_register_ext.h"

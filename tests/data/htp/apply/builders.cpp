@@ -1,3 +1,4 @@
+// clang-format off
 // Modifiers, constants, shapes, WrapOp, SELECT, OP_ITER and OpMultiOut.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Quantize", "x"), OK,
     WITH_OUTPUT_TYPE(DType::QUInt8, 128, 0.0625f, WITH_SIZE(gen_Shape(1, 2, 2, 3), Op("Quantize.v2", "x"))))

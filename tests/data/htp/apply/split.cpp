@@ -1,3 +1,4 @@
+// clang-format off
 // AUTOSPLIT along depth with TYPICAL_SLICE; a broadcast input keeps its
 // single slice.
 DEF_PACKAGE_OPTIMIZATION(TILING,

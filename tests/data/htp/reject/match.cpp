@@ -1,3 +1,4 @@
+// clang-format off
 // Match restrictions.
 DEF_PACKAGE_OPTIMIZATION(EARLY, LET("y", Op("Relu", "x")), OK, "x")
 DEF_PACKAGE_OPTIMIZATION(EARLY, "x", OK, "x")

@@ -1,3 +1,4 @@
+// clang-format off
 // Replacement restrictions.
 // :::EXTERNAL_SHAPEFN::: { OpRef pad_shape(Replacement &rpx, OpRef const &in, int pad); }
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, "*")

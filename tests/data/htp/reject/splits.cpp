@@ -1,3 +1,4 @@
+// clang-format off
 // Split tags of AUTOSPLIT and OP_ITER.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), GT(SPLIT_START("I"), 0), "x")
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, AUTOSPLIT(3, "I", 2, Op("Relu", "x")))

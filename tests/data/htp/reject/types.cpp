@@ -1,3 +1,4 @@
+// clang-format off
 // Constraint types: bool, int, size, float, dtype.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), DIM_DEPTH("x"), "x")
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), AND(OK, 1), "x")

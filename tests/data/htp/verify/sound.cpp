@@ -1,3 +1,4 @@
+// clang-format off
 // Rules the verifier must find sound.
 
 // Splitting an elementwise op along any dimension.

@@ -1,3 +1,4 @@
+// clang-format off
 // Rules the verifier must find unsound, each with a counterexample.
 
 // Softmax normalises along depth: splitting it there is wrong.

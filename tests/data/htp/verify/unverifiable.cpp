@@ -1,3 +1,4 @@
+// clang-format off
 // Rules the verifier cannot decide, each with the reason.
 
 // External C++ functions.
