@@ -182,6 +182,17 @@ struct Program {
   std::vector<StmtPtr> statements;
 };
 
+/// The node of \p e if it has that kind, else null.
+inline const Call* as_call(const Expr& e) {
+  return std::get_if<Call>(&e.node);
+}
+inline const StringLit* as_string(const Expr& e) {
+  return std::get_if<StringLit>(&e.node);
+}
+inline const Name* as_name(const Expr& e) {
+  return std::get_if<Name>(&e.node);
+}
+
 /// An S-expression dump for golden tests: `(+ (sub input0 N K) 1)`.
 std::string dump(const Expr& e);
 /// One line per statement.

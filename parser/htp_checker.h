@@ -69,15 +69,6 @@ struct Repl {
   bool may_be_star = false;
 };
 
-inline const ast::Call* as_call(const ast::Expr& e) {
-  return std::get_if<ast::Call>(&e.node);
-}
-inline const ast::StringLit* as_string(const ast::Expr& e) {
-  return std::get_if<ast::StringLit>(&e.node);
-}
-inline const ast::Name* as_name(const ast::Expr& e) {
-  return std::get_if<ast::Name>(&e.node);
-}
 inline bool is_call(const ast::Expr& e, std::string_view name) {
   const ast::Call* c = as_call(e);
   return c && c->callee == name;

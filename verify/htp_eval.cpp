@@ -14,13 +14,6 @@ using core::Error;
 using core::ErrorKind;
 using Type = Value::Type;
 
-const ast::Call* as_call(const ast::Expr& e) {
-  return std::get_if<ast::Call>(&e.node);
-}
-const ast::StringLit* as_string(const ast::Expr& e) {
-  return std::get_if<ast::StringLit>(&e.node);
-}
-
 bool bind(Match& m, const std::string& tag, int node) {
   auto [it, fresh] = m.tags.emplace(tag, node);
   return fresh || it->second == node;

@@ -15,12 +15,6 @@ using core::Error;
 using core::ErrorKind;
 using parser::htp::Rule;
 
-const ast::Call* as_call(const ast::Expr& e) {
-  return std::get_if<ast::Call>(&e.node);
-}
-const ast::StringLit* as_string(const ast::Expr& e) {
-  return std::get_if<ast::StringLit>(&e.node);
-}
 const std::string& name_of(const ast::Expr& e) {
   return std::get<ast::Name>(e.node).id;
 }

@@ -17,13 +17,6 @@ namespace {
 
 using parser::htp::Rule;
 
-const ast::Call* as_call(const ast::Expr& e) {
-  return std::get_if<ast::Call>(&e.node);
-}
-const ast::StringLit* as_string(const ast::Expr& e) {
-  return std::get_if<ast::StringLit>(&e.node);
-}
-
 // The match pattern as a list of nodes, inputs before users.
 struct Skeleton {
   struct Item {
