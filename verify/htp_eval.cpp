@@ -131,6 +131,17 @@ template <class T> T arithmetic(const std::string& f, T x, T y) {
   }
 }
 
+// -v in v's type: floats flip their sign, sizes wrap, ints must fit.
+Value negated(Value v, const ast::Expr& e, const char* op) {
+  if (v.type == Type::Float)
+    v.f = -v.f;
+  else if (v.type == Type::Size)
+    v.u = 0 - v.u;
+  else
+    v = checked_int(-v.i, e, op);
+  return v;
+}
+
 } // namespace
 
 std::optional<Match> match(const Graph& g, int node, const ast::Expr& pattern) {
@@ -199,15 +210,7 @@ Value Evaluator::eval(const ast::Expr& e) {
     return make_float(float(f->value));
   if (const auto* u = std::get_if<ast::Unary>(&e.node)) {
     Value v = eval(*u->operand);
-    if (u->op != ast::UnaryOp::Neg)
-      return v;
-    if (v.type == Type::Float)
-      v.f = -v.f;
-    else if (v.type == Type::Size)
-      v.u = 0 - v.u;
-    else
-      v.i = -v.i;
-    return v;
+    return u->op == ast::UnaryOp::Neg ? negated(v, e, "-") : v;
   }
   if (const auto* n = std::get_if<ast::Name>(&e.node)) {
     if (n->id == "OK" || n->id == "true")
@@ -325,15 +328,7 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
     Value v = arg(0);
     bool negate =
         f == "NEG" || (v.type == Type::Float ? std::signbit(v.f) : v.type == Type::Int && v.i < 0);
-    if (!negate)
-      return v;
-    if (v.type == Type::Float)
-      v.f = -v.f;
-    else if (v.type == Type::Size)
-      v.u = 0 - v.u;
-    else
-      v = checked_int(-v.i, e, f.c_str());
-    return v;
+    return negate ? negated(v, e, f.c_str()) : v;
   }
   if (f == "IS_POW2") {
     Value v = arg(0);
