@@ -65,8 +65,6 @@ std::string_view spelling(BinaryOp op) {
   TEVAL_UNREACHABLE("unknown binary operator");
 }
 
-namespace {
-
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -80,6 +78,8 @@ std::string quote(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string list(std::string head, const std::vector<ExprPtr>& items) {
   for (const ExprPtr& e : items)

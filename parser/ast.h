@@ -193,6 +193,9 @@ inline const Name* as_name(const Expr& e) {
   return std::get_if<Name>(&e.node);
 }
 
+/// \p s in double quotes, with `"`, `\` and newlines escaped.
+std::string quote(const std::string& s);
+
 /// An S-expression dump for golden tests: `(+ (sub input0 N K) 1)`.
 std::string dump(const Expr& e);
 /// One line per statement.

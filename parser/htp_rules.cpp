@@ -103,6 +103,17 @@ std::string trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+// "a, b c, d" -> {"a", "b c", "d"}; blank text is an empty list.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  for (size_t at = 0; !trim(text).empty() && at <= text.size();) {
+    size_t comma = std::min(text.find(',', at), text.size());
+    items.push_back(trim(text.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return items;
+}
+
 class Reader {
 public:
   explicit Reader(std::shared_ptr<const core::SourceFile> source)
@@ -138,12 +149,7 @@ private:
       ExternalFunction fn;
       fn.return_type = trim(m[1].str());
       fn.name = m[2].str();
-      std::string params = m[3].str();
-      for (size_t at = 0; !trim(params).empty() && at <= params.size();) {
-        size_t comma = std::min(params.find(',', at), params.size());
-        fn.params.push_back(trim(params.substr(at, comma - at)));
-        at = comma + 1;
-      }
+      fn.params = split_list(m[3].str());
       size_t begin = m.position(2);
       fn.span = span(begin, begin + fn.name.size());
       file.externals.push_back(std::move(fn));
@@ -235,13 +241,14 @@ private:
     while (last + 1 < lines.size() && lines[last].second > lines[last].first &&
            code_[lines[last].second - 1 - (code_[lines[last].second - 1] == '\r')] == '\\')
       ++last;
-    size_t end = lines[last].second;
-    std::string text(text_.substr(0, end));
-    for (size_t i = lines[li].first; i < end; ++i)
+    // The directive's own text, offsets relative to \p at, continuation
+    // backslashes blanked.
+    std::string text(text_.substr(at, lines[last].second - at));
+    size_t end = text.size();
+    for (size_t i = 0; i < end; ++i)
       if (text[i] == '\\' && (i + 1 == end || text[i + 1] == '\n' || text[i + 1] == '\r'))
         text[i] = ' ';
-    size_t name_at =
-        skip_spaces(text, skip_spaces(text, at + 1) + std::string_view("define").size());
+    size_t name_at = skip_spaces(text, skip_spaces(text, 1) + std::string_view("define").size());
     size_t name_end = identifier_end(text, name_at);
     if (name_end == name_at)
       return last;
@@ -252,23 +259,18 @@ private:
     size_t body_at = name_end;
     if (body_at < end && text[body_at] == '(') {
       size_t close = text.find(')', body_at);
-      if (close == std::string::npos || close > end)
+      if (close == std::string::npos)
         return last;
-      std::string params = text.substr(body_at + 1, close - body_at - 1);
-      for (size_t p = 0; !trim(params).empty() && p <= params.size();) {
-        size_t comma = std::min(params.find(',', p), params.size());
-        def.params.push_back(trim(params.substr(p, comma - p)));
-        p = comma + 1;
-      }
+      def.params = split_list(text.substr(body_at + 1, close - body_at - 1));
       body_at = close + 1;
     } else {
       def.function_like = false;
     }
-    if (trim(text.substr(body_at, end - body_at)).empty())
+    if (trim(text.substr(body_at)).empty())
       return last;
     try {
-      def.body = parse_htp_expression(std::string_view(text).substr(body_at, end - body_at),
-                                      TextOrigin(source_.get(), uint32_t(body_at)));
+      def.body = parse_htp_expression(std::string_view(text).substr(body_at),
+                                      TextOrigin(source_.get(), uint32_t(at + body_at)));
       local_macros_.define(name, std::move(def));
     } catch (const Error&) {
       // Not a rule expression: C++ for the compiler's eyes only.
@@ -396,17 +398,7 @@ std::string to_text(const ast::Expr& e) {
         } else if constexpr (std::is_same_v<T, ast::IntLit> || std::is_same_v<T, ast::FloatLit>) {
           return n.text;
         } else if constexpr (std::is_same_v<T, ast::StringLit>) {
-          std::string out = "\"";
-          for (char c : n.value) {
-            if (c == '"' || c == '\\')
-              out += '\\';
-            if (c == '\n') {
-              out += "\\n";
-              continue;
-            }
-            out += c;
-          }
-          return out + "\"";
+          return ast::quote(n.value);
         } else if constexpr (std::is_same_v<T, ast::Unary>) {
           return std::string(ast::spelling(n.op)) + to_text(*n.operand);
         } else if constexpr (std::is_same_v<T, ast::Binary>) {

@@ -3,6 +3,7 @@
 
 #include "interp/backends.h"
 #include "jit/jit.h"
+#include "tools/teval/cli_support.h"
 #include "verify/campaign.h"
 
 #include <cstdio>
@@ -30,23 +31,6 @@ options:
 exit status: 0 all agreed; 1 some program disagreed; 2 a usage error.
 )";
 
-namespace {
-
-struct UsageError {
-  std::string message;
-};
-
-uint64_t number(const std::string& option, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end || errno || v[0] == '-')
-    throw UsageError{option + " takes a non-negative integer, not '" + v + "'"};
-  return n;
-}
-
-} // namespace
-
 int diff_command(const std::vector<std::string>& args) {
   verify::CampaignOptions o;
   try {
@@ -59,12 +43,12 @@ int diff_command(const std::vector<std::string>& args) {
       if (i + 1 >= args.size() && (a == "--cases" || a == "--seed" || a == "--lang"))
         throw UsageError{"option " + a + " needs a value"};
       if (a == "--cases") {
-        uint64_t n = number(a, args[++i]);
+        uint64_t n = parse_count(a, args[++i]);
         if (n > 100'000'000)
           throw UsageError{"--cases is at most 100000000"};
         o.cases = static_cast<int>(n);
       } else if (a == "--seed") {
-        o.seed = number(a, args[++i]);
+        o.seed = parse_count(a, args[++i]);
       } else if (a == "--lang") {
         o.lang = args[++i];
         if (o.lang != "antares" && o.lang != "tile")

@@ -2,6 +2,7 @@
 #include "tools/teval/rules_command.h"
 
 #include "parser/htp_rules.h"
+#include "tools/teval/cli_support.h"
 #include "tools/teval/json.h"
 #include "verify/htp_rewrite.h"
 #include "verify/htp_verify.h"
@@ -51,17 +52,8 @@ exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
 (verify) some rule unsound; 2 a usage error.
 )";
 
-struct UsageError {
-  std::string message;
-};
-
 std::shared_ptr<const core::SourceFile> load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw core::Error(core::ErrorKind::Input, path, "cannot open file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return core::SourceFile::make(path, s.str());
+  return core::SourceFile::make(path, read_source(path));
 }
 
 std::string diagnostics_json(const htp::Rule& r, core::Severity severity) {
@@ -170,15 +162,6 @@ std::string indent(const std::string& text) {
     b = e + 1;
   }
   return out;
-}
-
-uint64_t number(const std::string& option, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end || errno || v[0] == '-' || n > (1ull << 40))
-    throw UsageError{option + " takes a non-negative integer, not '" + v + "'"};
-  return n;
 }
 
 std::vector<const htp::Rule*> optimizations(const htp::RuleFile& f) {
@@ -311,11 +294,12 @@ int rules_command(const std::vector<std::string>& args) {
         else if (a == "--ops")
           ops = v;
         else if (a == "--cases")
-          vo.cases = int(std::max<uint64_t>(1, std::min<uint64_t>(number(a, v), 1000000)));
+          vo.cases = int(std::max<uint64_t>(
+              1, std::min<uint64_t>(parse_count(a, v, uint64_t{1} << 40), 1000000)));
         else if (a == "--seed")
-          vo.seed = number(a, v);
+          vo.seed = parse_count(a, v, uint64_t{1} << 40);
         else
-          line = uint32_t(number(a, v));
+          line = uint32_t(parse_count(a, v, uint64_t{1} << 40));
         continue;
       }
       if (a.starts_with("-"))

@@ -14,6 +14,7 @@
 #include "parser/tile.h"
 #include "parser/tile_source.h"
 #include "tools/teval/array_print.h"
+#include "tools/teval/cli_support.h"
 
 #include <cctype>
 #include <cstdio>
@@ -103,10 +104,6 @@ error.
 )";
 
 namespace {
-
-struct UsageError {
-  std::string message;
-};
 
 struct InputArg {
   std::string name;
@@ -269,15 +266,6 @@ std::optional<parser::InputType> random_spec(const std::string& value) {
     t.shape.push_back(static_cast<int64_t>(n));
   }
   return t;
-}
-
-std::string read_source(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw core::Error(core::ErrorKind::Input, path, "cannot open file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string type_text(core::DType t, const core::Shape& s) {

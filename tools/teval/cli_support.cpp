@@ -1,0 +1,31 @@
+// What the `teval` subcommands share (see cli_support.h).
+#include "tools/teval/cli_support.h"
+
+#include "core/error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace teval::tools {
+
+uint64_t parse_count(const std::string& option, const std::string& v, uint64_t max) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end || errno || v[0] == '-' || n > max)
+    throw UsageError{option + " takes a non-negative integer, not '" + v + "'"};
+  return n;
+}
+
+std::string read_source(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw core::Error(core::ErrorKind::Input, path, "cannot open file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+} // namespace teval::tools

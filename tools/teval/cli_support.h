@@ -1,0 +1,22 @@
+// What the `teval` subcommands share: usage errors, option values, files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace teval::tools {
+
+/// A mistake in the command line: reported with the command's name and
+/// exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+/// The value \p v of option \p option as a non-negative decimal integer no
+/// larger than \p max. Throws UsageError.
+uint64_t parse_count(const std::string& option, const std::string& v, uint64_t max = UINT64_MAX);
+
+/// The whole file \p path. Throws Error(Input) when it cannot be read.
+std::string read_source(const std::string& path);
+
+} // namespace teval::tools
