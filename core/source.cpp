@@ -7,26 +7,28 @@
 
 namespace teval::core {
 
-SourceFile::SourceFile(std::string name, std::string text)
-    : name_(std::move(name)), text_(std::move(text)) {
+SourceFile::SourceFile(std::string name, std::string text, uint32_t first_line)
+    : name_(std::move(name)), text_(std::move(text)), first_line_(first_line) {
   line_starts_.push_back(0);
   for (uint32_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n')
       line_starts_.push_back(i + 1);
 }
 
-std::shared_ptr<const SourceFile> SourceFile::make(std::string name, std::string text) {
-  return std::make_shared<const SourceFile>(std::move(name), std::move(text));
+std::shared_ptr<const SourceFile> SourceFile::make(std::string name, std::string text,
+                                                   uint32_t first_line) {
+  return std::make_shared<const SourceFile>(std::move(name), std::move(text), first_line);
 }
 
 SourceFile::Location SourceFile::location(uint32_t offset) const {
   offset = std::min<uint32_t>(offset, text_.size());
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   uint32_t line = static_cast<uint32_t>(it - line_starts_.begin());
-  return {line, offset - line_starts_[line - 1] + 1};
+  return {line + first_line_ - 1, offset - line_starts_[line - 1] + 1};
 }
 
 std::string_view SourceFile::line(uint32_t line) const {
+  line = line + 1 - first_line_;
   TEVAL_ASSERT(line >= 1 && line <= line_starts_.size(), "line out of range");
   uint32_t begin = line_starts_[line - 1];
   uint32_t end = line < line_starts_.size() ? line_starts_[line] - 1 : text_.size();

@@ -21,21 +21,26 @@ public:
   };
 
   /// A source named \p name (a path or a label such as "<command line>").
-  static std::shared_ptr<const SourceFile> make(std::string name, std::string text);
+  /// \p first_line numbers its first line: a piece of a longer input (an
+  /// entry of a REPL script) reports the lines of the whole input.
+  static std::shared_ptr<const SourceFile> make(std::string name, std::string text,
+                                                uint32_t first_line = 1);
 
   const std::string& name() const { return name_; }
   const std::string& text() const { return text_; }
   /// The line and column of byte \p offset (offset == size() is the end).
   Location location(uint32_t offset) const;
-  /// The text of 1-based line \p line, without its newline.
+  /// The text of line \p line (numbered from first_line), without its
+  /// newline.
   std::string_view line(uint32_t line) const;
 
-  SourceFile(std::string name, std::string text);
+  SourceFile(std::string name, std::string text, uint32_t first_line = 1);
 
 private:
   std::string name_;
   std::string text_;
   std::vector<uint32_t> line_starts_;
+  uint32_t first_line_ = 1;
 };
 
 /// A half-open byte range [begin, end) of one source. A default Span is

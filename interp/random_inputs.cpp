@@ -82,27 +82,42 @@ std::map<int, int64_t> index_bounds(const core::Kernel& k) {
   return bounds;
 }
 
-core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t seed,
-                           const std::string& name, std::optional<int64_t> index_bound) {
+core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint64_t seed,
+                              const std::string& name, const RandomBounds& bounds) {
+  TEVAL_ASSERT(bounds.int_lo <= bounds.int_hi && bounds.lo < bounds.hi, "empty random bounds");
   core::Tensor t(dtype, shape);
   SplitMix64 rng(seed * 0x9e3779b97f4a7c15ULL ^ hash_name(name));
+  // The count of integers in [int_lo, int_hi], modulo 2^64 (0 for the whole
+  // int64 range, where every draw is in range).
+  uint64_t count = static_cast<uint64_t>(bounds.int_hi) - static_cast<uint64_t>(bounds.int_lo) + 1;
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (core::is_float(dtype)) {
       double u = static_cast<double>(rng.next() >> 11) * 0x1p-53; // [0, 1)
-      t.set(i, core::Scalar::of_float(dtype, 2 * u - 1));
-    } else if (core::is_bool(dtype)) {
-      t.set(i, core::Scalar::of_int(dtype, static_cast<int64_t>(rng.below(2))));
-    } else if (index_bound) {
-      // Never beyond the dtype, where values would wrap negative.
-      int64_t cap = core::int_max(dtype) == INT64_MAX ? INT64_MAX : core::int_max(dtype) + 1;
-      int64_t hi = std::clamp<int64_t>(*index_bound, 1, cap);
-      t.set(i, core::Scalar::of_int(dtype, static_cast<int64_t>(rng.below(hi))));
+      t.set(i, core::Scalar::of_float(dtype, bounds.lo + u * (bounds.hi - bounds.lo)));
     } else {
-      int64_t lo = dtype == core::DType::UInt8 ? 0 : -10;
-      t.set(i, core::Scalar::of_int(dtype, lo + static_cast<int64_t>(rng.below(11 - lo))));
+      uint64_t offset = count == 0 ? rng.next() : rng.below(count);
+      t.set(i, core::Scalar::of_int(
+                   dtype, static_cast<int64_t>(static_cast<uint64_t>(bounds.int_lo) + offset)));
     }
   }
   return t;
+}
+
+core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t seed,
+                           const std::string& name, std::optional<int64_t> index_bound) {
+  RandomBounds b;
+  if (core::is_bool(dtype)) {
+    b.int_lo = 0;
+    b.int_hi = 1;
+  } else if (index_bound) {
+    // Never beyond the dtype, where values would wrap negative.
+    int64_t cap = core::int_max(dtype) == INT64_MAX ? INT64_MAX : core::int_max(dtype) + 1;
+    b.int_lo = 0;
+    b.int_hi = std::clamp<int64_t>(*index_bound, 1, cap) - 1;
+  } else if (dtype == core::DType::UInt8) {
+    b.int_lo = 0;
+  }
+  return random_tensor_in(dtype, shape, seed, name, b);
 }
 
 std::vector<core::Tensor> make_inputs(const core::Kernel& kernel,

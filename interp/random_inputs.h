@@ -32,6 +32,23 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
                            const std::string& name,
                            std::optional<int64_t> index_bound = std::nullopt);
 
+/// The values random_tensor_in() draws: integer and bool dtypes the
+/// integers in [int_lo, int_hi] (both included) uniformly; floating dtypes
+/// lo + u * (hi - lo) for u uniform in [0, 1) (53 random bits), rounded to
+/// the dtype.
+struct RandomBounds {
+  int64_t int_lo = -10;
+  int64_t int_hi = 10;
+  double lo = -1;
+  double hi = 1;
+};
+
+/// A tensor of \p dtype and \p shape drawn from \p seed and \p name within
+/// \p bounds, which the caller has checked: int_lo <= int_hi, both
+/// representable in \p dtype; lo < hi, both finite.
+core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint64_t seed,
+                              const std::string& name, const RandomBounds& bounds);
+
 /// One tensor per input of \p kernel, in interp::input_ids() order: the
 /// tensor of that name in \p given, else random_tensor() data from \p seed,
 /// drawn in range where index_bounds() says the values serve as indices.

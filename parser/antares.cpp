@@ -20,38 +20,6 @@ using core::ErrorKind;
 using core::Span;
 
 // Visits every expression of a tree, parents before children, left to right.
-void walk(const ast::Expr& e, const std::function<void(const ast::Expr&)>& f) {
-  f(e);
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ast::Unary>) {
-          walk(*n.operand, f);
-        } else if constexpr (std::is_same_v<T, ast::Binary>) {
-          walk(*n.lhs, f);
-          walk(*n.rhs, f);
-        } else if constexpr (std::is_same_v<T, ast::Subscript>) {
-          walk(*n.base, f);
-          for (const ast::ExprPtr& i : n.indices)
-            walk(*i, f);
-        } else if constexpr (std::is_same_v<T, ast::Call>) {
-          for (const ast::ExprPtr& a : n.args)
-            walk(*a, f);
-          for (const ast::Keyword& k : n.keywords)
-            walk(*k.value, f);
-        } else if constexpr (std::is_same_v<T, ast::List> || std::is_same_v<T, ast::Tuple>) {
-          for (const ast::ExprPtr& i : n.items)
-            walk(*i, f);
-        } else if constexpr (std::is_same_v<T, ast::Dict>) {
-          for (const auto& [k, v] : n.items) {
-            walk(*k, f);
-            walk(*v, f);
-          }
-        }
-      },
-      e.node);
-}
-
 bool is_int_literal(const ast::Expr& e, uint64_t v) {
   const auto* lit = std::get_if<ast::IntLit>(&e.node);
   return lit && lit->value == v;
@@ -149,7 +117,7 @@ private:
 
   // Declares the inputs a statement reads, in order of first use.
   void declare_inputs(const ast::Expr& e) {
-    walk(e, [&](const ast::Expr& x) {
+    ast::for_each_expr(e, [&](const ast::Expr& x) {
       const auto* s = std::get_if<ast::Subscript>(&x.node);
       const auto* base = s ? std::get_if<ast::Name>(&s->base->node) : nullptr;
       if (!base || is_axis_name(base->id) || k_.find(base->id) >= 0)
@@ -172,7 +140,7 @@ private:
   }
 
   void collect_axes(const ast::Expr& e, std::vector<Axis>& axes, bool reduce) {
-    walk(e, [&](const ast::Expr& x) {
+    ast::for_each_expr(e, [&](const ast::Expr& x) {
       if (const auto* n = std::get_if<ast::Name>(&x.node); n && is_axis_name(n->id))
         note_axis(axes, *n, x.span, reduce);
     });
@@ -180,7 +148,7 @@ private:
 
   void collect_occurrences(const ast::Expr& e,
                            std::map<std::string, std::vector<Occurrence>>& out) {
-    walk(e, [&](const ast::Expr& x) {
+    ast::for_each_expr(e, [&](const ast::Expr& x) {
       const auto* s = std::get_if<ast::Subscript>(&x.node);
       const auto* base = s ? std::get_if<ast::Name>(&s->base->node) : nullptr;
       int id = base ? k_.find(base->id) : -1;

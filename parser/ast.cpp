@@ -172,6 +172,85 @@ std::string stmt(const Stmt& s) {
 
 } // namespace
 
+void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
+  f(e);
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Unary>) {
+          for_each_expr(*n.operand, f);
+        } else if constexpr (std::is_same_v<T, Binary>) {
+          for_each_expr(*n.lhs, f);
+          for_each_expr(*n.rhs, f);
+        } else if constexpr (std::is_same_v<T, Subscript>) {
+          for_each_expr(*n.base, f);
+          for (const ExprPtr& i : n.indices)
+            for_each_expr(*i, f);
+        } else if constexpr (std::is_same_v<T, Call>) {
+          for (const ExprPtr& a : n.args)
+            for_each_expr(*a, f);
+          for (const Keyword& k : n.keywords)
+            for_each_expr(*k.value, f);
+        } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
+          for (const ExprPtr& i : n.items)
+            for_each_expr(*i, f);
+        } else if constexpr (std::is_same_v<T, Dict>) {
+          for (const auto& [k, v] : n.items) {
+            for_each_expr(*k, f);
+            for_each_expr(*v, f);
+          }
+        }
+      },
+      e.node);
+}
+
+ExprPtr rename(const ExprPtr& e, const std::map<std::string, std::string>& names) {
+  bool changed = false;
+  auto sub = [&](const ExprPtr& x) {
+    ExprPtr r = rename(x, names);
+    changed = changed || r != x;
+    return r;
+  };
+  auto subs = [&](const std::vector<ExprPtr>& xs) {
+    std::vector<ExprPtr> out;
+    for (const ExprPtr& x : xs)
+      out.push_back(sub(x));
+    return out;
+  };
+  Expr copy{e->span, e->node};
+  std::visit(
+      [&](auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Name>) {
+          if (auto it = names.find(n.id); it != names.end()) {
+            n.id = it->second;
+            changed = true;
+          }
+        } else if constexpr (std::is_same_v<T, Unary>) {
+          n.operand = sub(n.operand);
+        } else if constexpr (std::is_same_v<T, Binary>) {
+          n.lhs = sub(n.lhs);
+          n.rhs = sub(n.rhs);
+        } else if constexpr (std::is_same_v<T, Subscript>) {
+          n.base = sub(n.base);
+          n.indices = subs(n.indices);
+        } else if constexpr (std::is_same_v<T, Call>) {
+          n.args = subs(n.args);
+          for (Keyword& k : n.keywords)
+            k.value = sub(k.value);
+        } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
+          n.items = subs(n.items);
+        } else if constexpr (std::is_same_v<T, Dict>) {
+          for (auto& [k, v] : n.items) {
+            k = sub(k);
+            v = sub(v);
+          }
+        }
+      },
+      copy.node);
+  return changed ? std::make_shared<const Expr>(std::move(copy)) : e;
+}
+
 std::string dump(const Expr& e) {
   return std::visit([](const auto& n) { return node(n); }, e.node);
 }

@@ -8,6 +8,8 @@
 #include "core/source.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -192,6 +194,14 @@ inline const StringLit* as_string(const Expr& e) {
 inline const Name* as_name(const Expr& e) {
   return std::get_if<Name>(&e.node);
 }
+
+/// Calls \p f on \p e and every expression inside it, parents first, in
+/// source order.
+void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f);
+
+/// \p e with every Name whose id is a key of \p names replaced by its value
+/// (spans kept); untouched subtrees are shared, not copied.
+ExprPtr rename(const ExprPtr& e, const std::map<std::string, std::string>& names);
 
 /// \p s in double quotes, with `"`, `\` and newlines escaped.
 std::string quote(const std::string& s);

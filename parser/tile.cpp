@@ -9,7 +9,7 @@ namespace teval::parser {
 
 namespace tile {
 
-core::Kernel Elaborator::run(Span fn_span) {
+core::Kernel Elaborator::run(Span fn_span, bool allow_no_return) {
   for (const ast::Param& p : f_.params)
     bind_param(p);
   for (const ast::StmtPtr& s : f_.body) {
@@ -17,7 +17,9 @@ core::Kernel Elaborator::run(Span fn_span) {
     if (returned_)
       break;
   }
-  if (!returned_)
+  if (!returned_ && allow_no_return)
+    materialize_all();
+  else if (!returned_)
     throw Error(ErrorKind::Syntax, fn_span,
                 "function `" + f_.name + "` returns nothing; end it with `return TENSOR`");
   return std::move(k_);
@@ -295,6 +297,17 @@ core::Kernel elaborate_tile(const ast::Program& program, const std::string& entr
     throw Error(ErrorKind::Name, path, "no function `" + entry + "`; the source defines " + list());
   }
   return tile::Elaborator(std::get<ast::Function>(chosen->node), inputs, params).run(chosen->span);
+}
+
+core::Kernel elaborate_tile_body(const std::vector<ast::StmtPtr>& body,
+                                 const std::map<std::string, InputType>& inputs, core::Span span) {
+  ast::Function f;
+  f.name = "<input>";
+  for (const auto& [name, type] : inputs)
+    f.params.push_back({"", name, type.span});
+  f.body = body;
+  static const std::map<std::string, TileParam> no_params;
+  return tile::Elaborator(f, inputs, no_params).run(span, true);
 }
 
 } // namespace teval::parser

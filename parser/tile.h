@@ -39,4 +39,12 @@ core::Kernel elaborate_tile(const ast::Program& program, const std::string& entr
                             const std::map<std::string, InputType>& inputs,
                             const std::map<std::string, TileParam>& params);
 
+/// Elaborates \p body as the body of a function, for the REPL: every entry
+/// of \p inputs is a tensor parameter (in name order). Unlike
+/// elaborate_tile, a body without `return` is allowed; its kernel has no
+/// outputs (so a block of declarations can be checked on its own). \p span
+/// is where a missing-return or empty-body message points. Throws Error.
+core::Kernel elaborate_tile_body(const std::vector<ast::StmtPtr>& body,
+                                 const std::map<std::string, InputType>& inputs, core::Span span);
+
 } // namespace teval::parser

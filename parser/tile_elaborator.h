@@ -143,7 +143,9 @@ public:
   Elaborator(const ast::Function& f, const std::map<std::string, InputType>& inputs,
              const std::map<std::string, TileParam>& params)
       : f_(f), inputs_(inputs), params_(params) {}
-  core::Kernel run(Span fn_span);
+  /// The kernel of the function; without a `return` it is an error at
+  /// \p fn_span unless \p allow_no_return.
+  core::Kernel run(Span fn_span, bool allow_no_return = false);
 
 private:
   void bind_param(const ast::Param& p);

@@ -19,6 +19,15 @@ TEST(Diagnostic, LineColumnAndCaret) {
                         "         ^~~~~~~~\n");
 }
 
+TEST(Diagnostic, PieceOfALongerInputReportsItsLines) {
+  // A REPL script entry that starts on line 7 of the script.
+  auto f = SourceFile::make("<stdin>", "a = 1\nout[N] = in[N + 1]", 7);
+  Error e(ErrorKind::Range, Span{f.get(), 15, 23}, "read out of range");
+  EXPECT_EQ(e.render(), "<stdin>:8:10: error: read out of range\n"
+                        "out[N] = in[N + 1]\n"
+                        "         ^~~~~~~~\n");
+}
+
 TEST(Diagnostic, CaretStopsAtTheEndOfTheLineAndKeepsTabs) {
   auto f = SourceFile::make("t", "\tab\ncd");
   Error e(ErrorKind::Syntax, Span{f.get(), 1, 6}, "spans lines");

@@ -31,7 +31,10 @@ TEST(Cli, HelpAndUsage) {
   r = teval("run --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("-i NAME=PATH.npy"), std::string::npos);
-  EXPECT_EQ(teval("").exit_code, 2);
+  // No command: the REPL, here reading an empty script.
+  r = teval("< /dev/null");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
   EXPECT_EQ(teval("frobnicate").exit_code, 2);
   r = teval("run");
   EXPECT_EQ(r.exit_code, 2);

@@ -1,5 +1,6 @@
 // teval: a semantic reference engine for tensor index notations.
 #include "tools/teval/diff_command.h"
+#include "tools/teval/repl_command.h"
 #include "tools/teval/rules_command.h"
 #include "tools/teval/run_command.h"
 
@@ -9,13 +10,15 @@
 
 namespace {
 
-const char* const kHelp = R"(usage: teval <command> [options]
+const char* const kHelp = R"(usage: teval [<command> [options]]
 
 teval reads the index notations tensor compilers use to describe kernels,
 gives every program one precise, documented meaning (docs/SEMANTICS.md) and
-evaluates it exactly.
+evaluates it exactly. Without a command, teval opens an interactive session
+(the REPL; see teval repl --help).
 
 commands:
+  repl      the interactive session, or a script of REPL entries
   run       evaluate a program with the ground-truth interpreter
   lower     print the loop nest a program lowers to
   jit       print the LLVM IR or assembly a program compiles to
@@ -32,14 +35,18 @@ error.
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+  if (args.empty())
+    return teval::tools::repl_command({});
+  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     std::cout << kHelp;
-    return args.empty() ? 2 : 0;
+    return 0;
   }
   if (args[0] == "--version") {
     std::cout << "teval 0.1.0\n";
     return 0;
   }
+  if (args[0] == "repl")
+    return teval::tools::repl_command({args.begin() + 1, args.end()});
   if (args[0] == "run")
     return teval::tools::run_command({args.begin() + 1, args.end()});
   if (args[0] == "lower")

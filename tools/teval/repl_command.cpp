@@ -1,0 +1,321 @@
+// `teval` with no arguments and `teval repl`: the interactive session on a
+// terminal (libedit), or a script read from stdin or a file.
+#include "tools/teval/repl_command.h"
+
+#include "core/error.h"
+#include "tools/teval/cli_support.h"
+#include "tools/teval/repl_input.h"
+#include "tools/teval/repl_session.h"
+
+#include <histedit.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cwchar>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <unistd.h>
+
+namespace teval::tools {
+
+const char* const kReplHelp = R"(usage: teval [repl [FILE]]
+
+An interactive session for exploring tensor index notations: define tensors,
+evaluate statements against them, inspect types, loop nests and compiled
+code. `:help` inside lists the entries and commands; docs/REPL.md has the
+details.
+
+On a terminal: line editing, history kept in ~/.teval_history (the last 1000
+lines), Tab completion; Ctrl-C cancels the current input, Ctrl-D leaves.
+
+When stdin is not a terminal, or a FILE is given, the input is a script: each
+entry runs in turn and prints its results; the first error stops it.
+
+exit status: 0 success; 1 an entry of a script is wrong (a diagnostic on
+stderr); 2 a usage error.
+)";
+
+namespace {
+
+using repl::EntryState;
+using repl::Session;
+
+constexpr int kHistorySize = 1000;
+const char* const kPrompt = "teval> ";
+const char* const kContinuation = "  ...> ";
+
+// Runs a script; returns the exit code.
+int run_script(const std::string& name, const std::string& text) {
+  Session session;
+  std::string pending;
+  uint32_t first_line = 1, line_no = 0;
+  std::istringstream in(text);
+  std::string line;
+  auto run = [&]() -> std::optional<int> {
+    auto entry = core::SourceFile::make(name, repl::join_continuations(pending), first_line);
+    pending.clear();
+    try {
+      repl::Outcome out = session.execute(entry);
+      std::cout << out.text;
+      if (out.quit)
+        return 0;
+    } catch (const core::Error& e) {
+      std::cout.flush();
+      std::cerr << e.render();
+      return 1;
+    }
+    return std::nullopt;
+  };
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (pending.empty())
+      first_line = line_no;
+    else
+      pending += '\n';
+    pending += line;
+    if (!repl::scan_entry(pending).complete)
+      continue;
+    if (std::optional<int> code = run())
+      return *code;
+  }
+  if (pending.find_first_not_of(" \t\r\n") == std::string::npos)
+    return 0;
+  auto entry = core::SourceFile::make(name, pending, first_line);
+  EntryState state = repl::scan_entry(pending);
+  uint32_t at = state.open_at ? static_cast<uint32_t>(*state.open_at)
+                              : static_cast<uint32_t>(pending.find_last_of('\\'));
+  std::string what = state.open_at ? "`" + pending.substr(*state.open_at, 1) + "` is not closed"
+                                   : "the last line continues with `\\`";
+  std::cout.flush();
+  std::cerr << core::Error(core::ErrorKind::Syntax, core::Span{entry.get(), at, at + 1},
+                           "the input ends inside an entry: " + what)
+                   .render();
+  return 1;
+}
+
+// --- The terminal ----------------------------------------------------------
+
+volatile sig_atomic_t g_interrupted = 0;
+volatile sig_atomic_t g_resized = 0;
+
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+}
+extern "C" void on_resize(int) {
+  g_resized = 1;
+}
+
+struct Terminal {
+  Session session;
+  const char* prompt = kPrompt;
+};
+
+Terminal* terminal_of(EditLine* el) {
+  void* data = nullptr;
+  el_get(el, EL_CLIENTDATA, &data);
+  return static_cast<Terminal*>(data);
+}
+
+extern "C" char* prompt(EditLine* el) {
+  return const_cast<char*>(terminal_of(el)->prompt);
+}
+
+// Reads one character for libedit; Ctrl-C (a SIGINT while waiting) ends
+// el_gets with an error so the input can be dropped.
+extern "C" int read_char(EditLine* el, wchar_t* out) {
+  std::mbstate_t state{};
+  while (true) {
+    if (g_interrupted) {
+      errno = EINTR;
+      return -1;
+    }
+    char c = 0;
+    ssize_t n = read(STDIN_FILENO, &c, 1);
+    if (n == 0)
+      return 0;
+    if (n < 0) {
+      if (errno != EINTR)
+        return -1;
+      if (g_resized) {
+        g_resized = 0;
+        el_resize(el);
+      }
+      continue;
+    }
+    wchar_t w = 0;
+    size_t r = std::mbrtowc(&w, &c, 1, &state);
+    if (r == static_cast<size_t>(-2))
+      continue; // more bytes of a multibyte character
+    if (r == static_cast<size_t>(-1)) {
+      state = {};
+      w = static_cast<unsigned char>(c);
+    }
+    *out = w;
+    return 1;
+  }
+}
+
+extern "C" unsigned char complete_word(EditLine* el, int) {
+  Terminal* t = terminal_of(el);
+  const LineInfo* li = el_line(el);
+  std::string_view before(li->buffer, static_cast<size_t>(li->cursor - li->buffer));
+  size_t start = before.size();
+  std::vector<std::string> words = repl::complete(t->session, before, start);
+  std::string typed(before.substr(start));
+  if (words.empty())
+    return CC_REFRESH_BEEP;
+  std::string prefix = repl::common_prefix(words);
+  if (prefix.size() > typed.size()) {
+    std::string add = prefix.substr(typed.size());
+    if (words.size() == 1 && prefix[0] == ':')
+      add += ' ';
+    el_insertstr(el, add.c_str());
+    return CC_REFRESH;
+  }
+  if (words.size() == 1)
+    return CC_REFRESH;
+  // Show the choices under the line, in columns.
+  size_t width = 0;
+  for (const std::string& w : words)
+    width = std::max(width, w.size() + 2);
+  size_t columns = std::max<size_t>(1, 78 / width);
+  std::string list = "\n";
+  for (size_t i = 0; i < words.size(); ++i) {
+    list += words[i];
+    bool end = (i + 1) % columns == 0 || i + 1 == words.size();
+    list += end ? "\n" : std::string(width - words[i].size(), ' ');
+  }
+  std::fputs(list.c_str(), stdout);
+  std::fflush(stdout);
+  return CC_REDISPLAY;
+}
+
+std::string history_path() {
+  const char* home = std::getenv("HOME");
+  if (!home || !*home)
+    return "";
+  return std::string(home) + "/.teval_history";
+}
+
+int run_terminal() {
+  Terminal t;
+  EditLine* el = el_init("teval", stdin, stdout, stderr);
+  if (!el) {
+    std::cerr << "teval: cannot set up line editing on this terminal\n";
+    return 1;
+  }
+  History* hist = history_init();
+  HistEvent ev;
+  history(hist, &ev, H_SETSIZE, kHistorySize);
+  history(hist, &ev, H_SETUNIQUE, 1);
+  std::string hist_file = history_path();
+  if (!hist_file.empty())
+    history(hist, &ev, H_LOAD, hist_file.c_str());
+  el_set(el, EL_CLIENTDATA, &t);
+  el_set(el, EL_EDITOR, "emacs");
+  el_set(el, EL_PROMPT, prompt);
+  el_set(el, EL_HIST, history, hist);
+  el_set(el, EL_GETCFN, read_char);
+  el_set(el, EL_ADDFN, "teval-complete", "complete a name or command", complete_word);
+  el_set(el, EL_BIND, "^I", "teval-complete", nullptr);
+  el_source(el, nullptr); // the user's ~/.editrc, if any
+
+  struct sigaction interrupt {
+  }, resize{}, old_interrupt{}, old_resize{};
+  interrupt.sa_handler = on_interrupt; // no SA_RESTART: read() returns EINTR
+  resize.sa_handler = on_resize;
+  sigaction(SIGWINCH, &resize, &old_resize);
+
+  std::cout << "teval 0.1.0 — :help lists the commands, Ctrl-D leaves. Notation: antares.\n";
+  std::string pending;
+  uint32_t line_no = 0, first_line = 1;
+  int code = 0;
+  while (true) {
+    t.prompt = pending.empty() ? kPrompt : kContinuation;
+    g_interrupted = 0;
+    sigaction(SIGINT, &interrupt, &old_interrupt);
+    int count = 0;
+    const char* got = el_gets(el, &count);
+    sigaction(SIGINT, &old_interrupt, nullptr);
+    if (!got && g_interrupted) {
+      // Ctrl-C: drop the input typed so far.
+      std::fputs("^C\n", stdout);
+      std::fflush(stdout);
+      pending.clear();
+      el_reset(el);
+      continue;
+    }
+    if (!got || count <= 0) {
+      if (!pending.empty())
+        std::cout << "\n";
+      std::cout << "\n";
+      break;
+    }
+    std::string line(got, static_cast<size_t>(count));
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+      line.pop_back();
+    ++line_no;
+    if (line.find_first_not_of(" \t") != std::string::npos) {
+      history(hist, &ev, H_ENTER, line.c_str());
+      if (!hist_file.empty())
+        history(hist, &ev, H_SAVE, hist_file.c_str());
+    }
+    if (pending.empty())
+      first_line = line_no;
+    else
+      pending += '\n';
+    pending += line;
+    if (!repl::scan_entry(pending).complete)
+      continue;
+    auto entry = core::SourceFile::make("<input>", repl::join_continuations(pending), first_line);
+    pending.clear();
+    try {
+      repl::Outcome out = t.session.execute(entry);
+      std::cout << out.text << std::flush;
+      if (out.quit)
+        break;
+    } catch (const core::Error& e) {
+      std::cout.flush();
+      std::cerr << e.render() << std::flush;
+    }
+  }
+  sigaction(SIGWINCH, &old_resize, nullptr);
+  history_end(hist);
+  el_end(el);
+  return code;
+}
+
+} // namespace
+
+int repl_command(const std::vector<std::string>& args) {
+  std::optional<std::string> file;
+  for (const std::string& a : args) {
+    if (a == "-h" || a == "--help") {
+      std::cout << kReplHelp;
+      return 0;
+    }
+    if ((!a.empty() && a[0] == '-' && a != "-") || file) {
+      std::cerr << "teval repl: unexpected argument '" << a << "'\n(see teval repl --help)\n";
+      return 2;
+    }
+    file = a;
+  }
+  if (file && *file != "-") {
+    std::string text;
+    try {
+      text = read_source(*file);
+    } catch (const core::Error& e) {
+      std::cerr << e.render();
+      return 1;
+    }
+    return run_script(*file, text);
+  }
+  if (!file && isatty(STDIN_FILENO))
+    return run_terminal();
+  std::string text(std::istreambuf_iterator<char>(std::cin), {});
+  return run_script("<stdin>", text);
+}
+
+} // namespace teval::tools

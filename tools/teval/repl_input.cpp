@@ -1,0 +1,251 @@
+// REPL input, apart from the terminal: when an entry is complete, and what
+// Tab completes.
+#include "tools/teval/repl_input.h"
+
+#include "core/dtype.h"
+#include "core/kernel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+namespace teval::tools::repl {
+
+namespace {
+
+struct Scanner {
+  std::vector<size_t> open; // offsets of open brackets
+  std::optional<size_t> quote_at;
+  char quote = 0;
+  bool triple = false;
+  bool continued = false; // the last line ends in a backslash
+
+  void run(std::string_view t) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      char c = t[i];
+      if (quote) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == quote && (!triple || t.substr(i, 3) == std::string(3, quote))) {
+          i += triple ? 2 : 0;
+          quote = 0;
+          quote_at.reset();
+        }
+        continue;
+      }
+      if (c == '#') {
+        while (i + 1 < t.size() && t[i + 1] != '\n')
+          ++i;
+      } else if (c == '\'' || c == '"' || c == '`') {
+        quote = c;
+        quote_at = i;
+        triple = c != '`' && t.substr(i, 3) == std::string(3, c);
+        i += triple ? 2 : 0;
+      } else if (c == '(' || c == '[' || c == '{') {
+        open.push_back(i);
+      } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
+        open.pop_back();
+      } else if (c == '\\') {
+        size_t next = t.find_first_not_of(" \t\r", i + 1);
+        if (next == std::string_view::npos) {
+          continued = true;
+          return;
+        }
+        if (t[next] == '\n')
+          i = next; // a line joined to the next
+      }
+    }
+  }
+};
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+const std::vector<std::string>& commands() {
+  static const std::vector<std::string> names = {":help",  ":jit",  ":lang",  ":load",
+                                                 ":lower", ":quit", ":reset", ":save",
+                                                 ":set",   ":type", ":vars"};
+  return names;
+}
+
+std::vector<std::string> dtype_names() {
+  std::vector<std::string> out;
+#define TEVAL_DTYPE(e, name, size, kind, descr) out.push_back(name);
+#include "core/dtype.def"
+  return out;
+}
+
+// Functions `.call` and Tile know: the kernel operators spelled as words.
+std::vector<std::string> math_functions() {
+  std::vector<std::string> out;
+#define TEVAL_OP(e, spelling, arity, rule)                                                         \
+  if (std::isalpha(static_cast<unsigned char>(spelling[0])) &&                                     \
+      std::string_view(spelling) != "not" && std::string_view(spelling) != "same")                 \
+    out.push_back(spelling);
+#include "core/kernel_ops.def"
+  return out;
+}
+
+// Files and directories (with a trailing /) whose path starts with \p prefix.
+std::vector<std::string> paths(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  size_t slash = prefix.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(base, 0) != 0 || (base.empty() && name[0] == '.'))
+      continue;
+    bool is_dir = it->is_directory(ec);
+    out.push_back(dir + name + (is_dir ? "/" : ""));
+  }
+  return out;
+}
+
+std::vector<std::string> matching(const std::vector<std::string>& words, std::string_view prefix) {
+  std::set<std::string> out;
+  for (const std::string& w : words)
+    if (w.rfind(prefix, 0) == 0)
+      out.insert(w);
+  return {out.begin(), out.end()};
+}
+
+} // namespace
+
+EntryState scan_entry(std::string_view text) {
+  Scanner s;
+  s.run(text);
+  EntryState state;
+  if (s.quote_at)
+    state.open_at = s.quote_at;
+  else if (!s.open.empty())
+    state.open_at = s.open.back();
+  state.complete = !state.open_at && !s.continued;
+  return state;
+}
+
+std::string join_continuations(std::string_view text) {
+  std::string out(text);
+  size_t line_begin = 0;
+  while (line_begin <= out.size()) {
+    size_t nl = out.find('\n', line_begin);
+    if (nl == std::string::npos)
+      break;
+    size_t last = out.find_last_not_of(" \t\r", nl == 0 ? 0 : nl - 1);
+    if (last != std::string::npos && last >= line_begin && out[last] == '\\' &&
+        !scan_entry(std::string_view(out).substr(0, last)).open_at)
+      out[last] = ' ';
+    line_begin = nl + 1;
+  }
+  return out;
+}
+
+std::string common_prefix(const std::vector<std::string>& words) {
+  if (words.empty())
+    return "";
+  std::string p = words[0];
+  for (const std::string& w : words) {
+    size_t n = 0;
+    while (n < p.size() && n < w.size() && p[n] == w[n])
+      ++n;
+    p.resize(n);
+  }
+  return p;
+}
+
+std::vector<std::string> complete(const Session& session, std::string_view line,
+                                  size_t& word_start) {
+  // The command and its arguments so far.
+  size_t first = line.find_first_not_of(" \t");
+  if (first != std::string_view::npos && line[first] == ':') {
+    std::vector<std::string> args;
+    size_t i = first;
+    while (i < line.size()) {
+      size_t end = line.find_first_of(" \t", i);
+      if (end == std::string_view::npos)
+        break;
+      args.emplace_back(line.substr(i, end - i));
+      i = line.find_first_not_of(" \t", end);
+      if (i == std::string_view::npos)
+        i = line.size();
+    }
+    word_start = i;
+    std::string_view word = line.substr(i);
+    if (args.empty())
+      return matching(commands(), word);
+    const std::string& cmd = args[0];
+    size_t n = args.size(); // the argument being typed is number n
+    if (cmd == ":lang" && n == 1)
+      return matching({"antares", "tile"}, word);
+    if (cmd == ":set" && n == 1)
+      return matching({"precision", "seed", "summarize"}, word);
+    if (cmd == ":set" && n == 2 && args[1] == "precision")
+      return matching({"full"}, word);
+    if (cmd == ":jit" && n == 1)
+      return matching({"asm", "llvm"}, word);
+    if ((cmd == ":save" || cmd == ":type") && n == 1)
+      return matching(session.variable_names(), word);
+    if (cmd == ":load" && n == 1)
+      return {};
+    if ((cmd == ":save" || cmd == ":load") && n == 2)
+      return paths(std::string(word));
+    if (cmd != ":type")
+      return {};
+  }
+
+  // Inside a string: a path in load("...), a dtype in .cast(`...), a
+  // function in .call(`...).
+  EntryState state = scan_entry(line);
+  if (state.open_at && (line[*state.open_at] == '"' || line[*state.open_at] == '\'' ||
+                        line[*state.open_at] == '`')) {
+    size_t q = *state.open_at;
+    word_start = q + 1;
+    std::string_view word = line.substr(q + 1);
+    std::string_view before = line.substr(0, q);
+    size_t b = before.find_last_not_of(" \t");
+    before = before.substr(0, b == std::string_view::npos ? 0 : b + 1);
+    auto ends_with = [&](std::string_view s) {
+      return before.size() >= s.size() && before.substr(before.size() - s.size()) == s;
+    };
+    if (ends_with("load("))
+      return paths(std::string(word));
+    if (ends_with(".cast("))
+      return matching(dtype_names(), word);
+    if (ends_with(".call("))
+      return matching(math_functions(), word);
+    return {};
+  }
+
+  size_t start = line.size();
+  while (start > 0 && is_word_char(line[start - 1]))
+    --start;
+  word_start = start;
+  std::string_view word = line.substr(start);
+  if (start > 0 && line[start - 1] == '.') {
+    if (session.lang() == Lang::Antares)
+      return matching({"call", "cast", "dtype", "val", "when"}, word);
+    return matching({"add_constraint", "bind_dims"}, word);
+  }
+  std::vector<std::string> words = session.variable_names();
+  for (const std::string& d : dtype_names())
+    words.push_back(d);
+  words.push_back("load");
+  if (session.lang() == Lang::Antares) {
+    for (const char* b : {"const", "where", "in"})
+      words.push_back(b);
+  } else {
+    for (const char* b : {"TensorDim", "TensorDims", "TensorIndex", "TensorIndexes", "TensorOutput",
+                          "cond", "select", "return"})
+      words.push_back(b);
+    for (const std::string& f : math_functions())
+      words.push_back(f);
+  }
+  return matching(words, word);
+}
+
+} // namespace teval::tools::repl

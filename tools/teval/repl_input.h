@@ -1,0 +1,48 @@
+// REPL input, apart from the terminal: when an entry is complete, and what
+// Tab completes.
+#pragma once
+
+#include "tools/teval/repl_session.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace teval::tools::repl {
+
+/// Where an entry stands after the lines typed so far.
+struct EntryState {
+  /// False while a bracket or quote is open or the last line ends in a
+  /// backslash outside quotes: the entry continues on the next line.
+  bool complete = true;
+  /// The byte offset of the innermost bracket or quote still open.
+  std::optional<size_t> open_at;
+};
+
+/// Scans \p text: brackets ( [ {, quotes ' " ` and Python's triple quotes
+/// (a backslash escapes the next character inside quotes), `#` comments to
+/// the end of the line outside quotes. Closing brackets that match nothing
+/// are left to the parser to report.
+EntryState scan_entry(std::string_view text);
+
+/// \p text with every backslash that ends a line outside quotes replaced by
+/// a space (same length, so positions hold): line continuations.
+std::string join_continuations(std::string_view text);
+
+/// The completions of the word that ends \p line (the text before the
+/// cursor, on the current line) in \p session: command names after a
+/// leading `:`, their arguments (notations, settings, tensor names, .npy
+/// paths), `.when/.cast/.call` and the other methods after a `.`, dtypes
+/// inside `.cast(`, math functions inside `.call(`, paths inside
+/// `load("`, and otherwise tensor names, dtypes and the notation's
+/// builtins. Sorted, without duplicates; \p word_start is set to where the
+/// completed word begins.
+std::vector<std::string> complete(const Session& session, std::string_view line,
+                                  size_t& word_start);
+
+/// The longest common prefix of \p words.
+std::string common_prefix(const std::vector<std::string>& words);
+
+} // namespace teval::tools::repl
