@@ -103,6 +103,19 @@ volatile sig_atomic_t g_resized = 0;
 extern "C" void on_interrupt(int) {
   g_interrupted = 1;
 }
+// While an entry is evaluated: evaluations cannot be cancelled, so the first
+// Ctrl-C says so and a second one ends teval.
+extern "C" void on_interrupt_running(int) {
+  if (g_interrupted) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  g_interrupted = 1;
+  const char message[] = "\n(an evaluation cannot be cancelled; Ctrl-C again leaves teval)\n";
+  ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
+}
 extern "C" void on_resize(int) {
   g_resized = 1;
 }
@@ -222,9 +235,10 @@ int run_terminal() {
   el_set(el, EL_BIND, "^I", "teval-complete", nullptr);
   el_source(el, nullptr); // the user's ~/.editrc, if any
 
-  struct sigaction interrupt {
-  }, resize{}, old_interrupt{}, old_resize{};
+  struct sigaction interrupt = {}, running = {}, resize = {}, old_interrupt = {}, old_resize = {};
   interrupt.sa_handler = on_interrupt; // no SA_RESTART: read() returns EINTR
+  running.sa_handler = on_interrupt_running;
+  running.sa_flags = SA_RESTART;
   resize.sa_handler = on_resize;
   sigaction(SIGWINCH, &resize, &old_resize);
 
@@ -238,8 +252,10 @@ int run_terminal() {
     sigaction(SIGINT, &interrupt, &old_interrupt);
     int count = 0;
     const char* got = el_gets(el, &count);
-    sigaction(SIGINT, &old_interrupt, nullptr);
-    if (!got && g_interrupted) {
+    sigaction(SIGINT, &running, nullptr);
+    bool interrupted = g_interrupted;
+    g_interrupted = 0;
+    if (!got && interrupted) {
       // Ctrl-C: drop the input typed so far.
       std::fputs("^C\n", stdout);
       std::fflush(stdout);
@@ -281,6 +297,7 @@ int run_terminal() {
       std::cerr << e.render() << std::flush;
     }
   }
+  sigaction(SIGINT, &old_interrupt, nullptr);
   sigaction(SIGWINCH, &old_resize, nullptr);
   history_end(hist);
   el_end(el);

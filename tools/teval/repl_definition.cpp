@@ -224,7 +224,7 @@ void read_bounds(Reader& r, Definition& d, Span dtype_span) {
 
 } // namespace
 
-bool looks_like_definition(std::string_view text) {
+bool looks_like_definition(std::string_view text, bool any_word) {
   size_t i = text.find_first_not_of(" \t\r\n");
   if (i == std::string_view::npos || !is_ident_start(text[i]))
     return false;
@@ -245,7 +245,7 @@ bool looks_like_definition(std::string_view text) {
     return false;
   if (name == "load")
     return text[i] == '(';
-  return text[i] == '[' && core::dtype_from_name(name).has_value();
+  return text[i] == '[' && (any_word || core::dtype_from_name(name).has_value());
 }
 
 Definition read_definition(const core::SourceFile& entry) {

@@ -31,9 +31,11 @@ struct Definition {
 };
 
 /// True when \p text has the form of a definition: `NAME = DTYPE[` or
-/// `NAME = load(`, after optional spaces. Anything else is a statement of the
-/// session's notation or a command.
-bool looks_like_definition(std::string_view text);
+/// `NAME = load(`, after optional spaces; with \p any_word also
+/// `NAME = WORD[` for any word (in einstein_v2, where such a line cannot be a
+/// statement, so a misspelt dtype is reported as one). Anything else is a
+/// statement of the session's notation or a command.
+bool looks_like_definition(std::string_view text, bool any_word);
 
 /// Reads the definition that is the whole of \p entry (which
 /// looks_like_definition). Grammar:

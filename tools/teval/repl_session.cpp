@@ -152,7 +152,7 @@ Outcome Session::execute(const std::shared_ptr<const core::SourceFile>& entry) {
     return {};
   if (text[first] == ':')
     return command(entry);
-  if (looks_like_definition(text))
+  if (looks_like_definition(text, lang_ == Lang::Antares))
     return define(entry);
   size_t last = text.find_last_not_of(" \t\r\n");
   std::string word(text.substr(first, last - first + 1));
