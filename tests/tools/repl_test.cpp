@@ -10,7 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <set>
+#include <unistd.h>
 
 namespace teval {
 namespace {
@@ -51,7 +52,9 @@ std::string error_of(Session& s, const std::string& text) {
 
 // The value of session tensor \p name, through :save.
 core::Tensor value(Session& s, const std::string& name) {
-  fs::path file = test::scratch_dir("repl-value") / (name + ".npy");
+  // One directory per process: ctest runs tests of this file side by side.
+  static const fs::path dir = test::scratch_dir("repl-value-" + std::to_string(getpid()));
+  fs::path file = dir / (name + ".npy");
   run(s, ":save " + name + " " + file.string());
   return core::read_npy(file.string());
 }

@@ -231,7 +231,8 @@ int run_terminal() {
   el_set(el, EL_PROMPT, prompt);
   el_set(el, EL_HIST, history, hist);
   el_set(el, EL_GETCFN, read_char);
-  el_set(el, EL_ADDFN, "teval-complete", "complete a name or command", complete_word);
+  // The wide form: the narrow one copies the two strings and never frees them.
+  el_wset(el, EL_ADDFN, L"teval-complete", L"complete a name or command", complete_word);
   el_set(el, EL_BIND, "^I", "teval-complete", nullptr);
   el_source(el, nullptr); // the user's ~/.editrc, if any
 
