@@ -84,7 +84,9 @@ std::map<int, int64_t> index_bounds(const core::Kernel& k) {
 
 core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint64_t seed,
                               const std::string& name, const RandomBounds& bounds) {
-  TEVAL_ASSERT(bounds.int_lo <= bounds.int_hi && bounds.lo < bounds.hi, "empty random bounds");
+  TEVAL_ASSERT(core::is_float(dtype) ? core::round_float(dtype, bounds.lo) < bounds.hi
+                                     : bounds.int_lo <= bounds.int_hi,
+               "empty random bounds");
   core::Tensor t(dtype, shape);
   SplitMix64 rng(seed * 0x9e3779b97f4a7c15ULL ^ hash_name(name));
   // The count of integers in [int_lo, int_hi], modulo 2^64 (0 for the whole
@@ -92,8 +94,13 @@ core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint6
   uint64_t count = static_cast<uint64_t>(bounds.int_hi) - static_cast<uint64_t>(bounds.int_lo) + 1;
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (core::is_float(dtype)) {
-      double u = static_cast<double>(rng.next() >> 11) * 0x1p-53; // [0, 1)
-      t.set(i, core::Scalar::of_float(dtype, bounds.lo + u * (bounds.hi - bounds.lo)));
+      // A draw that rounds up to hi is drawn again, so values stay below hi.
+      core::Scalar v;
+      do {
+        double u = static_cast<double>(rng.next() >> 11) * 0x1p-53; // [0, 1)
+        v = core::Scalar::of_float(dtype, bounds.lo + u * (bounds.hi - bounds.lo));
+      } while (v.f >= bounds.hi);
+      t.set(i, v);
     } else {
       uint64_t offset = count == 0 ? rng.next() : rng.below(count);
       t.set(i, core::Scalar::of_int(

@@ -35,7 +35,7 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
 /// The values random_tensor_in() draws: integer and bool dtypes the
 /// integers in [int_lo, int_hi] (both included) uniformly; floating dtypes
 /// lo + u * (hi - lo) for u uniform in [0, 1) (53 random bits), rounded to
-/// the dtype.
+/// the dtype, drawn again when that rounds up to hi.
 struct RandomBounds {
   int64_t int_lo = -10;
   int64_t int_hi = 10;
@@ -45,7 +45,7 @@ struct RandomBounds {
 
 /// A tensor of \p dtype and \p shape drawn from \p seed and \p name within
 /// \p bounds, which the caller has checked: int_lo <= int_hi, both
-/// representable in \p dtype; lo < hi, both finite.
+/// representable in \p dtype; lo, rounded to the dtype, below hi.
 core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint64_t seed,
                               const std::string& name, const RandomBounds& bounds);
 

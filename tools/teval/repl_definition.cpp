@@ -3,6 +3,7 @@
 #include "tools/teval/repl_definition.h"
 
 #include "core/error.h"
+#include "core/numeric.h"
 
 #include <cctype>
 #include <cerrno>
@@ -193,8 +194,9 @@ void read_bounds(Reader& r, Definition& d, Span dtype_span) {
     };
     d.bounds.lo = value(lo, lo_span);
     d.bounds.hi = value(hi, hi_span);
-    if (!(d.bounds.lo < d.bounds.hi))
-      throw Error(ErrorKind::Range, whole, "the range " + std::string(whole.text()) + " is empty");
+    if (!(core::round_float(d.dtype, d.bounds.lo) < d.bounds.hi))
+      throw Error(ErrorKind::Range, whole,
+                  "the range " + std::string(whole.text()) + " holds no " + type + " value");
     return;
   }
   for (auto [t, integer, where] : {std::tuple{lo, lo_int, lo_span}, {hi, hi_int, hi_span}})
