@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,19 @@ uint64_t parse_count(const std::string& option, const std::string& v, uint64_t m
   if (v.empty() || *end || errno || v[0] == '-' || n > max)
     throw UsageError{option + " takes a non-negative integer, not '" + v + "'"};
   return n;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
+std::string type_text(core::DType t, const core::Shape& s) {
+  return std::string(core::name(t)) + core::to_string(s);
 }
 
 std::string read_source(const std::string& path) {

@@ -1,6 +1,9 @@
 // What the `teval` subcommands share: usage errors, option values, files.
 #pragma once
 
+#include "core/dtype.h"
+#include "core/shape.h"
+
 #include <cstdint>
 #include <string>
 
@@ -15,6 +18,12 @@ struct UsageError {
 /// The value \p v of option \p option as a non-negative decimal integer no
 /// larger than \p max. Throws UsageError.
 uint64_t parse_count(const std::string& option, const std::string& v, uint64_t max = UINT64_MAX);
+
+/// True for a C identifier: a letter or `_`, then letters, digits, `_`.
+bool is_identifier(const std::string& s);
+
+/// "float32[4, 8]": a dtype and shape as messages and listings write them.
+std::string type_text(core::DType t, const core::Shape& s);
 
 /// The whole file \p path. Throws Error(Input) when it cannot be read.
 std::string read_source(const std::string& path);

@@ -8,6 +8,7 @@
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
+#include "tools/teval/cli_support.h"
 #include "tools/teval/repl_definition.h"
 
 #include <algorithm>
@@ -106,14 +107,6 @@ int64_t count_argument(const Word& w, int64_t min, int64_t max) {
   return v;
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-    return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 // True when every line of \p text is blank or a `#` or `//` comment.
 bool is_comment(std::string_view text) {
   size_t i = 0;
@@ -129,7 +122,7 @@ bool is_comment(std::string_view text) {
 }
 
 std::string type_text(const core::Tensor& t) {
-  return std::string(core::name(t.dtype())) + core::to_string(t.shape());
+  return tools::type_text(t.dtype(), t.shape());
 }
 
 } // namespace

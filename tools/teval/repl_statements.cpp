@@ -7,6 +7,7 @@
 #include "parser/python_grammar.h"
 #include "parser/text.h"
 #include "parser/tile.h"
+#include "tools/teval/cli_support.h"
 #include "tools/teval/repl_session.h"
 
 #include <set>
@@ -26,7 +27,7 @@ std::string previous_name(const std::string& name) {
 }
 
 std::string type_text(const core::TensorDecl& t) {
-  return std::string(core::name(t.dtype)) + core::to_string(t.shape);
+  return tools::type_text(t.dtype, t.shape);
 }
 
 // The tensor an Antares statement writes: the base of its target.
@@ -86,10 +87,9 @@ Outcome Session::antares(const std::shared_ptr<const core::SourceFile>& entry, b
     if (declared->second.dtype != v.value.dtype() || declared->second.shape != v.value.shape())
       throw Error(ErrorKind::Shape, declared->second.span,
                   "input_dict declares `" + name + "` as " +
-                      std::string(core::name(declared->second.dtype)) +
-                      core::to_string(declared->second.shape) + " but the session's `" + name +
-                      "` is " + std::string(core::name(v.value.dtype())) +
-                      core::to_string(v.value.shape()));
+                      tools::type_text(declared->second.dtype, declared->second.shape) +
+                      " but the session's `" + name + "` is " +
+                      tools::type_text(v.value.dtype(), v.value.shape()));
   }
 
   // Every statement's tensor becomes a session tensor, so each is an output.

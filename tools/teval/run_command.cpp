@@ -126,15 +126,6 @@ struct Options {
   bool help = false;
 };
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-    return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
-  return true;
-}
-
 int64_t parse_int(const std::string& text, const std::string& spec) {
   size_t b = text.find_first_not_of(' ');
   size_t e = text.find_last_not_of(' ');
@@ -266,10 +257,6 @@ std::optional<parser::InputType> random_spec(const std::string& value) {
     t.shape.push_back(static_cast<int64_t>(n));
   }
   return t;
-}
-
-std::string type_text(core::DType t, const core::Shape& s) {
-  return std::string(core::name(t)) + core::to_string(s);
 }
 
 // Writes every output to DIR/NAME.npy only once all are encoded: each goes
