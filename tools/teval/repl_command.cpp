@@ -15,6 +15,7 @@
 #include <cwchar>
 #include <iostream>
 #include <iterator>
+#include <new>
 #include <sstream>
 #include <unistd.h>
 
@@ -64,6 +65,10 @@ int run_script(const std::string& name, const std::string& text) {
     } catch (const core::Error& e) {
       std::cout.flush();
       std::cerr << e.render();
+      return 1;
+    } catch (const std::bad_alloc&) {
+      std::cout.flush();
+      std::cerr << entry->name() << ":" << first_line << ": error: out of memory\n";
       return 1;
     }
     return std::nullopt;
@@ -246,7 +251,6 @@ int run_terminal() {
   std::cout << "teval 0.1.0 — :help lists the commands, Ctrl-D leaves. Notation: antares.\n";
   std::string pending;
   uint32_t line_no = 0, first_line = 1;
-  int code = 0;
   while (true) {
     t.prompt = pending.empty() ? kPrompt : kContinuation;
     g_interrupted = 0;
@@ -296,13 +300,16 @@ int run_terminal() {
     } catch (const core::Error& e) {
       std::cout.flush();
       std::cerr << e.render() << std::flush;
+    } catch (const std::bad_alloc&) {
+      std::cout.flush();
+      std::cerr << "error: out of memory; the session is unchanged\n" << std::flush;
     }
   }
   sigaction(SIGINT, &old_interrupt, nullptr);
   sigaction(SIGWINCH, &old_resize, nullptr);
   history_end(hist);
   el_end(el);
-  return code;
+  return 0;
 }
 
 } // namespace
