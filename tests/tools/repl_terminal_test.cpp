@@ -52,6 +52,24 @@ TEST(ReplScripts, FileArgumentAndUsage) {
   EXPECT_EQ(test::run_teval("repl /nonexistent.teval", test::source_dir()).exit_code, 1);
 }
 
+TEST(ReplScripts, OutOfMemoryIsAnError) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer needs more address space than the limit leaves";
+#endif
+  // 3 GB of address space: enough for teval, not for a 4 GB tensor.
+  fs::path dir = test::scratch_dir("repl-memory");
+  test::write_file(dir / "in.teval", "y = int8[2]\nx = float32[1000000000]\n");
+  std::string cmd = "ulimit -v 3000000; '" + (test::binary_dir() / "bin/teval").string() + "' < '" +
+                    (dir / "in.teval").string() + "' > '" + (dir / "out").string() + "' 2> '" +
+                    (dir / "err").string() + "'";
+  int status = std::system(("bash -c \"" + cmd + "\"").c_str());
+  test::Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_file(dir / "out"),
+                 test::read_file(dir / "err")};
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "y: int8[2] (random, seed 0)\n");
+  EXPECT_EQ(r.err, "<stdin>:2: error: out of memory\n");
+}
+
 // teval on the slave side of a pseudo-terminal.
 class Pty {
 public:
