@@ -269,6 +269,26 @@ TEST(ReplInput, EntriesContinueWhileOpen) {
   EXPECT_EQ(tools::repl::join_continuations("a \\\nb '\\\n'"), "a  \nb '\\\n'");
 }
 
+TEST(ReplInput, EntriesAreNumberedAcrossTheInput) {
+  tools::repl::EntryReader r("<stdin>");
+  EXPECT_TRUE(r.add("x = float32[2]"));
+  EXPECT_FALSE(r.add("o[N] = (x[N] +"));
+  EXPECT_FALSE(r.empty());
+  auto entry = r.add("  1) \\");
+  EXPECT_FALSE(entry);
+  entry = r.add("  * 2");
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->text(), "o[N] = (x[N] +\n  1)  \n  * 2");
+  EXPECT_EQ(entry->location(0).line, 2u);
+  EXPECT_FALSE(r.unfinished());
+  r.add("y[N] = x[N");
+  ASSERT_TRUE(r.unfinished());
+  EXPECT_EQ(r.unfinished()->render(), "<stdin>:5:9: error: the input ends inside an entry: `[` is "
+                                      "not closed\ny[N] = x[N\n        ^\n");
+  r.clear();
+  EXPECT_TRUE(r.empty());
+}
+
 std::vector<std::string> completions(const Session& s, const std::string& line) {
   size_t start = 0;
   return complete(s, line, start);

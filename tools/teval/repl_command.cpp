@@ -40,7 +40,6 @@ stderr); 2 a usage error.
 
 namespace {
 
-using repl::EntryState;
 using repl::Session;
 
 constexpr int kHistorySize = 1000;
@@ -50,13 +49,13 @@ const char* const kContinuation = "  ...> ";
 // Runs a script; returns the exit code.
 int run_script(const std::string& name, const std::string& text) {
   Session session;
-  std::string pending;
-  uint32_t first_line = 1, line_no = 0;
+  repl::EntryReader reader(name);
   std::istringstream in(text);
   std::string line;
-  auto run = [&]() -> std::optional<int> {
-    auto entry = core::SourceFile::make(name, repl::join_continuations(pending), first_line);
-    pending.clear();
+  while (std::getline(in, line)) {
+    std::shared_ptr<const core::SourceFile> entry = reader.add(line);
+    if (!entry)
+      continue;
     try {
       repl::Outcome out = session.execute(entry);
       std::cout << out.text;
@@ -68,36 +67,16 @@ int run_script(const std::string& name, const std::string& text) {
       return 1;
     } catch (const std::bad_alloc&) {
       std::cout.flush();
-      std::cerr << entry->name() << ":" << first_line << ": error: out of memory\n";
+      std::cerr << name << ":" << entry->location(0).line << ": error: out of memory\n";
       return 1;
     }
-    return std::nullopt;
-  };
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (pending.empty())
-      first_line = line_no;
-    else
-      pending += '\n';
-    pending += line;
-    if (!repl::scan_entry(pending).complete)
-      continue;
-    if (std::optional<int> code = run())
-      return *code;
   }
-  if (pending.find_first_not_of(" \t\r\n") == std::string::npos)
-    return 0;
-  auto entry = core::SourceFile::make(name, pending, first_line);
-  EntryState state = repl::scan_entry(pending);
-  uint32_t at = state.open_at ? static_cast<uint32_t>(*state.open_at)
-                              : static_cast<uint32_t>(pending.find_last_of('\\'));
-  std::string what = state.open_at ? "`" + pending.substr(*state.open_at, 1) + "` is not closed"
-                                   : "the last line continues with `\\`";
-  std::cout.flush();
-  std::cerr << core::Error(core::ErrorKind::Syntax, core::Span{entry.get(), at, at + 1},
-                           "the input ends inside an entry: " + what)
-                   .render();
-  return 1;
+  if (std::optional<core::Error> e = reader.unfinished()) {
+    std::cout.flush();
+    std::cerr << e->render();
+    return 1;
+  }
+  return 0;
 }
 
 // --- The terminal ----------------------------------------------------------
@@ -249,10 +228,9 @@ int run_terminal() {
   sigaction(SIGWINCH, &resize, &old_resize);
 
   std::cout << "teval 0.1.0 — :help lists the commands, Ctrl-D leaves. Notation: antares.\n";
-  std::string pending;
-  uint32_t line_no = 0, first_line = 1;
+  repl::EntryReader reader("<input>");
   while (true) {
-    t.prompt = pending.empty() ? kPrompt : kContinuation;
+    t.prompt = reader.empty() ? kPrompt : kContinuation;
     g_interrupted = 0;
     sigaction(SIGINT, &interrupt, &old_interrupt);
     int count = 0;
@@ -264,12 +242,12 @@ int run_terminal() {
       // Ctrl-C: drop the input typed so far.
       std::fputs("^C\n", stdout);
       std::fflush(stdout);
-      pending.clear();
+      reader.clear();
       el_reset(el);
       continue;
     }
     if (!got || count <= 0) {
-      if (!pending.empty())
+      if (!reader.empty())
         std::cout << "\n";
       std::cout << "\n";
       break;
@@ -277,21 +255,14 @@ int run_terminal() {
     std::string line(got, static_cast<size_t>(count));
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
       line.pop_back();
-    ++line_no;
     if (line.find_first_not_of(" \t") != std::string::npos) {
       history(hist, &ev, H_ENTER, line.c_str());
       if (!hist_file.empty())
         history(hist, &ev, H_SAVE, hist_file.c_str());
     }
-    if (pending.empty())
-      first_line = line_no;
-    else
-      pending += '\n';
-    pending += line;
-    if (!repl::scan_entry(pending).complete)
+    std::shared_ptr<const core::SourceFile> entry = reader.add(line);
+    if (!entry)
       continue;
-    auto entry = core::SourceFile::make("<input>", repl::join_continuations(pending), first_line);
-    pending.clear();
     try {
       repl::Outcome out = t.session.execute(entry);
       std::cout << out.text << std::flush;

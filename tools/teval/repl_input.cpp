@@ -145,6 +145,32 @@ std::string join_continuations(std::string_view text) {
   return out;
 }
 
+std::shared_ptr<const core::SourceFile> EntryReader::add(const std::string& line) {
+  ++line_no_;
+  if (pending_.empty())
+    first_line_ = line_no_;
+  else
+    pending_ += '\n';
+  pending_ += line;
+  if (!scan_entry(pending_).complete)
+    return nullptr;
+  auto entry = core::SourceFile::make(name_, join_continuations(pending_), first_line_);
+  pending_.clear();
+  return entry;
+}
+
+std::optional<core::Error> EntryReader::unfinished() const {
+  if (pending_.find_first_not_of(" \t\r\n") == std::string::npos)
+    return std::nullopt;
+  auto text = core::SourceFile::make(name_, pending_, first_line_);
+  EntryState state = scan_entry(pending_);
+  uint32_t at = static_cast<uint32_t>(state.open_at ? *state.open_at : pending_.rfind('\\'));
+  std::string what = state.open_at ? "`" + pending_.substr(*state.open_at, 1) + "` is not closed"
+                                   : "the last line continues with `\\`";
+  return core::Error(core::ErrorKind::Syntax, core::Span{text.get(), at, at + 1},
+                     "the input ends inside an entry: " + what);
+}
+
 std::string common_prefix(const std::vector<std::string>& words) {
   if (words.empty())
     return "";

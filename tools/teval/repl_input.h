@@ -2,9 +2,11 @@
 // Tab completes.
 #pragma once
 
+#include "core/error.h"
 #include "tools/teval/repl_session.h"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,30 @@ struct EntryState {
 /// the end of the line outside quotes. Closing brackets that match nothing
 /// are left to the parser to report.
 EntryState scan_entry(std::string_view text);
+
+/// Gathers the lines of an input into entries, numbering lines across the
+/// whole input so diagnostics name the line the user typed.
+class EntryReader {
+public:
+  explicit EntryReader(std::string name) : name_(std::move(name)) {}
+  /// Adds one line (without its newline). Returns the entry, with its line
+  /// continuations joined, once it is complete; null while it continues.
+  std::shared_ptr<const core::SourceFile> add(const std::string& line);
+  /// True when no entry is in progress.
+  bool empty() const { return pending_.empty(); }
+  /// Drops the entry in progress.
+  void clear() { pending_.clear(); }
+  /// The error for an input that ends with an entry in progress of more
+  /// than blanks, pointing at its open bracket or quote (or its last
+  /// backslash); nothing otherwise.
+  std::optional<core::Error> unfinished() const;
+
+private:
+  std::string name_;
+  std::string pending_;
+  uint32_t line_no_ = 0;
+  uint32_t first_line_ = 1;
+};
 
 /// \p text with every backslash that ends a line outside quotes replaced by
 /// a space (same length, so positions hold): line continuations.
