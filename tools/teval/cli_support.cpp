@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -20,13 +21,17 @@ uint64_t parse_count(const std::string& option, const std::string& v, uint64_t m
   return n;
 }
 
+bool is_identifier_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
 bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-    return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
-  return true;
+  return !s.empty() && is_identifier_start(s[0]) &&
+         std::all_of(s.begin(), s.end(), is_identifier_char);
 }
 
 std::string type_text(core::DType t, const core::Shape& s) {

@@ -19,7 +19,12 @@ struct UsageError {
 /// larger than \p max. Throws UsageError.
 uint64_t parse_count(const std::string& option, const std::string& v, uint64_t max = UINT64_MAX);
 
-/// True for a C identifier: a letter or `_`, then letters, digits, `_`.
+/// The characters of a C identifier: the first is a letter or `_`, the
+/// others letters, digits or `_`.
+bool is_identifier_start(char c);
+bool is_identifier_char(char c);
+
+/// True for a C identifier.
 bool is_identifier(const std::string& s);
 
 /// "float32[4, 8]": a dtype and shape as messages and listings write them.

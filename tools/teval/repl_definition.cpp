@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/numeric.h"
+#include "tools/teval/cli_support.h"
 
 #include <cctype>
 #include <cerrno>
@@ -17,13 +18,6 @@ namespace {
 using core::Error;
 using core::ErrorKind;
 using core::Span;
-
-bool is_ident_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool is_ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 
 // A cursor over the entry with the few tokens definitions use.
 class Reader {
@@ -45,7 +39,7 @@ public:
   Span here() {
     skip_space();
     size_t end = pos_;
-    while (end < text_.size() && is_ident_char(text_[end]))
+    while (end < text_.size() && is_identifier_char(text_[end]))
       ++end;
     return span(pos_, std::max(end, std::min(pos_ + 1, text_.size())));
   }
@@ -68,9 +62,9 @@ public:
   std::string identifier(Span& where) {
     skip_space();
     size_t begin = pos_;
-    if (pos_ == text_.size() || !is_ident_start(text_[pos_]))
+    if (pos_ == text_.size() || !is_identifier_start(text_[pos_]))
       fail("expected a name");
-    while (pos_ < text_.size() && is_ident_char(text_[pos_]))
+    while (pos_ < text_.size() && is_identifier_char(text_[pos_]))
       ++pos_;
     where = span(begin, pos_);
     return std::string(text_.substr(begin, pos_ - begin));
@@ -120,7 +114,7 @@ public:
     if (text_.substr(pos_, word.size()) != word)
       return false;
     size_t after = pos_ + word.size();
-    if (after < text_.size() && is_ident_char(text_[after]))
+    if (after < text_.size() && is_identifier_char(text_[after]))
       return false;
     pos_ = after;
     return true;
@@ -180,6 +174,7 @@ void read_bounds(Reader& r, Definition& d, Span dtype_span) {
     r.fail("expected `)` or `]` closing the range");
   Span whole = open.to(close);
   d.has_bounds = true;
+  d.bounds_span = whole;
   std::string type(core::name(d.dtype));
   if (core::is_float(d.dtype)) {
     if (!lo_closed || hi_closed)
@@ -228,18 +223,18 @@ void read_bounds(Reader& r, Definition& d, Span dtype_span) {
 
 bool looks_like_definition(std::string_view text, bool any_word) {
   size_t i = text.find_first_not_of(" \t\r\n");
-  if (i == std::string_view::npos || !is_ident_start(text[i]))
+  if (i == std::string_view::npos || !is_identifier_start(text[i]))
     return false;
-  while (i < text.size() && is_ident_char(text[i]))
+  while (i < text.size() && is_identifier_char(text[i]))
     ++i;
   i = text.find_first_not_of(" \t", i);
   if (i == std::string_view::npos || text[i] != '=' || (i + 1 < text.size() && text[i + 1] == '='))
     return false;
   i = text.find_first_not_of(" \t", i + 1);
-  if (i == std::string_view::npos || !is_ident_start(text[i]))
+  if (i == std::string_view::npos || !is_identifier_start(text[i]))
     return false;
   size_t word = i;
-  while (i < text.size() && is_ident_char(text[i]))
+  while (i < text.size() && is_identifier_char(text[i]))
     ++i;
   std::string_view name = text.substr(word, i - word);
   i = text.find_first_not_of(" \t", i);

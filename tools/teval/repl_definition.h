@@ -28,6 +28,8 @@ struct Definition {
   /// `in [lo, hi)`).
   interp::RandomBounds bounds;
   bool has_bounds = false;
+  /// The range as written, `[0, 8)`.
+  core::Span bounds_span;
 };
 
 /// True when \p text has the form of a definition: `NAME = DTYPE[` or

@@ -4,6 +4,7 @@
 
 #include "core/dtype.h"
 #include "core/kernel.h"
+#include "tools/teval/cli_support.h"
 
 #include <algorithm>
 #include <cctype>
@@ -58,10 +59,6 @@ struct Scanner {
     }
   }
 };
-
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 
 const std::vector<std::string>& commands() {
   static const std::vector<std::string> names = {":help",  ":jit",  ":lang",  ":load",
@@ -248,7 +245,7 @@ std::vector<std::string> complete(const Session& session, std::string_view line,
   }
 
   size_t start = line.size();
-  while (start > 0 && is_word_char(line[start - 1]))
+  while (start > 0 && is_identifier_char(line[start - 1]))
     --start;
   word_start = start;
   std::string_view word = line.substr(start);

@@ -179,8 +179,7 @@ Outcome Session::define(const std::shared_ptr<const core::SourceFile>& entry) {
     }
     v.origin = "random, seed " + std::to_string(seed_);
     if (d.has_bounds)
-      v.origin +=
-          ", in " + std::string(d.value_span.text().substr(d.value_span.text().find(" in ") + 4));
+      v.origin += ", in " + std::string(d.bounds_span.text());
   }
   std::string line = d.name + ": " + type_text(v.value) + " (" + v.origin + ")\n";
   vars_[d.name] = std::move(v);
@@ -219,12 +218,12 @@ Outcome Session::command(const std::shared_ptr<const core::SourceFile>& entry) {
   if (name == ":type") {
     if (w.size() < 2)
       expect_words(w, 2, 2, ":type EXPR");
+    if (w.size() == 2 && is_identifier(w[1].text) && vars_.count(w[1].text))
+      return {w[1].text + ": " + type_text(vars_.at(w[1].text).value) + "\n"};
     // The expression keeps its columns: the command word becomes spaces.
     std::string text = entry->text();
     std::fill(text.begin() + w[0].span.begin, text.begin() + w[0].span.end, ' ');
     auto expr = core::SourceFile::make(entry->name(), text, entry->location(0).line);
-    if (w.size() == 2 && is_identifier(w[1].text) && vars_.count(w[1].text))
-      return {w[1].text + ": " + type_text(vars_.at(w[1].text).value) + "\n"};
     return lang_ == Lang::Antares ? antares(expr, true) : tile(expr, true);
   }
   if (name == ":lang") {
