@@ -5,9 +5,9 @@
 #include "core/source.h"
 #include "core/tensor.h"
 #include "interp/random_inputs.h"
-#include "parser/antares.h"
-#include "parser/tile.h"
-#include "parser/tile_source.h"
+#include "parser/antares/antares.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_source.h"
 
 #include <map>
 #include <memory>

@@ -1,4 +1,4 @@
-// Internal to the grammar translation units (parser/*_grammar.cpp): the
+// Internal to the grammar translation units (the parser/ grammar units, *_grammar.cpp): the
 // Spirit X3 machinery they share. Rules build the public AST's nodes
 // directly in semantic actions rather than filling a fusion-adapted parse
 // tree converted afterwards: the one AST stays free of Boost, and there is

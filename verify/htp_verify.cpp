@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "interp/random_inputs.h"
-#include "verify/htp_rewrite.h"
+#include "rules/htp_rewrite.h"
 
 #include <array>
 #include <map>
@@ -16,6 +16,7 @@ namespace teval::verify::htp {
 namespace {
 
 using parser::htp::Rule;
+using namespace teval::rules;
 
 // The match pattern as a list of nodes, inputs before users.
 struct Skeleton {

@@ -3,8 +3,8 @@
 // rewrite with the ground-truth interpreter.
 #pragma once
 
-#include "parser/htp_rules.h"
-#include "verify/htp_ops.h"
+#include "parser/htp/htp_rules.h"
+#include "rules/htp_ops.h"
 
 #include <cstdint>
 #include <optional>
@@ -43,6 +43,7 @@ struct VerifyResult {
 };
 
 /// Verifies one well-formed optimization rule against \p ops.
-VerifyResult verify_rule(const parser::htp::Rule& rule, const OpSet& ops, const VerifyOptions& o);
+VerifyResult verify_rule(const parser::htp::Rule& rule, const rules::OpSet& ops,
+                         const VerifyOptions& o);
 
 } // namespace teval::verify::htp

@@ -5,8 +5,8 @@
 #include "core/format.h"
 #include "core/lower.h"
 #include "interp/random_inputs.h"
-#include "parser/tile.h"
-#include "parser/tile_source.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_source.h"
 
 namespace teval::verify {
 

@@ -5,7 +5,7 @@
 #include "core/backend.h"
 #include "core/kernel.h"
 #include "core/source.h"
-#include "parser/antares.h"
+#include "parser/antares/antares.h"
 
 #include <map>
 #include <memory>

@@ -5,7 +5,7 @@
 #include "core/format.h"
 #include "core/npy.h"
 #include "interp/interpreter.h"
-#include "parser/antares.h"
+#include "parser/antares/antares.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>

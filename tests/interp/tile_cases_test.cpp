@@ -5,8 +5,8 @@
 #include "core/format.h"
 #include "core/npy.h"
 #include "interp/interpreter.h"
-#include "parser/tile.h"
-#include "parser/tile_source.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_source.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Reading Antares sources: every seed example parses; golden AST dumps for a
 // representative set; the COMPUTE_V1 preamble, f-strings, input_dict.
-#include "parser/antares_source.h"
+#include "parser/antares/antares_source.h"
 
 #include "core/error.h"
 #include "tests/support/test_support.h"

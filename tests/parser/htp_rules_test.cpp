@@ -1,6 +1,6 @@
 // Reading HTP rule files: macro expansions as the seed states them, pass
 // priorities, constants, annotations and rule regions.
-#include "parser/htp_rules.h"
+#include "parser/htp/htp_rules.h"
 
 #include <gtest/gtest.h>
 

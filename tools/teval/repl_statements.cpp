@@ -1,12 +1,12 @@
 // REPL statements: Antares einstein_v2 programs and Tile statements,
 // elaborated against the session's tensors.
 #include "core/error.h"
-#include "parser/antares.h"
-#include "parser/antares_lowering.h"
+#include "parser/antares/antares.h"
+#include "parser/antares/antares_lowering.h"
 #include "parser/cpp_grammar.h"
 #include "parser/python_grammar.h"
 #include "parser/text.h"
-#include "parser/tile.h"
+#include "parser/tile/tile.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/repl_session.h"
 

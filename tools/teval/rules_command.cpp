@@ -1,10 +1,10 @@
 // `teval rules`: check, expand, apply, verify (see rules_command.h).
 #include "tools/teval/rules_command.h"
 
-#include "parser/htp_rules.h"
+#include "parser/htp/htp_rules.h"
+#include "rules/htp_rewrite.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/json.h"
-#include "verify/htp_rewrite.h"
 #include "verify/htp_verify.h"
 
 #include <algorithm>
@@ -183,13 +183,13 @@ int apply(const std::string& path, const std::string& graph_path, const std::str
   if (f.malformed())
     return 1;
   auto graph_file = load(graph_path);
-  vh::ApplyResult r = vh::apply_rules(vh::read_graph(*graph_file), optimizations(f));
-  for (const vh::Step& s : r.steps)
+  rules::ApplyResult r = rules::apply_rules(rules::read_graph(*graph_file), optimizations(f));
+  for (const rules::Step& s : r.steps)
     std::cerr << where(*s.rule) << ": " << s.rule->pass.text() << ": rewrote " << s.node << " into "
               << s.replacement << "\n";
-  for (const vh::Skipped& s : r.skipped)
+  for (const rules::Skipped& s : r.skipped)
     std::cerr << where(*s.rule) << ": not evaluable at " << s.node << ": " << s.why.reason << "\n";
-  std::string text = vh::to_text(r.graph);
+  std::string text = rules::to_text(r.graph);
   if (out.empty()) {
     std::cout << text;
     return 0;
@@ -221,7 +221,7 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
                  std::optional<uint32_t> line, bool json) {
   htp::RuleFile f = htp::read_rules(load(path));
   print_diagnostics(f);
-  vh::OpSet ops = vh::OpSet::read(load(ops_path));
+  rules::OpSet ops = rules::OpSet::read(load(ops_path));
   bool unsound = f.malformed();
   size_t counts[3] = {0, 0, 0};
   for (const htp::Rule* r : optimizations(f)) {

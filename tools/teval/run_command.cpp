@@ -10,9 +10,9 @@
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
-#include "parser/antares.h"
-#include "parser/tile.h"
-#include "parser/tile_source.h"
+#include "parser/antares/antares.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_source.h"
 #include "tools/teval/array_print.h"
 #include "tools/teval/cli_support.h"
 

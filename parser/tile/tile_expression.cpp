@@ -1,5 +1,5 @@
 // Tile expressions: dimensions, index polynomials and elementwise tensors.
-#include "parser/tile_elaborator.h"
+#include "parser/tile/tile_elaborator.h"
 
 namespace teval::parser::tile {
 

@@ -1,5 +1,5 @@
 // Building replacements and running rule sets (see htp_rewrite.h).
-#include "verify/htp_rewrite.h"
+#include "rules/htp_rewrite.h"
 
 #include "core/error.h"
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 namespace {
 
@@ -380,4 +380,4 @@ ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t m
   return result;
 }
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

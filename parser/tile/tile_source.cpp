@@ -1,5 +1,5 @@
 // Reading Tile sources in either spelling.
-#include "parser/tile_source.h"
+#include "parser/tile/tile_source.h"
 
 #include "core/error.h"
 #include "parser/cpp_grammar.h"

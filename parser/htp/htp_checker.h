@@ -3,8 +3,8 @@
 // forms). Internal to parser/.
 #pragma once
 
-#include "parser/htp_check.h"
-#include "parser/htp_macros.h"
+#include "parser/htp/htp_check.h"
+#include "parser/htp/htp_macros.h"
 
 #include <algorithm>
 #include <optional>

@@ -2,15 +2,15 @@
 // running a rule set in pass order to a fixed point.
 #pragma once
 
-#include "parser/htp_rules.h"
-#include "verify/htp_eval.h"
-#include "verify/htp_graph.h"
+#include "parser/htp/htp_rules.h"
+#include "rules/htp_eval.h"
+#include "rules/htp_graph.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 /// Applies \p rule at node \p node when its pattern matches there and its
 /// constraint holds: builds the replacement and redirects every use of the
@@ -50,4 +50,4 @@ struct ApplyResult {
 ApplyResult apply_rules(Graph g, const std::vector<const parser::htp::Rule*>& rules,
                         size_t max_steps = 10000);
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

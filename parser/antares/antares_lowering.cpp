@@ -1,5 +1,5 @@
 // Typing and lowering of einstein_v2 expressions to Kernel IR expressions.
-#include "parser/antares_lowering.h"
+#include "parser/antares/antares_lowering.h"
 
 #include "core/error.h"
 #include "core/format.h"

@@ -2,7 +2,7 @@
 // to parser/ (read_rules calls it).
 #pragma once
 
-#include "parser/htp_rules.h"
+#include "parser/htp/htp_rules.h"
 
 namespace teval::parser::htp {
 

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "core/kernel.h"
-#include "parser/antares_source.h"
+#include "parser/antares/antares_source.h"
 
 #include <map>
 #include <string>

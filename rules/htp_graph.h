@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 /// HTP's element types. Quantized types carry a zero offset and a step
 /// size in the tensor type; their values are stored as the integer type
@@ -82,4 +82,4 @@ Graph read_graph(const core::SourceFile& file);
 /// Writes \p g (live nodes only) in the text format read_graph reads.
 std::string to_text(const Graph& g);
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

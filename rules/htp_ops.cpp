@@ -1,17 +1,17 @@
 // Ops files and graph evaluation (see htp_ops.h).
-#include "verify/htp_ops.h"
+#include "rules/htp_ops.h"
 
 #include "core/error.h"
 #include "core/format.h"
 #include "interp/interpreter.h"
-#include "parser/antares.h"
-#include "parser/antares_source.h"
-#include "verify/htp_eval.h"
+#include "parser/antares/antares.h"
+#include "parser/antares/antares_source.h"
+#include "rules/htp_eval.h"
 
 #include <cctype>
 #include <regex>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 namespace {
 
@@ -414,4 +414,4 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
   return values[g.output][0];
 }
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

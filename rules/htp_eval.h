@@ -3,14 +3,14 @@
 #pragma once
 
 #include "parser/ast.h"
-#include "verify/htp_graph.h"
+#include "rules/htp_graph.h"
 
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 /// Thrown when a rule needs something teval cannot know: an external C++
 /// function, an unset graph option, HTP's internal DType numbering.
@@ -73,4 +73,4 @@ private:
   const Match& m_;
 };
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

@@ -1,12 +1,12 @@
 // Pattern matching and constraint evaluation for HTP rules (see htp_eval.h).
-#include "verify/htp_eval.h"
+#include "rules/htp_eval.h"
 
 #include "core/error.h"
 
 #include <cmath>
 #include <limits>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 namespace {
 
@@ -430,4 +430,4 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
   TEVAL_UNREACHABLE("checked constraint form " + f);
 }
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

@@ -1,6 +1,6 @@
 // The constraint and replacement forms of HTP rules: their operand types
 // and the seed's restrictions (see htp_check.h).
-#include "parser/htp_checker.h"
+#include "parser/htp/htp_checker.h"
 
 namespace teval::parser::htp::detail {
 

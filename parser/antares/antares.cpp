@@ -1,8 +1,8 @@
 // Elaboration of Antares einstein_v2 programs into the Kernel IR.
-#include "parser/antares.h"
+#include "parser/antares/antares.h"
 
 #include "core/error.h"
-#include "parser/antares_lowering.h"
+#include "parser/antares/antares_lowering.h"
 
 #include <functional>
 #include <optional>

@@ -1,10 +1,10 @@
 // Reading HTP rule files: finding the rules, parsing them, expanding macros
 // (see htp_rules.h). The checks live in htp_check.cpp.
-#include "parser/htp_rules.h"
+#include "parser/htp/htp_rules.h"
 
-#include "parser/htp_check.h"
-#include "parser/htp_grammar.h"
-#include "parser/htp_macros.h"
+#include "parser/htp/htp_check.h"
+#include "parser/htp/htp_grammar.h"
+#include "parser/htp/htp_macros.h"
 
 #include <cctype>
 #include <map>

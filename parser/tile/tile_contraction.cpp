@@ -1,6 +1,6 @@
 // Tile contractions: their accesses, constraints and the exact bounding box
 // of their valid points.
-#include "parser/tile_elaborator.h"
+#include "parser/tile/tile_elaborator.h"
 
 #include "core/affine.h"
 

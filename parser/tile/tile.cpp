@@ -1,9 +1,9 @@
 // Elaboration of PlaidML Tile functions into the Kernel IR: parameters,
 // names and statements (contractions in tile_contraction.cpp, expressions in
 // tile_expression.cpp).
-#include "parser/tile.h"
+#include "parser/tile/tile.h"
 
-#include "parser/tile_elaborator.h"
+#include "parser/tile/tile_elaborator.h"
 
 namespace teval::parser {
 

@@ -1,6 +1,6 @@
 // The Spirit X3 grammar of HTP op-package rules (see htp_grammar.h and, for
 // the machinery, x3_support.hpp).
-#include "parser/htp_grammar.h"
+#include "parser/htp/htp_grammar.h"
 
 #include "parser/x3_support.hpp"
 

@@ -1,13 +1,14 @@
-// HTP graphs, constraint evaluation, rewriting, graph evaluation and the
-// verifier, each against hand-computed expectations.
+// HTP graphs, constraint evaluation, rewriting and graph evaluation, each
+// against hand-computed expectations.
 #include "core/error.h"
+#include "parser/htp/htp_rules.h"
+#include "rules/htp_ops.h"
+#include "rules/htp_rewrite.h"
 #include "tests/support/test_support.h"
-#include "verify/htp_rewrite.h"
-#include "verify/htp_verify.h"
 
 #include <gtest/gtest.h>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 namespace {
 
 using parser::htp::Rule;
@@ -274,44 +275,5 @@ TEST(HtpOps, DeclaredOutputsMustMatchDefinitions) {
   EXPECT_EQ(t.get(2).i, 9);
 }
 
-VerifyResult verify(const std::string& rule_text) {
-  RuleFile f = rules(rule_text);
-  VerifyOptions o;
-  o.cases = 20;
-  return verify_rule(f.rules.at(0), ops(), o);
-}
-
-TEST(HtpVerify, SplittingElementwiseIsSoundSplittingSoftmaxIsNot) {
-  VerifyResult ok =
-      verify("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Tanh\", \"x\"), GT(DIM_WIDTH(\"*\"), 1),\n"
-             "  AUTOSPLIT(2, \"I\", 1, Op(\"Tanh\", TYPICAL_SLICE(\"x\", \"I\"))))");
-  EXPECT_EQ(ok.verdict, Verdict::Sound) << ok.reason;
-  EXPECT_EQ(ok.cases, 20);
-  VerifyResult bad =
-      verify("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Softmax\", \"x\"), GT(DIM_DEPTH(\"*\"), 1),\n"
-             "  AUTOSPLIT(3, \"I\", 1, Op(\"Softmax\", TYPICAL_SLICE(\"x\", \"I\"))))");
-  ASSERT_EQ(bad.verdict, Verdict::Unsound);
-  ASSERT_TRUE(bad.counterexample);
-  EXPECT_EQ(bad.counterexample->difference.rfind("out[", 0), 0u) << bad.counterexample->difference;
-  // Shrunk: a softmax over two elements is the smallest that shows it.
-  EXPECT_NE(bad.counterexample->before.find("[1, 1, 1, 2]\noutput"), std::string::npos)
-      << bad.counterexample->before;
-}
-
-TEST(HtpVerify, UnverifiableRulesSayWhy) {
-  EXPECT_EQ(verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, EXTERNAL_REPLACE(f))")
-                .reason,
-            "EXTERNAL_REPLACE calls the C++ function 'f'");
-  EXPECT_EQ(verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Nope\", \"x\"), OK, \"x\")").reason,
-            "op Nope (in the match) has no definition in the ops file");
-  VerifyResult never =
-      verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), false, Op(\"Neg\", \"x\"))");
-  EXPECT_EQ(never.verdict, Verdict::Unverifiable);
-  EXPECT_EQ(never.reason.find("most draws were rejected because the constraint does not hold") !=
-                std::string::npos,
-            true)
-      << never.reason;
-}
-
 } // namespace
-} // namespace teval::verify::htp
+} // namespace teval::rules

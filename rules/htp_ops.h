@@ -9,7 +9,7 @@
 
 #include "core/source.h"
 #include "core/tensor.h"
-#include "verify/htp_graph.h"
+#include "rules/htp_graph.h"
 
 #include <map>
 #include <memory>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 /// One definition from an ops file.
 struct OpDef {
@@ -60,4 +60,4 @@ TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
 /// htp_eval.h) for an op without definition, Error for faults.
 core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core::Tensor>& inputs);
 
-} // namespace teval::verify::htp
+} // namespace teval::rules

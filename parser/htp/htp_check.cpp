@@ -1,9 +1,9 @@
 // The checks of HTP rules (see htp_check.h): the seed's grammar, constraint
 // types (bool, int, size, float, dtype) and the restrictions on match and
 // replacement expressions.
-#include "parser/htp_check.h"
+#include "parser/htp/htp_check.h"
 
-#include "parser/htp_checker.h"
+#include "parser/htp/htp_checker.h"
 
 namespace teval::parser::htp {
 

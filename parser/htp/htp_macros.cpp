@@ -1,8 +1,8 @@
 // Rule macros and their expansion (see htp_macros.h).
-#include "parser/htp_macros.h"
+#include "parser/htp/htp_macros.h"
 
 #include "core/error.h"
-#include "parser/htp_grammar.h"
+#include "parser/htp/htp_grammar.h"
 
 #include <memory>
 

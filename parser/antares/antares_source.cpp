@@ -1,5 +1,5 @@
 // Reading Antares sources: bare programs and the COMPUTE_V1 wrapper.
-#include "parser/antares_source.h"
+#include "parser/antares/antares_source.h"
 
 #include "core/error.h"
 #include "parser/python_grammar.h"

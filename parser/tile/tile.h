@@ -10,7 +10,7 @@
 #pragma once
 
 #include "core/kernel.h"
-#include "parser/antares.h"
+#include "parser/antares/antares.h"
 #include "parser/ast.h"
 
 #include <map>

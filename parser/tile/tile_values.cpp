@@ -1,5 +1,5 @@
 // Polynomials over index variables with exact rational coefficients.
-#include "parser/tile_values.h"
+#include "parser/tile/tile_values.h"
 
 #include "core/error.h"
 

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "core/error.h"
-#include "parser/tile.h"
-#include "parser/tile_elementwise.h"
-#include "parser/tile_values.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_elementwise.h"
+#include "parser/tile/tile_values.h"
 
 #include <map>
 #include <memory>

@@ -1,5 +1,5 @@
 // Elementwise Tile expressions: broadcasting, typing and lowering.
-#include "parser/tile_elementwise.h"
+#include "parser/tile/tile_elementwise.h"
 
 #include "core/error.h"
 

@@ -1,5 +1,5 @@
 // HTP graphs and their text format (see htp_graph.h).
-#include "verify/htp_graph.h"
+#include "rules/htp_graph.h"
 
 #include "core/error.h"
 #include "core/format.h"
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <set>
 
-namespace teval::verify::htp {
+namespace teval::rules {
 
 namespace {
 
@@ -441,4 +441,4 @@ std::string to_text(const Graph& g) {
   return out;
 }
 
-} // namespace teval::verify::htp
+} // namespace teval::rules
