@@ -6,7 +6,9 @@
 #include "core/kernel.h"
 #include "core/tensor.h"
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,5 +34,28 @@ public:
   /// Prepares \p kernel (copied; its spans must outlive the result).
   virtual std::unique_ptr<Executable> prepare(const Kernel& kernel) = 0;
 };
+
+/// What one backend made of one kernel and its inputs.
+struct Outcome {
+  std::vector<Tensor> outputs;
+  /// The rendered diagnostic; empty on success.
+  std::string error;
+  /// The run was stopped because it went past its budget.
+  bool hang = false;
+  /// Wall time of the run, preparation (compilation) excluded.
+  double seconds = 0;
+};
+
+/// Prepares \p kernel on \p backend and runs it on \p inputs. With a
+/// \p budget, a run still going when it ends is interrupted and is a hang
+/// (outputs and error empty). Preparation is not under the budget: a slow
+/// compile is not a hang. Only Error is caught; internal assertions abort.
+Outcome evaluate(Backend& backend, const Kernel& kernel, std::span<const Tensor> inputs,
+                 std::optional<std::chrono::milliseconds> budget = std::nullopt);
+
+/// How long a backend may run where a reference backend took
+/// \p reference_seconds: max(1 s, 50 times as long). Generous on purpose:
+/// it tells a backend that never stops from one that is slow.
+std::chrono::milliseconds hang_budget(double reference_seconds);
 
 } // namespace teval::core

@@ -38,6 +38,7 @@ enum class ErrorKind {
   Input,       ///< malformed input file or argument
   Limit,       ///< a size beyond what teval will allocate or count
   Unsupported, ///< valid in some notation, but without a defined meaning here
+  Interrupted, ///< the evaluation was stopped (Ctrl-C, a time budget)
 };
 
 /// The one exception for mistakes in a user's program or inputs. Rendered

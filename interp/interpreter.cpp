@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "core/interrupt.h"
 #include "core/scalar_ops.h"
 #include "interp/block_eval.h"
 
@@ -87,6 +88,7 @@ private:
       run_blocks(s, out, strides, out_index, writer);
     } else {
       for (int64_t number = 0;; ++number) {
+        core::poll_interrupt();
         visit_point(s, out, strides, out_index, writer, number);
         if (!advance())
           break;
@@ -109,6 +111,7 @@ private:
     bool sum32 = s.aggregation == core::Aggregation::Sum && out.dtype() == core::DType::Float32 &&
                  s.start == core::Start::Init && writer.empty();
     for (int64_t number = 0; number < total;) {
+      core::poll_interrupt();
       int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
       if (block.evaluate(point_, n)) {
         const std::vector<int32_t>& valid = block.selected();

@@ -2,6 +2,7 @@
 #include "interp/ireval.h"
 
 #include "core/format.h"
+#include "core/interrupt.h"
 #include "core/scalar_ops.h"
 
 #include <optional>
@@ -68,6 +69,7 @@ private:
     int64_t begin = eval(f.begin).i, end = eval(f.end).i;
     const core::LoopVar& v = n_.vars[f.var];
     for (int64_t i = begin; i < end; ++i) {
+      core::poll_interrupt();
       bind(f.var, Scalar::of_int(v.dtype, i));
       exec(f.body);
       unbind(f.var);

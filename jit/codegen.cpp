@@ -9,6 +9,16 @@
 // the same libm functions the interpreter calls, integer division and
 // shifts with their faults checked before the instruction so that no
 // instruction ever has undefined behaviour.
+//
+// Poison flags (docs/SEMANTICS.md, "Compiled code"): a wrap flag, `exact`
+// or `inbounds` is set only where the loop nest or a check that dominates
+// the instruction proves it, because LLVM may assume it and delete code that
+// contradicts it. There are exactly two: the loop increment is nsw (not
+// nuw), and address arithmetic after the range check is nsw nuw. Integer
+// operations of the program wrap (no flags) or are overflow-checked through
+// intrinsics; divisions and shifts see operands made safe by a select;
+// float-to-int conversions see in-range values; loop compares are signed,
+// range checks unsigned (a negative index is a huge one).
 #include "jit/codegen.h"
 
 #include "jit/codegen_impl.h"
@@ -260,7 +270,11 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   TEVAL_ASSERT(vars_[f.var], "a loop variable of a floating dtype");
   stmt(f.body);
   vars_[f.var] = nullptr;
-  llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
+  // nsw holds: the body runs only when i < end <= INT64_MAX. nuw does not:
+  // a range may start below zero, and -1 + 1 wraps as unsigned (a nuw flag
+  // there made the increment poison and the loop endless).
+  // Fault 15 claims nuw as well.
+  llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/planted(15), /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* back = b_.CreateBr(header);
   if (f.kind != core::LoopKind::Serial) {
@@ -278,10 +292,16 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
 
 llvm::Value* Codegen::address(int id, const std::vector<llvm::Value*>& index) {
   const core::Buffer& buf = n_.buffers[id];
+  // Every caller has checked 0 <= index[d] < shape[d] on the path here, and
+  // a buffer holds fewer than 2^63 elements, so each partial sum is in
+  // [0, elements): neither signed nor unsigned overflow is possible. The
+  // GEP is not inbounds: the planted fault 14 steps past the end on purpose
+  // and the watermark check must see it, not the optimiser.
   llvm::Value* flat = b_.getInt64(0);
   for (size_t d = 0; d < index.size(); ++d)
-    flat = b_.CreateAdd(b_.CreateMul(flat, b_.getInt64(buf.shape[d]), "", true, true), index[d], "",
-                        true, true);
+    flat = b_.CreateAdd(b_.CreateMul(flat, b_.getInt64(buf.shape[d]), "", /*HasNUW=*/true,
+                                     /*HasNSW=*/true),
+                        index[d], "", /*HasNUW=*/true, /*HasNSW=*/true);
   return b_.CreateGEP(mem(buf.dtype), buffers_[id], flat);
 }
 

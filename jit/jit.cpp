@@ -2,6 +2,7 @@
 #include "jit/jit.h"
 
 #include "core/fault.h"
+#include "core/interrupt.h"
 #include "core/lower.h"
 #include "jit/codegen.h"
 
@@ -18,7 +19,11 @@
 #include <llvm/TargetParser/Host.h>
 
 #include <algorithm>
+#include <csetjmp>
+#include <csignal>
 #include <mutex>
+
+#include <pthread.h>
 
 namespace teval::jit {
 
@@ -176,6 +181,70 @@ Padded padded(std::span<const std::byte> contents) {
   return p;
 }
 
+// --- leaving a kernel on request ----------------------------------------
+//
+// Compiled loops do not poll (a poll in every loop would stop LLVM from
+// vectorizing them). Instead, while a kernel runs under an Interrupt, the
+// Interrupt's waker sends the running thread kWakeSignal, and the handler
+// jumps out of the kernel back to call_kernel(). That is safe because
+// generated code holds no locks and owns no resources: its frames, libm's
+// and the pure runtime functions' can be abandoned. The one runtime function
+// that allocates, teval_rt_fail, is followed by the kernel's return, so a
+// signal meeting it is ignored.
+
+constexpr int kWakeSignal = SIGUSR2;
+
+thread_local sigjmp_buf* escape = nullptr;
+struct sigaction previous_action;
+
+void on_wake(int signal, siginfo_t* info, void* context) {
+  if (escape && !in_runtime_call)
+    siglongjmp(*escape, 1);
+  // Not ours: the signal belongs to whoever handled it before teval.
+  if (previous_action.sa_flags & SA_SIGINFO) {
+    if (previous_action.sa_sigaction)
+      previous_action.sa_sigaction(signal, info, context);
+  } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
+    previous_action.sa_handler(signal);
+  }
+}
+
+void install_wake_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = on_wake;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    sigaction(kWakeSignal, &action, &previous_action);
+  });
+}
+
+void wake(void* thread) {
+  pthread_kill(reinterpret_cast<pthread_t>(thread), kWakeSignal);
+}
+
+// Calls the kernel; -1 when \p interrupt stopped it. Nothing with a
+// destructor lives in this frame, since siglongjmp may return into it.
+int32_t call_kernel(int32_t (*entry)(void**, RunContext*), void** pointers, RunContext* ctx,
+                    core::Interrupt* interrupt) {
+  if (!interrupt)
+    return entry(pointers, ctx);
+  install_wake_handler();
+  sigjmp_buf here;
+  if (sigsetjmp(here, 1)) {
+    escape = nullptr;
+    interrupt->set_waker(nullptr, nullptr);
+    return -1;
+  }
+  escape = &here;
+  interrupt->set_waker(wake, reinterpret_cast<void*>(pthread_self()));
+  int32_t status = interrupt->requested() ? -1 : entry(pointers, ctx);
+  interrupt->set_waker(nullptr, nullptr);
+  escape = nullptr;
+  return status;
+}
+
 } // namespace
 
 std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs) const {
@@ -208,7 +277,9 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     }
   }
   RunContext ctx;
-  int32_t status = state_->entry(pointers.data(), &ctx);
+  int32_t status = call_kernel(state_->entry, pointers.data(), &ctx, core::current_interrupt());
+  if (status < 0)
+    core::throw_interrupted();
   // A damaged watermark is a code generation bug; it is reported as an
   // error so that differential checks see it as a disagreement.
   for (size_t i = 0; watermarks && i < n.buffers.size(); ++i)

@@ -82,11 +82,15 @@ core::Error site_error(const core::LoopNest& nest, const Site& site,
   TEVAL_UNREACHABLE("unknown error site kind");
 }
 
+thread_local volatile std::sig_atomic_t in_runtime_call = 0;
+
 extern "C" {
 
 void teval_rt_fail(RunContext* ctx, int32_t site, const int64_t* values, int32_t count) {
+  in_runtime_call = 1;
   ctx->site = site;
   ctx->values.assign(values, values + count);
+  in_runtime_call = 0;
 }
 
 float teval_rt_round_f16(double x) {

@@ -9,6 +9,7 @@
 #include "core/kernel.h"
 #include "core/loopnest.h"
 
+#include <csignal>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ struct RunContext {
 /// as int64, floats as the bits of a double) in \p nest.
 core::Error site_error(const core::LoopNest& nest, const Site& site,
                        const std::vector<int64_t>& values);
+
+/// Nonzero while this thread is inside teval_rt_fail, which allocates: a
+/// request to stop the kernel waits until it returns (see jit.cpp).
+extern thread_local volatile std::sig_atomic_t in_runtime_call;
 
 extern "C" {
 /// Called by generated code at an error: records \p site and copies

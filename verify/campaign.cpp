@@ -32,7 +32,7 @@ CampaignResult run_campaign(const CampaignOptions& options,
     rc::Shrinkable<Case> shrinkable = gen(r, i % 100);
     Case c = shrinkable.value();
     ++result.cases;
-    std::optional<std::string> what = disagreement(c.first, c.second, backends);
+    std::optional<Disagreement> what = disagreement(c.first, c.second, backends);
     if (!what)
       continue;
     // Shrink: take the first simpler case that still disagrees, until none does.
@@ -42,8 +42,9 @@ CampaignResult run_campaign(const CampaignOptions& options,
       rc::Seq<rc::Shrinkable<Case>> shrinks = shrinkable.shrinks();
       while (rc::Maybe<rc::Shrinkable<Case>> next = shrinks.next()) {
         Case candidate = next->value();
-        if (std::optional<std::string> w =
-                disagreement(candidate.first, candidate.second, backends)) {
+        // A shrunk case counts only when it fails the same way.
+        std::optional<Disagreement> w = disagreement(candidate.first, candidate.second, backends);
+        if (w && w->kind == m.disagreement.kind && w->backend == m.disagreement.backend) {
           shrinkable = *next;
           m = {candidate.first, candidate.second, *w, m.shrinks + 1};
           smaller = true;

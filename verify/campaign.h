@@ -21,7 +21,7 @@ struct CampaignOptions {
 struct Mismatch {
   Program program;
   uint64_t input_seed = 0;
-  std::string what;
+  Disagreement disagreement;
   int shrinks = 0;
 };
 

@@ -18,11 +18,14 @@ namespace teval::verify {
 /// math calls, comparisons, logical operators, shifts, max/min.
 rc::Gen<Program> antares_program();
 
-/// Tile functions `f` of one or two inputs (ranks 1 to 3, extents 1 to 5,
+/// Tile functions `f` of one or two inputs (ranks 1 to 3, extents 0 to 5,
 /// float32 mostly): one contraction with + max min * = aggregation over 1
-/// to 4 index variables, strided, offset, summed and exactly divided
-/// indices, constraints, and an output sized from the inputs' dimensions
-/// (larger or smaller than the index range).
+/// to 4 index variables, each bound whole or through a compound index
+/// (negative coefficients, sums with earlier variables, offsets: ranges
+/// bounded only by validity and starting below zero), strided, offset,
+/// summed and exactly divided indices elsewhere, constraints, and an output
+/// sized from the inputs' dimensions (larger or smaller than the index
+/// range).
 rc::Gen<Program> tile_program();
 
 } // namespace teval::verify

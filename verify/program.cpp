@@ -8,6 +8,9 @@
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
 
+#include <chrono>
+#include <cstdio>
+
 namespace teval::verify {
 
 namespace {
@@ -79,57 +82,61 @@ core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>
   return parser::elaborate_antares(parser::read_antares(*keep), types);
 }
 
-std::optional<std::string> disagreement(const Program& p, uint64_t seed,
-                                        const std::vector<core::Backend*>& backends,
-                                        std::string* outcome) {
+std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
+                                         const std::vector<core::Backend*>& backends,
+                                         std::string* outcome) {
   std::shared_ptr<const core::SourceFile> keep;
   core::Kernel kernel;
   try {
     kernel = elaborate(p, keep);
   } catch (const core::Error& e) {
-    return "the generated program does not elaborate:\n" + e.render();
+    return Disagreement{"elaboration", "",
+                        "the generated program does not elaborate:\n" + e.render()};
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, {}, seed);
-  std::vector<core::Tensor> reference;
-  std::string reference_error;
-  for (size_t b = 0; b < backends.size(); ++b) {
-    std::vector<core::Tensor> out;
-    std::string error;
-    try {
-      out = backends[b]->prepare(kernel)->run(inputs);
-    } catch (const core::Error& e) {
-      error = e.render();
+  core::Outcome reference = core::evaluate(*backends.at(0), kernel, inputs);
+  if (outcome)
+    *outcome = reference.error;
+  const std::string first = backends[0]->name();
+  for (size_t b = 1; b < backends.size(); ++b) {
+    const std::string name = backends[b]->name();
+    std::chrono::milliseconds budget = core::hang_budget(reference.seconds);
+    core::Outcome o = core::evaluate(*backends[b], kernel, inputs, budget);
+    std::string who = name + " and " + first;
+    if (o.hang) {
+      char took[64];
+      std::snprintf(took, sizeof took, "%.3f", reference.seconds * 1000);
+      return Disagreement{"hang", name,
+                          name + " ran past its budget of " + std::to_string(budget.count()) +
+                              " ms (" + first + " took " + took + " ms)\nloop nest:\n" +
+                              core::to_string(core::lower(kernel))};
     }
-    if (b == 0) {
-      reference = std::move(out);
-      reference_error = error;
-      if (outcome)
-        *outcome = error;
+    if (o.error != reference.error)
+      return Disagreement{"error", name,
+                          who + " disagree on the error:\n" + first + ": " +
+                              (reference.error.empty() ? "no error\n" : reference.error) + name +
+                              ": " + (o.error.empty() ? "no error\n" : o.error)};
+    if (!o.error.empty())
       continue;
-    }
-    std::string who = backends[b]->name() + " and " + backends[0]->name();
-    if (error != reference_error)
-      return who + " disagree on the error:\n" + backends[0]->name() + ": " +
-             (reference_error.empty() ? "no error\n" : reference_error) + backends[b]->name() +
-             ": " + (error.empty() ? "no error\n" : error);
-    if (!error.empty())
-      continue;
-    for (size_t i = 0; i < reference.size(); ++i) {
-      if (i < out.size() && core::identical(reference[i], out[i]))
+    for (size_t i = 0; i < reference.outputs.size(); ++i) {
+      const std::vector<core::Tensor>& ref = reference.outputs;
+      const std::vector<core::Tensor>& out = o.outputs;
+      if (i < out.size() && core::identical(ref[i], out[i]))
         continue;
-      const std::string& name = kernel.tensors[kernel.outputs[i]].name;
-      int64_t first = -1;
-      for (int64_t k = 0; i < out.size() && k < reference[i].numel() && first < 0; ++k)
-        if (!core::identical(reference[i].get(k), out[i].get(k)))
-          first = k;
-      return who + " disagree on output " + name +
-             (first >= 0 ? " at flat index " + std::to_string(first) + ": " +
-                               core::format_scalar(reference[i].get(first)) + " vs " +
-                               core::format_scalar(out[i].get(first))
-                         : std::string()) +
-             "\n" + backends[0]->name() + ": " + describe(reference, i) + "\n" +
-             backends[b]->name() + ": " + describe(out, i) + "\nloop nest:\n" +
-             core::to_string(core::lower(kernel));
+      const std::string& tensor = kernel.tensors[kernel.outputs[i]].name;
+      int64_t at = -1;
+      for (int64_t k = 0; i < out.size() && k < ref[i].numel() && at < 0; ++k)
+        if (!core::identical(ref[i].get(k), out[i].get(k)))
+          at = k;
+      return Disagreement{"outputs", name,
+                          who + " disagree on output " + tensor +
+                              (at >= 0 ? " at flat index " + std::to_string(at) + ": " +
+                                             core::format_scalar(ref[i].get(at)) + " vs " +
+                                             core::format_scalar(out[i].get(at))
+                                       : std::string()) +
+                              "\n" + first + ": " + describe(ref, i) + "\n" + name + ": " +
+                              describe(out, i) + "\nloop nest:\n" +
+                              core::to_string(core::lower(kernel))};
     }
   }
   return std::nullopt;

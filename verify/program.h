@@ -43,16 +43,29 @@ std::string command_line(const Program& p, uint64_t seed);
 /// kernel. Throws Error when the text does not elaborate.
 core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>& keep);
 
+/// How a backend disagreed with the first one.
+struct Disagreement {
+  /// "outputs" (a different value), "error" (a different diagnostic, or
+  /// one where the other had none), "hang" (ran past its time budget) or
+  /// "elaboration" (the generated program does not elaborate).
+  std::string kind;
+  /// The backend that disagreed ("" for elaboration).
+  std::string backend;
+  /// What differs, in words, with the loop nest where it helps.
+  std::string what;
+};
+
 /// Runs \p p on the seeded random inputs of \p seed with every backend
 /// and compares each with the first: the same outputs bit for bit (any NaN
-/// equals any NaN) or the same rendered error. Returns a description of the
+/// equals any NaN) or the same rendered error. Every backend after the
+/// first runs under core::hang_budget() of the first's time. Returns the
 /// first disagreement, or nothing when all agree. A program that does not
 /// elaborate is a disagreement too: generated programs are valid by
 /// construction.
 /// When \p outcome is given it receives the first backend's outcome: empty
 /// for success, else its rendered error.
-std::optional<std::string> disagreement(const Program& p, uint64_t seed,
-                                        const std::vector<core::Backend*>& backends,
-                                        std::string* outcome = nullptr);
+std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
+                                         const std::vector<core::Backend*>& backends,
+                                         std::string* outcome = nullptr);
 
 } // namespace teval::verify

@@ -1,9 +1,13 @@
 // The generator of random Tile contractions (see generators.h).
 //
-// Every index variable appears whole in some access, so the elaborator can
-// bound it; everything else is free: strided, offset, summed and exactly
-// divided indices, constraints, outputs larger or smaller than the index
-// range, and every aggregation, `=` included (two writes to one location
+// Every index variable is bounded by construction: each takes one index
+// position of its own (an output or input dimension) in which it appears
+// either whole or in a compound affine expression (`2 * j - i + 1`,
+// `-j + 3`) over variables bound before it, so its range follows from
+// validity alone and may start below zero. Every other position is free:
+// strided, offset, summed and exactly divided indices, constraints,
+// outputs larger or smaller than the index range, extents of zero (empty
+// ranges), and every aggregation, `=` included (two writes to one location
 // are then an error every backend must report alike).
 #include "verify/generators.h"
 
@@ -45,7 +49,7 @@ public:
       for (int d = 0; d < rank; ++d) {
         std::string dim = "D" + in.name + std::to_string(d);
         in.dims.push_back(dim);
-        shape.push_back(pick(1, 5));
+        shape.push_back(chance(10) ? 0 : pick(1, 5));
         binds += (d ? ", " : "") + dim;
         dim_names += (dim_names.empty() ? "" : ", ") + dim;
       }
@@ -54,12 +58,13 @@ public:
       p_.inputs.push_back({in.name, {t, shape, {}}});
       ins.push_back(in);
     }
-    // At most as many variables as there are input dimensions: each one
-    // not whole in the output takes a dimension of its own.
+    // At most as many variables as there are index positions: each one
+    // takes a position of its own.
     int slots = 0;
     for (const Tensor& in : ins)
       slots += static_cast<int>(in.dims.size());
-    int vars = pick(1, std::min(4, slots));
+    int out_rank = pick(0, 3);
+    int vars = pick(1, std::min(4, slots + out_rank));
     for (int v = 0; v < vars; ++v)
       vars_.push_back(std::string(1, static_cast<char>('i' + v)));
 
@@ -68,32 +73,31 @@ public:
       body += (v ? ", " : "") + vars_[static_cast<size_t>(v)];
     body += ";\n" + binds;
 
-    // The output: some variables whole, sized from the inputs' dimensions.
-    int out_rank = pick(0, std::min(3, vars));
-    std::vector<std::string> out_index, out_dims;
-    std::vector<bool> whole(static_cast<size_t>(vars), false);
-    for (int d = 0; d < out_rank; ++d) {
-      out_index.push_back(d < vars && chance(80) ? vars_[static_cast<size_t>(d)] : index_expr());
-      if (out_index.back() == vars_[static_cast<size_t>(d)])
-        whole[static_cast<size_t>(d)] = true;
+    // Positions: output dimensions (tensor -1) and input dimensions. Each
+    // variable in turn binds one, whole or compound over earlier ones; the
+    // rest get random indices over all variables.
+    std::vector<std::string> out_index(static_cast<size_t>(out_rank)), out_dims;
+    for (int d = 0; d < out_rank; ++d)
       out_dims.push_back(dim_expr(ins));
-    }
-    // Every access: random indices, then whole variables where needed.
     std::vector<std::vector<std::string>> access(ins.size());
-    for (size_t i = 0; i < ins.size(); ++i)
+    std::vector<std::pair<int, size_t>> free;
+    for (int d = 0; d < out_rank; ++d)
+      free.emplace_back(-1, static_cast<size_t>(d));
+    for (size_t i = 0; i < ins.size(); ++i) {
+      access[i].resize(ins[i].dims.size());
       for (size_t d = 0; d < ins[i].dims.size(); ++d)
-        access[i].push_back(index_expr());
-    std::vector<std::pair<size_t, size_t>> free;
-    for (size_t i = 0; i < ins.size(); ++i)
-      for (size_t d = 0; d < ins[i].dims.size(); ++d)
-        free.emplace_back(i, d);
+        free.emplace_back(static_cast<int>(i), d);
+    }
     for (int v = 0; v < vars; ++v) {
-      if (whole[static_cast<size_t>(v)])
-        continue;
       size_t k = static_cast<size_t>(pick(0, static_cast<int>(free.size()) - 1));
-      access[free[k].first][free[k].second] = vars_[static_cast<size_t>(v)];
+      std::string& at = free[k].first < 0
+                            ? out_index[free[k].second]
+                            : access[static_cast<size_t>(free[k].first)][free[k].second];
+      at = chance(50) ? vars_[static_cast<size_t>(v)] : binding(v);
       free.erase(free.begin() + static_cast<long>(k));
     }
+    for (const auto& [t, d] : free)
+      (t < 0 ? out_index[d] : access[static_cast<size_t>(t)][d]) = index_expr();
 
     body += "  auto O = TensorOutput(" + join(out_dims) + ");\n";
     const char* aggs[] = {"+=", ">=", "<=", "*=", "="};
@@ -131,6 +135,23 @@ private:
 
   std::string var() {
     return vars_[static_cast<size_t>(pick(0, static_cast<int>(vars_.size()) - 1))];
+  }
+
+  // A compound index that bounds variable v given variables 0..v-1: a
+  // nonzero multiple of v (negative ones too) plus earlier variables and
+  // an offset, e.g. `2 * k - i + 1` or `-j + 3`.
+  std::string binding(int v) {
+    const int coefficients[] = {1, -1, 2, -2, 3};
+    int c = coefficients[pick(0, 4)];
+    std::string out = (c < 0 ? "-" : "") +
+                      (std::abs(c) == 1 ? "" : std::to_string(std::abs(c)) + " * ") +
+                      vars_[static_cast<size_t>(v)];
+    for (int u = 0; u < v; ++u)
+      if (chance(40))
+        out += (chance(50) ? " + " : " - ") + vars_[static_cast<size_t>(u)];
+    if (int offset = pick(-2, 3); offset != 0)
+      out += (offset < 0 ? " - " : " + ") + std::to_string(std::abs(offset));
+    return out;
   }
 
   // An affine (or exactly divided) index over the variables.

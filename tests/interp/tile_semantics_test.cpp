@@ -206,5 +206,63 @@ TEST(TileSemantics, ConstraintsMayComeBeforeTheContraction) {
             (V{2, 4}));
 }
 
+// Index variables bounded only through compound accesses: j appears in no
+// access whole, its range comes from validity alone and starts below zero.
+// Compiled code once looped forever here (docs/SEMANTICS.md, "Compiled
+// code"); every backend runs these (test::run_tile) under a time budget.
+TEST(TileSemantics, IndexBoundedOnlyThroughCompoundAccesses) {
+  const std::vector<double> in{1, 5, 2, 7, 3, 4};
+  auto I = f32({6}, {1, 5, 2, 7, 3, 4});
+  auto program = [](const std::string& statement) {
+    return "Tensor f(const Tensor& I) { TensorDim N; TensorIndex i, j; I.bind_dims(N);"
+           " auto O = TensorOutput(N / 2); " +
+           statement + " return O; }";
+  };
+  // The expected values by brute force over a wide range of j.
+  auto expected = [&](auto index, auto combine, double start) {
+    std::vector<double> out(3, 0.0);
+    for (int i = 0; i < 3; ++i) {
+      bool first = true;
+      for (int j = -100; j <= 100; ++j) {
+        auto [ok, value] = index(i, j);
+        if (!ok)
+          continue;
+        out[i] = combine(first ? start : out[i], value, first);
+        first = false;
+      }
+    }
+    return out;
+  };
+  auto read = [&](int k) { return std::pair{k >= 0 && k < 6, k >= 0 && k < 6 ? in[k] : 0.0}; };
+  auto sum = [](double a, double v, bool) { return a + v; };
+  auto max = [](double a, double v, bool first) { return first ? v : std::max(a, v); };
+  EXPECT_EQ(values(run_tile(program("O(i) += I(i + j);"), {{"I", I}})),
+            expected([&](int i, int j) { return read(i + j); }, sum, 0));
+  EXPECT_EQ(values(run_tile(program("O(i) += I(2 * i + j);"), {{"I", I}})),
+            expected([&](int i, int j) { return read(2 * i + j); }, sum, 0));
+  EXPECT_EQ(values(run_tile(program("O(i) >= I(2 * i + j);"), {{"I", I}})),
+            expected([&](int i, int j) { return read(2 * i + j); }, max, 0));
+  // Two compound accesses bound j from both sides: i - 5 <= j <= i and
+  // -i <= j <= 5 - i.
+  EXPECT_EQ(values(run_tile(program("O(i) += I(i + j) + I(i - j);"), {{"I", I}})),
+            expected(
+                [&](int i, int j) {
+                  auto [a_ok, a] = read(i + j);
+                  auto [b_ok, b] = read(i - j);
+                  return std::pair{a_ok && b_ok, a + b};
+                },
+                sum, 0));
+  // A negative coefficient: j runs from -5 to 0 downwards in the access.
+  EXPECT_EQ(values(run_tile(program("O(i) += I(i - 2 * j);"), {{"I", I}})),
+            expected([&](int i, int j) { return read(i - 2 * j); }, sum, 0));
+  // Under `=` two valid points write O[0]: an error naming both.
+  std::string assign = program("O(i) = I(2 * i + j);");
+  size_t column = assign.find("O(i) =") + 1;
+  EXPECT_EQ(tile_error_of(assign, {{"I", I}}),
+            "test.antares:1:" + std::to_string(column) +
+                ": error: two writes to O[0]: first at i=0, j=0, again at i=0, j=1\n" + assign +
+                "\n" + std::string(column - 1, ' ') + "^~~~~~~~~~~~~~~~~~~~\n");
+}
+
 } // namespace
 } // namespace teval

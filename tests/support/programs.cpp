@@ -13,6 +13,7 @@
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
 
+#include <chrono>
 #include <exception>
 #include <memory>
 
@@ -79,33 +80,42 @@ std::vector<std::unique_ptr<core::Backend>>& backends() {
 }
 
 // Runs \p k on \p in with every backend; results and errors must agree
-// with the interpreter's, which are returned (or thrown).
+// with the interpreter's, which are returned (or thrown). Every other
+// backend runs under core::hang_budget() of the interpreter's time, so a
+// backend that never stops fails the test instead of holding the run.
 std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core::Tensor>& in) {
-  std::vector<core::Tensor> out;
-  std::string error;
+  core::Backend& interpreter = *backends().front();
   std::exception_ptr failure;
-  for (auto& backend : backends()) {
-    std::vector<core::Tensor> result;
-    std::string message;
-    try {
-      result = backend->prepare(k)->run(in);
-    } catch (const core::Error& e) {
-      message = e.render();
-      if (&backend == &backends().front())
-        failure = std::current_exception();
-    }
-    if (&backend == &backends().front()) {
-      out = std::move(result);
-      error = message;
+  std::vector<core::Tensor> out;
+  auto start = std::chrono::steady_clock::now();
+  try {
+    out = interpreter.prepare(k)->run(in);
+  } catch (const core::Error&) {
+    failure = std::current_exception();
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string error;
+  try {
+    if (failure)
+      std::rethrow_exception(failure);
+  } catch (const core::Error& e) {
+    error = e.render();
+  }
+  for (size_t b = 1; b < backends().size(); ++b) {
+    core::Backend& backend = *backends()[b];
+    core::Outcome o = core::evaluate(backend, k, in, core::hang_budget(seconds));
+    if (o.hang) {
+      ADD_FAILURE() << backend.name() << " ran past its time budget (a hang) on\n"
+                    << core::to_string(core::lower(k));
       continue;
     }
-    EXPECT_EQ(error, message) << backend->name() << " and the interpreter disagree on\n"
+    EXPECT_EQ(error, o.error) << backend.name() << " and the interpreter disagree on\n"
                               << core::to_string(core::lower(k));
-    if (!message.empty())
+    if (!o.error.empty())
       continue;
-    for (size_t i = 0; i < out.size() && i < result.size(); ++i)
-      EXPECT_TRUE(core::identical(out[i], result[i]))
-          << backend->name() << " and the interpreter disagree on output " << i << " of\n"
+    for (size_t i = 0; i < out.size() && i < o.outputs.size(); ++i)
+      EXPECT_TRUE(core::identical(out[i], o.outputs[i]))
+          << backend.name() << " and the interpreter disagree on output " << i << " of\n"
           << core::to_string(core::lower(k));
   }
   if (failure)

@@ -25,14 +25,14 @@ Backends& backends() {
 void check(const Program& p, uint64_t seed, std::vector<core::Backend*> which) {
   RC_LOG() << "program: " << p.text << "\nrerun: " << command_line(p, seed) << "\n";
   std::string outcome;
-  std::optional<std::string> d = disagreement(p, seed, which, &outcome);
+  std::optional<Disagreement> d = disagreement(p, seed, which, &outcome);
   // The kind of outcome, for the distribution RapidCheck prints.
   std::string kind = "ok";
   if (size_t at = outcome.find("error: "); at != std::string::npos)
     kind = outcome.substr(at + 7, outcome.find_first_of(":(", at + 7) - at - 7);
   RC_TAG(kind);
   if (d)
-    RC_FAIL(*d);
+    RC_FAIL("[" + d->kind + "] " + d->what);
 }
 
 RC_GTEST_PROP(Differential, InterpreterBlocksEqualTheDefinitionalWalk, ()) {

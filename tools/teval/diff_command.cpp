@@ -68,9 +68,15 @@ int diff_command(const std::vector<std::string>& args) {
   auto jit = jit::jit_backend();
   std::vector<core::Backend*> backends{interp.get(), definitional.get(), ireval.get(), jit.get()};
   verify::CampaignResult r = verify::run_campaign(o, backends, [](const verify::Mismatch& m) {
-    std::cout << "mismatch (shrunk " << m.shrinks << " times):\n  " << m.program.text << "\n"
-              << m.what << "\nreproduce: " << verify::command_line(m.program, m.input_seed)
-              << " --engine <interp|ireval|jit>\n\n";
+    const verify::Disagreement& d = m.disagreement;
+    std::cout << "mismatch [" << d.kind << "] (shrunk " << m.shrinks << " times):\n  "
+              << m.program.text << "\n"
+              << d.what << "\n";
+    if (!d.backend.empty())
+      std::cout << "reproduce: " << verify::command_line(m.program, m.input_seed) << " --engine "
+                << d.backend << "\n  against: " << verify::command_line(m.program, m.input_seed)
+                << " --engine interp\n";
+    std::cout << "\n" << std::flush;
   });
   char rate[64];
   std::snprintf(rate, sizeof rate, "%.1f", r.seconds > 0 ? r.cases / r.seconds : 0.0);

@@ -61,6 +61,8 @@ options:
                          lowering to a loop nest and running IREval, or by
                          compiling the loop nest for this machine with LLVM;
                          all give identical results and errors
+                         (interp-definitional: the interpreter one point at
+                         a time, without its block evaluation)
   -h, --help             this text
 
 Inputs that are neither read from .npy nor given a shape with -i get seeded
@@ -207,8 +209,10 @@ Options parse_options(const std::vector<std::string>& args) {
       o.dump_kernel = true;
     } else if (a == "--engine") {
       o.engine = value(i);
-      if (o.engine != "interp" && o.engine != "ireval" && o.engine != "jit")
-        throw UsageError{"unknown --engine '" + o.engine + "'; teval run has: interp, ireval, jit"};
+      if (o.engine != "interp" && o.engine != "ireval" && o.engine != "jit" &&
+          o.engine != "interp-definitional")
+        throw UsageError{"unknown --engine '" + o.engine +
+                         "'; teval run has: interp, ireval, jit, interp-definitional"};
     } else if (a == "--emit") {
       o.emit = value(i);
       if (o.emit != "llvm" && o.emit != "asm")
@@ -372,6 +376,8 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
     return interp::ireval(core::lower(kernel), inputs);
   if (o.engine == "jit")
     return jit::Jit().compile(core::lower(kernel))->run(inputs);
+  if (o.engine == "interp-definitional")
+    return interp::run(kernel, inputs, {.blocks = false});
   return interp::run(kernel, inputs);
 }
 

@@ -1,0 +1,46 @@
+// Running a backend under a time budget (see backend.h).
+#include "core/backend.h"
+
+#include "core/error.h"
+#include "core/interrupt.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace teval::core {
+
+Outcome evaluate(Backend& backend, const Kernel& kernel, std::span<const Tensor> inputs,
+                 std::optional<std::chrono::milliseconds> budget) {
+  Outcome o;
+  std::unique_ptr<Executable> executable;
+  try {
+    executable = backend.prepare(kernel);
+  } catch (const Error& e) {
+    o.error = e.render();
+    return o;
+  }
+  Interrupt interrupt;
+  InterruptScope scope(interrupt);
+  auto start = std::chrono::steady_clock::now();
+  try {
+    std::optional<Watchdog> watchdog;
+    if (budget)
+      watchdog.emplace(interrupt, *budget);
+    o.outputs = executable->run(inputs);
+  } catch (const Error& e) {
+    o.outputs.clear();
+    if (e.kind() == ErrorKind::Interrupted && interrupt.requested())
+      o.hang = true;
+    else
+      o.error = e.render();
+  }
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o;
+}
+
+std::chrono::milliseconds hang_budget(double reference_seconds) {
+  double ms = std::max(1000.0, 50.0 * reference_seconds * 1000.0);
+  return std::chrono::milliseconds(static_cast<int64_t>(std::min(ms, 1e12)));
+}
+
+} // namespace teval::core
