@@ -8,6 +8,7 @@
 #include "core/dtype.h"
 
 #include <algorithm>
+#include <map>
 
 namespace teval::verify {
 
@@ -69,6 +70,7 @@ public:
 
   void statement(int number, bool last) {
     axes_.clear();
+    whole_.clear();
     int data = pick(0, 4);
     int reduce = pick(0, std::min(2, 4 - data));
     const char* data_names[] = {"N", "M", "P", "Q"};
@@ -105,11 +107,18 @@ public:
       shape.push_back(axes_[static_cast<size_t>(i)].extent);
     }
     text += "] " + op + " " + v.text;
-    if (!axes_.empty()) {
-      text += " where ";
-      for (size_t i = 0; i < axes_.size(); ++i)
-        text += (i ? ", " : "") + axes_[i].name + " in " + std::to_string(axes_[i].extent);
+    // As in real programs, an axis indexing whole tensor dimensions of its
+    // extent is often left to extent inference.
+    std::string where;
+    for (const Axis& a : axes_) {
+      auto it = whole_.find(a.name);
+      bool inferable = it != whole_.end() && std::all_of(it->second.begin(), it->second.end(),
+                                                         [&](int64_t n) { return n == a.extent; });
+      if (inferable && chance(50))
+        continue;
+      where += (where.empty() ? " where " : ", ") + a.name + " in " + std::to_string(a.extent);
     }
+    text += where;
     p_.text += (p_.text.empty() ? "" : "; ") + text;
     DType out = v.dtype;
     if (out == DType::Bool && (op == "+=!" || op == "*=!"))
@@ -130,7 +139,38 @@ private:
     case 6:
       return access();
     case 1: {
-      return {"const(" + std::to_string(pick(-3, 3)) + ")", DType::Int32};
+      // Integer leaves: literals, with a dtype, and sizes (AXIS.val(),
+      // t.val(d)).
+      int k = pick(-3, 3);
+      switch (pick(0, 4)) {
+      case 1: {
+        DType t = chance(50) ? DType::Int8 : DType::Int64;
+        return {"const(" + std::to_string(k) + ", `" + dtype_name(t) + "`)", t};
+      }
+      case 2:
+        if (const auto* in = some_input()) {
+          if (in->second.dtype == DType::Bool || in->second.dtype == DType::UInt8)
+            break; // an unsigned dtype cannot hold k
+          return {"const(" + std::to_string(k) + ", dtype=" + in->first + ".dtype())",
+                  in->second.dtype};
+        }
+        break;
+      case 3:
+        if (!axes_.empty())
+          return {axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))].name +
+                      ".val()",
+                  DType::Int32};
+        break;
+      case 4:
+        if (const auto* in = some_input(); in && !in->second.shape.empty())
+          return {in->first + ".val(" +
+                      std::to_string(pick(0, static_cast<int>(in->second.shape.size()) - 1)) + ")",
+                  DType::Int32};
+        break;
+      default:
+        break;
+      }
+      return {"const(" + std::to_string(k) + ")", DType::Int32};
     }
     case 2:
     case 5: {
@@ -195,9 +235,28 @@ private:
     case 11:
       return division(depth);
     case 12: {
+      // Every spelling real programs use: a list or a single argument,
+      // f_op, and an output dtype (`.call(`max`, [y], input0.dtype())`).
       Value x = expr(depth - 1), y = expr(depth - 1);
       const char* fn = chance(50) ? "max" : "min";
-      return {x.text + ".call(`" + fn + "`, [" + y.text + "])", arithmetic(x, y)};
+      DType t = arithmetic(x, y);
+      std::string out_dtype;
+      if (chance(25)) {
+        t = pick_dtype();
+        out_dtype = ", " + dtype_of(x, t);
+      }
+      switch (pick(0, 3)) {
+      case 1:
+        return {x.text + ".call(`" + fn + "`, " + y.text + out_dtype + ")", t};
+      case 2:
+        if (out_dtype.empty())
+          return {"f_op(`" + std::string(fn) + "`, " + x.text + ", " + y.text + ")", t};
+        return {x.text + ".call(`" + fn + "`, others=[" + y.text +
+                    "], output_dtype=" + out_dtype.substr(2) + ")",
+                t};
+      default:
+        return {x.text + ".call(`" + fn + "`, [" + y.text + "]" + out_dtype + ")", t};
+      }
     }
     case 16:
     case 18:
@@ -279,9 +338,36 @@ private:
     Value c = condition(depth - 1);
     Value y = expr(depth - 1);
     std::string merge = chance(20) ? ", merge_op=`any`" : "";
-    return {x.text + ".when([" + c.text + "], " + y.text + ".cast(`" + dtype_name(x.dtype) + "`)" +
+    return {x.text + ".when([" + c.text + "], " + y.text + ".cast(" + dtype_of(x, x.dtype) + ")" +
                 merge + ")",
             x.dtype};
+  }
+
+  // A dtype argument naming \p t: a string, or `.dtype()` of \p x (when it
+  // has dtype t) or of a tensor of dtype t, on its bare name as Antares'
+  // op generators write it.
+  std::string dtype_of(const Value& x, DType t) {
+    switch (pick(0, 2)) {
+    case 1:
+      if (x.dtype == t)
+        return "(" + x.text + ").dtype()";
+      break;
+    case 2:
+      for (const auto& [name, type] : p_.inputs)
+        if (type.dtype == t)
+          return name + ".dtype()";
+      break;
+    default:
+      break;
+    }
+    return "`" + dtype_name(t) + "`";
+  }
+
+  // An input made so far, or null.
+  const std::pair<std::string, parser::InputType>* some_input() {
+    if (p_.inputs.empty())
+      return nullptr;
+    return &p_.inputs[static_cast<size_t>(pick(0, static_cast<int>(p_.inputs.size()) - 1))];
   }
 
   // An index expression over the statement's axes.
@@ -363,6 +449,11 @@ private:
       r.dtype = pick_dtype();
       r.name = new_input(r.dtype, r.shape);
     }
+    for (size_t d = 0; d < index.size(); ++d)
+      for (const Axis& a : axes_)
+        if (index[d].text == a.name || index[d].text == a.name + " + 0" ||
+            index[d].text == a.name + " * 1")
+          whole_[a.name].push_back(r.shape[d]);
     std::string text = r.name + "[";
     std::vector<std::string> risks;
     for (size_t d = 0; d < index.size(); ++d) {
@@ -386,6 +477,9 @@ private:
 
   Program& p_;
   std::vector<Axis> axes_;
+  // The sizes of the dimensions each axis of the statement indexes whole
+  // (`N`, `N + 0`, `N * 1`), which extent inference reads.
+  std::map<std::string, std::vector<int64_t>> whole_;
   std::vector<Readable> readable_;
   int inputs_ = 0;
 };

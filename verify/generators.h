@@ -9,13 +9,17 @@
 
 namespace teval::verify {
 
-/// Antares einstein_v2 programs: 1 to 4 statements over ranks 0 to 4 (every
-/// axis bound in the where clause, extents 0 to 5), each statement one of
+/// Antares einstein_v2 programs: 1 to 4 statements over ranks 0 to 4
+/// (extents 0 to 4), each statement one of
 /// = += *= >= <= &= |=, reading new inputs of every dtype and earlier
 /// statements' outputs through affine and non-affine indices (+ - * by
 /// constants, // and % by constants, gathers through int32 tensors), with
 /// reads that may fall outside their tensor, some guarded by .when; casts,
-/// math calls, comparisons, logical operators, shifts, max/min.
+/// math calls, comparisons, logical operators, shifts, max/min in every
+/// spelling (a list or a single argument, f_op, an output dtype); dtypes
+/// named by strings or `.dtype()` (of an expression or a bare tensor name);
+/// `const(k, dtype)`, `AXIS.val()` and `t.val(d)`; axes left to extent
+/// inference where they index whole dimensions of their extent.
 rc::Gen<Program> antares_program();
 
 /// Tile functions `f` of one or two inputs (ranks 1 to 3, extents 0 to 5,

@@ -115,16 +115,31 @@ private:
     k_.outputs.push_back(id);
   }
 
-  // Declares the inputs a statement reads, in order of first use.
+  // The tensor name \p x uses: the base of `t[...]`, or the receiver of
+  // `t.dtype()` and `t.val(d)`, which name a whole tensor.
+  static const ast::Expr* named_tensor(const ast::Expr& x) {
+    if (const auto* s = std::get_if<ast::Subscript>(&x.node))
+      return s->base.get();
+    const auto* c = std::get_if<ast::Call>(&x.node);
+    if (c && c->method && (c->callee == "dtype" || c->callee == "val") &&
+        std::holds_alternative<ast::Name>(c->args[0]->node))
+      return c->args[0].get();
+    return nullptr;
+  }
+
+  // Declares the inputs a statement uses, in order of first use; a tensor
+  // whose dtype or size is all a program uses is an input too.
   void declare_inputs(const ast::Expr& e) {
     ast::for_each_expr(e, [&](const ast::Expr& x) {
-      const auto* s = std::get_if<ast::Subscript>(&x.node);
-      const auto* base = s ? std::get_if<ast::Name>(&s->base->node) : nullptr;
+      const ast::Expr* named = named_tensor(x);
+      const auto* base = named ? std::get_if<ast::Name>(&named->node) : nullptr;
       if (!base || is_axis_name(base->id) || k_.find(base->id) >= 0)
         return;
       auto it = inputs_.find(base->id);
+      if (it == inputs_.end() && !std::holds_alternative<ast::Subscript>(x.node))
+        return; // not a tensor: the lowering reports the unknown name
       if (it == inputs_.end())
-        throw Error(ErrorKind::Name, s->base->span,
+        throw Error(ErrorKind::Name, named->span,
                     "unknown tensor `" + base->id +
                         "`; declare it in input_dict or pass it with -i " + base->id + "=...");
       k_.tensors.push_back(

@@ -66,6 +66,14 @@ Lowering::Typed Lowering::convert(const Typed& t, DType to, Span span) {
   return out;
 }
 
+const core::TensorDecl* Lowering::bare_tensor(const ast::Expr& e) const {
+  const auto* n = std::get_if<ast::Name>(&e.node);
+  if (!n || is_axis_name(n->id))
+    return nullptr;
+  int id = kernel_.find(n->id);
+  return id < 0 ? nullptr : &kernel_.tensors[id];
+}
+
 Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Name& n) {
   if (!is_axis_name(n.id)) {
     if (kernel_.find(n.id) >= 0)
@@ -300,10 +308,12 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Call& c) {
   if (!c.method) {
     if (c.callee == "const")
       return const_call(e, c);
+    if (c.callee == "f_op")
+      return f_op_call(e, c);
     throw Error(ErrorKind::Name, c.callee_span,
                 "unknown function `" + c.callee +
-                    "`; einstein_v2 has const(...) and the methods "
-                    "x.when, x.cast, x.call, x.dtype and AXIS.val");
+                    "`; einstein_v2 has const(...), f_op(`function`, x, ...) and the methods "
+                    "x.when, x.cast, x.call, x.dtype, AXIS.val and t.val(dimension)");
   }
   if (c.callee == "when")
     return when(e, c);
@@ -315,8 +325,8 @@ Lowering::Typed Lowering::lower_node(const ast::Expr& e, const ast::Call& c) {
     return val_call(e, c);
   if (c.callee == "dtype")
     throw Error(ErrorKind::Type, e.span,
-                "x.dtype() names a dtype; it is only allowed as the argument of .cast(...) or "
-                "const(value, dtype)");
+                "x.dtype() names a dtype; it is only allowed as the argument of .cast(...), "
+                "const(value, dtype) or x.call(`function`, [y], dtype)");
   throw Error(ErrorKind::Name, c.callee_span,
               "unknown method `" + c.callee +
                   "`; einstein_v2 has .when, .cast, .call, .dtype "
@@ -391,6 +401,10 @@ DType Lowering::dtype_argument(const ast::Expr& e) {
   }
   if (const auto* c = std::get_if<ast::Call>(&e.node); c && c->method && c->callee == "dtype") {
     check_arguments(*c, 0, 0, {}, "x.dtype()");
+    // Antares' op generators write the dtype of a whole tensor as
+    // `input0.dtype()`, on the bare name.
+    if (const core::TensorDecl* t = bare_tensor(*c->args[0]))
+      return t->dtype;
     return value(*c->args[0])->dtype;
   }
   throw Error(ErrorKind::Type, e.span,
@@ -451,10 +465,34 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
 }
 
 Lowering::Typed Lowering::val_call(const ast::Expr& e, const ast::Call& c) {
+  if (const core::TensorDecl* t = bare_tensor(*c.args[0])) {
+    // t.val(d): the size of dimension d, a Python int in Antares.
+    check_arguments(c, 1, 1, {}, "t.val(dimension)");
+    const auto* d = std::get_if<ast::IntLit>(&c.args[1]->node);
+    if (!d)
+      throw Error(ErrorKind::Type, c.args[1]->span,
+                  "t.val(d) takes a dimension number, an integer literal");
+    if (d->value >= t->shape.size())
+      throw Error(ErrorKind::Range, c.args[1]->span,
+                  "tensor `" + t->name + "` has rank " + std::to_string(t->shape.size()) +
+                      " (shape " + core::to_string(t->shape) + "): it has no dimension " +
+                      std::to_string(d->value));
+    int64_t size = t->shape[d->value];
+    if (size > core::int_max(DType::Int32))
+      throw Error(ErrorKind::Range, e.span,
+                  std::to_string(size) + " does not fit int32, the type of t.val(d)");
+    Typed out;
+    out.literal = true;
+    out.int_value = size;
+    out.expr = core::make_const(core::Scalar::of_int(DType::Int32, size), e.span);
+    return out;
+  }
   check_arguments(c, 0, 0, {}, "AXIS.val()");
   const auto* n = std::get_if<ast::Name>(&c.args[0]->node);
   if (!n || !is_axis_name(n->id))
-    throw Error(ErrorKind::Type, c.args[0]->span, ".val() is the extent of an axis: AXIS.val()");
+    throw Error(ErrorKind::Type, c.args[0]->span,
+                ".val() is the extent of an axis, AXIS.val(), or the size of a tensor's "
+                "dimension, t.val(d)");
   for (const Axis& a : axes_)
     if (a.name == n->id) {
       Typed t;
@@ -467,28 +505,58 @@ Lowering::Typed Lowering::val_call(const ast::Expr& e, const ast::Call& c) {
 }
 
 Lowering::Typed Lowering::math_call(const ast::Expr& e, const ast::Call& c) {
-  check_arguments(c, 1, 2, {}, "x.call(`function`) or x.call(`function`, [y])");
-  const auto* fn_name = std::get_if<ast::StringLit>(&c.args[1]->node);
+  const char* usage = "x.call(`function`), x.call(`function`, [y]) or "
+                      "x.call(`function`, [y], dtype)";
+  check_arguments(c, 1, 3, {"others", "output_dtype"}, usage);
+  // Python's binding of call(self, func_name, others=None, output_dtype=None).
+  ast::ExprPtr others = c.args.size() > 2 ? c.args[2] : nullptr;
+  ast::ExprPtr output_dtype = c.args.size() > 3 ? c.args[3] : nullptr;
+  for (const ast::Keyword& k : c.keywords) {
+    ast::ExprPtr& slot = k.name == "others" ? others : output_dtype;
+    if (slot)
+      throw Error(ErrorKind::Syntax, k.span, "`" + k.name + "` is given twice; use " + usage);
+    slot = k.value;
+  }
+  std::vector<ast::ExprPtr> extra;
+  if (others) {
+    if (const auto* list = std::get_if<ast::List>(&others->node))
+      extra = list->items;
+    else
+      extra = {others};
+  }
+  Typed out = apply_function(e, *c.args[0], *c.args[1], extra);
+  if (!output_dtype)
+    return out;
+  // The function's value converted to the requested dtype.
+  return convert(out, dtype_argument(*output_dtype), e.span);
+}
+
+Lowering::Typed Lowering::f_op_call(const ast::Expr& e, const ast::Call& c) {
+  if (c.args.size() < 2 || !c.keywords.empty())
+    throw Error(ErrorKind::Syntax, c.callee_span,
+                "wrong arguments; use f_op(`function`, x, y, ...), which is "
+                "x.call(`function`, [y, ...])");
+  std::vector<ast::ExprPtr> extra(c.args.begin() + 2, c.args.end());
+  return apply_function(e, *c.args[1], *c.args[0], extra);
+}
+
+Lowering::Typed Lowering::apply_function(const ast::Expr& e, const ast::Expr& receiver,
+                                         const ast::Expr& name,
+                                         const std::vector<ast::ExprPtr>& extra) {
+  const auto* fn_name = std::get_if<ast::StringLit>(&name.node);
   if (!fn_name)
-    throw Error(ErrorKind::Syntax, c.args[1]->span, "the function name is a string: x.call(`exp`)");
+    throw Error(ErrorKind::Syntax, name.span, "the function name is a string: x.call(`exp`)");
   const std::string& fn = fn_name->value;
   std::optional<Op> op = core::op_from_spelling(fn);
   if (!op || !std::isalpha(static_cast<unsigned char>(fn[0])) || *op == Op::Not)
-    throw Error(ErrorKind::Name, c.args[1]->span,
+    throw Error(ErrorKind::Name, name.span,
                 "unknown function `" + fn + "`; teval knows " + known_functions());
-  std::vector<ast::ExprPtr> extra;
-  if (c.args.size() > 2) {
-    if (const auto* list = std::get_if<ast::List>(&c.args[2]->node))
-      extra = list->items;
-    else
-      extra = {c.args[2]};
-  }
   size_t want = static_cast<size_t>(core::arity(*op)) - 1;
   if (extra.size() != want)
-    throw Error(ErrorKind::Syntax, c.args[1]->span,
+    throw Error(ErrorKind::Syntax, name.span,
                 "`" + fn + "` takes " + std::to_string(want + 1) + " argument" +
                     (want ? "s: x.call(`" + fn + "`, [y])" : ": x.call(`" + fn + "`)"));
-  std::vector<Typed> args{lower(*c.args[0])};
+  std::vector<Typed> args{lower(receiver)};
   for (const ast::ExprPtr& x : extra)
     args.push_back(lower(*x));
   DType t = args[0].expr->dtype;
@@ -496,14 +564,14 @@ Lowering::Typed Lowering::math_call(const ast::Expr& e, const ast::Call& c) {
     t = promote(t, a.expr->dtype);
   core::OpRule r = core::rule(*op);
   if ((r == core::OpRule::Float || r == core::OpRule::FloatToInt) && !core::is_float(t))
-    throw Error(ErrorKind::Type, c.args[0]->span,
+    throw Error(ErrorKind::Type, receiver.span,
                 "`" + fn + "` needs a floating-point argument, not " + core::to_string(t) +
                     "; cast first, as in x.cast(`float32`).call(`" + fn + "`)");
   if (core::is_bool(t))
     t = DType::Int8;
   std::vector<Expr> operands;
   for (size_t i = 0; i < args.size(); ++i)
-    operands.push_back(convert(args[i], t, i ? extra[i - 1]->span : c.args[0]->span).expr);
+    operands.push_back(convert(args[i], t, i ? extra[i - 1]->span : receiver.span).expr);
   std::optional<DType> result;
   if (r == core::OpRule::FloatToInt)
     result = DType::Int32;

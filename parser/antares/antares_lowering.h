@@ -67,6 +67,13 @@ private:
   Typed math_call(const ast::Expr& e, const ast::Call& c);
   Typed const_call(const ast::Expr& e, const ast::Call& c);
   Typed val_call(const ast::Expr& e, const ast::Call& c);
+  Typed f_op_call(const ast::Expr& e, const ast::Call& c);
+  /// \p receiver.call(\p name, [extra...]) without an output dtype.
+  Typed apply_function(const ast::Expr& e, const ast::Expr& receiver, const ast::Expr& name,
+                       const std::vector<ast::ExprPtr>& extra);
+  /// The tensor \p e names when it is a bare tensor name (`input0` in
+  /// `input0.dtype()` or `input0.val(1)`), else nullptr.
+  const core::TensorDecl* bare_tensor(const ast::Expr& e) const;
 
   /// The dtype named by a dtype argument: a string or `x.dtype()`.
   core::DType dtype_argument(const ast::Expr& e);

@@ -312,6 +312,60 @@ TEST(Semantics, ConstTakesAnOptionalDtype) {
   EXPECT_EQ(values(o), (V{1}));
 }
 
+// Antares' op generators name a whole tensor's dtype on the bare name:
+// `const(0, input0.dtype())`, `.cast(input0.dtype())`.
+TEST(Semantics, DtypeOfABareTensorName) {
+  auto h = tensor(DType::Float16, {2}, {1, 3});
+  auto o = out("output0[N] = input0[N] * const(2, input0.dtype())", {{"input0", h}});
+  EXPECT_EQ(o.dtype(), DType::Float16);
+  EXPECT_EQ(values(o), (V{2, 6}));
+  auto x = tensor(DType::Float32, {3}, {-1, 0.5, 3});
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`max`, const(0, dtype=input0.dtype()))",
+                       {{"input0", x}})),
+            (V{0, 0.5, 3}));
+  EXPECT_EQ(values(out("output0[N] = input0[N].when([input0[N] > 0.0], "
+                       "const(-2.0).cast(input0.dtype()))",
+                       {{"input0", x}})),
+            (V{-2, 0.5, 3}));
+  o = out("output0[N] = (N * 3).cast(input0.dtype()) where N in 2", {{"input0", h}});
+  EXPECT_EQ(o.dtype(), DType::Float16);
+  EXPECT_EQ(values(o), (V{0, 3}));
+}
+
+TEST(Semantics, TensorValIsTheSizeOfADimension) {
+  auto x = tensor(DType::Int32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  auto o = out("output0[N] = input0[N, 0] * input0.val(1) + input0.val(0)", {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Int32);
+  EXPECT_EQ(values(o), (V{1 * 3 + 2, 4 * 3 + 2}));
+  EXPECT_EQ(error_of("output0[N] = input0[N, 0] + input0.val(2)", {{"input0", x}}),
+            "test.antares:1:40: error: tensor `input0` has rank 2 (shape [2, 3]): it has no "
+            "dimension 2\noutput0[N] = input0[N, 0] + input0.val(2)\n"
+            "                                       ^\n");
+}
+
+// x.call(fn, others, output_dtype): the function's value converted to
+// output_dtype, given third or by keyword.
+TEST(Semantics, CallTakesAnOutputDtype) {
+  auto x = tensor(DType::Float32, {2}, {-1.5, 2.75});
+  auto o = out("output0[N] = input0[N].call(`max`, [0.5], `float64`)", {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Float64);
+  EXPECT_EQ(values(o), (V{0.5, 2.75}));
+  o = out("output0[N] = input0[N].call(`max`, others=[0.0], output_dtype=`int32`)",
+          {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Int32);
+  EXPECT_EQ(values(o), (V{0, 2})); // truncated, as a cast does
+  o = out("output0[N] = input0[N].call(`max`, 0.0, input0.dtype())", {{"input0", x}});
+  EXPECT_EQ(o.dtype(), DType::Float32);
+  EXPECT_EQ(values(o), (V{0, 2.75}));
+}
+
+TEST(Semantics, FOpIsCall) {
+  auto x = tensor(DType::Float32, {2}, {-1.5, 1});
+  EXPECT_EQ(values(out("output0[N] = f_op(`max`, input0[N], 0.0)", {{"input0", x}})), (V{0, 1}));
+  EXPECT_EQ(values(out("output0[N] = f_op(`exp`, input0[N])", {{"input0", x}})),
+            (V{static_cast<double>(std::exp(-1.5f)), static_cast<double>(std::exp(1.0f))}));
+}
+
 TEST(Semantics, ShiftsKeepTheLeftType) {
   auto x = tensor(DType::Int16, {2}, {3, -8});
   auto o = out("output0[N] = input0[N] << 2", {{"input0", x}});
