@@ -38,13 +38,27 @@ OpRule rule(Op op) {
   return row(op).rule;
 }
 
-std::optional<Op> op_from_spelling(std::string_view s) {
-  for (size_t i = 0; i < std::size(kOps); ++i) {
-    auto op = static_cast<Op>(i);
-    if (kOps[i].spelling == s && op != Op::ExactDiv && op != Op::Same)
+const std::vector<Op>& named_functions() {
+  static const std::vector<Op> functions = {
+      Op::Exp,  Op::Log,     Op::Sqrt,    Op::Rsqrt, Op::Pow,  Op::Sin,  Op::Cos,
+      Op::Tan,  Op::Asin,    Op::Acos,    Op::Atan,  Op::Sinh, Op::Cosh, Op::Tanh,
+      Op::Erf,  Op::NormCdf, Op::Sigmoid, Op::Abs,   Op::Max,  Op::Min,  Op::Floor,
+      Op::Ceil, Op::RFloor,  Op::RCeil,   Op::Frac};
+  return functions;
+}
+
+std::optional<Op> function_named(std::string_view name) {
+  for (Op op : named_functions())
+    if (spelling(op) == name)
       return op;
-  }
   return std::nullopt;
+}
+
+std::string function_name_list() {
+  std::string out;
+  for (Op op : named_functions())
+    out += (out.empty() ? "" : ", ") + std::string(spelling(op));
+  return out;
 }
 
 Expr make_const(Scalar value, Span span) {

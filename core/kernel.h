@@ -31,10 +31,18 @@ enum class OpRule : uint8_t { Arith, Integer, Float, Compare, Logical, FloatToIn
 std::string_view spelling(Op op);
 int arity(Op op);
 OpRule rule(Op op);
-/// The operator spelled \p s (a function name such as "exp"), or nothing.
-/// ExactDiv and Same, which only elaboration and lowering create, have no
-/// spelling a program can use.
-std::optional<Op> op_from_spelling(std::string_view s);
+/// The functions programs call by name (Antares `x.call(`exp`)`, Tile
+/// `exp(A)`), in the order docs and messages list them: every Float and
+/// FloatToInt operator, abs, max, min and pow. This one list drives the
+/// parsers, their "unknown function" messages, REPL completion and the
+/// tables in docs/SEMANTICS.md (a test compares them). Operators with an
+/// alphabetic spelling that elaboration and lowering create (neg, not,
+/// exactdiv, same) are not on it.
+const std::vector<Op>& named_functions();
+/// The function named \p name on that list, or nothing.
+std::optional<Op> function_named(std::string_view name);
+/// The list's names joined by ", ".
+std::string function_name_list();
 
 /// What integer overflow in an Apply node means.
 enum class Overflow : uint8_t {

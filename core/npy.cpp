@@ -183,25 +183,48 @@ Tensor decode_npy(std::string_view bytes, const std::string& origin) {
     return fail("truncated .npy header");
   std::string_view header_text = bytes.substr(header_start, header_len);
   HeaderReader::Header h = HeaderReader(header_text, origin).read();
-  if (h.fortran_order)
-    return fail("Fortran-order arrays are not supported; save with np.ascontiguousarray(a)");
   DType dtype = dtype_of_descr(h.descr, origin);
+  std::string_view data = bytes.substr(header_start + header_len);
+  // The data must be all there before anything is allocated: a header may
+  // claim any shape.
+  std::optional<int64_t> count = checked_numel(h.shape);
+  int64_t needed = 0;
+  if (count && !__builtin_mul_overflow(*count, int64_t{size_bytes(dtype)}, &needed) &&
+      static_cast<uint64_t>(needed) > data.size())
+    return fail("truncated data: shape " + to_string(h.shape) + " of " + std::string(name(dtype)) +
+                " needs " + std::to_string(needed) + " bytes, the file has " +
+                std::to_string(data.size()));
   Tensor t;
   try {
     t = Tensor(dtype, h.shape);
   } catch (const Error& e) {
     return fail(e.message());
   }
-  std::string_view data = bytes.substr(header_start + header_len);
-  if (data.size() < t.bytes().size())
-    return fail("truncated data: shape " + to_string(h.shape) + " of " + std::string(name(dtype)) +
-                " needs " + std::to_string(t.bytes().size()) + " bytes, the file has " +
-                std::to_string(data.size()));
   if (data.size() > t.bytes().size())
     return fail("unexpected " + std::to_string(data.size() - t.bytes().size()) +
                 " bytes after the data");
-  if (!data.empty())
-    std::memcpy(t.bytes().data(), data.data(), data.size());
+  if (!h.fortran_order || h.shape.size() < 2) {
+    if (!data.empty())
+      std::memcpy(t.bytes().data(), data.data(), data.size());
+    return t;
+  }
+  // Fortran order: the first index varies fastest in the file. Walk the
+  // file's elements in order, keeping their index and its row-major place.
+  size_t width = static_cast<size_t>(size_bytes(dtype));
+  std::vector<int64_t> index(h.shape.size(), 0);
+  std::vector<int64_t> strides = core::strides(h.shape);
+  int64_t place = 0;
+  for (int64_t f = 0; f < t.numel(); ++f) {
+    std::memcpy(t.bytes().data() + static_cast<size_t>(place) * width,
+                data.data() + static_cast<size_t>(f) * width, width);
+    for (size_t d = 0; d < index.size(); ++d) {
+      place += strides[d];
+      if (++index[d] < h.shape[d])
+        break;
+      place -= strides[d] * h.shape[d];
+      index[d] = 0;
+    }
+  }
   return t;
 }
 

@@ -9,10 +9,11 @@
 namespace teval::core {
 
 /// Decodes a whole .npy file held in \p bytes. Accepts format versions 1.0,
-/// 2.0 and 3.0, little-endian (or byte-order-free) C-order arrays of teval's
-/// dtypes; "<V2" is read as bfloat16. Rejects Fortran order, big-endian
-/// data, object and structured arrays, other dtypes, malformed headers and
-/// truncated or oversized data with Error(Input) located at \p origin.
+/// 2.0 and 3.0, little-endian (or byte-order-free) arrays of teval's dtypes
+/// in C or Fortran order (the tensor is row-major either way); "<V2" is read
+/// as bfloat16. Rejects big-endian data, object and structured arrays, other
+/// dtypes, malformed headers and truncated or oversized data with
+/// Error(Input) located at \p origin.
 Tensor decode_npy(std::string_view bytes, const std::string& origin);
 
 /// Reads the .npy file at \p path (see decode_npy()).

@@ -17,14 +17,7 @@ using core::Op;
 using core::promote;
 using core::Span;
 
-namespace {
-
-std::string known_functions() {
-  return "exp, log, sqrt, rsqrt, pow, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, erf, "
-         "normcdf, sigmoid, abs, max, min, floor, ceil, rfloor, rceil, remainder";
-}
-
-} // namespace
+namespace {} // namespace
 
 bool is_axis_name(const std::string& id) {
   return !id.empty() && std::isupper(static_cast<unsigned char>(id[0]));
@@ -547,10 +540,10 @@ Lowering::Typed Lowering::apply_function(const ast::Expr& e, const ast::Expr& re
   if (!fn_name)
     throw Error(ErrorKind::Syntax, name.span, "the function name is a string: x.call(`exp`)");
   const std::string& fn = fn_name->value;
-  std::optional<Op> op = core::op_from_spelling(fn);
-  if (!op || !std::isalpha(static_cast<unsigned char>(fn[0])) || *op == Op::Not)
+  std::optional<Op> op = core::function_named(fn);
+  if (!op)
     throw Error(ErrorKind::Name, name.span,
-                "unknown function `" + fn + "`; teval knows " + known_functions());
+                "unknown function `" + fn + "`; teval knows " + core::function_name_list());
   size_t want = static_cast<size_t>(core::arity(*op)) - 1;
   if (extra.size() != want)
     throw Error(ErrorKind::Syntax, name.span,

@@ -270,8 +270,7 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
                                 as_elementwise(evaluate(*c.args[2])), e.span)},
             e.span};
   }
-  std::optional<core::Op> op = core::op_from_spelling(f);
-  if (op && std::isalpha(static_cast<unsigned char>(f[0])) && *op != core::Op::Not) {
+  if (std::optional<core::Op> op = core::function_named(f)) {
     if (static_cast<int>(c.args.size()) != core::arity(*op))
       throw Error(ErrorKind::Syntax, c.callee_span,
                   f + " takes " + std::to_string(core::arity(*op)) + " argument" +
@@ -284,7 +283,8 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
   if (f == "cond")
     throw Error(ErrorKind::Syntax, c.callee_span,
                 "cond(A, B, C) combines tensor accesses inside a contraction");
-  throw Error(ErrorKind::Name, c.callee_span, "unknown function `" + f + "`");
+  throw Error(ErrorKind::Name, c.callee_span,
+              "unknown function `" + f + "`; Tile has select, " + core::function_name_list());
 }
 
 Value Elaborator::constructor(bool dim, Span span) {

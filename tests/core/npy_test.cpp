@@ -2,6 +2,7 @@
 // malformed-file error.
 #include "core/error.h"
 #include "core/npy.h"
+#include "core/npz.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -58,6 +59,81 @@ TEST(Npy, ReadsFilesNumpyWrote) {
   EXPECT_EQ(v2.get(2).i, 255);
 }
 
+TEST(Npy, ReadsFortranOrderRowMajor) {
+  // numpy wrote np.asfortranarray(arange(6).reshape(2, 3) + 0.5): the file
+  // holds 0.5 3.5 1.5 4.5 2.5 5.5, the array is [[0.5 1.5 2.5] [3.5 4.5 5.5]].
+  auto dir = test::source_dir() / "tests/data/npy";
+  core::Tensor f = core::read_npy((dir / "f32_2x3_fortran.npy").string());
+  EXPECT_EQ(f.shape(), (core::Shape{2, 3}));
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_EQ(f.get(i).f, static_cast<double>(i) + 0.5) << i;
+  // Three dimensions: arange(24).reshape(2, 3, 4) - 5 in Fortran order.
+  core::Tensor g = core::read_npy((dir / "i16_2x3x4_fortran.npy").string());
+  EXPECT_EQ(g.dtype(), DType::Int16);
+  EXPECT_EQ(g.shape(), (core::Shape{2, 3, 4}));
+  for (int64_t i = 0; i < 24; ++i)
+    EXPECT_EQ(g.get(i).i, i - 5) << i;
+}
+
+TEST(Npz, ReadsStoredAndCompressedArchivesNumpyWrote) {
+  auto dir = test::source_dir() / "tests/data/npy";
+  for (const char* file : {"pair.npz", "pair_compressed.npz"}) {
+    std::string path = (dir / file).string();
+    EXPECT_EQ(core::npz_keys(path), (std::vector<std::string>{"x", "idx"})) << file;
+    core::Tensor x = core::read_npz(path, "x");
+    EXPECT_EQ(x.dtype(), DType::Float32);
+    EXPECT_EQ(x.shape(), (core::Shape{3}));
+    EXPECT_EQ(x.get(0).f, 1.5);
+    EXPECT_EQ(x.get(1).f, -2.0);
+    EXPECT_EQ(x.get(2).f, 3.25);
+    core::Tensor idx = core::read_npz(path, "idx");
+    EXPECT_EQ(idx.dtype(), DType::Int32);
+    EXPECT_EQ(idx.shape(), (core::Shape{2, 2}));
+    EXPECT_EQ(idx.get(1).i, 2);
+    EXPECT_EQ(idx.get(2).i, 1);
+  }
+}
+
+std::string npz_error(const std::string& bytes, const std::string& key = "x") {
+  static const auto path = test::scratch_dir("npz-errors") / "bad.npz";
+  test::write_file(path, bytes);
+  try {
+    core::read_npz(path.string(), key);
+  } catch (const core::Error& e) {
+    std::string r = e.render();
+    return r.substr(r.find("error: "));
+  }
+  return "no error";
+}
+
+TEST(Npz, Errors) {
+  std::string good = test::read_file(test::source_dir() / "tests/data/npy/pair.npz");
+  std::string packed = test::read_file(test::source_dir() / "tests/data/npy/pair_compressed.npz");
+  EXPECT_EQ(npz_error(good, "y"), "error: no array 'y' in the archive; it holds x, idx\n");
+  EXPECT_EQ(npz_error("PK"), "error: not a valid .npz file (too short for a zip archive)\n");
+  EXPECT_EQ(npz_error(std::string(100, 'z')), "error: not a valid .npz file (no zip end record)\n");
+  // Every truncation is an error, never a crash or a read past the end.
+  for (size_t n = 0; n < good.size(); n += 7)
+    EXPECT_NE(npz_error(good.substr(0, n)), "no error") << n;
+  for (size_t n = 0; n < packed.size(); n += 5)
+    EXPECT_NE(npz_error(packed.substr(0, n)), "no error") << n;
+  // A flipped byte inside x's data breaks its CRC.
+  std::string corrupt = good;
+  size_t data = corrupt.find("x.npy");
+  ASSERT_NE(data, std::string::npos);
+  size_t value = corrupt.find(std::string("\x00\x00\xc0\x3f", 4), data); // 1.5f
+  ASSERT_NE(value, std::string::npos);
+  corrupt[value + 3] ^= 0x40;
+  EXPECT_EQ(npz_error(corrupt), "error: member 'x.npy' is corrupt (CRC mismatch)\n");
+  // Every single-byte change either still reads or is an error.
+  for (size_t i = 0; i < packed.size(); ++i) {
+    std::string mutated = packed;
+    mutated[i] = static_cast<char>(mutated[i] ^ 0xA5);
+    npz_error(mutated);
+    npz_error(mutated, "idx");
+  }
+}
+
 TEST(Npy, WritesWhatNumpyWrites) {
   auto dir = test::source_dir() / "tests/data/npy";
   for (const char* name : {"f32_2x3.npy", "f16_4.npy", "bool_3.npy", "i64_scalar.npy"}) {
@@ -79,10 +155,11 @@ TEST(Npy, RoundTripsEveryDtype) {
 
 TEST(Npy, Errors) {
   EXPECT_EQ(error_of("not numpy"), "x.npy: error: not a .npy file (bad magic string)\n");
-  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
+  // Fortran order is read; its data must still be all there.
+  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
                          std::string(8, '\0'))),
-            "x.npy: error: Fortran-order arrays are not supported; save with "
-            "np.ascontiguousarray(a)\n");
+            "x.npy: error: truncated data: shape [2, 2] of float32 needs 16 bytes, the file has "
+            "8\n");
   EXPECT_EQ(error_of(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
                          std::string(8, '\0'))),
             "x.npy: error: big-endian data ('>f4') is not supported; convert with "

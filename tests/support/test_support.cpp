@@ -62,13 +62,23 @@ std::filesystem::path scratch_dir(const std::string& name) {
   return p;
 }
 
-Result run_teval(const std::string& args, const std::filesystem::path& cwd) {
+namespace {
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs \p line (a shell command) with its output captured.
+Result capture(const std::string& line, const std::filesystem::path& cwd) {
   static int calls = 0;
   std::filesystem::path scratch =
       scratch_dir("cli-capture-" + std::to_string(getpid()) + "-" + std::to_string(calls++));
-  std::string cmd = "cd '" + cwd.string() + "' && '" + (binary_dir() / "bin/teval").string() +
-                    "' " + args + " > '" + (scratch / "out").string() + "' 2> '" +
-                    (scratch / "err").string() + "'";
+  std::string cmd = "cd " + shell_quoted(cwd.string()) + " && { " + line + "\n} > " +
+                    shell_quoted((scratch / "out").string()) + " 2> " +
+                    shell_quoted((scratch / "err").string());
   int status = std::system(cmd.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -77,4 +87,14 @@ Result run_teval(const std::string& args, const std::filesystem::path& cwd) {
   return r;
 }
 
+} // namespace
+
+Result run_shell(const std::string& command, const std::filesystem::path& cwd) {
+  std::string path = (binary_dir() / "bin").string();
+  return capture("PATH=" + shell_quoted(path) + ":\"$PATH\"; export PATH\n" + command, cwd);
+}
+
+Result run_teval(const std::string& args, const std::filesystem::path& cwd) {
+  return capture(shell_quoted((binary_dir() / "bin/teval").string()) + " " + args, cwd);
+}
 } // namespace teval::test

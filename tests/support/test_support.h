@@ -34,6 +34,10 @@ struct Result {
 /// \p cwd, capturing its standard output and error.
 Result run_teval(const std::string& args, const std::filesystem::path& cwd);
 
+/// Runs \p command with /bin/sh in directory \p cwd, with `teval` (the
+/// build's) first on PATH, as a user types a documented example.
+Result run_shell(const std::string& command, const std::filesystem::path& cwd);
+
 /// A fresh empty directory under the build tree for one test.
 std::filesystem::path scratch_dir(const std::string& name);
 

@@ -199,6 +199,48 @@ TEST(Cli, RandomInputsAreSeeded) {
   EXPECT_NE(a.out, c.out);
 }
 
+TEST(Cli, SavesTheInputsARunUsed) {
+  fs::path dir = test::scratch_dir("cli-save-inputs");
+  std::string program = "run -e 'o[N] = x[N] * 2.0 + y[N]' -i x=float32[3] -i y=float32[3]";
+  Result r = teval(program + " --seed 5 --save-inputs in -o out", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  core::Tensor x = core::read_npy((dir / "in/x.npy").string());
+  core::Tensor y = core::read_npy((dir / "in/y.npy").string());
+  core::Tensor o = core::read_npy((dir / "out/o.npy").string());
+  ASSERT_EQ(x.numel(), 3);
+  for (int64_t i = 0; i < 3; ++i) // float32 arithmetic, as a plain loop does it
+    EXPECT_EQ(o.get(i).f,
+              static_cast<double>(static_cast<float>(static_cast<float>(x.get(i).f * 2.0f) +
+                                                     static_cast<float>(y.get(i).f))));
+  // The saved files reproduce the run.
+  Result again =
+      teval("run -e 'o[N] = x[N] * 2.0 + y[N]' -i x=in/x.npy -i y=in/y.npy -o out2", dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(test::read_file(dir / "out/o.npy"), test::read_file(dir / "out2/o.npy"));
+  // A failing run saves nothing.
+  Result bad = teval("run -e 'o[N] = x[N] // 0' -i x=int32[3] --save-inputs in2", dir);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_FALSE(fs::exists(dir / "in2"));
+}
+
+TEST(Cli, ReadsNpzArraysAndFortranOrder) {
+  fs::path data = test::source_dir() / "tests/data/npy";
+  // pair.npz holds x = [1.5, -2, 3.25] and idx = [[0, 2], [1, 1]].
+  for (const char* archive : {"pair.npz", "pair_compressed.npz"}) {
+    std::string npz = (data / archive).string();
+    Result r = teval("run -e 'o[N] = x[N] * 2.0' -i x=" + npz + " --print");
+    EXPECT_EQ(r.out, "o = array([ 3.0, -4.0,  6.5], dtype=float32)\n") << r.err;
+    r = teval("run -e 'o[N] = v[N] * 2.0' -i v=" + npz + ":x --print");
+    EXPECT_EQ(r.out, "o = array([ 3.0, -4.0,  6.5], dtype=float32)\n") << r.err;
+    r = teval("run -e 'o[N] = v[N]' -i v=" + npz + ":nope");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, npz + ": error: no array 'nope' in the archive; it holds x, idx\n");
+  }
+  Result f =
+      teval("run -e 'o[N] = f[N, 2]' -i f=" + (data / "f32_2x3_fortran.npy").string() + " --print");
+  EXPECT_EQ(f.out, "o = array([2.5, 5.5], dtype=float32)\n") << f.err;
+}
+
 TEST(Cli, WarnsAboutInputsTheProgramDoesNotRead) {
   Result r = teval("run -e 'o[N] = x[N] * 2.0' -i x=float32[2] -i y=float32[3]");
   EXPECT_EQ(r.exit_code, 0);

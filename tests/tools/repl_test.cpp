@@ -308,6 +308,20 @@ TEST(ReplInput, TabCompletes) {
   EXPECT_EQ(completions(s, "o[N] = x[N].c"), (V{"call", "cast"}));
   EXPECT_EQ(completions(s, "o[N] = x[N].cast(`int1"), (V{"int16"}));
   EXPECT_EQ(completions(s, "o[N] = x[N].call(`ta"), (V{"tan", "tanh"}));
+  // Every function offered inside .call(` is accepted, and nothing else is:
+  // the completion list is the parsers' list.
+  V offered = completions(s, "o[N] = x[N].call(`");
+  EXPECT_EQ(offered.size(), 25u);
+  for (const std::string& f : offered) {
+    std::string arity2 = f == "pow" || f == "max" || f == "min" ? ", [x[N]]" : "";
+    std::string arg = f == "abs" || f == "max" || f == "min" ? "x[N]" : "x[N].cast(`float32`)";
+    run(s, "o[N] = " + arg + ".call(`" + f + "`" + arity2 + ")");
+  }
+  for (const char* f : {"exactdiv", "neg", "same", "not"}) {
+    EXPECT_EQ(std::count(offered.begin(), offered.end(), f), 0) << f;
+    EXPECT_NE(error_of(s, std::string("o[N] = x[N].call(`") + f + "`)").find("unknown function"),
+              std::string::npos);
+  }
   EXPECT_EQ(completions(s, "y = float1"), (V{"float16"}));
   EXPECT_EQ(completions(s, "y = lo"), (V{"load"}));
   std::string dir = data("").string();

@@ -77,11 +77,8 @@ std::vector<std::string> dtype_names() {
 // Functions `.call` and Tile know: the kernel operators spelled as words.
 std::vector<std::string> math_functions() {
   std::vector<std::string> out;
-#define TEVAL_OP(e, spelling, arity, rule)                                                         \
-  if (std::isalpha(static_cast<unsigned char>(spelling[0])) &&                                     \
-      std::string_view(spelling) != "not" && std::string_view(spelling) != "same")                 \
-    out.push_back(spelling);
-#include "core/kernel_ops.def"
+  for (core::Op op : core::named_functions())
+    out.emplace_back(core::spelling(op));
   return out;
 }
 

@@ -29,7 +29,7 @@ open, or after a trailing backslash):
                                integers in [-10, 10])
   y = int32[16] in [0, 8)      random data drawn from a range
   w = load("w.npy")            read a numpy .npy file
-  out[N] = x[N, K] * 2         a statement in the current notation; its outputs
+  out[N] +=! x[N, K] * 2       a statement in the current notation; its outputs
                                become tensors of the session
   x                            print a tensor
 Commands:

@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "core/lower.h"
 #include "core/npy.h"
+#include "core/npz.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
@@ -47,13 +48,20 @@ options:
   --entry NAME           the Tile function to run (needed when there are several)
   -p NAME=INT            an integer parameter of the Tile function
   -p NAME=[I,J,...]      an integer-list parameter (std::vector<size_t>)
-  -i NAME=PATH.npy       read input NAME from a numpy .npy file; its dtype and
-                         shape must match the input_dict entry, if any
+  -i NAME=PATH.npy       read input NAME from a numpy .npy file (C or Fortran
+                         order); its dtype and shape must match the input_dict
+                         entry, if any
+  -i NAME=PATH.npz:KEY   read input NAME from array KEY of a numpy .npz archive
+                         (np.savez, np.savez_compressed); PATH.npz alone reads
+                         the array named NAME
   -i NAME=DTYPE[d0,...]  give input NAME seeded random data of this dtype and
                          shape (for inputs input_dict does not declare)
   --seed N               seed of the random inputs (default 0)
   -o DIR                 write each output to DIR/NAME.npy (created if needed;
                          files are written only when the whole run succeeds)
+  --save-inputs DIR      also write every input the run used, read or random,
+                         to DIR/NAME.npy (only when the whole run succeeds),
+                         so another tool can be run on the same data
   --print                print the outputs like numpy (the default without -o)
   --dump-kernel          print the elaborated Kernel IR before running
   --engine interp|ireval|jit
@@ -121,6 +129,7 @@ struct Options {
   std::vector<InputArg> inputs;
   uint64_t seed = 0;
   std::optional<std::string> out_dir;
+  std::optional<std::string> save_inputs;
   bool print = false;
   bool dump_kernel = false;
   std::string engine = "interp";
@@ -203,6 +212,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.seed = s;
     } else if (a == "-o") {
       o.out_dir = value(i);
+    } else if (a == "--save-inputs") {
+      o.save_inputs = value(i);
     } else if (a == "--print") {
       o.print = true;
     } else if (a == "--dump-kernel") {
@@ -263,21 +274,29 @@ std::optional<parser::InputType> random_spec(const std::string& value) {
   return t;
 }
 
-// Writes every output to DIR/NAME.npy only once all are encoded: each goes
-// to a temporary file first, and the renames happen last.
-void write_outputs(const std::string& dir, const core::Kernel& k,
-                   const std::vector<core::Tensor>& outputs) {
+// A tensor to write as DIR/NAME.npy.
+struct NpyFile {
+  std::string dir;
+  std::string name;
+  const core::Tensor* tensor;
+};
+
+// Writes every file only once all are encoded: each goes to a temporary
+// file first, and the renames happen last.
+void write_files(const std::vector<NpyFile>& files) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec)
-    throw core::Error(core::ErrorKind::Input, dir, "cannot create directory: " + ec.message());
+  for (const NpyFile& f : files) {
+    fs::create_directories(f.dir, ec);
+    if (ec)
+      throw core::Error(core::ErrorKind::Input, f.dir, "cannot create directory: " + ec.message());
+  }
   std::vector<std::pair<fs::path, fs::path>> moves;
   try {
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      fs::path final_path = fs::path(dir) / (k.tensors[k.outputs[i]].name + ".npy");
-      fs::path temp = fs::path(dir) / ("." + k.tensors[k.outputs[i]].name + ".npy.tmp");
-      core::write_npy(outputs[i], temp.string());
+    for (const NpyFile& f : files) {
+      fs::path final_path = fs::path(f.dir) / (f.name + ".npy");
+      fs::path temp = fs::path(f.dir) / ("." + f.name + ".npy.tmp");
+      core::write_npy(*f.tensor, temp.string());
       moves.emplace_back(temp, final_path);
     }
   } catch (...) {
@@ -291,6 +310,17 @@ void write_outputs(const std::string& dir, const core::Kernel& k,
       throw core::Error(core::ErrorKind::Input, final_path.string(),
                         "cannot write file: " + ec.message());
   }
+}
+
+// The tensor an -i NAME=PATH argument names: a .npy file, array KEY of a
+// .npz archive (PATH.npz:KEY), or the array named NAME (PATH.npz).
+core::Tensor read_input_file(const InputArg& in) {
+  const std::string& v = in.value;
+  if (size_t at = v.rfind(".npz:"); at != std::string::npos)
+    return core::read_npz(v.substr(0, at + 4), v.substr(at + 5));
+  if (v.size() > 4 && v.substr(v.size() - 4) == ".npz")
+    return core::read_npz(v, in.name);
+  return core::read_npy(v);
 }
 
 // The dtypes and shapes of the inputs: declared ones (an Antares input_dict)
@@ -312,7 +342,7 @@ std::map<std::string, parser::InputType> input_types(const Options& o,
       types[in.name] = *spec;
       continue;
     }
-    core::Tensor t = core::read_npy(in.value);
+    core::Tensor t = read_input_file(in);
     if (auto it = types.find(in.name); it != types.end()) {
       if (it->second.dtype != t.dtype() || it->second.shape != t.shape())
         throw core::Error(core::ErrorKind::Shape, in.value,
@@ -352,8 +382,8 @@ core::Kernel elaborate(const Options& o, std::shared_ptr<const core::SourceFile>
 
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
-  if (o.out_dir || o.print || o.dump_kernel || o.engine != "interp" || o.seed != 0 ||
-      (command == Command::Lower && !o.emit.empty()))
+  if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" ||
+      o.seed != 0 || (command == Command::Lower && !o.emit.empty()))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i)" +
                      std::string(command == Command::Jit ? " and --emit" : "")};
@@ -398,8 +428,16 @@ int run(const Options& o) {
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
   std::vector<core::Tensor> outputs = evaluate(o, kernel, inputs);
+  std::vector<NpyFile> files;
   if (o.out_dir)
-    write_outputs(*o.out_dir, kernel, outputs);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      files.push_back({*o.out_dir, kernel.tensors[kernel.outputs[i]].name, &outputs[i]});
+  std::vector<int> ids = interp::input_ids(kernel);
+  if (o.save_inputs)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      files.push_back(
+          {*o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name, &inputs[i]});
+  write_files(files);
   if (o.print || !o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
       std::cout << kernel.tensors[kernel.outputs[i]].name << " = " << format_array(outputs[i])
