@@ -226,6 +226,56 @@ TEST(ReplTerminal, TypeCompleteRecallCancel) {
   EXPECT_NE(history.find("q[N]\\040=\\040nope[N]"), std::string::npos) << history;
 }
 
+TEST(ReplTerminal, CtrlCStopsAnEvaluationOnEveryEngine) {
+  fs::path home = test::scratch_dir("repl-interrupt");
+  Pty t(home);
+  ASSERT_TRUE(t.started());
+  t.enter("x = float32[1]\r");
+  EXPECT_SEEN(t, "x: float32[1]");
+  for (const char* engine : {"interp", "ireval", "jit"}) {
+    t.enter(std::string(":set engine ") + engine + "\r");
+    EXPECT_SEEN(t, std::string("engine ") + engine);
+    // 2^39 points: it runs until stopped.
+    t.enter("o[M] +=! x[M] + (K + L).cast(`float32`) where K in 1048576, L in 524288\r");
+    usleep(300000);
+    t.type("\x03");
+    EXPECT_SEEN(t, "interrupted; the session is unchanged");
+    t.enter(":vars\r");
+    EXPECT_SEEN(t, "x     float32[1]");
+    // The session goes on, on the same engine.
+    t.enter("y[N] = x[N] * 2;\r");
+    t.enter("y\r");
+    EXPECT_SEEN(t, "y: float32[1]");
+  }
+  EXPECT_EQ(t.output().find("o     "), std::string::npos);
+  t.enter("\x04");
+  EXPECT_EQ(t.wait_exit(), 0) << t.output();
+}
+
+TEST(ReplTerminal, MultiLineEntriesRecallAsOne) {
+  fs::path home = test::scratch_dir("repl-multiline");
+  {
+    Pty t(home);
+    t.enter("r[N] = (N +\r");
+    t.enter("  1) where N in 3\r", "  ...> ");
+    EXPECT_SEEN(t, "array([1, 2, 3], dtype=int32)");
+    t.enter("r[N] = r[N] * 0\r");
+    EXPECT_SEEN(t, "array([0, 0, 0], dtype=int32)");
+    // Two entries back is the whole two-line entry: one Enter runs it.
+    t.enter("\x10\x10\r");
+    EXPECT_SEEN(t, "array([1, 2, 3], dtype=int32)");
+    t.enter(":quit\r");
+    EXPECT_EQ(t.wait_exit(), 0) << t.output();
+  }
+  {
+    Pty t(home);           // and so does the next session, from ~/.teval_history:
+    t.enter("\x10\x10\r"); // :quit, then the recalled entry
+    EXPECT_SEEN(t, "array([1, 2, 3], dtype=int32)");
+    t.enter("\x04");
+    EXPECT_EQ(t.wait_exit(), 0) << t.output();
+  }
+}
+
 TEST(ReplTerminal, HistoryPersistsAndIsLimited) {
   fs::path home = test::scratch_dir("repl-history");
   std::string lines = "_HiStOrY_V2_\n";

@@ -228,7 +228,8 @@ TEST(ReplCommands, TypeVarsAndSettings) {
   EXPECT_TRUE(s.variable_names() == (std::vector<std::string>{"a", "b"})); // nothing ran
   std::string vars = run(s, ":vars");
   EXPECT_NE(vars.find("a     float32[2, 3]  load(\""), std::string::npos) << vars;
-  EXPECT_EQ(run(s, ":set precision 1"), "precision 1, summarize 1000, seed 0\n");
+  EXPECT_EQ(run(s, ":set precision 1"),
+            "precision 1, summarize 1000, seed 0, engine interp, time off\n");
   EXPECT_EQ(run(s, "b"), "b: float32[3, 2]\narray([[ 2.0,  1.0],\n       [ 0.0, -1.0],\n"
                          "       [ 1.5,  3.0]], dtype=float32)\n");
   run(s, ":set precision 0");
@@ -236,7 +237,73 @@ TEST(ReplCommands, TypeVarsAndSettings) {
   run(s, ":set summarize 3");
   run(s, "big = int8[7]");
   EXPECT_NE(run(s, "big").find("..."), std::string::npos);
-  EXPECT_EQ(run(s, ":set precision full"), "precision full, summarize 3, seed 0\n");
+  EXPECT_EQ(run(s, ":set precision full"),
+            "precision full, summarize 3, seed 0, engine interp, time off\n");
+}
+
+TEST(ReplCommands, EveryEngineGivesTheSameResults) {
+  Session s;
+  load_ab(s);
+  std::string product = run(s, "c[I, J] +=! a[I, K] * b[K, J]");
+  for (const char* engine : {"ireval", "jit", "interp"}) {
+    EXPECT_NE(run(s, std::string(":set engine ") + engine).find(std::string("engine ") + engine),
+              std::string::npos);
+    EXPECT_EQ(run(s, "c[I, J] +=! a[I, K] * b[K, J]"), product) << engine;
+    EXPECT_NE(error_of(s, "q[I] = c[I, 2]").find("read out of range: c[0, 2]"), std::string::npos)
+        << engine;
+  }
+  EXPECT_NE(error_of(s, ":set engine gpu").find("unknown engine `gpu`"), std::string::npos);
+}
+
+TEST(ReplCommands, ATrailingSemicolonSilencesAnEntry) {
+  Session s;
+  EXPECT_EQ(run(s, "x = int32[3] in [1, 2);"), "");
+  EXPECT_EQ(run(s, "y[N] = x[N] * 2;  "), "");
+  EXPECT_EQ(run(s, "y"), "y: int32[3]\narray([2, 2, 2], dtype=int32)\n");
+  EXPECT_EQ(run(s, "y;"), "");
+  run(s, ":lang tile");
+  // Tile statements end in `;` themselves: `;;` silences.
+  EXPECT_EQ(run(s, "auto z = x + 1;"), "z: int32[3]\narray([2, 2, 2], dtype=int32)\n");
+  EXPECT_EQ(run(s, "auto w = x + 2;;"), "");
+  EXPECT_EQ(run(s, "w"), "w: int32[3]\narray([3, 3, 3], dtype=int32)\n");
+  // An error still shows, at its column.
+  EXPECT_EQ(error_of(s, "auto v = nope + 1;;").find("<input>:1:10: error"), 0u);
+}
+
+TEST(ReplCommands, TimeReportsTheWallTime) {
+  Session s;
+  run(s, "x = float32[4]");
+  auto ends_with_time = [](const std::string& text) {
+    size_t at = text.rfind("time: ");
+    return at != std::string::npos && text.substr(text.size() - 4) == " ms\n" &&
+           text.find_first_not_of("0123456789.", at + 6) == text.size() - 4;
+  };
+  std::string timed = run(s, ":time y[N] = x[N] * 2");
+  EXPECT_EQ(timed.rfind("y: float32[4]\n", 0), 0u) << timed;
+  EXPECT_TRUE(ends_with_time(timed)) << timed;
+  EXPECT_EQ(run(s, ":time z[N] = x[N] * 2;").rfind("time: ", 0), 0u);
+  run(s, ":set time on");
+  std::string shown = run(s, "y");
+  EXPECT_EQ(shown.rfind("y: float32[4]\n", 0), 0u) << shown;
+  EXPECT_TRUE(ends_with_time(shown)) << shown;
+  // :time with time on reports once.
+  std::string once = run(s, ":time y");
+  EXPECT_EQ(once.find("time: "), once.rfind("time: ")) << once;
+}
+
+TEST(ReplAntares, ATensorNamedLikeAnAxisNamesTheClash) {
+  Session s;
+  run(s, "x = float32[2]");
+  run(s, ":lang tile");
+  run(s, "C = exp(x)");
+  run(s, ":lang antares");
+  EXPECT_EQ(error_of(s, "o[N] = C[N] * 2"),
+            "<input>:1:8: error: `C` is a session tensor, but in Antares a name with an "
+            "upper-case initial is an axis, so it cannot be read; copy it to a lower-case name "
+            "first: `c = C`\no[N] = C[N] * 2\n       ^\n");
+  EXPECT_EQ(run(s, "c = C"), "c: float32[2] (copy of C)\n");
+  EXPECT_EQ(run(s, "o[N] = c[N] * 2;"), "");
+  EXPECT_TRUE(s.variable_names() == (std::vector<std::string>{"C", "c", "o", "x"}));
 }
 
 TEST(ReplCommands, LowerJitResetQuit) {

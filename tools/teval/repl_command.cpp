@@ -2,6 +2,8 @@
 // terminal (libedit), or a script read from stdin or a file.
 #include "tools/teval/repl_command.h"
 
+#include "core/interrupt.h"
+
 #include "core/error.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/repl_input.h"
@@ -29,7 +31,8 @@ code. `:help` inside lists the entries and commands; docs/REPL.md has the
 details.
 
 On a terminal: line editing, history kept in ~/.teval_history (the last 1000
-lines), Tab completion; Ctrl-C cancels the current input, Ctrl-D leaves.
+entries), Tab completion; Ctrl-C cancels the current input or stops a running
+evaluation, Ctrl-D leaves.
 
 When stdin is not a terminal, or a FILE is given, the input is a script: each
 entry runs in turn and prints its results; the first error stops it.
@@ -87,8 +90,13 @@ volatile sig_atomic_t g_resized = 0;
 extern "C" void on_interrupt(int) {
   g_interrupted = 1;
 }
-// While an entry is evaluated: evaluations cannot be cancelled, so the first
-// Ctrl-C says so and a second one ends teval.
+// Stops the entry being evaluated (every engine polls it, or is left by a
+// signal; see core/interrupt.h).
+core::Interrupt g_evaluation;
+
+// While an entry is evaluated: the first Ctrl-C stops it, the entry fails
+// and the session is unchanged; a second one, for work that cannot be
+// stopped (compiling a kernel), ends teval.
 extern "C" void on_interrupt_running(int) {
   if (g_interrupted) {
     std::signal(SIGINT, SIG_DFL);
@@ -96,9 +104,10 @@ extern "C" void on_interrupt_running(int) {
     return;
   }
   g_interrupted = 1;
-  const char message[] = "\n(an evaluation cannot be cancelled; Ctrl-C again leaves teval)\n";
-  ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  const char message[] = "^C\n";
+  ssize_t ignored = write(STDOUT_FILENO, message, sizeof message - 1);
   (void)ignored;
+  g_evaluation.request();
 }
 extern "C" void on_resize(int) {
   g_resized = 1;
@@ -229,6 +238,7 @@ int run_terminal() {
 
   std::cout << "teval 0.1.0 — :help lists the commands, Ctrl-D leaves. Notation: antares.\n";
   repl::EntryReader reader("<input>");
+  std::string entry_text; // the lines of the entry in progress
   while (true) {
     t.prompt = reader.empty() ? kPrompt : kContinuation;
     g_interrupted = 0;
@@ -243,6 +253,7 @@ int run_terminal() {
       std::fputs("^C\n", stdout);
       std::fflush(stdout);
       reader.clear();
+      entry_text.clear();
       el_reset(el);
       continue;
     }
@@ -252,25 +263,39 @@ int run_terminal() {
       std::cout << "\n";
       break;
     }
-    std::string line(got, static_cast<size_t>(count));
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
-      line.pop_back();
-    if (line.find_first_not_of(" \t") != std::string::npos) {
-      history(hist, &ev, H_ENTER, line.c_str());
+    std::string text(got, static_cast<size_t>(count));
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+      text.pop_back();
+    // A multi-line entry recalled from history comes back as one text.
+    std::shared_ptr<const core::SourceFile> entry;
+    for (size_t begin = 0; begin <= text.size();) {
+      size_t end = std::min(text.find('\n', begin), text.size());
+      entry = reader.add(text.substr(begin, end - begin));
+      begin = end + 1;
+    }
+    entry_text += (entry_text.empty() ? "" : "\n") + text;
+    if (!entry)
+      continue;
+    // History keeps whole entries, so recalling one brings all its lines.
+    if (entry_text.find_first_not_of(" \t\n") != std::string::npos) {
+      history(hist, &ev, H_ENTER, entry_text.c_str());
       if (!hist_file.empty())
         history(hist, &ev, H_SAVE, hist_file.c_str());
     }
-    std::shared_ptr<const core::SourceFile> entry = reader.add(line);
-    if (!entry)
-      continue;
+    entry_text.clear();
     try {
+      g_evaluation.reset();
+      core::InterruptScope scope(g_evaluation);
       repl::Outcome out = t.session.execute(entry);
       std::cout << out.text << std::flush;
       if (out.quit)
         break;
     } catch (const core::Error& e) {
       std::cout.flush();
-      std::cerr << e.render() << std::flush;
+      if (e.kind() == core::ErrorKind::Interrupted)
+        std::cerr << "interrupted; the session is unchanged\n" << std::flush;
+      else
+        std::cerr << e.render() << std::flush;
     } catch (const std::bad_alloc&) {
       std::cout.flush();
       std::cerr << "error: out of memory; the session is unchanged\n" << std::flush;

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/lower.h"
 #include "core/npy.h"
+#include "interp/backends.h"
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 
 namespace teval::tools::repl {
@@ -32,6 +34,9 @@ open, or after a trailing backslash):
   out[N] +=! x[N, K] * 2       a statement in the current notation; its outputs
                                become tensors of the session
   x                            print a tensor
+  z = x                        a copy of tensor x under another name
+  out[N] = x[N, 0] + 1;        a trailing ; runs an entry without printing (in
+                               Tile, whose statements end in ;, end it with ;;)
 Commands:
   :help                        this text
   :vars                        the session's tensors
@@ -42,6 +47,9 @@ Commands:
          precision N|full      digits after the point (full: exact, the default)
          summarize N           summarise tensors of more than N elements (1000)
          seed N                the seed of random definitions (0)
+         engine E              who evaluates: interp (default), ireval or jit
+         time on|off           report every entry's wall time (off)
+  :time ENTRY                  run ENTRY and report its wall time
   :save NAME PATH.npy          write a tensor to a .npy file
   :load NAME PATH.npy          read a tensor from a .npy file
   :lower                       the loop nest of the last statement
@@ -51,6 +59,15 @@ Commands:
 )";
 
 namespace {
+
+// "time: 12.3 ms\n", the wall time since \p start.
+std::string wall_time(std::chrono::steady_clock::time_point start) {
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  char text[64];
+  std::snprintf(text, sizeof text, ms < 10 ? "time: %.3f ms\n" : "time: %.1f ms\n", ms);
+  return text;
+}
 
 // One word of a command and where it is.
 struct Word {
@@ -139,12 +156,41 @@ std::string Session::show(const std::string& name, const core::Tensor& t) const 
 }
 
 Outcome Session::execute(const std::shared_ptr<const core::SourceFile>& entry) {
+  std::shared_ptr<const core::SourceFile> silent = without_silencer(entry);
+  auto start = std::chrono::steady_clock::now();
+  Outcome out = execute_entry(silent ? silent : entry);
+  if (silent)
+    out.text.clear();
+  if (time_ && !out.quit)
+    out.text += wall_time(start);
+  return out;
+}
+
+std::shared_ptr<const core::SourceFile>
+Session::without_silencer(const std::shared_ptr<const core::SourceFile>& entry) const {
+  std::string text = entry->text();
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] == ':' || is_comment(text))
+    return nullptr;
+  size_t last = text.find_last_not_of(" \t\r\n");
+  if (text[last] != ';')
+    return nullptr;
+  if (lang_ == Lang::Tile && !looks_like_definition(text, false) &&
+      (last == 0 || text[last - 1] != ';'))
+    return nullptr; // a C++ statement's own `;`
+  text[last] = ' '; // columns stay where they were
+  return core::SourceFile::make(entry->name(), text, entry->location(0).line);
+}
+
+Outcome Session::execute_entry(const std::shared_ptr<const core::SourceFile>& entry) {
   std::string_view text = entry->text();
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || is_comment(text))
     return {};
   if (text[first] == ':')
     return command(entry);
+  if (std::optional<Outcome> copied = copy(*entry))
+    return *copied;
   if (looks_like_definition(text, lang_ == Lang::Antares))
     return define(entry);
   size_t last = text.find_last_not_of(" \t\r\n");
@@ -158,6 +204,29 @@ Outcome Session::execute(const std::shared_ptr<const core::SourceFile>& entry) {
     return {show(word, it->second.value)};
   }
   return statements(entry);
+}
+
+std::optional<Outcome> Session::copy(const core::SourceFile& entry) {
+  // NAME = OTHER, where OTHER is a session tensor: a copy under a new name
+  // (how a Tile result `C` becomes readable from Antares, as `c = C`).
+  std::string_view text = entry.text();
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || (eq + 1 < text.size() && text[eq + 1] == '='))
+    return std::nullopt;
+  auto trimmed = [](std::string_view t) {
+    size_t b = t.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos)
+      return std::string();
+    return std::string(t.substr(b, t.find_last_not_of(" \t\r\n") - b + 1));
+  };
+  std::string name = trimmed(text.substr(0, eq)), other = trimmed(text.substr(eq + 1));
+  if (!is_identifier(name) || !is_identifier(other) || !vars_.count(other))
+    return std::nullopt;
+  Variable v = vars_.at(other);
+  v.origin = "copy of " + other;
+  std::string line = name + ": " + type_text(v.value) + " (" + v.origin + ")\n";
+  vars_[name] = std::move(v);
+  return Outcome{line};
 }
 
 Outcome Session::define(const std::shared_ptr<const core::SourceFile>& entry) {
@@ -240,24 +309,54 @@ Outcome Session::command(const std::shared_ptr<const core::SourceFile>& entry) {
     return {std::string("notation: ") + (lang_ == Lang::Antares ? "antares" : "tile") + "\n"};
   }
   if (name == ":set") {
-    expect_words(w, 1, 3, ":set [precision N|full] [summarize N] [seed N]");
+    const char* usage = ":set [precision N|full] [summarize N] [seed N] [engine E] [time on|off]";
+    expect_words(w, 1, 3, usage);
     if (w.size() == 2)
-      expect_words(w, 3, 3, ":set precision N|full, :set summarize N or :set seed N");
+      expect_words(w, 3, 3, usage);
     if (w.size() == 3) {
-      if (w[1].text == "precision")
+      if (w[1].text == "precision") {
         print_.precision = w[2].text == "full" ? -1 : static_cast<int>(count_argument(w[2], 0, 17));
-      else if (w[1].text == "summarize")
+      } else if (w[1].text == "summarize") {
         print_.threshold = count_argument(w[2], 0, INT64_MAX);
-      else if (w[1].text == "seed")
+      } else if (w[1].text == "seed") {
         seed_ = static_cast<uint64_t>(count_argument(w[2], 0, INT64_MAX));
-      else
+      } else if (w[1].text == "engine") {
+        if (w[2].text != "interp" && w[2].text != "ireval" && w[2].text != "jit")
+          throw Error(ErrorKind::Syntax, w[2].span,
+                      "unknown engine `" + w[2].text + "`; the REPL has interp, ireval, jit");
+        if (w[2].text != engine_)
+          backend_.reset();
+        engine_ = w[2].text;
+      } else if (w[1].text == "time") {
+        if (w[2].text != "on" && w[2].text != "off")
+          throw Error(ErrorKind::Syntax, w[2].span, "expected on or off");
+        time_ = w[2].text == "on";
+      } else {
         throw Error(ErrorKind::Syntax, w[1].span,
-                    "unknown setting `" + w[1].text + "`; :set has precision, summarize, seed");
+                    "unknown setting `" + w[1].text +
+                        "`; :set has precision, summarize, seed, engine, time");
+      }
     }
     return {"precision " +
             (print_.precision < 0 ? std::string("full") : std::to_string(print_.precision)) +
             ", summarize " + std::to_string(print_.threshold) + ", seed " + std::to_string(seed_) +
-            "\n"};
+            ", engine " + engine_ + ", time " + (time_ ? "on" : "off") + "\n"};
+  }
+  if (name == ":time") {
+    if (w.size() < 2)
+      expect_words(w, 2, 2, ":time ENTRY");
+    // The entry keeps its columns: the command word becomes spaces.
+    std::string text = entry->text();
+    std::fill(text.begin() + w[0].span.begin, text.begin() + w[0].span.end, ' ');
+    auto timed = core::SourceFile::make(entry->name(), text, entry->location(0).line);
+    std::shared_ptr<const core::SourceFile> silent = without_silencer(timed);
+    auto start = std::chrono::steady_clock::now();
+    Outcome out = execute_entry(silent ? silent : timed);
+    if (silent)
+      out.text.clear();
+    if (!time_) // with time on, execute() reports it anyway
+      out.text += wall_time(start);
+    return out;
   }
   if (name == ":save" || name == ":load") {
     expect_words(w, 3, 3, name == ":save" ? ":save NAME PATH.npy" : ":load NAME PATH.npy");
@@ -323,7 +422,7 @@ Outcome Session::run(core::Kernel kernel, const std::map<std::string, std::strin
       given.emplace(kernel.tensors[id].name, it->second.value);
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, seed_);
-  std::vector<core::Tensor> outputs = interp::run(kernel, inputs);
+  std::vector<core::Tensor> outputs = backend().prepare(kernel)->run(inputs);
   // Nothing above changed the session; from here on nothing throws.
   std::map<std::string, core::Tensor> results;
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -340,6 +439,14 @@ Outcome Session::run(core::Kernel kernel, const std::map<std::string, std::strin
   last_kernel_ = std::move(kernel);
   sources_.push_back(entry);
   return out;
+}
+
+core::Backend& Session::backend() {
+  if (!backend_)
+    backend_ = engine_ == "jit"      ? jit::jit_backend()
+               : engine_ == "ireval" ? interp::ireval_backend()
+                                     : interp::interpreter_backend();
+  return *backend_;
 }
 
 } // namespace teval::tools::repl

@@ -3,6 +3,7 @@
 // `:` commands. docs/REPL.md describes what users see.
 #pragma once
 
+#include "core/backend.h"
 #include "core/kernel.h"
 #include "core/source.h"
 #include "core/tensor.h"
@@ -55,6 +56,7 @@ public:
 private:
   Outcome command(const std::shared_ptr<const core::SourceFile>& entry);
   Outcome define(const std::shared_ptr<const core::SourceFile>& entry);
+  std::optional<Outcome> copy(const core::SourceFile& entry);
   Outcome statements(const std::shared_ptr<const core::SourceFile>& entry);
   Outcome antares(const std::shared_ptr<const core::SourceFile>& entry, bool type_only);
   Outcome antares_expression_type(const std::shared_ptr<const core::SourceFile>& entry);
@@ -67,10 +69,22 @@ private:
               const std::shared_ptr<const core::SourceFile>& entry);
   std::string show(const std::string& name, const core::Tensor& t) const;
 
+  // The entry without a trailing `;` (`;;` in Tile, whose C++ statements
+  // end in `;`), which asks for no printing; nullptr when there is none.
+  std::shared_ptr<const core::SourceFile>
+  without_silencer(const std::shared_ptr<const core::SourceFile>& entry) const;
+  Outcome execute_entry(const std::shared_ptr<const core::SourceFile>& entry);
+  core::Backend& backend();
+
   std::map<std::string, Variable> vars_;
   Lang lang_ = Lang::Antares;
   PrintOptions print_;
   uint64_t seed_ = 0;
+  // Who evaluates statements: "interp", "ireval" or "jit" (:set engine).
+  std::string engine_ = "interp";
+  std::unique_ptr<core::Backend> backend_;
+  // Whether every entry reports its wall time (:set time on).
+  bool time_ = false;
   // Tile declarations (TensorDim, TensorIndex, bind_dims) of earlier
   // entries, which later Tile entries see.
   std::vector<ast::StmtPtr> tile_declarations_;

@@ -77,6 +77,23 @@ Outcome Session::antares(const std::shared_ptr<const core::SourceFile>& entry, b
       throw;
     }
   }
+  // A session tensor named like an axis (a Tile result `C`) cannot be read:
+  // in Antares an upper-case initial makes a name an axis.
+  for (const ast::StmtPtr& s : source.program.statements)
+    ast::for_each_expr(*std::get<ast::Assign>(s->node).value, [&](const ast::Expr& x) {
+      const auto* sub = std::get_if<ast::Subscript>(&x.node);
+      const ast::Name* base = sub ? ast::as_name(*sub->base) : nullptr;
+      if (base && parser::antares::is_axis_name(base->id) && vars_.count(base->id)) {
+        std::string lower = base->id;
+        lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
+        throw Error(ErrorKind::Name, sub->base->span,
+                    "`" + base->id +
+                        "` is a session tensor, but in Antares a name with an upper-case "
+                        "initial is an axis, so it cannot be read; copy it to a lower-case "
+                        "name first: `" +
+                        lower + " = " + base->id + "`");
+      }
+    });
   std::map<std::string, parser::InputType> inputs = parser::declared_inputs(source);
   for (const auto& [name, v] : vars_) {
     auto declared = inputs.find(name);
