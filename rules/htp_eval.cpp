@@ -1,6 +1,8 @@
 // Pattern matching and constraint evaluation for HTP rules (see htp_eval.h).
 #include "rules/htp_eval.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 #include <cmath>
@@ -368,6 +370,8 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
   if (f == "EXTERNAL_CONSTRAINT")
     throw NotEvaluable{c.args[0]->span, "EXTERNAL_CONSTRAINT calls the C++ function '" +
                                             std::string(c.args[0]->span.text()) + "'"};
+  if (f == "PRODUCER_FOR")
+    return make_bool(feeds(opref(*c.args[0]), as_string(*c.args[1])->value));
   if (f == "SPLIT_DIM" || f == "SPLIT_START" || f == "SPLIT_SIZE" || f == "ITER_VAR") {
     const Split& s = split(*c.args[0]);
     return make_int(f == "SPLIT_DIM" ? s.dim : f == "SPLIT_SIZE" ? s.size : s.start);
@@ -428,6 +432,31 @@ Value Evaluator::call(const ast::Call& c, const ast::Expr& e) {
     return make_float(ok ? float(v) : NAN);
   }
   TEVAL_UNREACHABLE("checked constraint form " + f);
+}
+
+bool Evaluator::feeds(int producer, const std::string& opname) const {
+  // "*Output" is the graph's output itself.
+  if (opname == "*Output")
+    return producer == g_.output;
+  // Only nodes still in the graph count: those the output depends on.
+  std::vector<bool> live(g_.nodes.size(), false);
+  std::vector<int> stack = {g_.output};
+  while (!stack.empty()) {
+    int n = stack.back();
+    stack.pop_back();
+    if (n < 0 || live[size_t(n)])
+      continue;
+    live[size_t(n)] = true;
+    for (int i : g_.nodes[size_t(n)].inputs)
+      stack.push_back(i);
+  }
+  for (size_t n = 0; n < g_.nodes.size(); ++n) {
+    const Node& node = g_.nodes[n];
+    if (live[n] && node.kind == Node::Kind::Op && node.op == opname &&
+        std::find(node.inputs.begin(), node.inputs.end(), producer) != node.inputs.end())
+      return true;
+  }
+  return false;
 }
 
 } // namespace teval::rules

@@ -69,6 +69,10 @@ private:
   bool truth(const Value& v, const ast::Expr& e);
   const Split& split(const ast::Expr& tag);
   Value call(const ast::Call& c, const ast::Expr& e);
+  // Whether node \p producer's output feeds an op \p opname of the graph
+  // (PRODUCER_FOR).
+  bool feeds(int producer, const std::string& opname) const;
+
   const Graph& g_;
   const Match& m_;
 };

@@ -161,7 +161,9 @@ int Builder::build(const ast::Expr& e) {
 }
 
 int Builder::autosplit(const ast::Call& c) {
-  const TensorType whole = g_.nodes[root_].type;
+  // The whole is what an op built here would be: the root's output, or
+  // what enclosing modifiers made of it (an AUTOSPLIT nested in an Op).
+  const TensorType whole = default_type_;
   int64_t dim = ev_.integer(*c.args[0]);
   int64_t chunk = ev_.integer(*c.args[2]);
   if (dim < 0 || dim >= int64_t(whole.shape.size()))
@@ -211,6 +213,9 @@ int Builder::shape_fn(const ast::Call& c, const ast::Expr& e) {
   bool split_fn = c.callee == "AUTOSPLIT_SHAPEFN_APPLY";
   bool simple = fn == "simple_split_start" || fn == "simple_split_size";
   bool simpledim = fn == "simpledim_split_start" || fn == "simpledim_split_size";
+  if (fn == "typical_conv_split_start" || fn == "typical_conv_split_size")
+    throw NotEvaluable{c.args[0]->span, "TYPICAL_CONV_SLICE's shape functions belong to the HTP "
+                                        "library, which teval does not model"};
   if (!split_fn || (!simple && !simpledim))
     throw NotEvaluable{c.args[0]->span, "the shape function '" + fn + "' is external C++"};
   const std::string& tag = as_string(*c.args[1])->value;
@@ -274,6 +279,10 @@ int Builder::modifier(const ast::Call& c) {
   // existing node (WrapOp of an op of that name) is left as it is.
   if (!fresh(id))
     return id;
+  if (f == "WITH_SAME_OUTPUT" && g_.nodes[id].kind == Node::Kind::Const)
+    throw NotEvaluable{c.args.back()->span,
+                       "WITH_SAME_OUTPUT of a constant (a breach of the seed's restrictions): what "
+                       "HTP makes of a scalar given another tensor's output is not defined"};
   TensorType& out = g_.nodes[id].type;
   if (f == "WITH_SIZE") {
     out.shape = from->shape;

@@ -20,6 +20,21 @@ void Checker::optimization(const ast::Call& inv) {
                                (flags ? "pass, flags, " : "pass, ") +
                                "match, constraint, replacement), not " +
                                std::to_string(inv.args.size()));
+    // The rule's other mistakes are worth reporting too, where the roles of
+    // the arguments there are clear: the match is the Op(...), OpVarIn(...)
+    // or LET(...) after the pass, the constraint and replacement follow it.
+    tags_.insert("*");
+    size_t m = 1;
+    while (m < inv.args.size() && !is_call(*inv.args[m], "Op") &&
+           !is_call(*inv.args[m], "OpVarIn") && !is_call(*inv.args[m], "LET"))
+      ++m;
+    if (m < inv.args.size()) {
+      match_root(*inv.args[m]);
+      if (m + 1 < inv.args.size())
+        cst(*inv.args[m + 1]);
+      if (m + 2 < inv.args.size())
+        repl(*inv.args[m + 2], true);
+    }
     return;
   }
   tags_.insert("*");
@@ -129,10 +144,25 @@ void Checker::tensor_properties(const ast::Call& inv) {
     }
     if (!kKinds.count(c->callee))
       warning(c->callee_span, "unknown tensor property '" + c->callee + "'");
+    // Outputs("lo", "hi") names the op's outputs for the property lists
+    // after it.
+    bool outputs = c->callee == "Outputs";
     for (const ast::ExprPtr& a : c->args) {
       const ast::StringLit* s = as_string(*a);
-      if (s && !names.count(s->value))
-        error(a->span, "\"" + s->value + "\" is not an operand of " + rule_.op_name);
+      if (!s)
+        continue;
+      if (outputs) {
+        if (s->value == "*") // the op's (only) output, which needs no name
+          continue;
+        if (s->value == "..." || !names.insert(s->value).second)
+          error(a->span, "\"" + s->value + "\" is already a name of " + rule_.op_name +
+                             "'s operands or outputs");
+        continue;
+      }
+      // "..." stands for every operand not named before it.
+      if (s->value != "..." && !names.count(s->value))
+        error(a->span, "\"" + s->value + "\" is not an operand of " + rule_.op_name +
+                           " (nor an output declared with Outputs before it)");
     }
   }
 }
@@ -445,17 +475,22 @@ void check_rule(Rule& rule, const std::vector<ExternalFunction>& externals) {
   switch (rule.kind) {
   case ItemKind::Optimization:
     checker.optimization(inv);
-    return;
+    break;
   case ItemKind::Op:
     checker.op(inv);
-    return;
+    break;
   case ItemKind::TensorProperties:
     checker.tensor_properties(inv);
-    return;
+    break;
   case ItemKind::ParamOrder:
     checker.param_order(inv);
-    return;
+    break;
   }
+  // In source order, whichever check found them first.
+  std::stable_sort(rule.diagnostics.begin(), rule.diagnostics.end(),
+                   [](const core::Diagnostic& a, const core::Diagnostic& b) {
+                     return a.span.begin < b.span.begin;
+                   });
 }
 
 } // namespace teval::parser::htp

@@ -168,6 +168,16 @@ Ty Checker::cst_call(const ast::Call& c, const ast::Expr& e) {
       split_ref(*c.args[0]);
     return Ty::Int;
   }
+  if (f == "PRODUCER_FOR") {
+    warning(c.callee_span, "PRODUCER_FOR is an HTP header function the seed's grammar does not "
+                           "list; teval reads PRODUCER_FOR(X, \"op\") as: X's output feeds an op "
+                           "\"op\" of the graph (\"*Output\": X is the graph's output)");
+    if (arity(c, 2, 2)) {
+      opref(*c.args[0]);
+      plain_string(*c.args[1], "an opstring");
+    }
+    return Ty::Bool;
+  }
   if (f == "EXTERNAL_CONSTRAINT") {
     if (!arity(c, 2, SIZE_MAX))
       return Ty::Bool;
@@ -206,6 +216,12 @@ Repl Checker::repl(const ast::Expr& e, bool root) {
     return {Built::Existing, s->value == "*"};
   }
   const ast::Call* c = as_call(e);
+  if (const ast::Name* n = as_name(e); n && !c) {
+    error(e.span, "unknown name `" + n->id +
+                      "` as a replacement: an operand tag is a string constant (\"" + n->id +
+                      "\"), and no macro of that name is defined in this file");
+    return {};
+  }
   if (!c) {
     error(e.span, "expected a replacement (an operand tag, Op(...), a modifier, ...)");
     return {};
@@ -254,8 +270,11 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     if (!arity(c, 1, SIZE_MAX))
       return {};
     opstring(*c.args[0]);
-    for (size_t i = 1; i < c.args.size(); ++i)
+    for (size_t i = 1; i < c.args.size(); ++i) {
+      in_op_operand_ = is_call(*c.args[i], "AUTOSPLIT");
       repl(*c.args[i], false);
+      in_op_operand_ = false;
+    }
     return {Built::Op, false};
   }
   if (f == "WrapOp" || f == "WrapOpAlways") {
@@ -307,7 +326,16 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     return {Built::Const, false};
   }
   if (f == "AUTOSPLIT") {
-    if (!root)
+    // Shipped SDK examples nest AUTOSPLIT in an Op's operands; the seed
+    // says such breaches may still work. Inside a modifier or a slice it
+    // has no clear meaning.
+    bool operand = in_op_operand_;
+    in_op_operand_ = false;
+    if (!root && operand)
+      warning(c.callee_span, "AUTOSPLIT inside Op(...) breaches the seed's restriction (only at "
+                             "the root of a replacement or inside SELECTs there), which the seed "
+                             "says may still work; teval builds it in place");
+    else if (!root)
       error(c.callee_span, "AUTOSPLIT may appear only at the root of a replacement or inside "
                            "SELECTs there");
     if (!arity(c, 4, 4))
@@ -324,7 +352,8 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
               "the body of AUTOSPLIT \"" + as_string(*c.args[1])->value +
                   "\" never refers to its split (TYPICAL_SLICE, SPLIT_START, ...)");
     }
-    return {Built::External, false};
+    // Nested, it constructs its Concat like an Op.
+    return {root ? Built::External : Built::Op, false};
   }
   if (f == "OP_ITER") {
     if (!arity(c, 5, 5))
@@ -377,13 +406,21 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
       for (const ExternalFunction& x : externals_)
         fn = x.name == n->id ? &x : fn;
       size_t given = c.args.size() - (split ? 2 : 1);
-      size_t skip = split ? 2 : 1; // Replacement&, and Split_Context const&
+      // The annotation may spell the context parameters (Replacement &, and
+      // Split_Context const & for AUTOSPLIT_SHAPEFN_APPLY) or leave them out.
+      size_t skip = 0;
+      if (fn && skip < fn->params.size() &&
+          fn->params[skip].find("Replacement") != std::string::npos)
+        ++skip;
+      if (fn && split && skip < fn->params.size() &&
+          fn->params[skip].find("Split_Context") != std::string::npos)
+        ++skip;
       if (!fn)
         warning(c.args[0]->span, "'" + n->id + "' has no :::EXTERNAL_SHAPEFN::: annotation");
-      else if (fn->params.size() >= skip && fn->params.size() - skip != given)
+      else if (fn->params.size() - skip != given)
         error(c.callee_span, "'" + n->id + "' takes " + std::to_string(fn->params.size() - skip) +
-                                 " argument(s) after its context, per its annotation; " +
-                                 std::to_string(given) + " given");
+                                 " argument(s)" + (skip ? " after its context" : "") +
+                                 ", per its annotation; " + std::to_string(given) + " given");
     }
     for (size_t i = split ? 2 : 1; i < c.args.size(); ++i)
       apply_parm(*c.args[i]);
@@ -489,7 +526,21 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     error(c.callee_span, f + " is a constraint expression; a replacement is expected here");
   else
     error(c.callee_span, "unknown replacement form '" + f + "'");
+  // An unknown form given a split tag (FOO_SLICE("x", "I")) was meant to
+  // refer to that split: one error says so, not a second about the split.
+  mark_split_references(e);
   return {};
+}
+
+void Checker::mark_split_references(const ast::Expr& e) {
+  if (const ast::StringLit* s = as_string(e)) {
+    if (std::find(scopes_.begin(), scopes_.end(), s->value) != scopes_.end())
+      referenced_.insert(s->value);
+    return;
+  }
+  if (const ast::Call* c = as_call(e))
+    for (const ast::ExprPtr& a : c->args)
+      mark_split_references(*a);
 }
 
 Repl Checker::modifier(const ast::Call& c, bool) {
@@ -535,7 +586,12 @@ Repl Checker::modifier(const ast::Call& c, bool) {
   }
   const ast::Expr& last = *c.args.back();
   Repl r = repl(last, false);
-  if (r.built != Built::Op && r.built != Built::Bad)
+  if (r.built == Built::Const && f == "WITH_SAME_OUTPUT")
+    // Shipped SDK examples write this; the seed says breaches may still work.
+    warning(last.span, "a gen_Const* as the last operand of WITH_SAME_OUTPUT breaches the seed's "
+                       "restriction (it must construct an Op), which the seed says may still "
+                       "work; teval checks such a rule but cannot evaluate it");
+  else if (r.built != Built::Op && r.built != Built::Bad)
     error(last.span, "the last operand of " + f + " must construct an Op");
   return {Built::Op, false};
 }

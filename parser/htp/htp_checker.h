@@ -113,7 +113,8 @@ inline const std::set<std::string> kReplForms = {"Operand",
 
 // Functions the rewrite engine knows, used by the seed's slice macros.
 inline const std::set<std::string> kBuiltinShapeFns = {
-    "simple_split_start", "simple_split_size", "simpledim_split_start", "simpledim_split_size"};
+    "simple_split_start",   "simple_split_size",        "simpledim_split_start",
+    "simpledim_split_size", "typical_conv_split_start", "typical_conv_split_size"};
 
 class Checker {
 public:
@@ -199,6 +200,11 @@ private:
   Rule& rule_;
   const std::vector<ExternalFunction>& externals_;
   std::set<std::string> tags_;
+  // Counts the split tags \p e names as referenced.
+  void mark_split_references(const ast::Expr& e);
+
+  // The replacement being checked is an operand of Op(...) itself.
+  bool in_op_operand_ = false;
   std::vector<std::string> scopes_;  // enclosing AUTOSPLIT / OP_ITER tags
   std::set<std::string> split_tags_; // every AUTOSPLIT / OP_ITER tag
   std::set<std::string> referenced_; // split tags referenced so far

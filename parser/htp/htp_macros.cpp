@@ -86,6 +86,67 @@ const MacroText kHeaderMacros[] = {
     {"MIN_WIDTH", "8"},
 };
 
+// Macros of the HTP headers that the seed's grammar does not list and that
+// teval reads with a warning naming them: the headers' definitions
+// (constraints.h, optimize_defs.h), or, for library functions, teval's
+// model of them.
+struct WarnedMacroText {
+  const char* head;
+  const char* body;
+  const char* reading; // what the warning says teval reads the use as
+};
+
+const WarnedMacroText kWarnedHeaderMacros[] = {
+    {"IS_QUANT_TYPE(X)", "OR(IS_QUINT8(X),IS_QINT8(X),IS_QINT16(X),IS_QUINT16(X),IS_QINT32(X))",
+     "OR(IS_QUINT8(X), IS_QINT8(X), IS_QINT16(X), IS_QUINT16(X), IS_QINT32(X))"},
+    {"IS_QUANT_SIGNED(X)", "OR(IS_QINT32(X),IS_QINT16(X),IS_QINT8(X))",
+     "OR(IS_QINT32(X), IS_QINT16(X), IS_QINT8(X))"},
+    {"IS_QINT8_SYMM(X)", "AND(IS_QINT8(X),EQ(ZERO_OFFSET_OF(X),0))",
+     "AND(IS_QINT8(X), EQ(ZERO_OFFSET_OF(X), 0))"},
+    {"IS_FLOAT16_BOTH(X,Y)", "AND(IS_FLOAT16(X),IS_FLOAT16(Y))",
+     "AND(IS_FLOAT16(X), IS_FLOAT16(Y))"},
+    {"IS_FLOAT16_ALL(...)", "IS_DTYPE_ALL(DType::Float16,__VA_ARGS__)",
+     "AND(EQ(DTYPE_OF(X), DType::Float16), ...) over its operands"},
+    {"IS_FLOAT32_ALL(...)", "IS_DTYPE_ALL(DType::Float32,__VA_ARGS__)",
+     "AND(EQ(DTYPE_OF(X), DType::Float32), ...) over its operands"},
+    {"IS_BFLOAT16_ALL(...)", "IS_DTYPE_ALL(DType::BFloat16,__VA_ARGS__)",
+     "AND(EQ(DTYPE_OF(X), DType::BFloat16), ...) over its operands"},
+    {"IS_BFLOAT16(X)", "EQ(DTYPE_OF(X),DType::BFloat16)", "EQ(DTYPE_OF(X), DType::BFloat16)"},
+    {"IS_INT64(X)", "EQ(DTYPE_OF(X),DType::Int64)", "EQ(DTYPE_OF(X), DType::Int64)"},
+    {"IS_EMPTY_DIM(X,DIM)", "EQ(DIM_OF(X,DIM),0)", "EQ(DIM_OF(X, DIM), 0)"},
+    {"DIM_CHANNEL(X)", "DIM_OF(X,4)", "DIM_OF(X, 4)"},
+    {"ESTIMATE_TENSOR_SIZE(T)",
+     "MUL(DIM_BATCHES(T),ROUNDUP(DIM_HEIGHT(T),TILE_HEIGHT),"
+     "ROUNDUP(MUL(DIM_WIDTH(T),ELEMENTSIZE_OF(T)),8),ROUNDUP(DIM_DEPTH(T),32))",
+     "the header's estimate MUL(DIM_BATCHES(T), ROUNDUP(DIM_HEIGHT(T), TILE_HEIGHT), "
+     "ROUNDUP(MUL(DIM_WIDTH(T), ELEMENTSIZE_OF(T)), 8), ROUNDUP(DIM_DEPTH(T), 32)) "
+     "(the definition varies between SDK versions)"},
+    {"AUTOTHREAD_HVX(dim,tag,body)",
+     "AUTOSPLIT(dim,tag,DIV(ADD(DIM_OF(\"*\",dim),SUB(OPTION_UINT(\"autothread_hvx_ntiles\"),1)),"
+     "OPTION_UINT(\"autothread_hvx_ntiles\")),body)",
+     "an AUTOSPLIT of dimension dim into OPTION_UINT(\"autothread_hvx_ntiles\") chunks"},
+    {"TYPICAL_CONV_SLICE(in,tag,stride,filt)",
+     "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(typical_conv_split_start,tag,in,stride,filt),"
+     "AUTOSPLIT_SHAPEFN_APPLY(typical_conv_split_size,tag,in,stride,filt))",
+     "a slice of in through the HTP library's convolution shape functions, which teval "
+     "does not model: such a rule checks but cannot be evaluated"},
+    {"size_t(x)", "UINT(x)", "a conversion to size, UINT(x)"},
+};
+
+// IS_DTYPE_ALL(dtype, a, b, ...): AND(EQ(DTYPE_OF(a), dtype), ...).
+ast::ExprPtr dtype_all(const std::vector<ast::ExprPtr>& args, core::Span use) {
+  if (args.size() < 2)
+    throw Error(ErrorKind::Syntax, use, "IS_DTYPE_ALL takes a dtype and at least one operand");
+  auto make = [&](std::string callee, std::vector<ast::ExprPtr> a) {
+    return std::make_shared<const ast::Expr>(
+        ast::Expr{use, ast::Call{std::move(callee), use, std::move(a), {}, false}});
+  };
+  std::vector<ast::ExprPtr> tests;
+  for (size_t i = 1; i < args.size(); ++i)
+    tests.push_back(make("EQ", {make("DTYPE_OF", {args[i]}), args[0]}));
+  return tests.size() == 1 ? tests[0] : make("AND", std::move(tests));
+}
+
 template <size_t N> MacroTable make_table(const MacroText (&rows)[N], const char* label) {
   // The texts stay alive with the table: expanded nodes may keep spans into
   // them only for a moment (expansion re-spans every body node).
@@ -156,22 +217,57 @@ const MacroTable& MacroTable::seed() {
 }
 
 const MacroTable& MacroTable::headers() {
-  static const MacroTable table = make_table(kHeaderMacros, "<header macros>");
+  static const MacroTable table = [] {
+    MacroTable t = make_table(kHeaderMacros, "<header macros>");
+    MacroText plain[std::size(kWarnedHeaderMacros)];
+    for (size_t i = 0; i < std::size(kWarnedHeaderMacros); ++i)
+      plain[i] = {kWarnedHeaderMacros[i].head, kWarnedHeaderMacros[i].body};
+    MacroTable warned = make_table(plain, "<header macros>");
+    for (const WarnedMacroText& row : kWarnedHeaderMacros) {
+      std::string head = row.head;
+      std::string name = head.substr(0, head.find('('));
+      MacroDef def = warned.macros_.at(name);
+      def.warning =
+          name + " is " +
+          (name == "size_t" ? std::string("a C++ cast") : std::string("an HTP header macro")) +
+          " the seed's grammar does not list; teval reads it as " + row.reading;
+      t.define(name, std::move(def));
+    }
+    MacroDef all;
+    all.params = {"dtype", "..."};
+    all.native = dtype_all;
+    all.warning = "IS_DTYPE_ALL is an HTP header macro the seed's grammar does not list; teval "
+                  "reads it as AND(EQ(DTYPE_OF(X), dtype), ...) over its operands";
+    t.define("IS_DTYPE_ALL", std::move(all));
+    return t;
+  }();
   return table;
 }
 
-ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e) const {
-  return expand(e, 0);
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses) const {
+  return expand(e, 0, uses);
 }
 
-ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth) const {
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth,
+                                std::vector<MacroUse>* uses) const {
   if (depth > 64)
     throw Error(ErrorKind::Limit, e->span, "macro expansion nested more than 64 deep");
+  // A use the expansion of a warned macro made (its nodes carry the use's
+  // span) is part of that use, not one of its own.
+  auto note = [&](const std::string& name, const MacroDef& def, core::Span span) {
+    if (!uses || def.warning.empty())
+      return;
+    for (const MacroUse& u : *uses)
+      if (u.span.file == span.file && u.span.begin == span.begin && u.span.end == span.end)
+        return;
+    uses->push_back({name, span, def.warning});
+  };
   if (const auto* name = std::get_if<ast::Name>(&e->node)) {
     auto it = macros_.find(name->id);
     if (it == macros_.end() || it->second.function_like)
       return e;
-    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1);
+    note(name->id, it->second, e->span);
+    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses);
   }
   if (const auto* call = std::get_if<ast::Call>(&e->node)) {
     auto it = macros_.find(call->callee);
@@ -179,10 +275,13 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth) const {
       auto out = std::make_shared<ast::Expr>(*e);
       auto& c = std::get<ast::Call>(out->node);
       for (ast::ExprPtr& a : c.args)
-        a = expand(a, depth);
+        a = expand(a, depth, uses);
       return out;
     }
     const MacroDef& def = it->second;
+    note(call->callee, def, e->span);
+    if (def.native)
+      return expand(def.native(call->args, e->span), depth + 1, uses);
     bool variadic = !def.params.empty() && def.params.back() == "...";
     size_t fixed = def.params.size() - (variadic ? 1 : 0);
     if (call->args.size() < fixed || (!variadic && call->args.size() > fixed))
@@ -190,11 +289,11 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth) const {
                   "macro " + call->callee + " takes " + std::to_string(fixed) +
                       (variadic ? " or more" : "") + " argument" + (fixed == 1 ? "" : "s") +
                       ", not " + std::to_string(call->args.size()));
-    return expand(substitute(def.body, def, call->args, e->span), depth + 1);
+    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses);
   }
   if (const auto* unary = std::get_if<ast::Unary>(&e->node)) {
     auto out = std::make_shared<ast::Expr>(*e);
-    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth);
+    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses);
     return out;
   }
   return e;

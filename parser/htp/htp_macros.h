@@ -4,6 +4,7 @@
 // TILE_HEIGHT, ...) and a file's own `#define`s. Internal to parser/.
 #pragma once
 
+#include "core/source.h"
 #include "parser/ast.h"
 
 #include <map>
@@ -17,6 +18,19 @@ struct MacroDef {
   std::vector<std::string> params;
   bool function_like = true;
   ast::ExprPtr body;
+  /// Expands a use whose expansion no body can write (IS_DTYPE_ALL: one
+  /// test per argument); used instead of the body when set.
+  ast::ExprPtr (*native)(const std::vector<ast::ExprPtr>& args, core::Span use) = nullptr;
+  /// For constructs outside the seed's grammar: the warning a use earns
+  /// (once per file), naming the construct and what teval reads it as.
+  std::string warning;
+};
+
+/// A use of a macro that has a warning.
+struct MacroUse {
+  std::string name;
+  core::Span span;
+  std::string warning;
 };
 
 /// A set of macros and their expansion.
@@ -34,10 +48,12 @@ public:
   /// Expanded nodes carry the span of the use they came from; arguments keep
   /// theirs. Throws Error for a wrong argument count or a recursion deeper
   /// than 64 expansions.
-  ast::ExprPtr expand(const ast::ExprPtr& e) const;
+  /// When \p uses is given, every use of a macro with a warning is
+  /// appended to it.
+  ast::ExprPtr expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses = nullptr) const;
 
 private:
-  ast::ExprPtr expand(const ast::ExprPtr& e, int depth) const;
+  ast::ExprPtr expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses) const;
   std::map<std::string, MacroDef> macros_;
 };
 

@@ -6,9 +6,12 @@
 #include "parser/htp/htp_grammar.h"
 #include "parser/htp/htp_macros.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <regex>
+#include <set>
 
 namespace teval::parser::htp {
 
@@ -114,11 +117,35 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
+// A #define whose body is a whole rule.
+struct Wrapper {
+  MacroDef def; ///< body: the wrapped rule macro's invocation
+  ItemKind kind = ItemKind::Optimization;
+  std::string problem; ///< why its uses cannot be read, if they cannot
+};
+
+// The rule wrappers of the HTP headers (optimize_defs.h), which says they
+// are meant to be seen by the rule parser.
+const std::map<std::string, Wrapper>& header_wrappers() {
+  static const std::map<std::string, Wrapper> wrappers = [] {
+    static const auto source = core::SourceFile::make(
+        "<header macros>",
+        "DEF_OPTIM(CLEANUP_GRAPH + 130, relaxed_precision_flag, Op(OP, A, B), "
+        "IS_BINARY_FP32(A, B, \"*\"), "
+        "MAKE_OP_FP16_AND_INSERT_CAST(Op(OP, CAST_TO_FP16(A), CAST_TO_FP16(B))))");
+    Wrapper w;
+    w.def.params = {"OP", "A", "B"};
+    w.def.body = parse_htp_invocation(source->text(), TextOrigin(source.get(), uint32_t{0})).call;
+    return std::map<std::string, Wrapper>{{"CONVERT_BINARY_OP_TO_FP16", w}};
+  }();
+  return wrappers;
+}
+
 class Reader {
 public:
   explicit Reader(std::shared_ptr<const core::SourceFile> source)
       : source_(std::move(source)), text_(source_->text()), code_(blank_comments(text_)),
-        local_macros_(MacroTable::headers()) {}
+        local_macros_(MacroTable::headers()), wrappers_(header_wrappers()) {}
 
   RuleFile read() {
     RuleFile file;
@@ -199,9 +226,20 @@ private:
       }
       if (skipping)
         continue;
+      if (read_string_constant(at, end))
+        continue;
       size_t name_end = identifier_end(code_, at);
-      const TopLevel* t = top_level(std::string_view(code_).substr(at, name_end - at));
-      if (t && skip_spaces(code_, name_end) < end && code_[skip_spaces(code_, name_end)] == '(') {
+      std::string_view word = std::string_view(code_).substr(at, name_end - at);
+      bool call = skip_spaces(code_, name_end) < end && code_[skip_spaces(code_, name_end)] == '(';
+      if (call && wrappers_.count(std::string(word)) &&
+          !wrappers_.at(std::string(word)).problem.empty()) {
+        file.diagnostics.push_back(diagnostic(
+            Severity::Warning, span(at, name_end),
+            std::string(word) + " is a #define that wraps a rule, but " +
+                wrappers_.at(std::string(word)).problem + "; this use is not read as a rule"));
+        continue;
+      }
+      if (call && (top_level(word) || wrappers_.count(std::string(word)))) {
         starts.push_back(at);
         continue;
       }
@@ -268,6 +306,8 @@ private:
     }
     if (trim(text.substr(body_at)).empty())
       return last;
+    if (read_wrapper(name, def, text, body_at, at))
+      return last;
     try {
       def.body = parse_htp_expression(std::string_view(text).substr(body_at),
                                       TextOrigin(source_.get(), uint32_t(at + body_at)));
@@ -278,16 +318,94 @@ private:
     return last;
   }
 
+  // A #define whose body is a whole rule (`#define RENAME(F, T)
+  // DEF_PACKAGE_OPTIMIZATION(...)`, as the HTP headers' own
+  // CONVERT_BINARY_OP_TO_FP16): its uses at the start of a line are rules.
+  // A body that holds a rule macro elsewhere cannot be read: its uses are
+  // warned about. Returns whether the #define was either.
+  bool read_wrapper(const std::string& name, const MacroDef& def, const std::string& text,
+                    size_t body_at, size_t at) {
+    size_t first = skip_spaces(text, body_at);
+    while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first])))
+      ++first;
+    size_t macro_end = identifier_end(text, first);
+    const TopLevel* t = top_level(std::string_view(text).substr(first, macro_end - first));
+    if (t && skip_spaces(text, macro_end) < text.size() &&
+        text[skip_spaces(text, macro_end)] == '(') {
+      Wrapper w;
+      w.def = def;
+      w.kind = t->kind;
+      try {
+        w.def.body = parse_htp_invocation(std::string_view(text).substr(first),
+                                          TextOrigin(source_.get(), uint32_t(at + first)))
+                         .call;
+      } catch (const Error& e) {
+        w.problem = "its rule does not parse: " + e.message();
+      }
+      wrappers_[name] = std::move(w);
+      return true;
+    }
+    for (const TopLevel& top : kTopLevel) {
+      size_t found = text.find(top.macro, body_at);
+      if (found != std::string::npos && identifier_end(text, found) == found + strlen(top.macro) &&
+          (found == 0 || !std::isalnum(static_cast<unsigned char>(text[found - 1])))) {
+        Wrapper w;
+        w.def = def;
+        w.kind = top.kind;
+        w.problem = std::string("its body holds ") + top.macro +
+                    " after other text, which the rule parser does not read";
+        wrappers_[name] = std::move(w);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // `const char *NAME = "Op";` (also static, constexpr, `NAME[]`): packages
+  // name ops through such constants, which the seed's grammar does not
+  // allow; NAME then expands to the string, with a warning at each rule's
+  // first use.
+  bool read_string_constant(size_t begin, size_t end) {
+    static const std::regex declaration(
+        R"(^(?:static\s+)?(?:constexpr\s+)?(?:const\s+)?char\s*(?:const\s*)?\*?\s*(?:const\s+)?)"
+        R"(([A-Za-z_]\w*)\s*(\[\s*\])?\s*=\s*("(?:[^"\\]|\\.)*")\s*;\s*$)");
+    std::string line(text_.substr(begin, end - begin));
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.pop_back();
+    std::smatch m;
+    if (!std::regex_match(line, m, declaration))
+      return false;
+    const std::string name = m[1].str();
+    size_t literal_at = begin + size_t(m.position(3));
+    MacroDef def;
+    def.function_like = false;
+    try {
+      def.body = parse_htp_expression(std::string_view(text_).substr(literal_at, m[3].length()),
+                                      TextOrigin(source_.get(), uint32_t(literal_at)));
+    } catch (const Error&) {
+      return false;
+    }
+    def.warning = "op name `" + name + "` is a C identifier bound to " + m[3].str() + " on line " +
+                  std::to_string(source_->location(begin).line) +
+                  "; the seed's grammar wants a string constant, which teval reads in its place";
+    local_macros_.define(name, std::move(def));
+    return true;
+  }
+
   Rule read_rule(size_t begin, size_t end) {
     Rule rule;
     size_t name_end = identifier_end(code_, begin);
     rule.macro = std::string(text_.substr(begin, name_end - begin));
-    rule.kind = top_level(rule.macro)->kind;
+    const Wrapper* wrapper = wrappers_.count(rule.macro) ? &wrappers_.at(rule.macro) : nullptr;
+    rule.kind = wrapper ? wrapper->kind : top_level(rule.macro)->kind;
     rule.span = span(begin, name_end);
     try {
       std::string_view region = std::string_view(text_).substr(begin, end - begin);
       Invocation inv = parse_htp_invocation(region, TextOrigin(source_.get(), uint32_t(begin)));
       rule.invocation = inv.call;
+      check_preprocessor_arguments(rule);
+      if (wrapper)
+        unwrap(rule, *wrapper);
       size_t after = begin + inv.end;
       while (after < end && std::isspace(static_cast<unsigned char>(text_[after])))
         ++after;
@@ -295,17 +413,61 @@ private:
         rule.diagnostics.push_back(diagnostic(
             Severity::Error, span(after, after + 1),
             std::string("`") + text_[after] + "` may not follow the closing `)` of " + rule.macro));
-      rule.invocation = local_macros_.expand(rule.invocation);
+      std::vector<MacroUse> uses;
+      rule.invocation = local_macros_.expand(rule.invocation, &uses);
+      for (const MacroUse& u : uses)
+        if (warned_.insert(u.name).second)
+          rule.diagnostics.push_back(diagnostic(Severity::Warning, u.span, u.warning));
     } catch (const Error& e) {
       rule.diagnostics.push_back(e.diagnostic());
     }
     return rule;
   }
 
+  // The C preprocessor splits a macro's arguments at every comma outside
+  // parentheses, angle brackets included: `impl<A, B>` as an argument is
+  // two arguments, and only `(impl<A, B>)` is one.
+  void check_preprocessor_arguments(Rule& rule) {
+    const auto& call = std::get<ast::Call>(rule.invocation->node);
+    for (const ast::ExprPtr& a : call.args) {
+      const ast::Name* n = std::get_if<ast::Name>(&a->node);
+      if (!n || n->id.find('<') == std::string::npos || n->id.find(',') == std::string::npos)
+        continue;
+      size_t before = a->span.begin;
+      while (before > 0 && std::isspace(static_cast<unsigned char>(text_[before - 1])))
+        --before;
+      if (before > 0 && text_[before - 1] == '(' && before - 1 > rule.span.end)
+        continue; // parenthesized
+      size_t commas = std::count(n->id.begin(), n->id.end(), ',');
+      rule.diagnostics.push_back(diagnostic(
+          Severity::Error, a->span,
+          "the preprocessor splits `" + n->id + "` at its comma" + (commas > 1 ? "s" : "") +
+              ", so " + rule.macro + " gets " + std::to_string(call.args.size() + commas) +
+              " arguments; write `(" + n->id + ")`"));
+    }
+  }
+
+  // A use of a rule wrapper becomes the rule its body holds, with the
+  // arguments substituted; its nodes carry the use's position.
+  void unwrap(Rule& rule, const Wrapper& w) {
+    MacroTable one;
+    one.define(rule.macro, w.def);
+    rule.invocation = one.expand(rule.invocation);
+    const auto& call = std::get<ast::Call>(rule.invocation->node);
+    rule.diagnostics.push_back(diagnostic(Severity::Note, rule.span,
+                                          rule.macro + "(...) is a #define that wraps " +
+                                              call.callee + "; read as the rule it expands to"));
+    rule.macro = call.callee;
+  }
+
   std::shared_ptr<const core::SourceFile> source_;
   std::string_view text_;
   std::string code_;
   MacroTable local_macros_;
+  std::map<std::string, Wrapper> wrappers_;
+  // Constructs outside the seed's grammar already warned about: once per
+  // file is enough.
+  std::set<std::string> warned_;
 };
 
 } // namespace
@@ -389,12 +551,34 @@ RuleFile read_rules(std::shared_ptr<const core::SourceFile> source) {
   return Reader(std::move(source)).read();
 }
 
+namespace {
+
+// Whether the source has `(` just before \p e and `)` just after it.
+bool written_in_parentheses(const ast::Expr& e) {
+  if (!e.span.file)
+    return false;
+  std::string_view text = e.span.file->text();
+  size_t before = e.span.begin, after = e.span.end;
+  while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1])))
+    --before;
+  while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after])))
+    ++after;
+  return before > 0 && text[before - 1] == '(' && after < text.size() && text[after] == ')' &&
+         (before < 2 ||
+          !(std::isalnum(static_cast<unsigned char>(text[before - 2])) || text[before - 2] == '_'));
+}
+
+} // namespace
+
 std::string to_text(const ast::Expr& e) {
   return std::visit(
       [&](const auto& n) -> std::string {
         using T = std::decay_t<decltype(n)>;
         if constexpr (std::is_same_v<T, ast::Name>) {
-          return n.id;
+          // A name written in parentheses keeps them (`(impl<A, B>)` must, to
+          // be one macro argument).
+          return written_in_parentheses(e) || n.id.find(',') != std::string::npos ? "(" + n.id + ")"
+                                                                                  : n.id;
         } else if constexpr (std::is_same_v<T, ast::IntLit> || std::is_same_v<T, ast::FloatLit>) {
           return n.text;
         } else if constexpr (std::is_same_v<T, ast::StringLit>) {

@@ -123,6 +123,42 @@ TEST(HtpConstraints, OptionsAndExternals) {
   EXPECT_THROW(holds("EXTERNAL_CONSTRAINT(f, \"x\")"), NotEvaluable);
 }
 
+TEST(HtpConstraints, ProducerForReadsTheGraphAroundTheMatch) {
+  // x feeds both Relu (the match) and Conv; Relu's output is the graph's.
+  const char* g = "input x: float32[1, 1, 1, 2]\n"
+                  "c = Conv(x): float32[1, 1, 1, 2]\n"
+                  "r = Relu(x): float32[1, 1, 1, 2]\n"
+                  "s = Add(r, c): float32[1, 1, 1, 2]\n"
+                  "output s\n";
+  // The rule matches Relu; "*" is its output, which feeds Add, not the output.
+  auto at_relu = [&](const std::string& constraint) {
+    RuleFile f =
+        rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), " + constraint + ", \"x\")");
+    Graph gr = graph(g);
+    std::optional<Match> m = match(gr, 2, *f.rules.at(0).match);
+    EXPECT_TRUE(m.has_value());
+    return Evaluator(gr, *m).holds(*f.rules.at(0).constraint);
+  };
+  EXPECT_TRUE(at_relu("PRODUCER_FOR(\"x\", \"Conv\")"));
+  EXPECT_TRUE(at_relu("PRODUCER_FOR(\"*\", \"Add\")"));
+  EXPECT_FALSE(at_relu("PRODUCER_FOR(\"*\", \"Conv\")"));
+  EXPECT_FALSE(at_relu("PRODUCER_FOR(\"*\", \"*Output\")"));
+  EXPECT_TRUE(holds("PRODUCER_FOR(\"*\", \"*Output\")")); // kRelu: r is the output
+}
+
+TEST(HtpConstraints, HeaderMacrosOfPublicPackages) {
+  // kRelu's x is quint8 with zero offset 3.
+  EXPECT_TRUE(holds("AND(IS_QUANT_TYPE(\"x\"), NOT(IS_QUANT_SIGNED(\"x\")))"));
+  EXPECT_FALSE(holds("IS_FLOAT32_ALL(\"x\", \"*\")"));
+  EXPECT_TRUE(holds("IS_DTYPE_ALL(DType::QUInt8, \"x\", \"*\")"));
+  EXPECT_FALSE(holds("IS_FLOAT16_BOTH(\"x\", \"*\")"));
+  EXPECT_TRUE(holds("EQ(size_t(DIM_WIDTH(\"x\")), 3)"));
+  // ESTIMATE_TENSOR_SIZE of [1, 2, 3, 4] quint8 with tile_height 8:
+  // 1 * roundup(2, 8) * roundup(3 * 1, 8) * roundup(4, 32) = 8 * 8 * 32.
+  EXPECT_TRUE(holds("EQ(ESTIMATE_TENSOR_SIZE(\"x\"), 2048)",
+                    std::string("option tile_height = 8\n") + kRelu));
+}
+
 TEST(HtpGraphs, TextRoundTrips) {
   std::string text = "option tile_height = 8.0\n"
                      "input x: quint8[1, 2, 3, 4] zero 3 step 0.5\n"
@@ -196,6 +232,40 @@ TEST(HtpRewrite, AutosplitMakesChunksAndAConcat) {
     EXPECT_EQ(g.nodes[slice.inputs[1]].type.shape, (core::Shape{0, 0, 0, int64_t(2 * (i - 1))}));
   }
   EXPECT_EQ(chunks, (std::vector<int64_t>{2, 2, 1}));
+}
+
+TEST(HtpRewrite, AutothreadSplitsIntoTheOptionsNumberOfTiles) {
+  RuleFile keep;
+  ApplyResult r = apply("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Relu\", \"x\"), "
+                        "GT(DIM_HEIGHT(\"*\"), 1),\n"
+                        "  AUTOTHREAD_HVX(1, \"I\", Op(\"Relu.t\", TYPICAL_SLICE(\"x\", \"I\"))))",
+                        "option autothread_hvx_ntiles = 2\ninput x: float32[1, 5, 1, 1]\n"
+                        "r = Relu(x): float32[1, 5, 1, 1]\noutput r\n",
+                        keep);
+  ASSERT_EQ(r.steps.size(), 1u);
+  const Node& concat = r.graph.nodes[r.graph.output];
+  ASSERT_EQ(concat.op, "Concat");
+  ASSERT_EQ(concat.inputs.size(), 3u); // the axis and ceil(5 / 2) = 3 and 2 rows
+  EXPECT_EQ(r.graph.nodes[concat.inputs[1]].type.shape[1], 3);
+  EXPECT_EQ(r.graph.nodes[concat.inputs[2]].type.shape[1], 2);
+}
+
+TEST(HtpRewrite, AnAutosplitInsideAnOpIsBuiltInPlace) {
+  RuleFile keep;
+  ApplyResult r =
+      apply("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Tanh\", \"x\"), "
+            "GT(DIM_DEPTH(\"*\"), 2),\n"
+            "  Op(\"Neg\", AUTOSPLIT(3, \"I\", 2, Op(\"Tanh.s\", "
+            "TYPICAL_SLICE(\"x\", \"I\")))))",
+            "input x: float32[1, 1, 1, 3]\nr = Tanh(x): float32[1, 1, 1, 3]\noutput r\n", keep);
+  ASSERT_EQ(r.steps.size(), 1u);
+  const Node& neg = r.graph.nodes[r.graph.output];
+  EXPECT_EQ(neg.op, "Neg");
+  ASSERT_EQ(neg.inputs.size(), 1u);
+  const Node& concat = r.graph.nodes[neg.inputs[0]];
+  EXPECT_EQ(concat.op, "Concat");
+  EXPECT_EQ(concat.type.shape, (core::Shape{1, 1, 1, 3}));
+  EXPECT_EQ(concat.inputs.size(), 3u);
 }
 
 TEST(HtpRewrite, WrapOpKeepsAnOpOfItsName) {

@@ -56,14 +56,34 @@ TEST_P(RejectedRules, FailWithGoldenDiagnostics) {
   EXPECT_EQ(r.exit_code, 1);
   std::string failure = test::check_golden(golden("reject", GetParam() + ".err"), r.err + r.out);
   EXPECT_TRUE(failure.empty()) << failure;
-  // expand refuses malformed files, with the same diagnostics.
+  // expand prints the rules that are not malformed (those with warnings
+  // only; golden NAME.expand) and the same diagnostics.
   test::Result e = rules("expand " + rel("reject", GetParam() + ".cpp"));
   EXPECT_EQ(e.exit_code, 1);
-  EXPECT_EQ(e.out, "");
+  failure = test::check_golden(golden("reject", GetParam() + ".expand"), e.out);
+  EXPECT_TRUE(failure.empty()) << failure;
   EXPECT_EQ(e.err, r.err);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, RejectedRules, testing::ValuesIn(names("reject", ".cpp")));
+
+TEST(RulesCli, ExpandPrintsEveryGoodRuleAndReportsTheBadOnes) {
+  fs::path dir = test::scratch_dir("rules-expand-mixed");
+  test::write_file(dir / "mixed.cpp",
+                   "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, Op(\"B\", \"x\"))\n"
+                   "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK)\n"
+                   "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"C\", \"x\"), IS_QUINT8(\"x\"), "
+                   "Op(\"D\", \"x\"))\n");
+  test::Result r = test::run_teval("rules expand mixed.cpp", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "// mixed.cpp:1\nDEF_PACKAGE_OPTIMIZATION(EARLY,\n    Op(\"A\", \"x\"),\n    OK,\n"
+            "    Op(\"B\", \"x\"))\n\n// mixed.cpp:3\nDEF_PACKAGE_OPTIMIZATION(EARLY,\n"
+            "    Op(\"C\", \"x\"),\n    EQ(DTYPE_OF(\"x\"), DType::QUInt8),\n"
+            "    Op(\"D\", \"x\"))\n\n");
+  EXPECT_EQ(r.err.rfind("mixed.cpp:2:1: error: DEF_PACKAGE_OPTIMIZATION takes 4 arguments", 0), 0u)
+      << r.err;
+}
 
 class AppliedRules : public testing::TestWithParam<std::string> {};
 

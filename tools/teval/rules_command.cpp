@@ -135,9 +135,11 @@ int check(const std::vector<std::string>& files, bool json) {
 int expand(const std::string& path) {
   htp::RuleFile f = htp::read_rules(load(path));
   print_diagnostics(f);
-  if (f.malformed())
-    return 1;
+  // Every good rule is printed; the malformed ones are the diagnostics above
+  // and make the exit status 1.
   for (const htp::Rule& r : f.rules) {
+    if (r.malformed())
+      continue;
     auto at = f.source->location(r.span.begin);
     std::cout << "// " << path << ":" << at.line << "\n";
     if (r.kind != htp::ItemKind::Optimization) {
@@ -151,7 +153,7 @@ int expand(const std::string& path) {
       std::cout << ",\n    " << htp::to_pretty_text(*part, 4);
     std::cout << ")\n\n";
   }
-  return 0;
+  return f.malformed() ? 1 : 0;
 }
 
 std::string indent(const std::string& text) {

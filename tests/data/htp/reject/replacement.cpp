@@ -3,7 +3,7 @@
 // :::EXTERNAL_SHAPEFN::: { OpRef pad_shape(Replacement &rpx, OpRef const &in, int pad); }
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, "*")
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, SELECT(IS_FLOAT32("x"), "x", SELECT(OK, Operand("*"), "x")))
-DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, Op("Relu6", AUTOSPLIT(3, "I", 2, Op("Relu", TYPICAL_SLICE("x", "I")))))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, WITH_SIZE("x", AUTOSPLIT(3, "I", 2, Op("Relu", TYPICAL_SLICE("x", "I")))))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, WITH_SIZE("x", EXTERNAL_REPLACE(fuse)))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, WITH_SIZE(Op("Neg", "x"), Op("Relu6", "x")))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, WITH_TYPE(Op("Neg", "x"), Op("Relu6", "x")))
@@ -26,3 +26,6 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, Op("Relu6", gen_ConstScalar
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, FROBNICATE("x"))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, TYPICAL_SLICE("x"))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, 42)
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, undefined_replacement)
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), GT(DIM_WIDTH("*"), 4), AUTOSPLIT(2, "I", 4, Op("Relu", NOT_A_SLICE("x", "I"))))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), OK, WITH_TYPE("x", gen_ConstScalar_f32(1.0f)))

@@ -10,3 +10,7 @@ DEF_TENSOR_PROPERTIES(Op("Relu", "in"), Flat("out"), Sideways("in"))
 DEF_PACKAGE_PARAM_ORDER("Softmax", "beta", maybe, nullptr, "axis")
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), GT(TWO(1), 0), "x")
 // :::EXTERNAL_SHAPEFN::: OpRef broken annotation
+DEF_PACKAGE_OP(impl<A, B>, "Split")
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), NOPE("x"))
+DEF_TENSOR_PROPERTIES(Op("Split2", "in"), Flat("lo"), Outputs("lo", "in"))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), AND(FROB("x"), OK), Op("Neg", NOT_A_FORM("x")))
