@@ -161,7 +161,7 @@ TEST(RulesCli, VerifyOneRuleByLine) {
   test::Result r = rules("verify examples/htp/split_rules.cpp --ops examples/htp/ops.txt "
                          "--cases 5 --line 22");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "examples/htp/split_rules.cpp:22: sound (5 cases)\n"
+  EXPECT_EQ(r.out, "examples/htp/split_rules.cpp:22: sound (no counterexample in 5 graphs)\n"
                    "1 sound, 0 unsound, 0 unverifiable\n");
 }
 

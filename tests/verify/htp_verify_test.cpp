@@ -46,6 +46,23 @@ TEST(HtpVerify, SplittingElementwiseIsSoundSplittingSoftmaxIsNot) {
       << bad.counterexample->before;
 }
 
+TEST(HtpVerify, GraphsAreDrawnAroundTheConstantsTheConstraintComparesWith) {
+  // Width above 32, height at most 4 and a depth of exactly 7 (of the
+  // input): far beyond the small random extents, found through the hints.
+  VerifyResult wide =
+      verify("DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Tanh\", \"x\"),\n"
+             "  AND(GT(DIM_WIDTH(\"*\"), 32), LE(DIM_HEIGHT(\"*\"), 4), EQ(SUB(DIM_DEPTH(\"x\"), "
+             "1), 6)),\n"
+             "  AUTOSPLIT(2, \"I\", 32, Op(\"Tanh\", TYPICAL_SLICE(\"x\", \"I\"))))");
+  EXPECT_EQ(wide.verdict, Verdict::Sound) << wide.reason;
+  EXPECT_EQ(wide.cases, 20);
+  // And an unsound rule behind such a constraint is caught.
+  VerifyResult deep = verify(
+      "DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Softmax\", \"x\"), GT(ADD(DIM_DEPTH(\"*\"), 1), 40),\n"
+      "  AUTOSPLIT(3, \"I\", 16, Op(\"Softmax\", TYPICAL_SLICE(\"x\", \"I\"))))");
+  EXPECT_EQ(deep.verdict, Verdict::Unsound) << deep.reason;
+}
+
 TEST(HtpVerify, UnverifiableRulesSayWhy) {
   EXPECT_EQ(verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, EXTERNAL_REPLACE(f))")
                 .reason,

@@ -41,7 +41,7 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
   verify   for each optimization rule, draw random graphs the rule applies
            to, evaluate them before and after the rewrite with the
            ground-truth interpreter (op meanings from the ops file OPS) and
-           report sound (with the number of cases), unsound (with a shrunk
+           report sound (no counterexample in N graphs), unsound (with a shrunk
            counterexample and the differing element) or unverifiable (with
            the reason). --cases N graphs per rule (default 50), --seed S,
            --line L only the rule starting on line L. With --json, one
@@ -240,7 +240,8 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
     }
     std::cout << where(*r) << ": " << vh::verdict_name(v.verdict);
     if (v.verdict == vh::Verdict::Sound)
-      std::cout << " (" << v.cases << " cases)\n";
+      std::cout << " (no counterexample in " << v.cases << " graph" << (v.cases == 1 ? "" : "s")
+                << ")\n";
     else if (v.verdict == vh::Verdict::Unverifiable)
       std::cout << ": " << v.reason << "\n";
     else
