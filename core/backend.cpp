@@ -19,20 +19,16 @@ Outcome evaluate(Backend& backend, const Kernel& kernel, std::span<const Tensor>
     o.error = e.render();
     return o;
   }
-  Interrupt interrupt;
-  InterruptScope scope(interrupt);
   auto start = std::chrono::steady_clock::now();
   try {
-    std::optional<Watchdog> watchdog;
+    auto run = [&] { o.outputs = executable->run(inputs); };
     if (budget)
-      watchdog.emplace(interrupt, *budget);
-    o.outputs = executable->run(inputs);
+      o.hang = !run_within(*budget, run);
+    else
+      run();
   } catch (const Error& e) {
     o.outputs.clear();
-    if (e.kind() == ErrorKind::Interrupted && interrupt.requested())
-      o.hang = true;
-    else
-      o.error = e.render();
+    o.error = e.render();
   }
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;

@@ -65,4 +65,18 @@ Watchdog::~Watchdog() {
   thread_.join();
 }
 
+bool run_within(std::chrono::milliseconds budget, const std::function<void()>& work) {
+  Interrupt interrupt;
+  InterruptScope scope(interrupt);
+  try {
+    Watchdog watchdog(interrupt, budget);
+    work();
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Interrupted && interrupt.requested())
+      return false;
+    throw;
+  }
+  return true;
+}
+
 } // namespace teval::core

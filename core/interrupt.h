@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -89,5 +90,11 @@ private:
   std::atomic<bool> fired_{false};
   std::thread thread_;
 };
+
+/// Runs \p work under a fresh Interrupt (installed for this thread) that a
+/// Watchdog requests once \p budget has passed. Returns false when \p work
+/// was stopped by it (it threw Error{Interrupted}), true when it finished;
+/// any other exception propagates.
+bool run_within(std::chrono::milliseconds budget, const std::function<void()>& work);
 
 } // namespace teval::core

@@ -1,6 +1,8 @@
 // Loop transformations preserve results: on random programs, a randomly
 // transformed loop nest computes what the lowered nest computes (IREval),
 // and compiled code computes what IREval computes on the transformed nest.
+#include "core/backend.h"
+#include "core/interrupt.h"
 #include "core/lower.h"
 #include "core/transform.h"
 #include "interp/ireval.h"
@@ -11,6 +13,8 @@
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
+
+#include <chrono>
 
 namespace teval::verify {
 namespace {
@@ -25,6 +29,8 @@ template <class F> Outcome outcome(F run) {
   try {
     o.out = run();
   } catch (const core::Error& e) {
+    if (e.kind() == core::ErrorKind::Interrupted)
+      throw; // a hang, which run_within() reports
     o.error = e.render();
   }
   return o;
@@ -64,13 +70,24 @@ void check_steps(const std::vector<TransformStep>& steps) {
   RC_LOG() << "program: " << p.text << "\nsteps:\n"
            << log << "transformed:\n"
            << core::to_string(transformed);
+  auto start = std::chrono::steady_clock::now();
   Outcome before = outcome([&] { return interp::ireval(nest, inputs); });
-  Outcome after = outcome([&] { return interp::ireval(transformed, inputs); });
+  std::chrono::milliseconds budget = core::hang_budget(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  // The transformed nest and its compiled code run under a time budget: a
+  // transformation or code generation bug that loops forever fails the case.
+  Outcome after, compiled;
+  bool finished = core::run_within(
+      budget, [&] { after = outcome([&] { return interp::ireval(transformed, inputs); }); });
+  RC_ASSERT_FALSE(!finished && "IREval of the transformed nest hangs");
   // Errors: whether one happens is preserved; which one may change with
   // the iteration order.
   RC_ASSERT(before.error.empty() == after.error.empty());
   RC_ASSERT(same_outputs(before, after));
-  Outcome compiled = outcome([&] { return shared_jit().compile(transformed)->run(inputs); });
+  std::unique_ptr<jit::CompiledKernel> kernel = shared_jit().compile(transformed);
+  finished =
+      core::run_within(budget, [&] { compiled = outcome([&] { return kernel->run(inputs); }); });
+  RC_ASSERT_FALSE(!finished && "the compiled transformed nest hangs");
   RC_ASSERT(compiled.error == after.error);
   RC_ASSERT(same_outputs(compiled, after));
 }
