@@ -38,7 +38,12 @@ public:
   CompiledKernel& operator=(const CompiledKernel&) = delete;
 
   /// Runs the kernel: \p inputs as for interp::ireval; returns the outputs.
-  /// Throws Error exactly where IREval would.
+  /// Throws Error exactly where IREval would. Under a core::Interrupt
+  /// (core/interrupt.h) a request stops the run with Error{Interrupted}:
+  /// compiled loops do not poll, so teval installs a SIGUSR2 handler
+  /// (chaining to an earlier one) and the request signals the running
+  /// thread, which leaves the kernel. A program that uses SIGUSR2 itself
+  /// should not run kernels under an Interrupt.
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const;
 
 private:

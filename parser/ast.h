@@ -60,6 +60,9 @@ using ExprPtr = std::shared_ptr<const Expr>;
 /// An identifier; may be qualified ("DType::Float").
 struct Name {
   std::string id;
+  /// Written in parentheses, as `(impl<A, B>)`: a C macro argument that
+  /// must stay one.
+  bool parenthesized = false;
 };
 /// An integer literal; `text` is as written (base prefix and suffixes kept).
 struct IntLit {

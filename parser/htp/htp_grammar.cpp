@@ -131,9 +131,15 @@ auto const literal_def =
     (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_c_int];
 auto const call_args_def = (x3::lit('(') >> -(expr[push_arg] % ',')) > x3::lit(')');
 auto const call_def = (pos >> identifier >> call_args >> here)[mk_call];
+// `(impl<A, B>)`: the name, marked as written in parentheses.
+auto const mk_parenthesized = [](auto& ctx) {
+  Node n = x3::_attr(ctx);
+  std::get<ast::Name>(n->node).parenthesized = true;
+  x3::_val(ctx) = n;
+};
 auto const term_def = call[set_val] | (pos >> +string_text >> here)[mk_strings] | literal[set_val] |
                       (pos >> x3::char_("-+") >> term)[mk_sign] | name_node[set_val] |
-                      (x3::lit('(') >> name_node > x3::lit(')'))[set_val];
+                      (x3::lit('(') >> name_node > x3::lit(')'))[mk_parenthesized];
 auto const name_node_def = (pos >> qualified >> here)[mk_name];
 auto const pass_offset_def = (pos >> int_text >> here)[mk_c_int];
 auto const expr_def = term[set_val] >> *(pos >> x3::char_("+-") >> pass_offset)[mk_offset];

@@ -433,11 +433,8 @@ private:
       const ast::Name* n = std::get_if<ast::Name>(&a->node);
       if (!n || n->id.find('<') == std::string::npos || n->id.find(',') == std::string::npos)
         continue;
-      size_t before = a->span.begin;
-      while (before > 0 && std::isspace(static_cast<unsigned char>(text_[before - 1])))
-        --before;
-      if (before > 0 && text_[before - 1] == '(' && before - 1 > rule.span.end)
-        continue; // parenthesized
+      if (n->parenthesized)
+        continue;
       size_t commas = std::count(n->id.begin(), n->id.end(), ',');
       rule.diagnostics.push_back(diagnostic(
           Severity::Error, a->span,
@@ -551,25 +548,6 @@ RuleFile read_rules(std::shared_ptr<const core::SourceFile> source) {
   return Reader(std::move(source)).read();
 }
 
-namespace {
-
-// Whether the source has `(` just before \p e and `)` just after it.
-bool written_in_parentheses(const ast::Expr& e) {
-  if (!e.span.file)
-    return false;
-  std::string_view text = e.span.file->text();
-  size_t before = e.span.begin, after = e.span.end;
-  while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1])))
-    --before;
-  while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after])))
-    ++after;
-  return before > 0 && text[before - 1] == '(' && after < text.size() && text[after] == ')' &&
-         (before < 2 ||
-          !(std::isalnum(static_cast<unsigned char>(text[before - 2])) || text[before - 2] == '_'));
-}
-
-} // namespace
-
 std::string to_text(const ast::Expr& e) {
   return std::visit(
       [&](const auto& n) -> std::string {
@@ -577,8 +555,7 @@ std::string to_text(const ast::Expr& e) {
         if constexpr (std::is_same_v<T, ast::Name>) {
           // A name written in parentheses keeps them (`(impl<A, B>)` must, to
           // be one macro argument).
-          return written_in_parentheses(e) || n.id.find(',') != std::string::npos ? "(" + n.id + ")"
-                                                                                  : n.id;
+          return n.parenthesized || n.id.find(',') != std::string::npos ? "(" + n.id + ")" : n.id;
         } else if constexpr (std::is_same_v<T, ast::IntLit> || std::is_same_v<T, ast::FloatLit>) {
           return n.text;
         } else if constexpr (std::is_same_v<T, ast::StringLit>) {

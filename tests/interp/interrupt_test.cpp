@@ -4,9 +4,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/interrupt.h"
-#include "interp/backends.h"
 #include "interp/random_inputs.h"
-#include "jit/jit.h"
 #include "tests/support/programs.h"
 
 #include <gtest/gtest.h>
@@ -20,15 +18,6 @@ namespace {
 const char* const kEndless =
     "output0[M] +=! input0[M] + (K + L).cast(`float32`) where K in 1048576, L in 524288";
 const char* const kSmall = "output0[N] = input0[N] * 2";
-
-std::vector<std::unique_ptr<core::Backend>> all_backends() {
-  std::vector<std::unique_ptr<core::Backend>> b;
-  b.push_back(interp::interpreter_backend());
-  b.push_back(interp::interpreter_backend({.blocks = false}));
-  b.push_back(interp::ireval_backend());
-  b.push_back(jit::jit_backend());
-  return b;
-}
 
 const core::Tensor& one_two_three() {
   static const core::Tensor t = test::tensor(core::DType::Float32, {3}, {1, 2, 3});
@@ -46,7 +35,7 @@ TEST(Interrupt, BudgetStopsAnEndlessRunOnEveryBackend) {
   core::Kernel endless =
       test::elaborate(kEndless, {{"input0", test::tensor(core::DType::Float32, {1}, {0.5})}});
   core::Kernel small = test::elaborate(kSmall, {{"input0", one_two_three()}});
-  for (auto& backend : all_backends()) {
+  for (auto& backend : test::make_backends()) {
     core::Outcome o =
         core::evaluate(*backend, endless, inputs(endless), std::chrono::milliseconds(100));
     EXPECT_TRUE(o.hang) << backend->name();
@@ -64,7 +53,7 @@ TEST(Interrupt, BudgetStopsAnEndlessRunOnEveryBackend) {
 TEST(Interrupt, ARequestFromAnotherThreadStopsTheRun) {
   core::Kernel endless =
       test::elaborate(kEndless, {{"input0", test::tensor(core::DType::Float32, {1}, {0.5})}});
-  for (auto& backend : all_backends()) {
+  for (auto& backend : test::make_backends()) {
     std::unique_ptr<core::Executable> e = backend->prepare(endless);
     core::Interrupt interrupt;
     core::InterruptScope scope(interrupt);
@@ -85,7 +74,7 @@ TEST(Interrupt, ARequestFromAnotherThreadStopsTheRun) {
 
 TEST(Interrupt, ARequestMadeBeforeTheRunStopsItAtOnce) {
   core::Kernel small = test::elaborate(kSmall, {{"input0", one_two_three()}});
-  for (auto& backend : all_backends()) {
+  for (auto& backend : test::make_backends()) {
     std::unique_ptr<core::Executable> e = backend->prepare(small);
     core::Interrupt interrupt;
     core::InterruptScope scope(interrupt);

@@ -19,6 +19,15 @@
 
 namespace teval::test {
 
+std::vector<std::unique_ptr<core::Backend>> make_backends() {
+  std::vector<std::unique_ptr<core::Backend>> b;
+  b.push_back(interp::interpreter_backend());
+  b.push_back(interp::interpreter_backend({.blocks = false}));
+  b.push_back(interp::ireval_backend());
+  b.push_back(jit::jit_backend());
+  return b;
+}
+
 core::Tensor tensor(core::DType dtype, const core::Shape& shape,
                     std::initializer_list<double> values) {
   core::Tensor t(dtype, shape);
@@ -65,17 +74,8 @@ core::Kernel elaborate(const std::string& program,
 
 namespace {
 
-// Every backend teval has: the interpreter (block and definitional
-// evaluation), IREval of the lowered loop nest, and compiled code.
 std::vector<std::unique_ptr<core::Backend>>& backends() {
-  static std::vector<std::unique_ptr<core::Backend>> all = [] {
-    std::vector<std::unique_ptr<core::Backend>> b;
-    b.push_back(interp::interpreter_backend());
-    b.push_back(interp::interpreter_backend({.blocks = false}));
-    b.push_back(interp::ireval_backend());
-    b.push_back(jit::jit_backend());
-    return b;
-  }();
+  static std::vector<std::unique_ptr<core::Backend>> all = make_backends();
   return all;
 }
 

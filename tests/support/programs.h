@@ -2,14 +2,20 @@
 // interpret both ways (blocks and the definitional walk) and compare.
 #pragma once
 
+#include "core/backend.h"
 #include "core/kernel.h"
 #include "core/tensor.h"
 
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace teval::test {
+
+/// Every backend teval has, fresh: the interpreter (block and definitional
+/// evaluation), IREval of the lowered loop nest, and compiled code.
+std::vector<std::unique_ptr<core::Backend>> make_backends();
 
 /// A tensor of \p dtype and \p shape holding \p values (converted exactly;
 /// the caller passes representable values).
