@@ -2,12 +2,12 @@
 #include "core/npy.h"
 
 #include "core/error.h"
+#include "core/files.h"
 
 #include <cctype>
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <sstream>
 
 namespace teval::core {
 
@@ -229,12 +229,38 @@ Tensor decode_npy(std::string_view bytes, const std::string& origin) {
 }
 
 Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ErrorKind::Input, path, "cannot open file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return decode_npy(buf.str(), path);
+  // The header says how many bytes follow: nothing beyond them (and one more
+  // byte, to notice extra data) is read, so an endless or huge file costs
+  // only what a valid one of its shape would.
+  InputFile in(path);
+  std::string bytes;
+  in.read(bytes, 12);
+  if (bytes.size() < 12 || bytes.substr(0, 6) != kMagic || bytes[6] < 1 || bytes[6] > 3)
+    return decode_npy(bytes, path); // the error a prefix like that deserves
+  size_t len_width = bytes[6] == 1 ? 2 : 4;
+  uint64_t header_len = read_le(bytes, 8, int(len_width));
+  if (header_len > (uint64_t{1} << 20))
+    throw Error(ErrorKind::Input, path,
+                "malformed .npy header: it claims to be " + std::to_string(header_len) +
+                    " bytes long");
+  uint64_t header_end = 8 + len_width + header_len;
+  in.read(bytes, header_end - bytes.size());
+  uint64_t data = kMaxDataFileBytes;
+  if (bytes.size() == header_end) {
+    try {
+      HeaderReader::Header h =
+          HeaderReader(std::string_view(bytes).substr(8 + len_width), path).read();
+      std::optional<int64_t> count = checked_numel(h.shape);
+      int64_t needed = 0;
+      if (count && !__builtin_mul_overflow(
+                       *count, int64_t{size_bytes(dtype_of_descr(h.descr, path))}, &needed))
+        data = std::min<uint64_t>(data, uint64_t(needed));
+    } catch (const Error&) {
+      // decode_npy reports it
+    }
+  }
+  in.read(bytes, data + 1);
+  return decode_npy(bytes, path);
 }
 
 std::string encode_npy(const Tensor& t) {

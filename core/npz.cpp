@@ -4,12 +4,10 @@
 #include "core/npz.h"
 
 #include "core/error.h"
+#include "core/files.h"
 #include "core/npy.h"
 
 #include <zlib.h>
-
-#include <fstream>
-#include <sstream>
 
 namespace teval::core {
 
@@ -190,12 +188,16 @@ private:
 };
 
 Archive open(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ErrorKind::Input, path, "cannot open file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return Archive(buf.str(), path);
+  // A zip archive is read from its end, so it must be a regular file (as
+  // numpy requires too); a pipe or a device is refused before it is read.
+  InputFile in(path);
+  if (!in.size())
+    throw Error(ErrorKind::Input, path, "a .npz archive must be a regular file");
+  if (*in.size() > kMaxDataFileBytes)
+    throw Error(ErrorKind::Limit, path, "larger than teval reads for a .npz file");
+  std::string bytes;
+  in.read(bytes, *in.size());
+  return Archive(std::move(bytes), path);
 }
 
 } // namespace

@@ -204,7 +204,8 @@ TEST(Npy, MissingFile) {
     core::read_npy("/nonexistent/in.npy");
     ADD_FAILURE();
   } catch (const core::Error& e) {
-    EXPECT_EQ(e.render(), "/nonexistent/in.npy: error: cannot open file\n");
+    EXPECT_EQ(e.render(),
+              "/nonexistent/in.npy: error: cannot open file: No such file or directory\n");
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -239,6 +240,47 @@ TEST(Cli, ReadsNpzArraysAndFortranOrder) {
   Result f =
       teval("run -e 'o[N] = f[N, 2]' -i f=" + (data / "f32_2x3_fortran.npy").string() + " --print");
   EXPECT_EQ(f.out, "o = array([2.5, 5.5], dtype=float32)\n") << f.err;
+}
+
+// Files are read to their end only up to a limit, and only files: an
+// endless device, a directory or a pipe without a writer is an error at
+// once, never a hang or an unbounded read (docs/LIMITS.md).
+TEST(Cli, EndlessDevicesDirectoriesAndPipesAreErrors) {
+  fs::path dir = test::scratch_dir("cli-files");
+  fs::create_directory(dir / "adir");
+  ASSERT_EQ(mkfifo((dir / "pipe.npz").c_str(), 0600), 0);
+  struct Case {
+    std::string args, err;
+  };
+  const Case cases[] = {
+      {"run /dev/zero", "/dev/zero: error: larger than teval reads for a source text (64 MiB)\n"},
+      {"run -e 'o[N] = x[N]' -i x=/dev/zero",
+       "/dev/zero: error: not a .npy file (bad magic string)\n"},
+      {"rules check /dev/zero",
+       "/dev/zero: error: larger than teval reads for a source text (64 MiB)\n"},
+      {"run adir", "adir: error: is a directory, not a file\n"},
+      {"run -e 'o[N] = x[N]' -i x=adir", "adir: error: is a directory, not a file\n"},
+      {"run -e 'o[N] = x[N]' -i x=pipe.npz:x",
+       "pipe.npz: error: a .npz archive must be a regular file\n"},
+      {"repl < /dev/zero", "<stdin>: error: larger than teval reads for a script (64 MiB)\n"},
+  };
+  for (const Case& c : cases) {
+    Result r = teval(c.args, dir);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_EQ(r.err, c.err) << c.args;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+  // A 100-byte .npy that claims 1.1e9 floats: the claim is checked against
+  // the file before anything of that size is allocated.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1100000000,), }";
+  header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) +
+                    char(header.size() >> 8) + header + std::string(16, '\0');
+  test::write_file(dir / "big.npy", npy);
+  Result r = teval("run -e 'o[N] = x[N]' -i x=big.npy", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "big.npy: error: truncated data: shape [1100000000] of float32 needs "
+                   "4400000000 bytes, the file has 16\n");
 }
 
 TEST(Cli, WarnsAboutInputsTheProgramDoesNotRead) {

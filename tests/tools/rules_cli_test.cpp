@@ -132,7 +132,7 @@ TEST(RulesCli, Usage) {
   EXPECT_NE(r.out.find("teval rules verify FILE --ops OPS"), std::string::npos);
   r = rules("check no/such/file.cpp");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "no/such/file.cpp: error: cannot open file\n");
+  EXPECT_EQ(r.err, "no/such/file.cpp: error: cannot open file: No such file or directory\n");
 }
 
 TEST(RulesCli, VerifyJsonHasOneObjectPerRule) {

@@ -1,14 +1,14 @@
 // What the `teval` subcommands share (see cli_support.h).
 #include "tools/teval/cli_support.h"
 
+#include "core/files.h"
+
 #include "core/error.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace teval::tools {
 
@@ -39,12 +39,7 @@ std::string type_text(core::DType t, const core::Shape& s) {
 }
 
 std::string read_source(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw core::Error(core::ErrorKind::Input, path, "cannot open file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return core::read_file(path, core::kMaxSourceBytes, "a source text");
 }
 
 } // namespace teval::tools

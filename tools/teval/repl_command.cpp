@@ -2,6 +2,7 @@
 // terminal (libedit), or a script read from stdin or a file.
 #include "tools/teval/repl_command.h"
 
+#include "core/files.h"
 #include "core/interrupt.h"
 
 #include "core/error.h"
@@ -335,7 +336,13 @@ int repl_command(const std::vector<std::string>& args) {
   }
   if (!file && isatty(STDIN_FILENO))
     return run_terminal();
-  std::string text(std::istreambuf_iterator<char>(std::cin), {});
+  std::string text;
+  try {
+    text = core::read_stream(std::cin, core::kMaxSourceBytes, "<stdin>", "a script");
+  } catch (const core::Error& e) {
+    std::cerr << e.render();
+    return 1;
+  }
   return run_script("<stdin>", text);
 }
 
