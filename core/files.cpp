@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 namespace teval::core {
@@ -79,6 +81,83 @@ std::string read_stream(std::istream& in, uint64_t limit, const std::string& nam
     out.append(buffer, size_t(in.gcount()));
   }
   return out;
+}
+
+void OutputSet::add(const std::string& dir, const std::string& name, std::string bytes) {
+  files_.push_back({dir, name, std::move(bytes)});
+}
+
+void OutputSet::commit() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> created_dirs; // innermost last
+  std::vector<std::string> temps, placed;
+  auto undo = [&] {
+    for (const std::string& t : temps)
+      ::unlink(t.c_str());
+    for (const std::string& p : placed)
+      ::unlink(p.c_str());
+    for (auto it = created_dirs.rbegin(); it != created_dirs.rend(); ++it)
+      ::rmdir(it->c_str()); // only if still empty
+  };
+  auto fail = [&](const std::string& where, const std::string& why) {
+    undo();
+    throw Error(ErrorKind::Input, where, why);
+  };
+  // Directories, then every target checked, before anything is written.
+  for (const File& f : files_) {
+    fs::path dir = f.dir.empty() ? fs::path(".") : fs::path(f.dir);
+    std::vector<fs::path> missing;
+    for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p)); p = p.parent_path())
+      missing.push_back(p);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
+        fail(it->string(), std::string("cannot create directory: ") + std::strerror(errno));
+      created_dirs.push_back(*it);
+    }
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      fail(dir.string(), "is not a directory");
+    std::string target = (dir / f.name).string();
+    if (::lstat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      fail(target, S_ISLNK(st.st_mode)
+                       ? "exists and is a symbolic link; teval does not write through links"
+                       : "exists and is not a regular file");
+  }
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  for (const File& f : files_) {
+    fs::path dir = f.dir.empty() ? fs::path(".") : fs::path(f.dir);
+    std::string pattern = (dir / ("." + f.name + ".XXXXXX")).string();
+    int fd = ::mkstemp(pattern.data()); // O_CREAT | O_EXCL: a fresh file, never a link
+    if (fd < 0)
+      fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(errno));
+    temps.push_back(pattern);
+    const char* data = f.bytes.data();
+    size_t left = f.bytes.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, data, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        int e = errno;
+        ::close(fd);
+        fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(e));
+      }
+      data += n;
+      left -= size_t(n);
+    }
+    ::fchmod(fd, 0666 & ~mask);
+    if (::close(fd) != 0)
+      fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(errno));
+  }
+  for (size_t i = 0; i < files_.size(); ++i) {
+    fs::path dir = files_[i].dir.empty() ? fs::path(".") : fs::path(files_[i].dir);
+    std::string target = (dir / files_[i].name).string();
+    if (::rename(temps[i].c_str(), target.c_str()) != 0)
+      fail(target, std::string("cannot write file: ") + std::strerror(errno));
+    placed.push_back(target);
+    temps[i].clear();
+  }
 }
 
 } // namespace teval::core

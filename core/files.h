@@ -8,6 +8,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace teval::core {
 
@@ -49,5 +50,27 @@ std::string read_file(const std::string& path, uint64_t limit, const std::string
 /// beyond.
 std::string read_stream(std::istream& in, uint64_t limit, const std::string& name,
                         const std::string& what);
+
+/// A set of files written all or nothing (`teval run -o DIR`): each is
+/// written to a fresh temporary of a unique name in its directory (created
+/// with O_EXCL, so no existing file or link is ever written through), and
+/// only when all are written are they renamed into place. A target that
+/// exists and is not a regular file (a link, a directory) is an error
+/// before anything is written. On any failure nothing of the set remains:
+/// temporaries and files already renamed are removed, and so are the
+/// directories commit() created.
+class OutputSet {
+public:
+  /// Adds `dir/name` with contents \p bytes.
+  void add(const std::string& dir, const std::string& name, std::string bytes);
+  /// Writes them all, or none; Error(Input) naming the file that failed.
+  void commit();
+
+private:
+  struct File {
+    std::string dir, name, bytes;
+  };
+  std::vector<File> files_;
+};
 
 } // namespace teval::core

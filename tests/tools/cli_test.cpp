@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
@@ -281,6 +282,55 @@ TEST(Cli, EndlessDevicesDirectoriesAndPipesAreErrors) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "big.npy: error: truncated data: shape [1100000000] of float32 needs "
                    "4400000000 bytes, the file has 16\n");
+}
+
+// -o DIR writes every output or none, and never through a link.
+TEST(Cli, OutputsAreWrittenAllOrNothingAndNeverThroughLinks) {
+  fs::path dir = test::scratch_dir("cli-outputs");
+  // Two files in one set: the output b and the saved input x.
+  const std::string run = "run -e 'b[N] = x[N] * 2' -i x=int32[2] ";
+  // A link where a file goes: refused before anything is written; the file
+  // it points to is untouched.
+  test::write_file(dir / "victim.txt", "precious");
+  fs::create_directory(dir / "out");
+  fs::create_symlink(dir / "victim.txt", dir / "out/x.npy");
+  Result r = teval(run + "-o out --save-inputs out", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "out/x.npy: error: exists and is a symbolic link; teval does not write "
+                   "through links\n");
+  EXPECT_EQ(test::read_file(dir / "victim.txt"), "precious");
+  EXPECT_FALSE(fs::exists(dir / "out/b.npy"));
+  // A user's file named like the old temporaries is not consumed, and a
+  // link there is not followed: temporaries have fresh unique names.
+  fs::remove(dir / "out/x.npy");
+  test::write_file(dir / "out/.b.npy.tmp", "mine");
+  fs::create_symlink(dir / "victim.txt", dir / "out/.x.npy.tmp");
+  r = teval(run + "-o out --save-inputs out", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(dir / "out/.b.npy.tmp"), "mine");
+  EXPECT_EQ(test::read_file(dir / "victim.txt"), "precious");
+  core::Tensor x = core::read_npy((dir / "out/x.npy").string());
+  core::Tensor b = core::read_npy((dir / "out/b.npy").string());
+  EXPECT_EQ(b.get(1).i, x.get(1).i * 2);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{".b.npy.tmp", ".x.npy.tmp", "b.npy", "x.npy"}));
+  // A failure leaves nothing: no file of the set, and not the directories
+  // teval created for it.
+  fs::create_directories(dir / "other/x.npy");
+  r = teval(run + "-o other --save-inputs other", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "other/x.npy: error: exists and is not a regular file\n");
+  EXPECT_FALSE(fs::exists(dir / "other/b.npy"));
+  test::write_file(dir / "blocker", "a file where a directory is needed");
+  r = teval(run + "-o made/here --save-inputs blocker/in", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(fs::exists(dir / "made")) << "the directories a failed run created stay";
+  r = teval(run + "-o ''", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "teval run: -o needs a directory, not an empty name\n(see teval run --help)\n");
 }
 
 TEST(Cli, WarnsAboutInputsTheProgramDoesNotRead) {

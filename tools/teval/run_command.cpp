@@ -3,6 +3,7 @@
 #include "tools/teval/run_command.h"
 
 #include "core/error.h"
+#include "core/files.h"
 #include "core/format.h"
 #include "core/lower.h"
 #include "core/npy.h"
@@ -58,7 +59,8 @@ options:
                          shape (for inputs input_dict does not declare)
   --seed N               seed of the random inputs (default 0)
   -o DIR                 write each output to DIR/NAME.npy (created if needed;
-                         files are written only when the whole run succeeds)
+                         every file is written only when the whole run
+                         succeeds, all of them or none, never through a link)
   --save-inputs DIR      also write every input the run used, read or random,
                          to DIR/NAME.npy (only when the whole run succeeds),
                          so another tool can be run on the same data
@@ -210,10 +212,11 @@ Options parse_options(const std::vector<std::string>& args) {
       if (v.empty() || *end || errno || v[0] == '-')
         throw UsageError{"--seed takes a non-negative integer, not '" + v + "'"};
       o.seed = s;
-    } else if (a == "-o") {
-      o.out_dir = value(i);
-    } else if (a == "--save-inputs") {
-      o.save_inputs = value(i);
+    } else if (a == "-o" || a == "--save-inputs") {
+      std::string dir = value(i);
+      if (dir.empty())
+        throw UsageError{a + " needs a directory, not an empty name"};
+      (a == "-o" ? o.out_dir : o.save_inputs) = dir;
     } else if (a == "--print") {
       o.print = true;
     } else if (a == "--dump-kernel") {
@@ -272,44 +275,6 @@ std::optional<parser::InputType> random_spec(const std::string& value) {
     t.shape.push_back(static_cast<int64_t>(n));
   }
   return t;
-}
-
-// A tensor to write as DIR/NAME.npy.
-struct NpyFile {
-  std::string dir;
-  std::string name;
-  const core::Tensor* tensor;
-};
-
-// Writes every file only once all are encoded: each goes to a temporary
-// file first, and the renames happen last.
-void write_files(const std::vector<NpyFile>& files) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  for (const NpyFile& f : files) {
-    fs::create_directories(f.dir, ec);
-    if (ec)
-      throw core::Error(core::ErrorKind::Input, f.dir, "cannot create directory: " + ec.message());
-  }
-  std::vector<std::pair<fs::path, fs::path>> moves;
-  try {
-    for (const NpyFile& f : files) {
-      fs::path final_path = fs::path(f.dir) / (f.name + ".npy");
-      fs::path temp = fs::path(f.dir) / ("." + f.name + ".npy.tmp");
-      core::write_npy(*f.tensor, temp.string());
-      moves.emplace_back(temp, final_path);
-    }
-  } catch (...) {
-    for (const auto& m : moves)
-      fs::remove(m.first, ec);
-    throw;
-  }
-  for (const auto& [temp, final_path] : moves) {
-    fs::rename(temp, final_path, ec);
-    if (ec)
-      throw core::Error(core::ErrorKind::Input, final_path.string(),
-                        "cannot write file: " + ec.message());
-  }
 }
 
 // The tensor an -i NAME=PATH argument names: a .npy file, array KEY of a
@@ -428,16 +393,18 @@ int run(const Options& o) {
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
   std::vector<core::Tensor> outputs = evaluate(o, kernel, inputs);
-  std::vector<NpyFile> files;
+  // Every file is written, or none (core::OutputSet).
+  core::OutputSet files;
   if (o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
-      files.push_back({*o.out_dir, kernel.tensors[kernel.outputs[i]].name, &outputs[i]});
+      files.add(*o.out_dir, kernel.tensors[kernel.outputs[i]].name + ".npy",
+                core::encode_npy(outputs[i]));
   std::vector<int> ids = interp::input_ids(kernel);
   if (o.save_inputs)
     for (size_t i = 0; i < inputs.size(); ++i)
-      files.push_back(
-          {*o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name, &inputs[i]});
-  write_files(files);
+      files.add(*o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name + ".npy",
+                core::encode_npy(inputs[i]));
+  files.commit();
   if (o.print || !o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
       std::cout << kernel.tensors[kernel.outputs[i]].name << " = " << format_array(outputs[i])
