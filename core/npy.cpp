@@ -260,6 +260,11 @@ Tensor read_npy(const std::string& path) {
     }
   }
   in.read(bytes, data + 1);
+  // More than declared: a regular file says how much more.
+  if (bytes.size() == header_end + data + 1 && data < kMaxDataFileBytes && in.size())
+    throw Error(ErrorKind::Input, path,
+                "unexpected " + std::to_string(*in.size() - header_end - data) +
+                    " bytes after the data");
   return decode_npy(bytes, path);
 }
 

@@ -199,6 +199,31 @@ TEST(Npy, Version2Header) {
   EXPECT_EQ(core::decode_npy(bytes, "v2").get(0).i, 5);
 }
 
+// read_npy reads what the header declares and no more; a header longer
+// than 1 MiB is refused before it is read.
+TEST(Npy, ReadingStopsWhereTheHeaderSays) {
+  auto dir = test::scratch_dir("npy-read-limits");
+  auto error_of_file = [&](const std::string& bytes) {
+    test::write_file(dir / "x.npy", bytes);
+    try {
+      core::read_npy((dir / "x.npy").string());
+    } catch (const core::Error& e) {
+      std::string r = e.render();
+      return r.substr(r.find("error: "));
+    }
+    return std::string("no error");
+  };
+  std::string huge_header =
+      std::string("\x93NUMPY\x02\x00", 8) + std::string("\x00\x00\x00\x80", 4);
+  EXPECT_EQ(error_of_file(huge_header + std::string(100, ' ')),
+            "error: malformed .npy header: it claims to be 2147483648 bytes long\n");
+  // Two floats declared, three stored: the extra bytes are noticed.
+  std::string two =
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", std::string(12, '\0'));
+  EXPECT_EQ(error_of_file(two), "error: unexpected 4 bytes after the data\n");
+  EXPECT_EQ(error_of_file("\x93NU"), "error: not a .npy file (bad magic string)\n");
+}
+
 TEST(Npy, MissingFile) {
   try {
     core::read_npy("/nonexistent/in.npy");
