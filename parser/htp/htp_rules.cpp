@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -47,8 +48,9 @@ const TopLevel* top_level(std::string_view name) {
 }
 
 // \p text with comments and the insides of string and character constants
-// replaced by spaces (newlines kept): same length, so offsets agree.
-std::string blank_comments(std::string_view text) {
+// replaced by spaces (newlines kept): same length, so offsets agree. The
+// start of a `/*` that never closes goes to \p unclosed_comment.
+std::string blank_comments(std::string_view text, std::optional<size_t>* unclosed_comment) {
   std::string out(text);
   for (size_t i = 0; i < out.size(); ++i) {
     char c = out[i];
@@ -57,6 +59,8 @@ std::string blank_comments(std::string_view text) {
         out[i] = ' ';
     } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
       size_t end = out.find("*/", i + 2);
+      if (end == std::string::npos && unclosed_comment)
+        *unclosed_comment = i;
       end = end == std::string::npos ? out.size() : end + 2;
       for (; i < end; ++i)
         if (out[i] != '\n')
@@ -144,12 +148,18 @@ const std::map<std::string, Wrapper>& header_wrappers() {
 class Reader {
 public:
   explicit Reader(std::shared_ptr<const core::SourceFile> source)
-      : source_(std::move(source)), text_(source_->text()), code_(blank_comments(text_)),
-        local_macros_(MacroTable::headers()), wrappers_(header_wrappers()) {}
+      : source_(std::move(source)), text_(source_->text()),
+        code_(blank_comments(text_, &unclosed_comment_)), local_macros_(MacroTable::headers()),
+        wrappers_(header_wrappers()) {}
 
   RuleFile read() {
     RuleFile file;
     file.source = source_;
+    // An unclosed comment or #if 0 would hide every rule after it.
+    if (unclosed_comment_)
+      file.diagnostics.push_back(
+          diagnostic(Severity::Error, span(*unclosed_comment_, *unclosed_comment_ + 2),
+                     "this comment is never closed: every rule after it would be ignored"));
     read_externals(file);
     std::vector<size_t> starts = find_starts(file);
     for (size_t i = 0; i < starts.size(); ++i) {
@@ -199,6 +209,7 @@ private:
   std::vector<size_t> find_starts(RuleFile& file) {
     std::vector<size_t> starts;
     bool skipping = false; // inside #if 0
+    size_t skip_start = 0;
     int depth = 0;
     auto lines = lines_of(code_);
     for (size_t li = 0; li < lines.size(); ++li) {
@@ -218,6 +229,7 @@ private:
         }
         if (directive == "if 0") {
           skipping = true;
+          skip_start = at;
           depth = 0;
         } else if (directive.starts_with("define")) {
           li = read_define(lines, li, at);
@@ -245,6 +257,10 @@ private:
       }
       warn_misplaced(file, at, end);
     }
+    if (skipping)
+      file.diagnostics.push_back(
+          diagnostic(Severity::Error, span(skip_start, skip_start + 1),
+                     "this #if 0 has no #endif: every rule after it would be ignored"));
     return starts;
   }
 
@@ -459,6 +475,8 @@ private:
 
   std::shared_ptr<const core::SourceFile> source_;
   std::string_view text_;
+  // Before code_, which sets it as it is made.
+  std::optional<size_t> unclosed_comment_;
   std::string code_;
   MacroTable local_macros_;
   std::map<std::string, Wrapper> wrappers_;

@@ -127,6 +127,13 @@ TEST(RulesCli, Usage) {
   EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops").exit_code, 2);
   EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops x --cases -3").exit_code, 2);
   EXPECT_EQ(rules("check --graph g examples/htp/split_rules.cpp").exit_code, 2);
+  // Numbers out of range are usage errors, never wrapped or clamped.
+  test::Result big = rules("verify examples/htp/split_rules.cpp --ops x --line 4294967305");
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_EQ(big.err.rfind("teval rules: --line is at most 4294967295, not 4294967305", 0), 0u)
+      << big.err;
+  EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops x --cases 0").exit_code, 2);
+  EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops x --cases 2000000").exit_code, 2);
   test::Result r = rules("--help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("teval rules verify FILE --ops OPS"), std::string::npos);

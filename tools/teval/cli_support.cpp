@@ -16,8 +16,10 @@ uint64_t parse_count(const std::string& option, const std::string& v, uint64_t m
   char* end = nullptr;
   errno = 0;
   unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end || errno || v[0] == '-' || n > max)
+  if (v.empty() || *end || errno || v[0] == '-')
     throw UsageError{option + " takes a non-negative integer, not '" + v + "'"};
+  if (n > max)
+    throw UsageError{option + " is at most " + std::to_string(max) + ", not " + v};
   return n;
 }
 

@@ -297,12 +297,13 @@ int rules_command(const std::vector<std::string>& args) {
         else if (a == "--ops")
           ops = v;
         else if (a == "--cases")
-          vo.cases = int(std::max<uint64_t>(
-              1, std::min<uint64_t>(parse_count(a, v, uint64_t{1} << 40), 1000000)));
+          vo.cases = int(parse_count(a, v, 1000000));
         else if (a == "--seed")
           vo.seed = parse_count(a, v, uint64_t{1} << 40);
         else
-          line = uint32_t(parse_count(a, v, uint64_t{1} << 40));
+          line = uint32_t(parse_count(a, v, UINT32_MAX));
+        if (a == "--cases" && vo.cases == 0)
+          throw UsageError{"--cases takes a positive integer"};
         continue;
       }
       if (a.starts_with("-"))
