@@ -146,4 +146,12 @@ double float_max(DType t) {
   TEVAL_UNREACHABLE("float_max of an integer dtype");
 }
 
+std::string dtype_name_list() {
+  std::string out;
+#define TEVAL_DTYPE(e, spelling, size, kind, descr)                                                \
+  out += (out.empty() ? "" : ", ") + std::string(spelling);
+#include "core/dtype.def"
+  return out;
+}
+
 } // namespace teval::core

@@ -42,6 +42,8 @@ inline std::string to_string(DType t) {
 }
 /// The dtype spelled \p s, or nothing.
 std::optional<DType> dtype_from_name(std::string_view s);
+/// The names of every dtype, joined by ", " (for messages).
+std::string dtype_name_list();
 /// Size of one element in bytes.
 inline int size_bytes(DType t) {
   return detail::kSizes[static_cast<int>(t)];

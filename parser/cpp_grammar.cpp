@@ -218,10 +218,10 @@ auto const unary_def =
 auto const postfix_def = primary[set_val] >>
                          *(((x3::lit('[') >> items > x3::lit(']')) >> here)[mk_subscript] |
                            ((x3::lit('.') >> pos >> identifier > call_args) >> here)[mk_method]);
-auto const primary_def = (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_int] |
-                         (pos >> qualified >> call_args >> here)[mk_call] |
-                         (pos >> qualified >> here)[mk_name] |
-                         ((pos >> x3::lit('(') >> expr > x3::lit(')')) >> here)[mk_parenthesized];
+auto const primary_def =
+    (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_c_int] |
+    (pos >> qualified >> call_args >> here)[mk_call] | (pos >> qualified >> here)[mk_name] |
+    ((pos >> x3::lit('(') >> expr > x3::lit(')')) >> here)[mk_parenthesized];
 
 auto const call_args_def = (x3::lit('(') >> -(expr[push_arg] % ',')) > x3::lit(')');
 auto const items_def = -(expr[push_item] % ',');

@@ -35,8 +35,10 @@ auto const float_text_def =
 
 x3::rule<class int_text_class, std::string> const int_text = "integer";
 auto const int_text_def =
-    x3::raw[x3::lexeme[(((x3::lit("0x") | "0X") >> +x3::xdigit) | +x3::digit) >>
-                       !(x3::alpha | '_')]];
+    x3::raw[x3::lexeme[(((x3::lit("0x") | "0X") >> +x3::xdigit) |
+                        ((x3::lit("0o") | "0O") >> +x3::char_("0-7")) |
+                        ((x3::lit("0b") | "0B") >> +x3::char_("01")) | +x3::digit) >>
+                       !(x3::alnum | '_')]];
 
 auto const quoted = [](const char* q) {
   return x3::lit(q) >> *(('\\' >> x3::char_) | (x3::char_ - x3::lit(q))) >> x3::lit(q);
@@ -295,13 +297,13 @@ auto const power_def = postfix[set_val] >> -(((pos >> x3::lit("**")) > factor)[m
 auto const postfix_def = primary[set_val] >>
                          *(((x3::lit('[') >> items > x3::lit(']')) >> here)[mk_subscript] |
                            ((x3::lit('.') >> pos >> identifier > call_args) >> here)[mk_method]);
-auto const primary_def = (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_int] |
-                         (pos >> string_text >> here)[mk_string] |
-                         (pos >> identifier >> call_args >> here)[mk_call] |
-                         (pos >> identifier >> here)[mk_name] |
-                         ((pos >> x3::lit('(') >> items > x3::lit(')')) >> here)[mk_paren] |
-                         ((pos >> x3::lit('[') >> items > x3::lit(']')) >> here)[mk_list] |
-                         ((pos >> x3::lit('{') >> dict_items > x3::lit('}')) >> here)[mk_dict];
+auto const primary_def =
+    (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_python_int] |
+    (pos >> string_text >> here)[mk_string] | (pos >> identifier >> call_args >> here)[mk_call] |
+    (pos >> identifier >> here)[mk_name] |
+    ((pos >> x3::lit('(') >> items > x3::lit(')')) >> here)[mk_paren] |
+    ((pos >> x3::lit('[') >> items > x3::lit(']')) >> here)[mk_list] |
+    ((pos >> x3::lit('{') >> dict_items > x3::lit('}')) >> here)[mk_dict];
 
 auto const argument =
     (pos >> identifier >> x3::lit('=') >> !x3::lit('=') >> expr)[push_keyword] | expr[push_arg];

@@ -154,19 +154,49 @@ inline auto const mk_float = [](auto& ctx) {
                        ast::FloatLit{std::strtod(text.c_str(), nullptr), text});
 };
 
-inline auto const mk_int = [](auto& ctx) {
+// C value of an integer constant: decimal, 0x hex, or 0-prefixed octal;
+// suffixes ignored here (the checker reads them from the text).
+inline auto const mk_c_int = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   const std::string& text = fusion::at_c<1>(a);
   Span span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
+  size_t digits_end = text.find_last_not_of("uUlL") + 1;
   bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
+  bool octal = !hex && text[0] == '0' && digits_end > 1;
+  uint64_t base = hex ? 16 : octal ? 8 : 10;
   uint64_t value = 0;
-  size_t digits_end = text.find_last_not_of("uUlL") + 1; // C suffixes
   for (size_t i = hex ? 2 : 0; i < digits_end; ++i) {
-    int digit = std::isdigit(static_cast<unsigned char>(text[i]))
-                    ? text[i] - '0'
-                    : std::tolower(static_cast<unsigned char>(text[i])) - 'a' + 10;
-    if (__builtin_mul_overflow(value, uint64_t(hex ? 16 : 10), &value) ||
-        __builtin_add_overflow(value, uint64_t(digit), &value))
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+    uint64_t digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10;
+    if (digit >= base)
+      throw Error(ErrorKind::Syntax, span,
+                  "invalid digit '" + std::string(1, c) + "' in octal constant");
+    if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, digit, &value))
+      throw Error(ErrorKind::Syntax, span, "integer constant does not fit in 64 bits");
+  }
+  x3::_val(ctx) = make(span, ast::IntLit{value, text});
+};
+
+// Python's value of an integer literal: decimal, 0x, 0o or 0b; a decimal
+// with leading zeros (`010`) is a Python syntax error, and so it is here.
+inline auto const mk_python_int = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  const std::string& text = fusion::at_c<1>(a);
+  Span span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
+  char prefix = text.size() > 2 && text[0] == '0'
+                    ? static_cast<char>(std::tolower(static_cast<unsigned char>(text[1])))
+                    : 0;
+  uint64_t base = prefix == 'x' ? 16 : prefix == 'o' ? 8 : prefix == 'b' ? 2 : 10;
+  if (base == 10 && text.size() > 1 && text[0] == '0' &&
+      text.find_first_not_of('0') != std::string::npos)
+    throw Error(ErrorKind::Syntax, span,
+                "leading zeros in a decimal integer are not allowed (Python 3); write 0o" +
+                    text.substr(text.find_first_not_of('0')) + " for an octal integer");
+  uint64_t value = 0;
+  for (size_t i = base == 10 ? 0 : 2; i < text.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+    uint64_t digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10;
+    if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, digit, &value))
       throw Error(ErrorKind::Syntax, span, "integer literal does not fit in 64 bits");
   }
   x3::_val(ctx) = make(span, ast::IntLit{value, text});

@@ -35,29 +35,6 @@ x3::rule<class string_text_class, std::string> const string_text = "string const
 auto const string_text_def =
     x3::raw[x3::lexeme['"' >> *((x3::lit('\\') >> x3::char_) | (x3::char_ - '"' - x3::eol)) > '"']];
 
-// C value of an integer constant: decimal, 0x hex, or 0-prefixed octal;
-// suffixes ignored here (the checker reads them from the text).
-auto const mk_c_int = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  const std::string& text = fusion::at_c<1>(a);
-  Span span = state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a));
-  size_t digits_end = text.find_last_not_of("uUlL") + 1;
-  bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
-  bool octal = !hex && text[0] == '0' && digits_end > 1;
-  uint64_t base = hex ? 16 : octal ? 8 : 10;
-  uint64_t value = 0;
-  for (size_t i = hex ? 2 : 0; i < digits_end; ++i) {
-    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-    uint64_t digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10;
-    if (digit >= base)
-      throw Error(ErrorKind::Syntax, span,
-                  "invalid digit '" + std::string(1, c) + "' in octal constant");
-    if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, digit, &value))
-      throw Error(ErrorKind::Syntax, span, "integer constant does not fit in 64 bits");
-  }
-  x3::_val(ctx) = make(span, ast::IntLit{value, text});
-};
-
 // Decodes one C string constant (quotes included) with C escapes.
 std::string decode_c_string(std::string_view raw) {
   std::string out;

@@ -366,6 +366,13 @@ TEST(Semantics, FOpIsCall) {
             (V{static_cast<double>(std::exp(-1.5f)), static_cast<double>(std::exp(1.0f))}));
 }
 
+// Integer literals are Python's: 0x, 0o and 0b prefixes; a decimal with
+// leading zeros is an error, as in Python 3 (syntax_preamble_leading_zero).
+TEST(Semantics, IntegerLiteralsArePythons) {
+  EXPECT_EQ(values(out("output0[N] = N + 0b11 + 0o7 + 0x10 where N in 2")), (V{26, 27}));
+  EXPECT_NE(error_of("output0[N] = N + 010 where N in 2").find("leading zeros"), std::string::npos);
+}
+
 TEST(Semantics, ShiftsKeepTheLeftType) {
   auto x = tensor(DType::Int16, {2}, {3, -8});
   auto o = out("output0[N] = input0[N] << 2", {{"input0", x}});

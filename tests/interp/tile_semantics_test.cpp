@@ -51,6 +51,14 @@ TEST(TileSemantics, OutputLargerPadsSmallerTruncates) {
   EXPECT_EQ(values(run_tile(program("N - 1"), {{"I", I}})), (V{5, 7}));
 }
 
+// In C++ spelling integer literals are C's: 010 is octal 8.
+TEST(TileSemantics, CppIntegerLiteralsAreCs) {
+  auto I = f32({2}, {1, 2});
+  EXPECT_EQ(values(run_tile("Tensor f(const Tensor& I) { auto O = I * 010 + 0x10; return O; }",
+                            {{"I", I}})),
+            (V{24, 32}));
+}
+
 TEST(TileSemantics, ProductAndMinAggregations) {
   auto I = f32({2, 3}, {1, 2, 3, 4, -5, 6});
   const char* base = "def f(I):\n  M, N = TensorDims(2)\n  m, n = TensorIndexes(2)\n"

@@ -254,8 +254,15 @@ std::optional<parser::InputType> random_spec(const std::string& value) {
   if (open == std::string::npos || value.back() != ']')
     return std::nullopt;
   std::optional<core::DType> dtype = core::dtype_from_name(value.substr(0, open));
-  if (!dtype)
+  if (!dtype) {
+    // A word and a bracketed list is meant as a type, unless such a file
+    // exists.
+    std::string word = value.substr(0, open);
+    if (is_identifier(word) && !std::filesystem::exists(value))
+      throw UsageError{"unknown dtype '" + word + "' in '" + value + "'; teval has " +
+                       core::dtype_name_list()};
     return std::nullopt;
+  }
   parser::InputType t{*dtype, {}, {}};
   std::stringstream dims(value.substr(open + 1, value.size() - open - 2));
   std::string dim;
