@@ -160,6 +160,9 @@ int Builder::build(const ast::Expr& e) {
   return modifier(c);
 }
 
+// The most chunks one AUTOSPLIT builds (as many as OP_ITER's indices).
+constexpr int64_t kMaxChunks = 4096;
+
 int Builder::autosplit(const ast::Call& c) {
   // The whole is what an op built here would be: the root's output, or
   // what enclosing modifiers made of it (an AUTOSPLIT nested in an Op).
@@ -173,6 +176,11 @@ int Builder::autosplit(const ast::Call& c) {
   if (chunk <= 0)
     throw Error(ErrorKind::Arithmetic, c.args[2]->span,
                 "AUTOSPLIT chunk size must be positive, not " + std::to_string(chunk));
+  if ((whole.shape[dim] + chunk - 1) / chunk > kMaxChunks)
+    throw Error(ErrorKind::Limit, c.args[2]->span,
+                "AUTOSPLIT of extent " + std::to_string(whole.shape[dim]) + " into chunks of " +
+                    std::to_string(chunk) + " makes more than " + std::to_string(kMaxChunks) +
+                    " chunks");
   std::vector<int> inputs = {constant(HtpType::Int32, {1, 1, 1, 1}, {double(dim)})};
   TensorType saved = default_type_;
   for (int64_t start = 0; start < whole.shape[dim]; start += chunk) {

@@ -245,13 +245,19 @@ const MacroTable& MacroTable::headers() {
 }
 
 ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses) const {
-  return expand(e, 0, uses);
+  size_t visited = 0;
+  return expand(e, 0, uses, visited);
 }
 
-ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth,
-                                std::vector<MacroUse>* uses) const {
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses,
+                                size_t& visited) const {
   if (depth > 64)
     throw Error(ErrorKind::Limit, e->span, "macro expansion nested more than 64 deep");
+  // A few doubling macros make a tree of 2^40 nodes: the work is bounded
+  // by the nodes the expansion visits.
+  if (++visited > kMaxExpandedNodes)
+    throw Error(ErrorKind::Limit, e->span,
+                "macro expansion makes more than " + std::to_string(kMaxExpandedNodes) + " nodes");
   // A use the expansion of a warned macro made (its nodes carry the use's
   // span) is part of that use, not one of its own.
   auto note = [&](const std::string& name, const MacroDef& def, core::Span span) {
@@ -267,7 +273,7 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth,
     if (it == macros_.end() || it->second.function_like)
       return e;
     note(name->id, it->second, e->span);
-    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses);
+    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses, visited);
   }
   if (const auto* call = std::get_if<ast::Call>(&e->node)) {
     auto it = macros_.find(call->callee);
@@ -275,13 +281,13 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth,
       auto out = std::make_shared<ast::Expr>(*e);
       auto& c = std::get<ast::Call>(out->node);
       for (ast::ExprPtr& a : c.args)
-        a = expand(a, depth, uses);
+        a = expand(a, depth, uses, visited);
       return out;
     }
     const MacroDef& def = it->second;
     note(call->callee, def, e->span);
     if (def.native)
-      return expand(def.native(call->args, e->span), depth + 1, uses);
+      return expand(def.native(call->args, e->span), depth + 1, uses, visited);
     bool variadic = !def.params.empty() && def.params.back() == "...";
     size_t fixed = def.params.size() - (variadic ? 1 : 0);
     if (call->args.size() < fixed || (!variadic && call->args.size() > fixed))
@@ -289,11 +295,11 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth,
                   "macro " + call->callee + " takes " + std::to_string(fixed) +
                       (variadic ? " or more" : "") + " argument" + (fixed == 1 ? "" : "s") +
                       ", not " + std::to_string(call->args.size()));
-    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses);
+    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses, visited);
   }
   if (const auto* unary = std::get_if<ast::Unary>(&e->node)) {
     auto out = std::make_shared<ast::Expr>(*e);
-    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses);
+    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses, visited);
     return out;
   }
   return e;

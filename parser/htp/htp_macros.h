@@ -33,6 +33,9 @@ struct MacroUse {
   std::string warning;
 };
 
+/// The most nodes a rule may have after macro expansion.
+inline constexpr size_t kMaxExpandedNodes = 1000000;
+
 /// A set of macros and their expansion.
 class MacroTable {
 public:
@@ -46,14 +49,15 @@ public:
   bool defines(const std::string& name) const { return macros_.count(name) != 0; }
   /// Every use in \p e expanded, repeatedly, to a tree with no uses left.
   /// Expanded nodes carry the span of the use they came from; arguments keep
-  /// theirs. Throws Error for a wrong argument count or a recursion deeper
-  /// than 64 expansions.
+  /// theirs. Throws Error for a wrong argument count, a recursion deeper
+  /// than 64 expansions or a result of more than kMaxExpandedNodes nodes.
   /// When \p uses is given, every use of a macro with a warning is
   /// appended to it.
   ast::ExprPtr expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses = nullptr) const;
 
 private:
-  ast::ExprPtr expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses) const;
+  ast::ExprPtr expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses,
+                      size_t& visited) const;
   std::map<std::string, MacroDef> macros_;
 };
 

@@ -268,6 +268,26 @@ TEST(HtpRewrite, AnAutosplitInsideAnOpIsBuiltInPlace) {
   EXPECT_EQ(concat.inputs.size(), 3u);
 }
 
+TEST(HtpRewrite, AnAutosplitMakesAtMost4096Chunks) {
+  RuleFile keep;
+  auto rule = [](int chunk) {
+    return "DEF_PACKAGE_OPTIMIZATION(TILING, Op(\"Relu\", \"x\"), GT(DIM_DEPTH(\"*\"), " +
+           std::to_string(chunk) + "),\n  AUTOSPLIT(3, \"I\", " + std::to_string(chunk) +
+           ", Op(\"Relu.s\", TYPICAL_SLICE(\"x\", \"I\"))))";
+  };
+  const char* g =
+      "input x: float32[1, 1, 1, 8192]\nr = Relu(x): float32[1, 1, 1, 8192]\noutput r\n";
+  ApplyResult two = apply(rule(2), g, keep); // exactly 4096 chunks
+  EXPECT_EQ(two.graph.nodes[two.graph.output].inputs.size(), 4097u);
+  try {
+    apply(rule(1), g, keep);
+    ADD_FAILURE() << "8192 chunks were built";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::Limit);
+    EXPECT_EQ(e.message(), "AUTOSPLIT of extent 8192 into chunks of 1 makes more than 4096 chunks");
+  }
+}
+
 TEST(HtpRewrite, WrapOpKeepsAnOpOfItsName) {
   RuleFile keep;
   ApplyResult r = apply(
