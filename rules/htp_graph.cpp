@@ -124,12 +124,18 @@ public:
     at_ += uint32_t(e - b);
     return v;
   }
-  int64_t integer(const char* what) {
+  int64_t integer(const char* what) { return integer(what, -(int64_t{1} << 50), int64_t{1} << 50); }
+  // An integer in [lo, hi]: out of range is an error, never a wrap.
+  int64_t integer(const char* what, int64_t lo, int64_t hi) {
     skip();
     core::Span s = here(token_width());
     double v = number(what);
     if (v != std::floor(v) || std::fabs(v) > 1e15)
       throw Error(ErrorKind::Syntax, s, std::string("expected ") + what);
+    if (v < double(lo) || v > double(hi))
+      throw Error(ErrorKind::Range, s,
+                  std::string(what) + " must be in [" + std::to_string(lo) + ", " +
+                      std::to_string(hi) + "], not " + std::to_string(int64_t(v)));
     return int64_t(v);
   }
 
@@ -216,15 +222,17 @@ TensorType read_type(Line& line, int* outputs = nullptr) {
     if ((key == "zero" || key == "step") && !quantized(type.dtype))
       throw Error(ErrorKind::Type, s,
                   lower(tag(type.dtype)) + " is not quantized: it has no " + key);
-    if (key == "zero")
-      type.zero_offset = int32_t(line.integer("an integer zero offset"));
-    else if (key == "step")
+    if (key == "zero") {
+      int64_t z = line.integer("an integer zero offset", INT32_MIN, INT32_MAX);
+      type.zero_offset = int32_t(z);
+    } else if (key == "step") {
       type.step = float(line.number("a step size"));
-    else if (key == "outputs" && outputs)
-      *outputs = int(line.integer("a number of outputs"));
-    else
+    } else if (key == "outputs" && outputs) {
+      *outputs = int(line.integer("a number of outputs", INT32_MIN, INT32_MAX));
+    } else {
       throw Error(ErrorKind::Syntax, s,
                   "unexpected '" + key + "'; expected zero, step" + (outputs ? " or outputs" : ""));
+    }
   }
   return type;
 }

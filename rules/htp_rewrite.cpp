@@ -102,8 +102,13 @@ int Builder::build(const ast::Expr& e) {
   }
   if (f == "gen_Shape") {
     core::Shape dims;
-    for (const ast::ExprPtr& a : c.args)
+    for (const ast::ExprPtr& a : c.args) {
       dims.push_back(ev_.integer(*a));
+      // A graph with such an extent could not even be read back.
+      if (dims.back() < 0 || dims.back() >= (int64_t{1} << 31))
+        throw Error(ErrorKind::Range, a->span,
+                    "gen_Shape extent " + std::to_string(dims.back()) + " is not in [0, 2^31)");
+    }
     return shape(std::move(dims));
   }
   if (f == "gen_ShapeOf")

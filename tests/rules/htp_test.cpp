@@ -172,6 +172,16 @@ TEST(HtpGraphs, TextRoundTrips) {
   EXPECT_EQ(g.nodes[3].outputs, 2);
 }
 
+TEST(HtpGraphs, NumbersOutOfRangeAreErrorsNotWraps) {
+  try {
+    graph("input q: quint8[1, 1, 1, 2] zero 999999999999 step 0.5\noutput q\n");
+    ADD_FAILURE() << "the zero offset wrapped";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.message(),
+              "an integer zero offset must be in [-2147483648, 2147483647], not 999999999999");
+  }
+}
+
 TEST(HtpGraphs, Errors) {
   auto error = [](const std::string& text) {
     try {
@@ -285,6 +295,18 @@ TEST(HtpRewrite, AnAutosplitMakesAtMost4096Chunks) {
   } catch (const core::Error& e) {
     EXPECT_EQ(e.kind(), core::ErrorKind::Limit);
     EXPECT_EQ(e.message(), "AUTOSPLIT of extent 8192 into chunks of 1 makes more than 4096 chunks");
+  }
+}
+
+TEST(HtpRewrite, ShapesOutsideTheGraphFormatAreErrors) {
+  RuleFile keep;
+  try {
+    apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, "
+          "Op(\"Reshape\", \"x\", gen_Shape(1, -1, 1, 1)))",
+          "input x: float32[1, 1, 1, 2]\nr = Relu(x): float32[1, 1, 1, 2]\noutput r\n", keep);
+    ADD_FAILURE() << "a shape of extent -1 was built";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.message(), "gen_Shape extent -1 is not in [0, 2^31)");
   }
 }
 
