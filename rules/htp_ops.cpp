@@ -75,26 +75,33 @@ private:
     }
     return false;
   }
+  [[noreturn]] void overflow() {
+    throw IllTyped{op_ + "'s definition overflows in $(" + std::string(text_) + ")"};
+  }
   int64_t sum() {
     int64_t v = product();
     for (;;) {
-      if (eat('+'))
-        v += product();
-      else if (eat('-'))
-        v -= product();
-      else
+      if (eat('+')) {
+        if (__builtin_add_overflow(v, product(), &v))
+          overflow();
+      } else if (eat('-')) {
+        if (__builtin_sub_overflow(v, product(), &v))
+          overflow();
+      } else {
         return v;
+      }
     }
   }
   int64_t product() {
     int64_t v = atom();
     for (;;) {
       if (eat('*')) {
-        v *= atom();
+        if (__builtin_mul_overflow(v, atom(), &v))
+          overflow();
       } else if (eat('/')) {
         int64_t d = atom();
-        if (d == 0)
-          fail();
+        if (d == 0 || (d == -1 && v == INT64_MIN))
+          throw IllTyped{op_ + "'s definition divides by zero in $(" + std::string(text_) + ")"};
         v /= d;
       } else {
         return v;
@@ -108,8 +115,12 @@ private:
         fail();
       return v;
     }
-    if (eat('-'))
-      return -atom();
+    if (eat('-')) {
+      int64_t v = atom();
+      if (v == INT64_MIN)
+        overflow();
+      return -v;
+    }
     skip();
     size_t b = at_;
     while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])) &&
@@ -143,6 +154,40 @@ std::string evaluate_arithmetic(const std::string& text, const std::string& op) 
     last = end + 1;
   }
   return out + text.substr(last);
+}
+
+// A definition's mistakes that do not depend on the node it describes are
+// errors of the ops file, at the definition: a malformed or unclosed
+// `$(...)` field, and a program that does not parse. (Checked with every
+// `$` field a small extent; what depends on the node's types is found when
+// a node is evaluated.)
+void check_definition(const OpDef& def) {
+  static const std::regex field(R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank)))");
+  // Two sets of extents: a division by zero under both is the
+  // definition's own, under one it may depend on the node.
+  std::string program;
+  int divisions_by_zero = 0;
+  std::string why;
+  for (const char* extent : {"7", "11"}) {
+    try {
+      program = evaluate_arithmetic(std::regex_replace(def.program, field, extent), def.name);
+    } catch (const IllTyped& e) {
+      if (e.message.find("divides by zero") == std::string::npos)
+        throw Error(ErrorKind::Syntax, def.span, e.message);
+      ++divisions_by_zero;
+      why = e.message;
+    }
+  }
+  if (divisions_by_zero == 2)
+    throw Error(ErrorKind::Arithmetic, def.span, why);
+  if (divisions_by_zero)
+    return;
+  try {
+    parser::read_antares(*core::SourceFile::make(def.name, program));
+  } catch (const Error& e) {
+    throw Error(ErrorKind::Syntax, def.span,
+                "the program of " + def.name + " does not parse: " + e.message());
+  }
 }
 
 // The definition's program with its $ fields replaced for one node.
@@ -288,6 +333,7 @@ OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source) {
       throw Error(ErrorKind::Name, span, "op " + name + " is defined twice")
           .note(set.defs_[name].span, "first defined here");
     set.defs_[name] = OpDef{name, program, span};
+    check_definition(set.defs_[name]);
   }
   return set;
 }

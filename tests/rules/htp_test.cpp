@@ -369,6 +369,31 @@ TEST(HtpOps, ConcatAndSliceAgainstHandComputedValues) {
   EXPECT_EQ(t.get(1).f, 6.0);
 }
 
+// Mistakes of a definition itself are errors of the ops file, at the
+// definition; they never become a verdict about a rule.
+TEST(HtpOps, BrokenDefinitionsAreErrorsOfTheOpsFile) {
+  auto error_of = [](const std::string& text) {
+    try {
+      OpSet::read(core::SourceFile::make("ops.txt", text));
+    } catch (const core::Error& e) {
+      return e.render().substr(0, e.render().find('\n'));
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N].call(`max`, [0.0]\n"),
+            "ops.txt:1:1: error: the program of Relu does not parse: expected ')' before end of "
+            "input");
+  EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N] * $((2)\n"),
+            "ops.txt:1:1: error: Relu's definition has an unclosed $(...) field");
+  EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N] * $(1 / 0)\n"),
+            "ops.txt:1:1: error: Relu's definition divides by zero in $(1 / 0)");
+  EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N] * $(999999999999 * 999999999999)\n"),
+            "ops.txt:1:1: error: Relu's definition overflows in $(999999999999 * 999999999999)");
+  // A division by an extent that may be zero for some node is not the
+  // definition's mistake.
+  EXPECT_EQ(error_of("\"Pad\": out0[N] = in0[N] where N in $(8 / ($in0[0] - 7))\n"), "no error");
+}
+
 TEST(HtpOps, DeclaredOutputsMustMatchDefinitions) {
   Graph g =
       graph("const a: float32[1, 1, 1, 2] = [1, -2]\nr = Relu(a): float32[1, 1, 1, 3]\noutput r\n");
