@@ -172,6 +172,49 @@ std::string stmt(const Stmt& s) {
 
 } // namespace
 
+const Expr* deeper_than(const Expr& e, size_t limit) {
+  std::vector<std::pair<const Expr*, size_t>> stack = {{&e, 1}};
+  while (!stack.empty()) {
+    auto [x, depth] = stack.back();
+    stack.pop_back();
+    if (depth > limit)
+      return x;
+    auto push = [&](const ExprPtr& c) {
+      if (c)
+        stack.emplace_back(c.get(), depth + 1);
+    };
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, Unary>) {
+            push(n.operand);
+          } else if constexpr (std::is_same_v<T, Binary>) {
+            push(n.rhs);
+            push(n.lhs);
+          } else if constexpr (std::is_same_v<T, Subscript>) {
+            for (auto it = n.indices.rbegin(); it != n.indices.rend(); ++it)
+              push(*it);
+            push(n.base);
+          } else if constexpr (std::is_same_v<T, Call>) {
+            for (auto it = n.keywords.rbegin(); it != n.keywords.rend(); ++it)
+              push(it->value);
+            for (auto it = n.args.rbegin(); it != n.args.rend(); ++it)
+              push(*it);
+          } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
+            for (auto it = n.items.rbegin(); it != n.items.rend(); ++it)
+              push(*it);
+          } else if constexpr (std::is_same_v<T, Dict>) {
+            for (auto it = n.items.rbegin(); it != n.items.rend(); ++it) {
+              push(it->second);
+              push(it->first);
+            }
+          }
+        },
+        x->node);
+  }
+  return nullptr;
+}
+
 void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
   f(e);
   std::visit(

@@ -198,6 +198,11 @@ inline const Name* as_name(const Expr& e) {
   return std::get_if<Name>(&e.node);
 }
 
+/// The first node of \p e (depth-first) that lies deeper than \p limit
+/// (\p e itself at depth 1), or null. Iterative, so a tree too deep for a
+/// recursive walk is measured safely.
+const Expr* deeper_than(const Expr& e, size_t limit);
+
 /// Calls \p f on \p e and every expression inside it, parents first, in
 /// source order.
 void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f);

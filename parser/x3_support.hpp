@@ -271,12 +271,15 @@ inline std::pair<std::string, size_t> token_at(It at, It last) {
 /// and every pass over the tree recurse once per level (more under
 /// sanitizers), and the stack must hold them all.
 inline constexpr int kMaxNesting = 256;
+/// How many operator characters (`- + ~ !`) may stand in a row.
+inline constexpr int kMaxOperatorRun = 1000;
 
 /// Throws Error(Limit) at the first bracket of \p text nested deeper than
 /// kMaxNesting. Brackets inside string literals count too: a program with
 /// 256 unclosed brackets in a string is not worth the ambiguity.
 inline void check_nesting(std::string_view text, const TextOrigin& origin) {
   int depth = 0;
+  int prefix_run = 0; // operator characters in a row, spaces between them
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '(' || c == '[' || c == '{') {
@@ -286,8 +289,77 @@ inline void check_nesting(std::string_view text, const TextOrigin& origin) {
     } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
       --depth;
     }
+    // `- - - ... x` nests like brackets do, without any; the bound is
+    // looser than for brackets, as comments draw lines of dashes.
+    if (c == '-' || c == '+' || c == '~' || c == '!') {
+      if (++prefix_run > kMaxOperatorRun)
+        throw Error(ErrorKind::Limit, origin.span(i, i + 1),
+                    "more than " + std::to_string(kMaxOperatorRun) + " operators in a row");
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      prefix_run = 0;
+    }
   }
 }
+
+/// How deeply an expression may nest through operators, calls and
+/// subscripts, brackets or not (`a + a + ... + a` nests once per `+`):
+/// every pass over the tree, and over the kernel made from it, recurses once
+/// per level.
+inline constexpr size_t kMaxExpressionDepth = 500;
+
+/// Throws Error(Limit) at the first node of \p e deeper than
+/// kMaxExpressionDepth.
+inline void check_depth(const ast::ExprPtr& e) {
+  if (!e)
+    return;
+  if (const ast::Expr* deep = ast::deeper_than(*e, kMaxExpressionDepth))
+    throw Error(ErrorKind::Limit, deep->span,
+                "expression nested more than " + std::to_string(kMaxExpressionDepth) +
+                    " levels deep (operators, calls and subscripts); split it into several "
+                    "statements");
+}
+
+inline void check_depth(const Node& e) {
+  check_depth(ast::ExprPtr(e));
+}
+
+inline void check_depth(const ast::Program& p);
+
+inline void check_depth(const std::vector<ast::StmtPtr>& statements) {
+  for (const ast::StmtPtr& s : statements)
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, ast::Assign>) {
+            check_depth(n.target);
+            check_depth(n.value);
+            for (const ast::Where& w : n.where)
+              check_depth(w.extent);
+          } else if constexpr (std::is_same_v<T, ast::ExprStmt>) {
+            check_depth(n.expr);
+          } else if constexpr (std::is_same_v<T, ast::Return>) {
+            check_depth(n.value);
+          } else if constexpr (std::is_same_v<T, ast::Declare>) {
+            for (const ast::ExprPtr& a : n.ctor_args)
+              check_depth(a);
+            check_depth(n.init);
+          } else if constexpr (std::is_same_v<T, ast::Function>) {
+            check_depth(n.body);
+          } else if constexpr (std::is_same_v<T, ast::Loop>) {
+            check_depth(n.begin);
+            check_depth(n.end);
+            check_depth(n.body);
+          }
+        },
+        s->node);
+}
+
+inline void check_depth(const ast::Program& p) {
+  check_depth(p.statements);
+}
+
+// Attributes that hold no expression tree are not measured.
+template <class T> void check_depth(const T&) {}
 
 template <class Parser, class Skipper, class Attr>
 It run_prefix(const Parser& parser, const Skipper& skipper, std::string_view text,
@@ -326,8 +398,10 @@ void run(const Parser& parser, const Skipper& skipper, std::string_view text,
          const TextOrigin& origin, Attr& attr, const char* expected_at_end) {
   It end = run_prefix(parser, skipper, text, origin, attr);
   It last = text.data() + text.size();
-  if (end == last)
+  if (end == last) {
+    check_depth(attr);
     return;
+  }
   It at = end ? end : text.data();
   if (!end)
     x3::skip_over(at, last, x3::make_context<x3::skipper_tag>(skipper));

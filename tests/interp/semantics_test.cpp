@@ -373,6 +373,40 @@ TEST(Semantics, IntegerLiteralsArePythons) {
   EXPECT_NE(error_of("output0[N] = N + 010 where N in 2").find("leading zeros"), std::string::npos);
 }
 
+// Expressions nest at most 500 levels (operators, calls, subscripts), and
+// at most 1000 operators stand in a row: deeper trees would overflow the
+// stack of the parser or of any pass over them (docs/LIMITS.md).
+TEST(Semantics, ExpressionDepthIsBounded) {
+  auto chain = [](int terms) {
+    std::string e = "output0[N] = input0[N]";
+    for (int i = 1; i < terms; ++i)
+      e += " + input0[N]";
+    return e;
+  };
+  // terms - 1 additions, then the subscript and its index: depth terms + 1.
+  auto x = tensor(DType::Int32, {2}, {1, 2});
+  EXPECT_EQ(values(out(chain(499), {{"input0", x}})), (V{499, 998}));
+  std::string deep = error_of(chain(500), {{"input0", x}});
+  EXPECT_NE(deep.find("error: expression nested more than 500 levels deep"), std::string::npos)
+      << deep;
+  auto negations = [](int n) {
+    std::string e = "output0[N] = ";
+    for (int i = 0; i < n; ++i)
+      e += "- ";
+    return e + "input0[N]";
+  };
+  EXPECT_EQ(values(out(negations(400), {{"input0", x}})), (V{1, 2}));
+  EXPECT_NE(error_of(negations(1000), {{"input0", x}}).find("nested more than 500 levels"),
+            std::string::npos);
+  EXPECT_NE(error_of(negations(1001), {{"input0", x}}).find("more than 1000 operators in a row"),
+            std::string::npos);
+  std::string calls = "output0[N] = input0[N]";
+  for (int i = 0; i < 600; ++i)
+    calls += ".call(`abs`)";
+  EXPECT_NE(error_of(calls, {{"input0", x}}).find("nested more than 500 levels"),
+            std::string::npos);
+}
+
 TEST(Semantics, ShiftsKeepTheLeftType) {
   auto x = tensor(DType::Int16, {2}, {3, -8});
   auto o = out("output0[N] = input0[N] << 2", {{"input0", x}});

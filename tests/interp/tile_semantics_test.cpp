@@ -51,6 +51,20 @@ TEST(TileSemantics, OutputLargerPadsSmallerTruncates) {
   EXPECT_EQ(values(run_tile(program("N - 1"), {{"I", I}})), (V{5, 7}));
 }
 
+// Tile expressions have the same depth limit as Antares ones.
+TEST(TileSemantics, ExpressionDepthIsBounded) {
+  auto I = f32({2}, {1, 2});
+  auto sum = [](int terms) {
+    std::string e = "I";
+    for (int i = 1; i < terms; ++i)
+      e += " + I";
+    return "Tensor f(const Tensor& I) { auto O = " + e + "; return O; }";
+  };
+  EXPECT_EQ(values(run_tile(sum(499), {{"I", I}})), (V{499, 998}));
+  EXPECT_NE(tile_error_of(sum(501), {{"I", I}}).find("nested more than 500 levels deep"),
+            std::string::npos);
+}
+
 // In C++ spelling integer literals are C's: 010 is octal 8.
 TEST(TileSemantics, CppIntegerLiteralsAreCs) {
   auto I = f32({2}, {1, 2});
