@@ -109,6 +109,13 @@ private:
     }
   }
   int64_t atom() {
+    // Brackets and signs nest; as in every grammar, 256 deep at most.
+    if (++depth_ > 256)
+      throw IllTyped{op_ + "'s definition nests a $(...) field more than 256 deep"};
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     if (eat('(')) {
       int64_t v = sum();
       if (!eat(')'))
@@ -133,6 +140,7 @@ private:
   std::string_view text_;
   const std::string& op_;
   size_t at_ = 0;
+  int depth_ = 0;
 };
 
 // `$(expr)` fields of \p text evaluated.

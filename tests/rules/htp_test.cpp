@@ -389,6 +389,9 @@ TEST(HtpOps, BrokenDefinitionsAreErrorsOfTheOpsFile) {
             "ops.txt:1:1: error: Relu's definition divides by zero in $(1 / 0)");
   EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N] * $(999999999999 * 999999999999)\n"),
             "ops.txt:1:1: error: Relu's definition overflows in $(999999999999 * 999999999999)");
+  EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N] * $(" + std::string(100000, '(') + "1" +
+                     std::string(100000, ')') + ")\n"),
+            "ops.txt:1:1: error: Relu's definition nests a $(...) field more than 256 deep");
   // A division by an extent that may be zero for some node is not the
   // definition's mistake.
   EXPECT_EQ(error_of("\"Pad\": out0[N] = in0[N] where N in $(8 / ($in0[0] - 7))\n"), "no error");
