@@ -185,6 +185,9 @@ struct Stmt {
 
 struct Program {
   std::vector<StmtPtr> statements;
+  /// The file read, where a reader knows it (read_tile()): errors about the
+  /// program as a whole, such as one with no function, name it.
+  const core::SourceFile* file = nullptr;
 };
 
 /// The node of \p e if it has that kind, else null.

@@ -271,8 +271,9 @@ core::Kernel elaborate_tile(const ast::Program& program, const std::string& entr
                             const std::map<std::string, InputType>& inputs,
                             const std::map<std::string, TileParam>& params) {
   std::vector<std::string> names = tile_functions(program);
-  std::string path =
-      program.statements.empty() ? std::string() : program.statements[0]->span.file->name();
+  std::string path = program.file                 ? program.file->name()
+                     : program.statements.empty() ? std::string()
+                                                  : program.statements[0]->span.file->name();
   auto list = [&] {
     std::string out;
     for (const std::string& n : names)

@@ -96,9 +96,10 @@ ast::Program read_tile(const core::SourceFile& file) {
   std::vector<LogicalLine> lines = logical_line_ranges(file.text());
   bool python =
       !lines.empty() && starts_with_def(std::string_view(file.text()).substr(lines[0].begin));
-  if (python)
-    return PythonReader(file).read();
-  return parse_cpp(file.text(), TextOrigin(&file, uint32_t{0}));
+  ast::Program program =
+      python ? PythonReader(file).read() : parse_cpp(file.text(), TextOrigin(&file, uint32_t{0}));
+  program.file = &file;
+  return program;
 }
 
 } // namespace teval::parser

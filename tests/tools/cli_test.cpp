@@ -337,6 +337,19 @@ TEST(Cli, WarnsAboutInputsTheProgramDoesNotRead) {
   Result r = teval("run -e 'o[N] = x[N] * 2.0' -i x=float32[2] -i y=float32[3]");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "teval run: warning: the program does not read input `y` given with -i\n");
+  // A scatter's base is read, though its result carries the same name.
+  r = teval("run -e 'data[X] =. upd[X] where X in 2' -i data=float32[4] -i upd=float32[2]");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, ATileSourceWithoutAFunctionNamesItsFile) {
+  fs::path dir = test::scratch_dir("cli-tile-empty");
+  test::write_file(dir / "empty.tile", "// nothing here\n");
+  Result r = teval("run empty.tile", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "empty.tile: error: the Tile source defines no function\n");
+  EXPECT_EQ(r.out, "");
 }
 
 TEST(Cli, ErrorsWriteNothing) {

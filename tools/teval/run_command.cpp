@@ -18,6 +18,7 @@
 #include "tools/teval/array_print.h"
 #include "tools/teval/cli_support.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -392,9 +393,15 @@ int run(const Options& o) {
   if (o.dump_kernel)
     std::cout << core::to_string(kernel);
 
+  // Asked by role, not by kernel.find(): a scatter's result shares the name
+  // of the input it starts from.
+  auto reads = [&](const std::string& name) {
+    return std::any_of(kernel.tensors.begin(), kernel.tensors.end(), [&](const auto& t) {
+      return t.name == name && t.role == core::TensorRole::Input;
+    });
+  };
   for (const InputArg& in : o.inputs) {
-    int id = kernel.find(in.name);
-    if (id < 0 || kernel.tensors[id].role != core::TensorRole::Input)
+    if (!reads(in.name))
       std::cerr << "teval run: warning: the program does not read input `" << in.name
                 << "` given with -i\n";
   }
