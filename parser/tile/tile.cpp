@@ -33,6 +33,12 @@ void Elaborator::bind_param(const ast::Param& p) {
     if (!p.type.empty() && !integer_type)
       throw Error(ErrorKind::Type, p.span,
                   "parameter `" + p.name + "` is a " + p.type + ", not an integer");
+    bool vector_type = p.type.rfind("std::vector<", 0) == 0;
+    if (!p.type.empty() && vector_type != given->second.list)
+      throw Error(ErrorKind::Type, p.span,
+                  "parameter `" + p.name + "` is declared `" + p.type + "`: pass " +
+                      (vector_type ? "a list, -p " + p.name + "=[v0,...]"
+                                   : "one value, -p " + p.name + "=N"));
     if (given->second.list) {
       auto items = std::make_shared<std::vector<Value>>();
       for (int64_t v : given->second.values)
