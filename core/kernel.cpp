@@ -179,15 +179,15 @@ void check_index_points(const std::vector<IndexVar>& vars, Span span) {
   }
 }
 
-void check_tensor_size(DType dtype, const Shape& shape, Span span) {
+void check_tensor_size(DType dtype, const Shape& shape, Span span, std::string_view what) {
   std::optional<int64_t> n = checked_numel(shape);
   int64_t bytes = 0;
   if (!n || __builtin_mul_overflow(*n, int64_t{size_bytes(dtype)}, &bytes) ||
       bytes > kMaxTensorBytes)
     throw Error(ErrorKind::Limit, span,
-                "output of shape " + to_string(shape) + " and dtype " + std::string(name(dtype)) +
-                    " is larger than teval's limit of " + std::to_string(kMaxTensorBytes) +
-                    " bytes");
+                std::string(what) + " of shape " + to_string(shape) + " and dtype " +
+                    std::string(name(dtype)) + " is larger than teval's limit of " +
+                    std::to_string(kMaxTensorBytes) + " bytes");
 }
 
 Scalar aggregation_init(Aggregation a, DType t) {

@@ -212,8 +212,9 @@ inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;
 void check_index_points(const std::vector<IndexVar>& vars, Span span);
 
 /// Throws Error(Limit) at \p span when a tensor of \p dtype and \p shape
-/// would be larger than kMaxTensorBytes.
-void check_tensor_size(DType dtype, const Shape& shape, Span span);
+/// would be larger than kMaxTensorBytes; \p what names it in the message.
+void check_tensor_size(DType dtype, const Shape& shape, Span span,
+                       std::string_view what = "output");
 
 /// The identity of \p a for dtype \p t, used as a reduction's init: sum 0,
 /// product 1, max the lowest finite value, min the highest, all 1, any 0,

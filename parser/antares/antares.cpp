@@ -142,8 +142,13 @@ private:
         throw Error(ErrorKind::Name, named->span,
                     "unknown tensor `" + base->id +
                         "`; declare it in input_dict or pass it with -i " + base->id + "=...");
+      // An input given on the command line has no place in the source: its
+      // first use stands for it.
+      Span where = it->second.span.valid() ? it->second.span : named->span;
+      core::check_tensor_size(it->second.dtype, it->second.shape, where,
+                              "input `" + base->id + "`");
       k_.tensors.push_back(
-          {base->id, it->second.dtype, it->second.shape, core::TensorRole::Input, it->second.span});
+          {base->id, it->second.dtype, it->second.shape, core::TensorRole::Input, where});
     });
   }
 
