@@ -1,6 +1,7 @@
 // Diagnostics, the user-error type and internal assertions.
 #include "core/error.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,20 +21,46 @@ const char* severity_name(Severity s) {
   return "error";
 }
 
+// Lines longer than kLongLine are shown as a window of kExcerpt bytes
+// around the caret, so a generated one-line program of megabytes gives a
+// readable diagnostic; lines people write are shown whole.
+constexpr size_t kLongLine = 400;
+constexpr size_t kExcerpt = 320;
+
+bool utf8_continuation(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
 // The source line of span.begin and a marker line under the span: a caret
 // at the start and tildes to the end of the span or of the line. Tabs are
-// copied into the marker so the caret lines up.
+// copied into the marker so the caret lines up. A long line is cut to
+// kExcerpt bytes around the caret (at character boundaries), with `...`
+// where text was left out.
 std::string excerpt(Span span) {
   SourceFile::Location at = span.file->location(span.begin);
   std::string_view line = span.file->line(at.line);
-  std::string out(line);
-  out += '\n';
   size_t col = at.column - 1;
-  for (size_t i = 0; i < col && i < line.size(); ++i)
+  size_t from = 0, to = line.size();
+  if (line.size() > kLongLine) {
+    from = col > kExcerpt / 4 ? col - kExcerpt / 4 : 0;
+    to = std::min(line.size(), from + kExcerpt);
+    while (from > 0 && from < line.size() && utf8_continuation(line[from]))
+      --from;
+    while (to < line.size() && utf8_continuation(line[to]))
+      ++to;
+  }
+  std::string_view prefix = from > 0 ? "..." : "";
+  std::string out(prefix);
+  out += line.substr(from, to - from);
+  if (to < line.size())
+    out += "...";
+  out += '\n';
+  out.append(prefix.size(), ' ');
+  for (size_t i = from; i < col && i < to; ++i)
     out += line[i] == '\t' ? '\t' : ' ';
   out += '^';
   size_t width = span.end > span.begin ? span.end - span.begin : 1;
-  for (size_t i = col + 1; i < col + width && i < line.size(); ++i)
+  for (size_t i = col + 1; i < col + width && i < to; ++i)
     out += '~';
   out += '\n';
   return out;

@@ -170,6 +170,10 @@ int Kernel::find(std::string_view name) const {
 }
 
 void check_index_points(const std::vector<IndexVar>& vars, Span span) {
+  if (vars.size() > kMaxIndexVars)
+    throw Error(ErrorKind::Limit, span,
+                "the statement has " + std::to_string(vars.size()) +
+                    " index variables; teval's limit is " + std::to_string(kMaxIndexVars));
   int64_t points = 1;
   for (const IndexVar& v : vars) {
     int64_t extent = v.end > v.begin ? v.end - v.begin : 0;
@@ -180,6 +184,10 @@ void check_index_points(const std::vector<IndexVar>& vars, Span span) {
 }
 
 void check_tensor_size(DType dtype, const Shape& shape, Span span, std::string_view what) {
+  if (shape.size() > kMaxRank)
+    throw Error(ErrorKind::Limit, span,
+                std::string(what) + " has rank " + std::to_string(shape.size()) +
+                    "; teval's limit is " + std::to_string(kMaxRank));
   std::optional<int64_t> n = checked_numel(shape);
   int64_t bytes = 0;
   if (!n || __builtin_mul_overflow(*n, int64_t{size_bytes(dtype)}, &bytes) ||

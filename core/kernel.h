@@ -207,12 +207,17 @@ bool injective(const Statement& s);
 /// take days, so elaboration reports it instead.
 inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;
 
-/// Throws Error(Limit) at \p span when the box of \p vars holds more than
-/// kMaxIndexPoints points.
+/// The most index variables (axes) one statement may have: a loop nest is
+/// then at most this deep, so every walk over it is bounded.
+inline constexpr size_t kMaxIndexVars = 256;
+
+/// Throws Error(Limit) at \p span when \p vars are more than kMaxIndexVars
+/// or their box holds more than kMaxIndexPoints points.
 void check_index_points(const std::vector<IndexVar>& vars, Span span);
 
 /// Throws Error(Limit) at \p span when a tensor of \p dtype and \p shape
-/// would be larger than kMaxTensorBytes; \p what names it in the message.
+/// would be larger than kMaxTensorBytes or of a rank above kMaxRank; \p what
+/// names it in the message.
 void check_tensor_size(DType dtype, const Shape& shape, Span span,
                        std::string_view what = "output");
 

@@ -118,6 +118,8 @@ private:
       // numpy 1.x on some platforms writes 3L for Python 2 longs.
       if (pos_ < text_.size() && text_[pos_] == 'L')
         ++pos_;
+      if (shape.size() == kMaxRank)
+        fail("a shape of rank above " + std::to_string(kMaxRank));
       shape.push_back(v);
       if (!peek(')'))
         expect(',');

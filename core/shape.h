@@ -14,6 +14,9 @@ using Shape = std::vector<int64_t>;
 /// The largest tensor teval will allocate, in bytes. Larger shapes are a
 /// Limit error rather than an allocation failure.
 inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 34;
+/// The highest rank teval accepts (numpy's own limit): every walk over a
+/// tensor's dimensions is then bounded.
+inline constexpr size_t kMaxRank = 64;
 
 /// Number of elements, or nothing when a negative extent or overflow of
 /// int64 makes it meaningless.

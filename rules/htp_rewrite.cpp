@@ -337,27 +337,113 @@ bool enabled(const Rule& r, const Graph& g) {
 
 } // namespace
 
-std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
+namespace {
+
+// The consumers of each node, kept up to date across rewrites so that a
+// rewrite redirects the uses of its root in time proportional to them
+// rather than to the graph. Entries may be stale (a consumer that no longer
+// reads the node); users are checked before they are changed.
+using Users = std::vector<std::vector<int>>;
+
+Users users_of(const Graph& g) {
+  Users users(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int in : g.nodes[i].inputs)
+      users[in].push_back(int(i));
+  return users;
+}
+
+// rewrite_at, with the uses found through \p users when it is given (and
+// updated), else by a scan of the graph. Nodes from \p first_fresh on are
+// the replacement's.
+std::optional<int> rewrite(Graph& g, int node, const Rule& rule, Users* users) {
   std::optional<Match> m = match(g, node, *rule.match);
   if (!m)
     return std::nullopt;
   if (!Evaluator(g, *m).holds(*rule.constraint))
     return std::nullopt;
+  const size_t first_fresh = g.nodes.size();
   Builder b(g, *m, node);
   int replacement = b.build(*rule.replacement);
   if (replacement == node)
     return node;
   // Uses of the root outside the replacement now use the replacement; the
   // replacement itself still reads the old node where it names "*".
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!b.fresh(int(i)))
-      for (int& in : g.nodes[i].inputs)
-        in = in == node ? replacement : in;
+  auto redirect = [&](int user) {
+    bool changed = false;
+    for (int& in : g.nodes[user].inputs)
+      if (in == node) {
+        in = replacement;
+        changed = true;
+      }
+    return changed;
+  };
+  if (!users) {
+    for (size_t i = 0; i < first_fresh; ++i)
+      redirect(int(i));
+  } else {
+    users->resize(g.nodes.size());
+    std::vector<int> old = std::move((*users)[node]);
+    (*users)[node].clear();
+    for (int u : old)
+      if (size_t(u) >= first_fresh || !redirect(u))
+        (*users)[node].push_back(u);
+      else
+        (*users)[replacement].push_back(u);
+    for (size_t i = first_fresh; i < g.nodes.size(); ++i)
+      for (int in : g.nodes[i].inputs)
+        (*users)[in].push_back(int(i));
+  }
   if (g.output == node)
     g.output = replacement;
   return replacement;
 }
 
+// The nodes a rewrite adds to the post-order, in post-order: those reachable
+// from \p replacement that are fresh (from \p first_fresh on) or the old
+// root (which the replacement may still read). Every other node the
+// replacement reaches was the root's producer and so precedes it already.
+std::vector<int> new_in_order(const Graph& g, int replacement, int root, size_t first_fresh) {
+  std::vector<int> order;
+  auto is_new = [&](int id) { return size_t(id) >= first_fresh || id == root; };
+  if (!is_new(replacement))
+    return order;
+  std::vector<char> seen(g.nodes.size() - first_fresh + 1, 0);
+  auto slot = [&](int id) -> char& { return seen[id == root ? 0 : id - first_fresh + 1]; };
+  std::vector<std::pair<int, size_t>> stack{{replacement, 0}};
+  slot(replacement) = 1;
+  while (!stack.empty()) {
+    auto& [id, next] = stack.back();
+    if (next < g.nodes[id].inputs.size()) {
+      int in = g.nodes[id].inputs[next++];
+      if (is_new(in) && !slot(in)) {
+        slot(in) = 1;
+        stack.push_back({in, 0});
+      }
+      continue;
+    }
+    order.push_back(id);
+    stack.pop_back();
+  }
+  return order;
+}
+
+} // namespace
+
+std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
+  return rewrite(g, node, rule, nullptr);
+}
+
+// Each rewrite restarts the search from the first node in post-order, and
+// the result must be as if it did. It need not look again at the nodes
+// before the rewritten root: a rule's match and constraint read only a node
+// and its producers, and a rewrite changes no node that precedes its root
+// (it adds nodes and redirects the root's consumers, which follow it), so
+// every node before the root fails again as it did. The new post-order is
+// the old one with the root replaced by the new nodes (the DFS from the
+// output reaches them exactly where it reached the root), so the search
+// resumes there, and a rewrite costs time in proportion to what it touched
+// rather than to the graph.
 ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t max_steps) {
   ApplyResult result;
   std::vector<const Rule*> order;
@@ -371,27 +457,32 @@ ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t m
     size_t last = first;
     while (last < order.size() && priority_key(order[last]) == priority_key(order[first]))
       ++last;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (int id : g.live()) {
-        for (size_t r = first; r < last && !changed; ++r) {
-          const Rule* rule = order[r];
-          std::string name = g.nodes[id].name;
-          try {
-            std::optional<int> rep = rewrite_at(g, id, *rule);
-            if (!rep || *rep == id)
-              continue;
-            result.steps.push_back({rule, name, g.nodes[*rep].name});
-            changed = true;
-          } catch (const NotEvaluable& why) {
-            if (reported.insert({rule, name}).second)
-              result.skipped.push_back({rule, name, why});
-          }
+    std::vector<int> nodes = g.live();
+    Users users = users_of(g);
+    for (size_t at = 0; at < nodes.size();) {
+      int id = nodes[at];
+      std::optional<int> rep;
+      for (size_t r = first; r < last && !(rep && *rep != id); ++r) {
+        const Rule* rule = order[r];
+        try {
+          size_t first_fresh = g.nodes.size();
+          rep = rewrite(g, id, *rule, &users);
+          if (!rep || *rep == id)
+            continue;
+          result.steps.push_back({rule, g.nodes[id].name, g.nodes[*rep].name});
+          std::vector<int> added = new_in_order(g, *rep, id, first_fresh);
+          nodes.erase(nodes.begin() + std::ptrdiff_t(at));
+          nodes.insert(nodes.begin() + std::ptrdiff_t(at), added.begin(), added.end());
+        } catch (const NotEvaluable& why) {
+          if (reported.insert({rule, g.nodes[id].name}).second)
+            result.skipped.push_back({rule, g.nodes[id].name, why});
         }
-        if (changed)
-          break;
       }
-      if (changed && result.steps.size() >= max_steps)
+      if (!rep || *rep == id) {
+        ++at;
+        continue;
+      }
+      if (result.steps.size() >= max_steps)
         throw Error(ErrorKind::Limit, result.steps.back().rule->span,
                     "no fixed point after " + std::to_string(max_steps) + " rewrites in pass " +
                         order[first]->pass.text() + "; this rule made the last one");

@@ -34,6 +34,37 @@ TEST(Diagnostic, CaretStopsAtTheEndOfTheLineAndKeepsTabs) {
   EXPECT_EQ(e.render(), "t:1:2: error: spans lines\n\tab\n\t^~\n");
 }
 
+TEST(Diagnostic, LongLinesShowAWindowAroundTheCaret) {
+  // A 1000-byte line (over 400): the excerpt is 320 bytes from 80 before
+  // the caret, with `...` on each side where text was left out.
+  std::string line;
+  for (int i = 0; i < 100; ++i)
+    line += "abcdefghi" + std::to_string(i % 10);
+  auto f = SourceFile::make("long", line);
+  Error e(ErrorKind::Syntax, Span{f.get(), 500, 503}, "here");
+  std::string shown = "..." + line.substr(420, 320) + "...";
+  EXPECT_EQ(e.render(),
+            "long:1:501: error: here\n" + shown + "\n" + std::string(83, ' ') + "^~~\n");
+
+  // Near the start nothing is left out before the caret.
+  Error start(ErrorKind::Syntax, Span{f.get(), 2, 3}, "here");
+  EXPECT_EQ(start.render(), "long:1:3: error: here\n" + line.substr(0, 320) + "...\n  ^\n");
+
+  // A line of 400 bytes is shown whole.
+  auto whole = SourceFile::make("whole", line.substr(0, 400));
+  Error all(ErrorKind::Syntax, Span{whole.get(), 390, 391}, "here");
+  EXPECT_EQ(all.render(), "whole:1:391: error: here\n" + line.substr(0, 400) + "\n" +
+                              std::string(390, ' ') + "^\n");
+
+  // A window never splits a UTF-8 character: "\xc3\xa9" is one, and the cut
+  // that would fall between its bytes moves to keep it whole.
+  std::string wide = std::string(79, 'x') + "\xc3\xa9" + std::string(500, 'y');
+  auto g = SourceFile::make("wide", wide);
+  Error mid(ErrorKind::Syntax, Span{g.get(), 160, 161}, "here");
+  EXPECT_EQ(mid.render(), "wide:1:161: error: here\n..." + wide.substr(79, 321) + "...\n" +
+                              std::string(3 + 81, ' ') + "^\n");
+}
+
 TEST(Diagnostic, NotesAndPathOnlyErrors) {
   auto f = SourceFile::make("s", "x = 1");
   Error e(ErrorKind::Shape, "in.npy", "wrong shape");

@@ -191,6 +191,17 @@ TEST(Npy, Errors) {
                          "")),
             "x.npy: error: tensor of shape [99999999999, 99999999999] and dtype float32 is larger "
             "than teval's limit of 17179869184 bytes\n");
+  // numpy's own rank limit, 64: a 65th extent is an error in the header.
+  std::string ones;
+  for (int i = 0; i < 65; ++i)
+    ones += "1, ";
+  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + ones + "), }",
+                         std::string(4, '\0'))),
+            "x.npy: error: malformed .npy header: a shape of rank above 64\n");
+  ones.resize(ones.size() - 3);
+  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + ones + "), }",
+                         std::string(4, '\0'))),
+            "no error");
 }
 
 TEST(Npy, Version2Header) {

@@ -407,6 +407,33 @@ TEST(Semantics, ExpressionDepthIsBounded) {
             std::string::npos);
 }
 
+// A tensor has rank at most 64 and a statement at most 256 index variables,
+// so every walk over dimensions or loops is bounded (docs/LIMITS.md).
+TEST(Semantics, RankAndIndexVariablesAreBounded) {
+  auto statement = [](int rank, int extra) {
+    std::string index = "N", where = "N in 2";
+    for (int i = 1; i < rank; ++i)
+      index += ", K" + std::to_string(i);
+    for (int i = 0; i < extra; ++i)
+      where += ", W" + std::to_string(i) + " in 1";
+    return "output0[N] +=! input0[" + index + "] + 1 where " + where;
+  };
+  auto ones = [](int rank) {
+    core::Shape shape(static_cast<size_t>(rank), 1);
+    shape[0] = 2;
+    return tensor(DType::Int32, shape, {5, 7});
+  };
+  // 64 dimensions and 64 + 192 = 256 variables: every extent but N is 1,
+  // so each output is its one element plus 1.
+  EXPECT_EQ(values(out(statement(64, 192), {{"input0", ones(64)}})), (V{6, 8}));
+  EXPECT_NE(error_of(statement(64, 193), {{"input0", ones(64)}})
+                .find("the statement has 257 index variables; teval's limit is 256"),
+            std::string::npos);
+  EXPECT_NE(error_of(statement(65, 0), {{"input0", ones(65)}})
+                .find("input `input0` has rank 65; teval's limit is 64"),
+            std::string::npos);
+}
+
 TEST(Semantics, ShiftsKeepTheLeftType) {
   auto x = tensor(DType::Int16, {2}, {3, -8});
   auto o = out("output0[N] = input0[N] << 2", {{"input0", x}});
