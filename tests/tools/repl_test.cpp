@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include <set>
 #include <unistd.h>
 
@@ -354,6 +357,46 @@ TEST(ReplInput, EntriesAreNumberedAcrossTheInput) {
                                       "not closed\ny[N] = x[N\n        ^\n");
   r.clear();
   EXPECT_TRUE(r.empty());
+}
+
+// Reading line by line ends each entry exactly where scanning the lines
+// gathered so far as one text would, and joins the same continuations;
+// lines are drawn from a pool of the cases that carry state across lines.
+TEST(ReplInput, LineByLineReadingAgreesWithScanningTheWhole) {
+  const char* const pool[] = {"o[N] = (x[N]",   "+ 1)",       "a \\",     "  b \\  ",
+                              "s = \"\"\"",     "\"\"\" + (", "t = 'q\\", "' ]",
+                              "# comment (",    "c = `x",     "y` \\",    "",
+                              "z = [1, 2] # )", "\\",         "\"\"\")",  "w = x \\ y"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    tools::repl::EntryReader reader("<stdin>");
+    std::string pending;
+    for (int n = 0; n < 12; ++n) {
+      std::string line = pool[rng() % std::size(pool)];
+      pending += (pending.empty() ? "" : "\n") + line;
+      auto entry = reader.add(line);
+      bool complete = scan_entry(pending).complete;
+      ASSERT_EQ(entry != nullptr, complete) << pending;
+      if (!entry)
+        continue;
+      ASSERT_EQ(entry->text(), tools::repl::join_continuations(pending)) << pending;
+      pending.clear();
+    }
+  }
+}
+
+TEST(ReplInput, AnEntryOfManyLinesIsReadInOnePass) {
+  // 10^5 continued lines (this took minutes when every line rescanned the
+  // entry): one entry, its continuations joined (a backslash inside brackets
+  // is no continuation and stays).
+  tools::repl::EntryReader reader("<stdin>");
+  EXPECT_FALSE(reader.add("o[N] = x[N] \\"));
+  for (int i = 0; i < 100000; ++i)
+    ASSERT_FALSE(reader.add(i % 2 ? "  + 1) \\" : "  + (x[N] \\"));
+  auto entry = reader.add("  + 1");
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(std::count(entry->text().begin(), entry->text().end(), '\\'), 50000);
+  EXPECT_EQ(std::count(entry->text().begin(), entry->text().end(), '\n'), 100001);
 }
 
 std::vector<std::string> completions(const Session& s, const std::string& line) {

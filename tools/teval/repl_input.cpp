@@ -15,51 +15,6 @@ namespace teval::tools::repl {
 
 namespace {
 
-struct Scanner {
-  std::vector<size_t> open; // offsets of open brackets
-  std::optional<size_t> quote_at;
-  char quote = 0;
-  bool triple = false;
-  bool continued = false; // the last line ends in a backslash
-
-  void run(std::string_view t) {
-    for (size_t i = 0; i < t.size(); ++i) {
-      char c = t[i];
-      if (quote) {
-        if (c == '\\') {
-          ++i;
-        } else if (c == quote && (!triple || t.substr(i, 3) == std::string(3, quote))) {
-          i += triple ? 2 : 0;
-          quote = 0;
-          quote_at.reset();
-        }
-        continue;
-      }
-      if (c == '#') {
-        while (i + 1 < t.size() && t[i + 1] != '\n')
-          ++i;
-      } else if (c == '\'' || c == '"' || c == '`') {
-        quote = c;
-        quote_at = i;
-        triple = c != '`' && t.substr(i, 3) == std::string(3, c);
-        i += triple ? 2 : 0;
-      } else if (c == '(' || c == '[' || c == '{') {
-        open.push_back(i);
-      } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
-        open.pop_back();
-      } else if (c == '\\') {
-        size_t next = t.find_first_not_of(" \t\r", i + 1);
-        if (next == std::string_view::npos) {
-          continued = true;
-          return;
-        }
-        if (t[next] == '\n')
-          i = next; // a line joined to the next
-      }
-    }
-  }
-};
-
 const std::vector<std::string>& commands() {
   static const std::vector<std::string> names = {":help",  ":jit",  ":lang",  ":load",
                                                  ":lower", ":quit", ":reset", ":save",
@@ -111,31 +66,74 @@ std::vector<std::string> matching(const std::vector<std::string>& words, std::st
 
 } // namespace
 
-EntryState scan_entry(std::string_view text) {
-  Scanner s;
-  s.run(text);
+void EntryScanner::feed(std::string_view t) {
+  size_t i = next_;
+  continued_ = false;
+  for (; i < t.size(); ++i) {
+    char c = t[i];
+    if (quote_) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote_ && (!triple_ || t.substr(i, 3) == std::string(3, quote_))) {
+        i += triple_ ? 2 : 0;
+        quote_ = 0;
+        quote_at_.reset();
+      }
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < t.size() && t[i + 1] != '\n')
+        ++i;
+    } else if (c == '\'' || c == '"' || c == '`') {
+      quote_ = c;
+      quote_at_ = i;
+      triple_ = c != '`' && t.substr(i, 3) == std::string(3, c);
+      i += triple_ ? 2 : 0;
+    } else if (c == '(' || c == '[' || c == '{') {
+      open_.push_back(i);
+    } else if ((c == ')' || c == ']' || c == '}') && !open_.empty()) {
+      open_.pop_back();
+    } else if (c == '\\') {
+      size_t next = t.find_first_not_of(" \t\r", i + 1);
+      if (next == std::string_view::npos) {
+        // The line may yet be followed by another: look at this backslash
+        // again then.
+        continued_ = true;
+        next_ = i;
+        return;
+      }
+      if (t[next] == '\n') {
+        if (open_.empty())
+          joins_.push_back(i);
+        i = next; // a line joined to the next
+      }
+    }
+  }
+  next_ = i;
+}
+
+EntryState EntryScanner::state() const {
   EntryState state;
-  if (s.quote_at)
-    state.open_at = s.quote_at;
-  else if (!s.open.empty())
-    state.open_at = s.open.back();
-  state.complete = !state.open_at && !s.continued;
+  if (quote_at_)
+    state.open_at = quote_at_;
+  else if (!open_.empty())
+    state.open_at = open_.back();
+  state.complete = !state.open_at && !continued_;
   return state;
 }
 
+EntryState scan_entry(std::string_view text) {
+  EntryScanner s;
+  s.feed(text);
+  return s.state();
+}
+
 std::string join_continuations(std::string_view text) {
+  EntryScanner s;
+  s.feed(text);
   std::string out(text);
-  size_t line_begin = 0;
-  while (line_begin <= out.size()) {
-    size_t nl = out.find('\n', line_begin);
-    if (nl == std::string::npos)
-      break;
-    size_t last = out.find_last_not_of(" \t\r", nl == 0 ? 0 : nl - 1);
-    if (last != std::string::npos && last >= line_begin && out[last] == '\\' &&
-        !scan_entry(std::string_view(out).substr(0, last)).open_at)
-      out[last] = ' ';
-    line_begin = nl + 1;
-  }
+  for (size_t at : s.joins())
+    out[at] = ' ';
   return out;
 }
 
@@ -146,10 +144,14 @@ std::shared_ptr<const core::SourceFile> EntryReader::add(const std::string& line
   else
     pending_ += '\n';
   pending_ += line;
-  if (!scan_entry(pending_).complete)
+  scanner_.feed(pending_);
+  if (!scanner_.state().complete)
     return nullptr;
-  auto entry = core::SourceFile::make(name_, join_continuations(pending_), first_line_);
-  pending_.clear();
+  std::string text = pending_;
+  for (size_t at : scanner_.joins())
+    text[at] = ' ';
+  auto entry = core::SourceFile::make(name_, std::move(text), first_line_);
+  clear();
   return entry;
 }
 

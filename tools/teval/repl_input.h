@@ -23,6 +23,29 @@ struct EntryState {
   std::optional<size_t> open_at;
 };
 
+/// The scan scan_entry describes, made incrementally: each feed() goes on
+/// from where the last one stopped, so an entry of n lines is read in time
+/// linear in its length however it continues.
+class EntryScanner {
+public:
+  /// Scans the part of \p text not scanned yet; \p text must extend the
+  /// text of the previous calls.
+  void feed(std::string_view text);
+  EntryState state() const;
+  /// The offsets of the backslashes that end a line outside brackets and
+  /// quotes and are followed by another line: the line continuations.
+  const std::vector<size_t>& joins() const { return joins_; }
+
+private:
+  std::vector<size_t> open_; // offsets of open brackets
+  std::optional<size_t> quote_at_;
+  char quote_ = 0;
+  bool triple_ = false;
+  bool continued_ = false; // the text ends in a backslash and blanks
+  size_t next_ = 0;        // where the next feed() starts
+  std::vector<size_t> joins_;
+};
+
 /// Scans \p text: brackets ( [ {, quotes ' " ` and Python's triple quotes
 /// (a backslash escapes the next character inside quotes), `#` comments to
 /// the end of the line outside quotes. Closing brackets that match nothing
@@ -40,7 +63,10 @@ public:
   /// True when no entry is in progress.
   bool empty() const { return pending_.empty(); }
   /// Drops the entry in progress.
-  void clear() { pending_.clear(); }
+  void clear() {
+    pending_.clear();
+    scanner_ = {};
+  }
   /// The error for an input that ends with an entry in progress of more
   /// than blanks, pointing at its open bracket or quote (or its last
   /// backslash); nothing otherwise.
@@ -49,6 +75,7 @@ public:
 private:
   std::string name_;
   std::string pending_;
+  EntryScanner scanner_;
   uint32_t line_no_ = 0;
   uint32_t first_line_ = 1;
 };
