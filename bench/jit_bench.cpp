@@ -33,6 +33,26 @@ void BM_JitCompile(benchmark::State& state) {
 }
 BENCHMARK(BM_JitCompile)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 
+// Compile time of a chain of range(0) elementwise statements: it should grow
+// linearly (the time per statement stays flat), because the statements are
+// compiled in functions of 16 (JitOptions::statements_per_function).
+void BM_JitCompileStatements(benchmark::State& state) {
+  std::string program = "t0[N] = input0[N] + 1.0";
+  for (int64_t i = 1; i < state.range(0); ++i)
+    program +=
+        "; t" + std::to_string(i) + "[N] = t" + std::to_string(i - 1) + "[N] * 0.5 + input0[N]";
+  bench::Prepared p =
+      bench::prepare("- einstein_v2(\"" + program +
+                     "\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [64]}})");
+  core::LoopNest nest = core::lower(p.kernel);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(shared_jit().compile(nest));
+  state.counters["per_statement"] =
+      benchmark::Counter(double(state.range(0)), benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_JitCompileStatements)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+
 // Run time only (the kernel is prepared once): range(0) picks the program,
 // range(1) the backend: 0 interpreter (blocks), 1 IREval, 2 JIT.
 void BM_Backend(benchmark::State& state) {

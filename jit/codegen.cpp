@@ -31,35 +31,149 @@ namespace teval::jit {
 
 namespace detail {
 
-std::vector<Site> Codegen::run(const std::string& entry_name, const std::string& cpu,
-                               const std::string& features) {
-  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
-  // The body takes every buffer as its own noalias pointer, so the
-  // optimiser knows stores to outputs never change inputs.
-  std::vector<llvm::Type*> params(n_.buffers.size(), ptr);
-  params.push_back(ptr);
-  auto* body_type = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
-  f_ = llvm::Function::Create(body_type, llvm::Function::InternalLinkage, "teval_body", m_);
-  f_->addFnAttr(llvm::Attribute::AlwaysInline);
-  for (size_t i = 0; i < n_.buffers.size(); ++i)
-    f_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
-  set_target(f_, cpu, features);
+namespace {
 
+void buffers_in(const core::Expr& e, std::vector<char>& used) {
+  core::for_each_node(e, [&](const core::Expr& n) {
+    if (const auto* l = std::get_if<core::Load>(&n->node))
+      used[l->tensor] = 1;
+  });
+}
+
+// Marks in \p used every buffer \p s reads, writes, allocates or frees.
+void buffers_in(const core::Stmt& s, std::vector<char>& used) {
+  auto expr = [&](const core::Expr& e) {
+    if (e)
+      buffers_in(e, used);
+  };
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, core::For>) {
+          expr(n.begin);
+          expr(n.end);
+          buffers_in(n.body, used);
+        } else if constexpr (std::is_same_v<T, core::Store>) {
+          used[n.buffer] = 1;
+          for (const core::Expr& i : n.index)
+            expr(i);
+          expr(n.value);
+          expr(n.guard);
+        } else if constexpr (std::is_same_v<T, core::Let>) {
+          expr(n.value);
+          buffers_in(n.body, used);
+        } else if constexpr (std::is_same_v<T, core::Cond>) {
+          expr(n.cond);
+          buffers_in(n.then, used);
+          if (n.otherwise)
+            buffers_in(n.otherwise, used);
+        } else if constexpr (std::is_same_v<T, core::Block>) {
+          for (const core::Stmt& x : n.stmts)
+            buffers_in(x, used);
+        } else if constexpr (std::is_same_v<T, core::Allocate> || std::is_same_v<T, core::Free>) {
+          used[n.buffer] = 1;
+        } else {
+          static_assert(std::is_same_v<T, core::Raise>);
+          for (const core::Expr& x : n.args)
+            expr(x);
+        }
+      },
+      s->node);
+}
+
+} // namespace
+
+// Each buffer a function takes is its own noalias pointer, so the optimiser
+// knows stores to outputs never change inputs. Functions are never inlined
+// into one another: inlining turns each noalias parameter into alias-scope
+// metadata on every access, quadratic in the number of buffers.
+llvm::Function* Codegen::function(const std::string& name, const std::vector<int>& buffers,
+                                  const std::string& cpu, const std::string& features) {
+  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
+  std::vector<llvm::Type*> params(buffers.size() + 1, ptr);
+  auto* type = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
+  llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, m_);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    f->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  set_target(f, cpu, features);
+  return f;
+}
+
+void Codegen::body(llvm::Function* f, const std::vector<int>& buffers,
+                   const std::vector<core::Stmt>& stmts) {
+  f_ = f;
   entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
   llvm::BasicBlock* start = llvm::BasicBlock::Create(c_, "start", f_);
   error_exit_ = llvm::BasicBlock::Create(c_, "error", f_);
   b_.SetInsertPoint(error_exit_);
   b_.CreateRet(b_.getInt32(1));
-  for (size_t i = 0; i < n_.buffers.size(); ++i)
-    buffers_.push_back(f_->getArg(static_cast<unsigned>(i)));
-  ctx_ = f_->getArg(static_cast<unsigned>(n_.buffers.size()));
+  buffers_.assign(n_.buffers.size(), nullptr);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    buffers_[buffers[i]] = f_->getArg(static_cast<unsigned>(i));
+  ctx_ = f_->getArg(static_cast<unsigned>(buffers.size()));
   b_.SetInsertPoint(start);
-  stmt(n_.root);
+  for (const core::Stmt& s : stmts)
+    stmt(s);
   b_.CreateRet(b_.getInt32(0));
   b_.SetInsertPoint(entry_);
   b_.CreateBr(start);
+}
+
+std::vector<Site> Codegen::run(const std::string& entry_name, const std::string& cpu,
+                               const std::string& features) {
+  std::vector<int> all(n_.buffers.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = int(i);
+  llvm::Function* top = function("teval_body", all, cpu, features);
+
+  // A loop nest's top-level statements go into functions of at most
+  // per_function_ each: LLVM's optimisation of one function grows faster
+  // than linearly with its size, while a program of parts costs the sum of
+  // its parts. The parts are independent loop nests that communicate only
+  // through buffers, so nothing is lost by the split.
+  const size_t per = std::max<size_t>(per_function_, 1);
+  std::vector<core::Stmt> stmts = {n_.root};
+  if (const auto* block = std::get_if<core::Block>(&n_.root->node))
+    stmts = block->stmts;
+  if (stmts.size() <= per) {
+    body(top, all, stmts);
+  } else {
+    // The body calls each part, with the buffers it uses, in turn and
+    // stops at the first that fails.
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", top));
+    llvm::BasicBlock* failed = llvm::BasicBlock::Create(c_, "failed", top);
+    llvm::BasicBlock* at = b_.GetInsertBlock();
+    for (size_t first = 0, k = 0; first < stmts.size(); first += per, ++k) {
+      std::vector<core::Stmt> part_stmts(stmts.begin() + std::ptrdiff_t(first),
+                                         stmts.begin() +
+                                             std::ptrdiff_t(std::min(stmts.size(), first + per)));
+      std::vector<char> used(n_.buffers.size(), 0);
+      for (const core::Stmt& s : part_stmts)
+        buffers_in(s, used);
+      std::vector<int> ids;
+      std::vector<llvm::Value*> args;
+      for (size_t i = 0; i < used.size(); ++i)
+        if (used[i]) {
+          ids.push_back(int(i));
+          args.push_back(top->getArg(static_cast<unsigned>(i)));
+        }
+      args.push_back(top->getArg(static_cast<unsigned>(n_.buffers.size())));
+      llvm::Function* part = function("teval_part" + std::to_string(k), ids, cpu, features);
+      body(part, ids, part_stmts);
+      b_.SetInsertPoint(at);
+      llvm::Value* status = b_.CreateCall(part, args);
+      at = llvm::BasicBlock::Create(c_, "next", top);
+      b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(0)), at, failed);
+    }
+    b_.SetInsertPoint(at);
+    b_.CreateRet(b_.getInt32(0));
+    b_.SetInsertPoint(failed);
+    b_.CreateRet(b_.getInt32(1));
+  }
 
   // The entry point unpacks the buffer array.
+  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
   auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false);
   llvm::Function* entry =
       llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage, entry_name, m_);
@@ -70,7 +184,7 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     args.push_back(
         b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i))));
   args.push_back(entry->getArg(1));
-  b_.CreateRet(b_.CreateCall(f_, args));
+  b_.CreateRet(b_.CreateCall(top, args));
 
   std::string problems;
   llvm::raw_string_ostream os(problems);
@@ -406,10 +520,12 @@ void Codegen::stmt_node(const core::Stmt& s, const core::Raise& r) {
 } // namespace detail
 
 Generated generate(const core::LoopNest& nest, const std::string& entry, llvm::LLVMContext& context,
-                   const std::string& cpu, const std::string& features) {
+                   const std::string& cpu, const std::string& features,
+                   size_t statements_per_function) {
   Generated g;
   g.module = std::make_unique<llvm::Module>("teval", context);
-  g.sites = detail::Codegen(nest, context, *g.module).run(entry, cpu, features);
+  g.sites =
+      detail::Codegen(nest, context, *g.module, statements_per_function).run(entry, cpu, features);
   return g;
 }
 

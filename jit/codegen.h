@@ -24,8 +24,11 @@ struct Generated {
 /// data pointer per loop-nest buffer; it returns 0, or 1 after reporting an
 /// error through teval_rt_fail. The function computes bit for bit what IREval computes
 /// (docs/SEMANTICS.md, "Compiled code"). \p cpu and \p features become the
-/// function attributes the optimiser and the vectorizers see.
+/// function attributes the optimiser and the vectorizers see. The nest's
+/// top-level statements go into functions of at most \p statements_per_function
+/// each (JitOptions).
 Generated generate(const core::LoopNest& nest, const std::string& entry, llvm::LLVMContext& context,
-                   const std::string& cpu, const std::string& features);
+                   const std::string& cpu, const std::string& features,
+                   size_t statements_per_function = 16);
 
 } // namespace teval::jit

@@ -30,14 +30,23 @@ inline bool is_unsigned(DType t) {
 /// value representation.
 class Codegen {
 public:
-  Codegen(const core::LoopNest& n, llvm::LLVMContext& c, llvm::Module& m)
-      : n_(n), c_(c), m_(m), b_(c), vars_(n.vars.size(), nullptr) {}
+  Codegen(const core::LoopNest& n, llvm::LLVMContext& c, llvm::Module& m,
+          size_t statements_per_function)
+      : n_(n), c_(c), m_(m), b_(c), vars_(n.vars.size(), nullptr),
+        per_function_(statements_per_function) {}
 
   std::vector<Site> run(const std::string& entry_name, const std::string& cpu,
                         const std::string& features);
 
 private:
   static void set_target(llvm::Function* f, const std::string& cpu, const std::string& features);
+  // A function taking \p buffers (noalias pointers, by id) and the context.
+  llvm::Function* function(const std::string& name, const std::vector<int>& buffers,
+                           const std::string& cpu, const std::string& features);
+  // Emits \p stmts as the body of \p f, made by function() with \p buffers;
+  // it returns 0, or 1 after a fault.
+  void body(llvm::Function* f, const std::vector<int>& buffers,
+            const std::vector<core::Stmt>& stmts);
 
   // --- types and conversions ---------------------------------------------
 
@@ -192,6 +201,7 @@ private:
   llvm::Value* ctx_ = nullptr;
   std::vector<llvm::Value*> buffers_;
   std::vector<llvm::Value*> vars_;
+  size_t per_function_;
   std::vector<Site> sites_;
 };
 

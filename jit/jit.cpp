@@ -112,7 +112,7 @@ struct Jit::Impl {
   Built build(const core::LoopNest& nest, const std::string& entry) {
     auto context = std::make_unique<llvm::LLVMContext>();
     Generated g = generate(nest, entry, *context, target->getTargetCPU().str(),
-                           target->getTargetFeatureString().str());
+                           target->getTargetFeatureString().str(), options.statements_per_function);
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(target->getTargetTriple().str());
     optimize(*g.module);

@@ -26,6 +26,10 @@ struct JitOptions {
   /// stray write is reported (as an internal error) instead of corrupting
   /// memory. Costs a copy of every buffer per run.
   bool watermarks = true;
+  /// A loop nest's top-level statements are compiled into functions of at
+  /// most this many (at least 1), so compile time grows linearly with the
+  /// program; every split computes the same.
+  size_t statements_per_function = 16;
 };
 
 class Jit;

@@ -15,6 +15,9 @@ struct Backends {
   std::unique_ptr<core::Backend> definitional = interp::interpreter_backend({.blocks = false});
   std::unique_ptr<core::Backend> ireval = interp::ireval_backend();
   std::unique_ptr<core::Backend> jit = jit::jit_backend();
+  // Every top-level statement of the loop nest in a function of its own, so
+  // the calls between the parts of a long program are drawn too.
+  std::unique_ptr<core::Backend> jit_split = jit::jit_backend({.statements_per_function = 1});
 };
 
 Backends& backends() {
@@ -49,6 +52,11 @@ RC_GTEST_PROP(Differential, InterpreterEqualsIREvalOfTheLoweredNest, ()) {
 RC_GTEST_PROP(Differential, IREvalEqualsTheJit, ()) {
   Program p = *antares_program();
   check(p, *rc::gen::arbitrary<uint32_t>(), {backends().ireval.get(), backends().jit.get()});
+}
+
+RC_GTEST_PROP(Differential, IREvalEqualsTheJitSplitIntoFunctions, ()) {
+  Program p = *antares_program();
+  check(p, *rc::gen::arbitrary<uint32_t>(), {backends().ireval.get(), backends().jit_split.get()});
 }
 
 RC_GTEST_PROP(Differential, TileContractionsAgreeOnEveryBackend, ()) {
