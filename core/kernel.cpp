@@ -169,6 +169,13 @@ int Kernel::find(std::string_view name) const {
   return -1;
 }
 
+void check_statement_count(const Kernel& k, Span span) {
+  if (k.statements.size() >= kMaxStatements)
+    throw Error(ErrorKind::Limit, span,
+                "the program has more than " + std::to_string(kMaxStatements) +
+                    " statements; teval's limit is " + std::to_string(kMaxStatements));
+}
+
 void check_index_points(const std::vector<IndexVar>& vars, Span span) {
   if (vars.size() > kMaxIndexVars)
     throw Error(ErrorKind::Limit, span,

@@ -207,6 +207,14 @@ bool injective(const Statement& s);
 /// take days, so elaboration reports it instead.
 inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;
 
+/// The most statements one kernel may have: compiling costs about a
+/// millisecond per statement, so this bounds a compile to seconds.
+inline constexpr size_t kMaxStatements = 10000;
+
+/// Throws Error(Limit) at \p span when \p k already has kMaxStatements
+/// statements (call it before adding one).
+void check_statement_count(const Kernel& k, Span span);
+
 /// The most index variables (axes) one statement may have: a loop nest is
 /// then at most this deep, so every walk over it is bounded.
 inline constexpr size_t kMaxIndexVars = 256;

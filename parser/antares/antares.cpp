@@ -344,6 +344,7 @@ private:
     }
     st.target = static_cast<int>(k_.tensors.size()) - 1;
     st.init = core::aggregation_init(st.aggregation, k_.tensors[st.target].dtype);
+    core::check_statement_count(k_, s.span);
     k_.statements.push_back(std::move(st));
   }
 

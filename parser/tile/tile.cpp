@@ -210,6 +210,12 @@ void Elaborator::statement(const ast::Stmt& s, const ast::Loop& l) {
   int64_t begin = integer(*l.begin);
   int64_t end = integer(*l.end);
   for (int64_t i = begin; i < end; ++i) {
+    // Loops are unrolled as the function is elaborated; nested ones count
+    // every iteration.
+    if (++iterations_ > kMaxLoopIterations)
+      throw Error(ErrorKind::Limit, s.span,
+                  "the function's loops run more than " + std::to_string(kMaxLoopIterations) +
+                      " iterations in all; teval unrolls at most that many");
     env_[l.var] = {IntV{i}, s.span};
     for (const ast::StmtPtr& b : l.body)
       execute(*b);

@@ -275,6 +275,7 @@ int Elaborator::materialize(Pending& p) {
   int id = static_cast<int>(k_.tensors.size());
   k_.tensors.push_back({out.name, t, out.shape, core::TensorRole::Intermediate, out.span});
   st.target = id;
+  core::check_statement_count(k_, out.span);
   k_.statements.push_back(std::move(st));
   out.tensor = id;
   out.pending.reset();

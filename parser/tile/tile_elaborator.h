@@ -17,6 +17,10 @@
 
 namespace teval::parser::tile {
 
+/// The most iterations a Tile function's counted loops may run in all (they
+/// are unrolled as the function is elaborated).
+inline constexpr int64_t kMaxLoopIterations = 1000000;
+
 using core::DType;
 using core::Error;
 using core::ErrorKind;
@@ -216,6 +220,8 @@ private:
   std::vector<IndexInfo> indexes_;
   std::vector<std::shared_ptr<Pending>> pending_;
   bool returned_ = false;
+  // Iterations of counted loops so far (kMaxLoopIterations).
+  int64_t iterations_ = 0;
 };
 
 } // namespace teval::parser::tile

@@ -241,6 +241,7 @@ int emit_elementwise(core::Kernel& k, const Ew& e, const std::string& name, Span
   int id = static_cast<int>(k.tensors.size());
   k.tensors.push_back({name, t, e->shape, core::TensorRole::Intermediate, span});
   s.target = id;
+  core::check_statement_count(k, span);
   k.statements.push_back(std::move(s));
   return id;
 }

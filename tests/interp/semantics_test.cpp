@@ -434,6 +434,18 @@ TEST(Semantics, RankAndIndexVariablesAreBounded) {
             std::string::npos);
 }
 
+// A program has at most 10^4 statements (docs/LIMITS.md).
+TEST(Semantics, StatementsAreBounded) {
+  auto x = tensor(DType::Int32, {2}, {1, 2});
+  std::string program = "t0[N] = input0[N] + 1";
+  for (int i = 1; i <= 10000; ++i)
+    program += "; t" + std::to_string(i) + "[N] = t" + std::to_string(i - 1) + "[N] + 1";
+  std::string e = error_of(program, {{"input0", x}});
+  EXPECT_NE(e.find("error: the program has more than 10000 statements"), std::string::npos) << e;
+  // The 10001st statement is the one named.
+  EXPECT_NE(e.find("t10000[N] = t9999[N] + 1"), std::string::npos) << e;
+}
+
 TEST(Semantics, ShiftsKeepTheLeftType) {
   auto x = tensor(DType::Int16, {2}, {3, -8});
   auto o = out("output0[N] = input0[N] << 2", {{"input0", x}});

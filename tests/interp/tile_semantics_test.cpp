@@ -1,6 +1,8 @@
 // The Tile rules of docs/SEMANTICS.md, one test per rule, each checked
 // against values worked out by hand.
 #include "core/error.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_source.h"
 #include "tests/support/programs.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +65,37 @@ TEST(TileSemantics, ExpressionDepthIsBounded) {
   EXPECT_EQ(values(run_tile(sum(499), {{"I", I}})), (V{499, 998}));
   EXPECT_NE(tile_error_of(sum(501), {{"I", I}}).find("nested more than 500 levels deep"),
             std::string::npos);
+}
+
+// Counted loops are unrolled as the function is elaborated: 10^6
+// iterations in all (nested ones count each), and a kernel has at most
+// 10^4 statements (docs/LIMITS.md).
+TEST(TileSemantics, LoopsAndStatementsAreBounded) {
+  auto I = f32({2}, {1, 2});
+  auto loops = [](const std::string& outer, const std::string& inner, const std::string& body) {
+    return "Tensor f(const Tensor& I) {\n  auto O = I;\n  for (int a = 0; a < " + outer +
+           "; ++a) {\n    for (int b = 0; b < " + inner + "; ++b) {\n      " + body +
+           "\n    }\n  }\n  return O;\n}\n";
+  };
+  // 1000 outer and 1000 x 999 inner iterations: exactly the limit.
+  EXPECT_EQ(values(run_tile(loops("1000", "999", ""), {{"I", I}})), (V{1, 2}));
+  std::string past = tile_error_of(loops("1000", "1000", ""), {{"I", I}});
+  EXPECT_NE(past.find("test.antares:4:5: error: the function's loops run more than 1000000 "
+                      "iterations in all; teval unrolls at most that many"),
+            std::string::npos)
+      << past;
+  EXPECT_NE(tile_error_of(loops("1", "1000000000000000000", ""), {{"I", I}}).find("1000000"),
+            std::string::npos);
+  // Each iteration adds one statement (the copy O = I makes none): 10^4
+  // elaborate (checked without running them on every backend, which
+  // would compile them all), 10001 do not.
+  auto source = core::SourceFile::make("loops.cpp", loops("1", "10000", "O = O + 1;"));
+  core::Kernel k = parser::elaborate_tile(parser::read_tile(*source), "",
+                                          {{"I", {DType::Float32, {2}, {}}}}, {});
+  EXPECT_EQ(k.statements.size(), 10000u);
+  std::string many = tile_error_of(loops("1", "10001", "O = O + 1;"), {{"I", I}});
+  EXPECT_NE(many.find("error: the program has more than 10000 statements"), std::string::npos)
+      << many;
 }
 
 // In C++ spelling integer literals are C's: 010 is octal 8.
