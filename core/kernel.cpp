@@ -3,6 +3,8 @@
 
 #include "core/error.h"
 
+#include <atomic>
+
 namespace teval::core {
 
 namespace {
@@ -167,6 +169,36 @@ int Kernel::find(std::string_view name) const {
     if (tensors[i].name == name)
       return static_cast<int>(i);
   return -1;
+}
+
+namespace {
+std::atomic<int64_t> budget{kDefaultMemoryBudget};
+} // namespace
+
+int64_t memory_budget() {
+  return budget.load(std::memory_order_relaxed);
+}
+
+void set_memory_budget(int64_t bytes) {
+  TEVAL_ASSERT(bytes > 0, "a memory budget must be positive");
+  budget.store(bytes, std::memory_order_relaxed);
+}
+
+void check_memory(const Kernel& k) {
+  const int64_t limit = memory_budget();
+  int64_t total = 0;
+  for (const TensorDecl& t : k.tensors) {
+    // Each tensor is within kMaxTensorBytes (check_tensor_size), so the sum
+    // of fewer than 2^29 of them cannot overflow.
+    int64_t bytes = checked_numel(t.shape).value_or(0) * size_bytes(t.dtype);
+    total += bytes;
+    if (total > limit)
+      throw Error(ErrorKind::Limit, t.span,
+                  "the program's tensors take " + std::to_string(total) + " bytes in all with `" +
+                      t.name + "` (" + std::to_string(bytes) +
+                      " bytes), beyond the memory budget of " + std::to_string(limit) +
+                      " bytes; --max-memory raises it");
+  }
 }
 
 void check_statement_count(const Kernel& k, Span span) {

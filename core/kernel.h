@@ -207,6 +207,20 @@ bool injective(const Statement& s);
 /// take days, so elaboration reports it instead.
 inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;
 
+/// The default memory budget: the most bytes the tensors of one program may
+/// take in all (inputs, intermediates and outputs).
+inline constexpr int64_t kDefaultMemoryBudget = int64_t{8} << 30;
+
+/// The memory budget in force, process-wide (`--max-memory` sets it).
+int64_t memory_budget();
+/// Sets the memory budget; \p bytes must be positive.
+void set_memory_budget(int64_t bytes);
+
+/// Throws Error(Limit) when the tensors of \p k take more than
+/// memory_budget() bytes in all, at the declaration of the tensor that
+/// crosses it. Elaboration calls it before anything is allocated.
+void check_memory(const Kernel& k);
+
 /// The most statements one kernel may have: compiling costs about a
 /// millisecond per statement, so this bounds a compile to seconds.
 inline constexpr size_t kMaxStatements = 10000;

@@ -103,6 +103,7 @@ public:
       add_output(id);
     }
     add_output(k_.statements.back().target);
+    core::check_memory(k_);
     return std::move(k_);
   }
 

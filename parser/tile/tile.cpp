@@ -22,6 +22,7 @@ core::Kernel Elaborator::run(Span fn_span, bool allow_no_return) {
   else if (!returned_)
     throw Error(ErrorKind::Syntax, fn_span,
                 "function `" + f_.name + "` returns nothing; end it with `return TENSOR`");
+  core::check_memory(k_);
   return std::move(k_);
 }
 

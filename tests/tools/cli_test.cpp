@@ -416,5 +416,64 @@ std::vector<ErrorCase> error_cases() {
 INSTANTIATE_TEST_SUITE_P(All, ErrorGolden, ::testing::ValuesIn(error_cases()),
                          [](const auto& info) { return info.param.dir + "_" + info.param.name; });
 
+// The memory budget (--max-memory, default 8 GiB) is checked against all
+// of a program's tensors before anything is allocated; an allocation the
+// machine refuses within the budget is a diagnostic too, never an abort
+// (docs/LIMITS.md).
+TEST(Cli, MemoryIsBudgetedAndExhaustionIsAnError) {
+  fs::path dir = test::scratch_dir("cli-memory");
+  const std::string add = "run -e 'output0[N] = input0[N] + 1.0' -i input0=float32[1000] -o out";
+  Result r = teval(add + " --max-memory 7999", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "<command line>:1:1: error: the program's tensors take 8000 bytes in all with "
+                   "`output0` (4000 bytes), beyond the memory budget of 7999 bytes; --max-memory "
+                   "raises it\noutput0[N] = input0[N] + 1.0\n^~~~~~~~~~\n");
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_EQ(teval(add + " --max-memory 8000", dir).exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir / "out/output0.npy"));
+  for (const char* bad : {"0", "-1", "5Q", "K", "99999999999T"})
+    EXPECT_EQ(teval(add + " --max-memory " + bad, dir).exit_code, 2) << bad;
+  EXPECT_EQ(teval("lower -e 'o[N] = x[N]' -i x=float32[4] --max-memory 16", dir).exit_code, 1);
+  // 1G is 2^30: 2^28 floats in and out take 2^31 bytes.
+  r = teval("run -e 'o[N] = x[N]' -i x=float32[268435456] --max-memory 1G", dir);
+  EXPECT_NE(r.err.find("memory budget of 1073741824 bytes"), std::string::npos) << r.err;
+
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer needs more address space than the limit below leaves";
+#endif
+  // 2 GB of address space, within the default budget: a 2.4 GB output
+  // cannot be allocated.
+  r = test::run_shell("ulimit -v 2000000; '" + (test::binary_dir() / "bin/teval").string() +
+                          "' run -e 'o[N] = N where N in 600000000' -o big",
+                      dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "teval run: error: out of memory; the machine has less free than the memory "
+                   "budget allows (--max-memory lowers it)\n");
+  EXPECT_FALSE(fs::exists(dir / "big"));
+}
+
+// --timeout stops an evaluation on every engine: an error, nothing written.
+TEST(Cli, TimeoutStopsTheEvaluation) {
+  fs::path dir = test::scratch_dir("cli-timeout");
+  for (const char* engine : {"interp", "ireval", "jit"}) {
+    Result r = teval(std::string("run -e 'o[N] +=! x[N] * x[K % 10] + x[J % 10] where K in "
+                                 "1000000000, J in 100, N in 10' -i x=float32[10] -o out "
+                                 "--timeout 0.5 --engine ") +
+                         engine,
+                     dir);
+    EXPECT_EQ(r.exit_code, 1) << engine;
+    EXPECT_EQ(r.err, "<command line>: error: the evaluation did not finish within --timeout 0.5 "
+                     "s; nothing was written\n")
+        << engine;
+    EXPECT_FALSE(fs::exists(dir / "out")) << engine;
+  }
+  for (const char* bad : {"0", "-2", "x", "1e7", "nan"})
+    EXPECT_EQ(
+        teval(std::string("run -e 'o[N] = x[N]' -i x=float32[2] --timeout ") + bad, dir).exit_code,
+        2)
+        << bad;
+  EXPECT_EQ(teval("run -e 'o[N] = x[N]' -i x=float32[2] --timeout 60", dir).exit_code, 0);
+}
+
 } // namespace
 } // namespace teval

@@ -23,6 +23,53 @@ uint64_t parse_count(const std::string& option, const std::string& v, uint64_t m
   return n;
 }
 
+int64_t parse_bytes(const std::string& option, const std::string& v) {
+  std::string digits = v;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(digits.back()))) {
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    case 'T':
+      shift = 40;
+      break;
+    default:
+      break;
+    }
+    if (shift)
+      digits.pop_back();
+  }
+  auto bad = [&] {
+    return UsageError{option + " takes a positive byte count (an integer, optionally with K, M, " +
+                      "G or T), not '" + v + "'"};
+  };
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
+    throw bad();
+  uint64_t n = parse_count(option, digits, uint64_t{1} << (62 - shift));
+  if (n == 0)
+    throw bad();
+  return int64_t(n << shift);
+}
+
+double parse_seconds(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  double s = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || errno || !(s > 0) || s > 1e6 || !std::isdigit((unsigned char)v[0]))
+    throw UsageError{option + " takes a positive number of seconds (at most 10^6), not '" + v +
+                     "'"};
+  return s;
+}
+
 bool is_identifier_start(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
 }

@@ -19,6 +19,15 @@ struct UsageError {
 /// larger than \p max. Throws UsageError.
 uint64_t parse_count(const std::string& option, const std::string& v, uint64_t max = UINT64_MAX);
 
+/// The value \p v of option \p option as a positive byte count: an integer
+/// with an optional binary suffix K, M, G or T (2^10 ... 2^40), at most
+/// 2^62. Throws UsageError.
+int64_t parse_bytes(const std::string& option, const std::string& v);
+
+/// The value \p v of option \p option as a positive number of seconds
+/// (decimals allowed), at most 10^6. Throws UsageError.
+double parse_seconds(const std::string& option, const std::string& v);
+
 /// The characters of a C identifier: the first is a letter or `_`, the
 /// others letters, digits or `_`.
 bool is_identifier_start(char c);

@@ -5,6 +5,7 @@
 #include "tools/teval/run_command.h"
 
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,25 @@ exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
 error.
 )";
 
+int dispatch(const std::vector<std::string>& args);
+
 } // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  // Every command turns the allocations the machine refuses into a
+  // diagnostic; this is the last line for those it does not.
+  try {
+    return dispatch({argv + 1, argv + argc});
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    std::cerr << "teval: error: out of memory\n";
+    return 1;
+  }
+}
+
+namespace {
+
+int dispatch(const std::vector<std::string>& args) {
   if (args.empty())
     return teval::tools::repl_command({});
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -60,3 +76,5 @@ int main(int argc, char** argv) {
   std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";
   return 2;
 }
+
+} // namespace

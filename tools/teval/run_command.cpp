@@ -5,6 +5,8 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/format.h"
+#include "core/interrupt.h"
+#include "core/kernel.h"
 #include "core/lower.h"
 #include "core/npy.h"
 #include "core/npz.h"
@@ -20,6 +22,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +77,11 @@ options:
                          all give identical results and errors
                          (interp-definitional: the interpreter one point at
                          a time, without its block evaluation)
+  --max-memory SIZE      the most the program's tensors may take in all
+                         (bytes, or with K, M, G, T; default 8G): a larger
+                         program is an error before anything is allocated
+  --timeout SECONDS      stop an evaluation that runs longer (an error,
+                         nothing written); see docs/LIMITS.md
   -h, --help             this text
 
 Inputs that are neither read from .npy nor given a shape with -i get seeded
@@ -93,7 +101,8 @@ its exact bounds, the guards that decide which points are valid, the
 reduction updates and temp buffers. `teval run --engine ireval` runs it.
 
 options (as for teval run):
-  -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...
+  -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...,
+  --max-memory SIZE
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
@@ -109,7 +118,8 @@ jit` runs the same code.
 
 options (as for teval run):
   --emit llvm|asm        what to print (default llvm)
-  -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...
+  -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...,
+  --max-memory SIZE
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
@@ -137,6 +147,9 @@ struct Options {
   bool dump_kernel = false;
   std::string engine = "interp";
   std::string emit;
+  int64_t max_memory = 0; // 0: the default budget
+  double timeout = 0;     // seconds; 0: none
+  std::string timeout_text;
   bool help = false;
 };
 
@@ -228,6 +241,11 @@ Options parse_options(const std::vector<std::string>& args) {
           o.engine != "interp-definitional")
         throw UsageError{"unknown --engine '" + o.engine +
                          "'; teval run has: interp, ireval, jit, interp-definitional"};
+    } else if (a == "--max-memory") {
+      o.max_memory = parse_bytes(a, value(i));
+    } else if (a == "--timeout") {
+      o.timeout_text = value(i);
+      o.timeout = parse_seconds(a, o.timeout_text);
     } else if (a == "--emit") {
       o.emit = value(i);
       if (o.emit != "llvm" && o.emit != "asm")
@@ -356,9 +374,9 @@ core::Kernel elaborate(const Options& o, std::shared_ptr<const core::SourceFile>
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" ||
-      o.seed != 0 || (command == Command::Lower && !o.emit.empty()))
+      o.seed != 0 || o.timeout > 0 || (command == Command::Lower && !o.emit.empty()))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
-                     "--entry, -p, -i)" +
+                     "--entry, -p, -i, --max-memory)" +
                      std::string(command == Command::Jit ? " and --emit" : "")};
   std::shared_ptr<const core::SourceFile> file;
   std::map<std::string, core::Tensor> given;
@@ -406,7 +424,16 @@ int run(const Options& o) {
                 << "` given with -i\n";
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
-  std::vector<core::Tensor> outputs = evaluate(o, kernel, inputs);
+  std::vector<core::Tensor> outputs;
+  if (o.timeout > 0) {
+    auto budget = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+    if (!core::run_within(budget, [&] { outputs = evaluate(o, kernel, inputs); }))
+      throw core::Error(core::ErrorKind::Limit, file->name(),
+                        "the evaluation did not finish within --timeout " + o.timeout_text +
+                            " s; nothing was written");
+  } else {
+    outputs = evaluate(o, kernel, inputs);
+  }
   // Every file is written, or none (core::OutputSet).
   core::OutputSet files;
   if (o.out_dir)
@@ -445,8 +472,18 @@ int run_command(const std::vector<std::string>& args, Command command) {
                                               : kJitHelp);
     return 0;
   }
+  if (o.max_memory)
+    core::set_memory_budget(o.max_memory);
   try {
     return command == Command::Run ? run(o) : show(o, command);
+  } catch (const std::bad_alloc&) {
+    // Allocation is checked against the budget before it is attempted;
+    // this is the machine refusing less than the budget allows.
+    std::cout.flush();
+    std::cerr << name
+              << ": error: out of memory; the machine has less free than the memory "
+                 "budget allows (--max-memory lowers it)\n";
+    return 1;
   } catch (const UsageError& e) {
     std::cerr << name << ": " << e.message << "\n(see " << name << " --help)\n";
     return 2;
