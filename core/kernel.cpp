@@ -3,7 +3,10 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <atomic>
+
+#include <unistd.h>
 
 namespace teval::core {
 
@@ -172,7 +175,20 @@ int Kernel::find(std::string_view name) const {
 }
 
 namespace {
-std::atomic<int64_t> budget{kDefaultMemoryBudget};
+
+// The default budget, but at most half the machine's memory: past that, a
+// program would meet the kernel's out-of-memory killer (Linux overcommits,
+// so allocation itself rarely fails) rather than a diagnostic.
+int64_t default_budget() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0)
+    return kDefaultMemoryBudget;
+  return std::min(kDefaultMemoryBudget, int64_t(pages) / 2 * int64_t(page));
+}
+
+std::atomic<int64_t> budget{default_budget()};
+
 } // namespace
 
 int64_t memory_budget() {

@@ -208,7 +208,8 @@ bool injective(const Statement& s);
 inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;
 
 /// The default memory budget: the most bytes the tensors of one program may
-/// take in all (inputs, intermediates and outputs).
+/// take in all (inputs, intermediates and outputs), or half the machine's
+/// memory when that is less.
 inline constexpr int64_t kDefaultMemoryBudget = int64_t{8} << 30;
 
 /// The memory budget in force, process-wide (`--max-memory` sets it).

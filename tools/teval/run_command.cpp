@@ -78,8 +78,9 @@ options:
                          (interp-definitional: the interpreter one point at
                          a time, without its block evaluation)
   --max-memory SIZE      the most the program's tensors may take in all
-                         (bytes, or with K, M, G, T; default 8G): a larger
-                         program is an error before anything is allocated
+                         (bytes, or with K, M, G, T; default 8G or half the
+                         machine's memory): a larger program is an error
+                         before anything is allocated
   --timeout SECONDS      stop an evaluation that runs longer (an error,
                          nothing written); see docs/LIMITS.md
   -h, --help             this text
