@@ -115,6 +115,10 @@ void Elaborator::statement(const ast::Stmt& s, const ast::Declare& d) {
     if (d.ctor_args.size() != 1)
       throw Error(ErrorKind::Syntax, s.span, "declare the vector's size: " + d.type + " X(2);");
     int64_t n = integer(*d.ctor_args[0]);
+    if (n < 0 || n > kMaxListItems)
+      throw Error(ErrorKind::Limit, d.ctor_args[0]->span,
+                  "a " + d.type + " of " + std::to_string(n) + " elements; teval makes from 0 to " +
+                      std::to_string(kMaxListItems));
     auto items = std::make_shared<std::vector<Value>>();
     for (int64_t i = 0; i < n; ++i) {
       std::string name = d.name + "[" + std::to_string(i) + "]";

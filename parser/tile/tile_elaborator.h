@@ -21,6 +21,10 @@ namespace teval::parser::tile {
 /// are unrolled as the function is elaborated).
 inline constexpr int64_t kMaxLoopIterations = 1000000;
 
+/// The most dimensions or indices one TensorDims(n), TensorIndexes(n) or
+/// std::vector<TensorDim> X(n) makes.
+inline constexpr int64_t kMaxListItems = 4096;
+
 using core::DType;
 using core::Error;
 using core::ErrorKind;

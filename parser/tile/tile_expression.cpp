@@ -252,6 +252,10 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
     int64_t n = c.args.size() == 1 ? integer(*c.args[0]) : -1;
     if (n < 0)
       throw Error(ErrorKind::Syntax, c.callee_span, f + " takes a count");
+    if (n > kMaxListItems)
+      throw Error(ErrorKind::Limit, c.args[0]->span,
+                  f + " of " + std::to_string(n) + "; teval makes at most " +
+                      std::to_string(kMaxListItems));
     auto items = std::make_shared<std::vector<Value>>();
     for (int64_t i = 0; i < n; ++i)
       items->push_back(constructor(f == "TensorDims", e.span));

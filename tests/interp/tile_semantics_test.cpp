@@ -98,6 +98,28 @@ TEST(TileSemantics, LoopsAndStatementsAreBounded) {
       << many;
 }
 
+// TensorDims(n), TensorIndexes(n) and std::vector<TensorDim> X(n) make at
+// most 4096 (docs/LIMITS.md).
+TEST(TileSemantics, ListsOfDimensionsAndIndicesAreBounded) {
+  auto I = f32({2}, {1, 2});
+  EXPECT_EQ(values(run_tile("def f(I):\n  i = TensorIndexes(4096)\n  return I\n", {{"I", I}})),
+            (V{1, 2}));
+  EXPECT_EQ(tile_error_of("def f(I):\n  i = TensorIndexes(9223372036854775807)\n  return I\n",
+                          {{"I", I}}),
+            "test.antares:2:21: error: TensorIndexes of 9223372036854775807; teval makes at most "
+            "4096\n  i = TensorIndexes(9223372036854775807)\n                    "
+            "^~~~~~~~~~~~~~~~~~~\n");
+  auto vector = [](const std::string& n) {
+    return "Tensor f(const Tensor& I) {\n  std::vector<TensorDim> X(" + n + ");\n  return I;\n}\n";
+  };
+  EXPECT_EQ(values(run_tile(vector("4096"), {{"I", I}})), (V{1, 2}));
+  EXPECT_NE(tile_error_of(vector("1000000000"), {{"I", I}})
+                .find("error: a std::vector<TensorDim> of 1000000000 elements; teval makes from 0 "
+                      "to 4096"),
+            std::string::npos);
+  EXPECT_NE(tile_error_of(vector("-1"), {{"I", I}}).find("of -1 elements"), std::string::npos);
+}
+
 // In C++ spelling integer literals are C's: 010 is octal 8.
 TEST(TileSemantics, CppIntegerLiteralsAreCs) {
   auto I = f32({2}, {1, 2});
