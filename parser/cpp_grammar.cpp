@@ -230,7 +230,8 @@ auto const assign_op_def = (pos >> assign_ops >> !x3::lit('='))[mk_op_at];
 
 auto const declarator = (pos >> identifier >> ctor_args >> initializer >> here)[push_declarator];
 auto const declaration_def = (type_text[set_type] >> (declarator % ',')) > x3::lit(';');
-auto const return_statement = ((pos >> word("return") > expr) > x3::lit(';') >> here)[push_return];
+auto const return_statement =
+    (((pos >> word("return") > expr) > x3::lit(';')) >> here)[push_return];
 auto const increment_def = (x3::lit("++") >> identifier) | (identifier >> x3::lit("++"));
 auto const ctor_args_def = call_args | x3::attr(CallArgs{});
 auto const for_statement =
@@ -245,8 +246,10 @@ auto const block_def = *statement;
 auto const body_def = (x3::lit('{') >> block[set_val] > x3::lit('}')) | statement;
 auto const param = (pos >> type_text >> identifier >> here)[push_param];
 auto const params_def = -(param % ',');
-auto const function = (pos >> type_text >> identifier >> x3::lit('(') >> params > x3::lit(')') >
-                       x3::lit('{') >> block > x3::lit('}') >> here)[push_function];
+auto const function =
+    (((pos >> type_text >> identifier >> x3::lit('(') >> params > x3::lit(')') > x3::lit('{')) >>
+      block > x3::lit('}')) >>
+     here)[push_function];
 auto const program_def = *function;
 
 BOOST_SPIRIT_DEFINE(identifier, qualified, float_text, int_text, type_text, expr, logical_and,

@@ -387,6 +387,12 @@ It run_prefix(const Parser& parser, const Skipper& skipper, std::string_view tex
       width = 0;
     }
     std::string where = at_end ? " before end of input" : terminator ? "" : " before " + token;
+    // What a named rule or a literal expects reads well; an unnamed
+    // composite parser's "name" is its C++ type, which says nothing to a
+    // user, so then the token itself is the message.
+    if (e.which().find("boost") != std::string::npos)
+      throw Error(ErrorKind::Syntax, st.span(at, at + width),
+                  at_end ? std::string("unexpected end of input") : "unexpected " + token);
     throw Error(ErrorKind::Syntax, st.span(at, at + width), "expected " + e.which() + where);
   }
 }

@@ -120,6 +120,32 @@ TEST(TileSemantics, ListsOfDimensionsAndIndicesAreBounded) {
   EXPECT_NE(tile_error_of(vector("-1"), {{"I", I}}).find("of -1 elements"), std::string::npos);
 }
 
+// A syntax error names what was expected, or the unexpected token: never
+// the parser's C++ type (an unnamed composite parser has no other name).
+TEST(TileSemantics, SyntaxErrorsNeverNameParserTypes) {
+  auto I = f32({2}, {1, 2});
+  const char* const sources[] = {
+      "Tensor f(const Tensor& I) { for (int i = 0; i < ; ++i) {} return I; }",
+      "Tensor f(const Tensor& I) { return I }",
+      "Tensor f(const Tensor& I) { auto O = \"x\"; return O; }",
+      "Tensor f(const Tensor& I) { for (;;) {} return I; }",
+      "Tensor f(const Tensor& I) { auto O = 1e; return O; }",
+      "Tensor f(const Tensor& I) { auto O = 0x; return O; }",
+      "Tensor f(const Tensor& I { return I; }",
+      "def f(I):\n  for i in range(:\n    pass\n  return I\n",
+  };
+  for (const char* source : sources) {
+    std::string e = tile_error_of(source, {{"I", I}});
+    EXPECT_NE(e.find("error: "), std::string::npos) << source;
+    EXPECT_EQ(e.find("boost"), std::string::npos) << e;
+  }
+  EXPECT_EQ(tile_error_of(sources[1], {{"I", I}}),
+            "test.antares:1:37: error: expected ';'\nTensor f(const Tensor& I) { return I }\n"
+            "                                    ^\n");
+  EXPECT_EQ(tile_error_of(sources[2], {{"I", I}}).substr(0, 41),
+            "test.antares:1:38: error: unexpected `\"`\n");
+}
+
 // In C++ spelling integer literals are C's: 010 is octal 8.
 TEST(TileSemantics, CppIntegerLiteralsAreCs) {
   auto I = f32({2}, {1, 2});
