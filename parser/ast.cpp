@@ -5,6 +5,69 @@
 
 namespace teval::ast {
 
+namespace {
+
+// Moves the children of \p e onto \p out.
+void take_children(Expr& e, std::vector<ExprPtr>& out) {
+  auto take = [&](ExprPtr& p) {
+    if (p)
+      out.push_back(std::move(p));
+  };
+  std::visit(
+      [&](auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Unary>) {
+          take(n.operand);
+        } else if constexpr (std::is_same_v<T, Binary>) {
+          take(n.lhs);
+          take(n.rhs);
+        } else if constexpr (std::is_same_v<T, Subscript>) {
+          take(n.base);
+          for (ExprPtr& i : n.indices)
+            take(i);
+        } else if constexpr (std::is_same_v<T, Call>) {
+          for (ExprPtr& a : n.args)
+            take(a);
+          for (Keyword& k : n.keywords)
+            take(k.value);
+        } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
+          for (ExprPtr& i : n.items)
+            take(i);
+        } else if constexpr (std::is_same_v<T, Dict>) {
+          for (auto& [k, v] : n.items) {
+            take(k);
+            take(v);
+          }
+        }
+      },
+      e.node);
+}
+
+// The children of the trees being freed on this thread, while the
+// outermost destructor runs.
+thread_local std::vector<ExprPtr>* pending = nullptr;
+
+} // namespace
+
+// The outermost destructor frees the tree from a work list; the nodes it
+// frees, destroyed inside it, only hand their children to the list, so the
+// stack never holds more than two destructor frames.
+Expr::~Expr() {
+  if (pending) {
+    take_children(*this, *pending);
+    return;
+  }
+  std::vector<ExprPtr> work;
+  pending = &work;
+  take_children(*this, work);
+  while (!work.empty()) {
+    ExprPtr e = std::move(work.back());
+    work.pop_back();
+    e.reset();
+  }
+  pending = nullptr;
+}
+
 std::string_view spelling(UnaryOp op) {
   switch (op) {
   case UnaryOp::Neg:

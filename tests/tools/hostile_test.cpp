@@ -182,6 +182,9 @@ void generate(const fs::path& dir) {
     test::write_file(dir / name, text);
   };
   put("plus12000.antares", "output0[N] = input0[N]" + repeat(" + input0[N]", 12000) + "\n");
+  // 10^6 terms: the tree freed after the depth check is as deep (its
+  // destructor recursed and overflowed the stack).
+  put("plus1000000.antares", "output0[N] = input0[N]" + repeat(" + input0[N]", 1000000) + "\n");
   put("neg13000.antares", "output0[N] = " + repeat("- ", 13000) + "input0[N]\n");
   put("call2000.antares", "output0[N] = input0[N]" + repeat(".call(`abs`)", 2000) + "\n");
   put("preamble12000.antares", "- _X = 1" + repeat(" + 1", 12000) +
