@@ -354,8 +354,8 @@ Users users_of(const Graph& g) {
 }
 
 // rewrite_at, with the uses found through \p users when it is given (and
-// updated), else by a scan of the graph. Nodes from \p first_fresh on are
-// the replacement's.
+// updated), else by a scan of the graph. The nodes the replacement adds are
+// those from the graph's old size on.
 std::optional<int> rewrite(Graph& g, int node, const Rule& rule, Users* users) {
   std::optional<Match> m = match(g, node, *rule.match);
   if (!m)
