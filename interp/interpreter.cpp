@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/interrupt.h"
+#include "core/progress.h"
 #include "core/scalar_ops.h"
 #include "interp/block_eval.h"
 
@@ -50,8 +51,17 @@ public:
       core::check_input(d.name, d.dtype, d.shape, d.span, inputs[i]);
       values_[ids[i]] = &inputs[i];
     }
-    for (const core::Statement& s : k_.statements)
+    progress_ = core::current_progress();
+    if (progress_)
+      progress_->statements.store(int64_t(k_.statements.size()), std::memory_order_relaxed);
+    for (const core::Statement& s : k_.statements) {
+      if (progress_) {
+        progress_->statement.fetch_add(1, std::memory_order_relaxed);
+        progress_->done.store(0, std::memory_order_relaxed);
+        progress_->total.store(points(s), std::memory_order_relaxed);
+      }
       statement(s);
+    }
     std::vector<Tensor> out;
     for (int o : k_.outputs)
       out.push_back(*values_[o]);
@@ -60,6 +70,18 @@ public:
 
 private:
   const Tensor& tensor(int id) const { return *values_[id]; }
+
+  static int64_t points(const core::Statement& s) {
+    int64_t total = 1;
+    for (const core::IndexVar& v : s.vars)
+      total *= std::max<int64_t>(v.end - v.begin, 0); // at most 2^40 (elaboration)
+    return total;
+  }
+
+  void report(int64_t done) {
+    if (progress_)
+      progress_->done.store(done, std::memory_order_relaxed);
+  }
 
   void statement(const core::Statement& s) {
     const core::TensorDecl& decl = k_.tensors[s.target];
@@ -89,6 +111,8 @@ private:
     } else {
       for (int64_t number = 0;; ++number) {
         core::poll_interrupt();
+        if ((number & 4095) == 0)
+          report(number);
         visit_point(s, out, strides, out_index, writer, number);
         if (!advance())
           break;
@@ -112,6 +136,7 @@ private:
                  s.start == core::Start::Init && writer.empty();
     for (int64_t number = 0; number < total;) {
       core::poll_interrupt();
+      report(number);
       int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
       if (block.evaluate(point_, n)) {
         const std::vector<int32_t>& valid = block.selected();
@@ -347,6 +372,7 @@ private:
 
   const core::Kernel& k_;
   Options options_;
+  core::Progress* progress_ = nullptr;
   std::vector<const Tensor*> values_;
   std::deque<Tensor> owned_;
   const core::Statement* s_ = nullptr;

@@ -3,6 +3,7 @@
 // on a real pseudo-terminal that types, completes with Tab, recalls history
 // and cancels with Ctrl-C. Waits have a generous deadline that only turns
 // a hang into a failure; nothing here measures time.
+#include "core/progress.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -73,8 +74,13 @@ TEST(ReplScripts, OutOfMemoryIsAnError) {
 // teval on the slave side of a pseudo-terminal.
 class Pty {
 public:
-  explicit Pty(const fs::path& home) {
+  // teval with \p args (none: the REPL).
+  explicit Pty(const fs::path& home, std::vector<std::string> args = {}) {
     std::string teval = (test::binary_dir() / "bin/teval").string();
+    std::vector<char*> argv = {teval.data()};
+    for (std::string& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
     struct winsize size {};
     size.ws_row = 40;
     size.ws_col = 100;
@@ -84,7 +90,7 @@ public:
       setenv("TERM", "xterm", 1);
       if (chdir(test::source_dir().c_str()) != 0)
         _exit(126);
-      execl(teval.c_str(), teval.c_str(), static_cast<char*>(nullptr));
+      execv(teval.c_str(), argv.data());
       _exit(127);
     }
   }
@@ -329,6 +335,42 @@ TEST(ReplTerminal, RandomKeysNeverCrashOrHang) {
   }
   t.enter("\x04");
   EXPECT_EQ(t.wait_exit(), 0) << t.output();
+}
+
+// On a terminal, `teval run` shows a long evaluation's progress on one
+// line of stderr, rewritten in place and erased before what follows.
+TEST(RunTerminal, ALongEvaluationShowsItsProgress) {
+  Pty pty(test::scratch_dir("run-progress"),
+          {"run", "-e", "output0[N] +=! x[N] * x[K % 4] where K in 2000000000, N in 4", "-i",
+           "x=float32[4]", "--timeout", "2.5"});
+  ASSERT_TRUE(pty.started());
+  EXPECT_TRUE(pty.wait_for("\rteval run: statement 1/1, ")) << pty.output();
+  EXPECT_TRUE(pty.wait_for("% of 8000000000 points, ")) << pty.output();
+  EXPECT_EQ(pty.wait_exit(), 1);
+  // The line is erased, then the diagnostic starts at the left margin.
+  EXPECT_NE(pty.output().find("\r\033[K<command line>: error: the evaluation did not finish "
+                              "within --timeout 2.5 s"),
+            std::string::npos)
+      << pty.output();
+
+  // --no-progress: nothing but the diagnostic.
+  Pty quiet(test::scratch_dir("run-progress"),
+            {"run", "-e", "output0[N] +=! x[N] * x[K % 4] where K in 2000000000, N in 4", "-i",
+             "x=float32[4]", "--timeout", "1.5", "--no-progress"});
+  EXPECT_EQ(quiet.wait_exit(), 1);
+  EXPECT_EQ(quiet.output().find("statement"), std::string::npos) << quiet.output();
+}
+
+// The line's text, for each state of the counters.
+TEST(RunTerminal, ProgressLineText) {
+  core::Progress p;
+  EXPECT_EQ(core::ProgressLine::text(p, "teval run", 3.7), "teval run: evaluating, 3 s");
+  p.statement = 2;
+  p.statements = 5;
+  p.done = 37;
+  p.total = 100;
+  EXPECT_EQ(core::ProgressLine::text(p, "teval run", 12.2),
+            "teval run: statement 2/5, 37% of 100 points, 12 s");
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "core/lower.h"
 #include "core/npy.h"
 #include "core/npz.h"
+#include "core/progress.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
@@ -83,6 +84,9 @@ options:
                          before anything is allocated
   --timeout SECONDS      stop an evaluation that runs longer (an error,
                          nothing written); see docs/LIMITS.md
+  --no-progress          no progress line: on a terminal, an evaluation that
+                         takes more than a second shows one on stderr
+                         (statement, share of its points, seconds)
   -h, --help             this text
 
 Inputs that are neither read from .npy nor given a shape with -i get seeded
@@ -151,6 +155,7 @@ struct Options {
   int64_t max_memory = 0; // 0: the default budget
   double timeout = 0;     // seconds; 0: none
   std::string timeout_text;
+  bool no_progress = false;
   bool help = false;
 };
 
@@ -244,6 +249,8 @@ Options parse_options(const std::vector<std::string>& args) {
                          "'; teval run has: interp, ireval, jit, interp-definitional"};
     } else if (a == "--max-memory") {
       o.max_memory = parse_bytes(a, value(i));
+    } else if (a == "--no-progress") {
+      o.no_progress = true;
     } else if (a == "--timeout") {
       o.timeout_text = value(i);
       o.timeout = parse_seconds(a, o.timeout_text);
@@ -426,6 +433,12 @@ int run(const Options& o) {
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
   std::vector<core::Tensor> outputs;
+  // On a terminal, a long evaluation shows how far it has come.
+  core::Progress progress;
+  core::ProgressScope progress_scope(progress);
+  std::optional<core::ProgressLine> progress_line;
+  if (!o.no_progress)
+    progress_line.emplace(progress, "teval run");
   if (o.timeout > 0) {
     auto budget = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
     if (!core::run_within(budget, [&] { outputs = evaluate(o, kernel, inputs); }))
@@ -435,6 +448,7 @@ int run(const Options& o) {
   } else {
     outputs = evaluate(o, kernel, inputs);
   }
+  progress_line.reset();
   // Every file is written, or none (core::OutputSet).
   core::OutputSet files;
   if (o.out_dir)
