@@ -318,8 +318,8 @@ std::vector<Case> golden_cases() {
 }
 
 // Seeded byte and token mutants of the small seed programs (run with a
-// time budget, so a mutant that still means something ends either way) and
-// of the example rules and graph.
+// time budget, so a mutant that still means something ends either way), of
+// the example rules and graph, and of the example REPL session.
 std::vector<Case> mutant_cases(const fs::path& dir) {
   std::mt19937 rng(14);
   const std::string alphabet = "()[]{},;:*+-/%<>=!.'\"`\\#0123456789 NKx_\n";
@@ -381,6 +381,15 @@ std::vector<Case> mutant_cases(const fs::path& dir) {
                      "teval rules apply " + shell_quoted((htp / "split_rules.cpp").string()) +
                          " --graph " + name,
                      "", "relu.graph mutant " + std::to_string(i)});
+  }
+  // REPL scripts run from the source tree, where the session's files are.
+  std::string session = test::read_file(test::source_dir() / "examples/repl/session.teval");
+  for (int i = 0; i < 30; ++i) {
+    fs::path name = dir / ("mutant" + std::to_string(i) + ".teval");
+    test::write_file(name, mutate(session));
+    cases.push_back({"repl", "any",
+                     "cd \"$SRC\" && teval repl " + shell_quoted(name.string()) + " > /dev/null",
+                     "", "session.teval mutant " + std::to_string(i)});
   }
   return cases;
 }
