@@ -122,69 +122,58 @@ void Codegen::body(llvm::Function* f, const std::vector<int>& buffers,
 
 std::vector<Site> Codegen::run(const std::string& entry_name, const std::string& cpu,
                                const std::string& features) {
-  std::vector<int> all(n_.buffers.size());
-  for (size_t i = 0; i < all.size(); ++i)
-    all[i] = int(i);
-  llvm::Function* top = function("teval_body", all, cpu, features);
+  // The entry point takes the array of buffer pointers and the context.
+  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
+  auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false);
+  llvm::Function* entry =
+      llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage, entry_name, m_);
+  set_target(entry, cpu, features);
+  llvm::BasicBlock* at = llvm::BasicBlock::Create(c_, "entry", entry);
+  llvm::BasicBlock* failed = llvm::BasicBlock::Create(c_, "failed", entry);
+  // Calls \p f with the buffers \p ids, unpacked from the array, and
+  // continues in a new block when it returns 0.
+  auto call = [&](llvm::Function* f, const std::vector<int>& ids) {
+    b_.SetInsertPoint(at);
+    std::vector<llvm::Value*> args;
+    for (int id : ids)
+      args.push_back(b_.CreateLoad(
+          ptr, b_.CreateConstGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(id))));
+    args.push_back(entry->getArg(1));
+    llvm::Value* status = b_.CreateCall(f, args);
+    at = llvm::BasicBlock::Create(c_, "next", entry);
+    b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(0)), at, failed);
+  };
 
   // A loop nest's top-level statements go into functions of at most
-  // per_function_ each: LLVM's optimisation of one function grows faster
-  // than linearly with its size, while a program of parts costs the sum of
+  // per_function_ each, each taking only the buffers it uses: LLVM's
+  // optimisation of one function grows faster than linearly with its size
+  // (and with its parameters), while a program of parts costs the sum of
   // its parts. The parts are independent loop nests that communicate only
   // through buffers, so nothing is lost by the split.
   const size_t per = std::max<size_t>(per_function_, 1);
   std::vector<core::Stmt> stmts = {n_.root};
   if (const auto* block = std::get_if<core::Block>(&n_.root->node))
     stmts = block->stmts;
-  if (stmts.size() <= per) {
-    body(top, all, stmts);
-  } else {
-    // The body calls each part, with the buffers it uses, in turn and
-    // stops at the first that fails.
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", top));
-    llvm::BasicBlock* failed = llvm::BasicBlock::Create(c_, "failed", top);
-    llvm::BasicBlock* at = b_.GetInsertBlock();
-    for (size_t first = 0, k = 0; first < stmts.size(); first += per, ++k) {
-      std::vector<core::Stmt> part_stmts(stmts.begin() + std::ptrdiff_t(first),
-                                         stmts.begin() +
-                                             std::ptrdiff_t(std::min(stmts.size(), first + per)));
-      std::vector<char> used(n_.buffers.size(), 0);
-      for (const core::Stmt& s : part_stmts)
-        buffers_in(s, used);
-      std::vector<int> ids;
-      std::vector<llvm::Value*> args;
-      for (size_t i = 0; i < used.size(); ++i)
-        if (used[i]) {
-          ids.push_back(int(i));
-          args.push_back(top->getArg(static_cast<unsigned>(i)));
-        }
-      args.push_back(top->getArg(static_cast<unsigned>(n_.buffers.size())));
-      llvm::Function* part = function("teval_part" + std::to_string(k), ids, cpu, features);
-      body(part, ids, part_stmts);
-      b_.SetInsertPoint(at);
-      llvm::Value* status = b_.CreateCall(part, args);
-      at = llvm::BasicBlock::Create(c_, "next", top);
-      b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(0)), at, failed);
-    }
-    b_.SetInsertPoint(at);
-    b_.CreateRet(b_.getInt32(0));
-    b_.SetInsertPoint(failed);
-    b_.CreateRet(b_.getInt32(1));
+  for (size_t first = 0, k = 0; first < stmts.size(); first += per, ++k) {
+    std::vector<core::Stmt> part(stmts.begin() + std::ptrdiff_t(first),
+                                 stmts.begin() +
+                                     std::ptrdiff_t(std::min(stmts.size(), first + per)));
+    std::vector<char> used(n_.buffers.size(), 0);
+    for (const core::Stmt& s : part)
+      buffers_in(s, used);
+    std::vector<int> ids;
+    for (size_t i = 0; i < used.size(); ++i)
+      if (used[i])
+        ids.push_back(int(i));
+    std::string name = stmts.size() <= per ? "teval_body" : "teval_part" + std::to_string(k);
+    llvm::Function* f = function(name, ids, cpu, features);
+    body(f, ids, part);
+    call(f, ids);
   }
-
-  // The entry point unpacks the buffer array.
-  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
-  auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false);
-  llvm::Function* entry =
-      llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage, entry_name, m_);
-  set_target(entry, cpu, features);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", entry));
-  std::vector<llvm::Value*> args;
-  for (size_t i = 0; i < n_.buffers.size(); ++i)
-    args.push_back(
-        b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, entry->getArg(0), static_cast<uint64_t>(i))));
-  args.push_back(entry->getArg(1));
-  b_.CreateRet(b_.CreateCall(top, args));
+  b_.SetInsertPoint(at);
+  b_.CreateRet(b_.getInt32(0));
+  b_.SetInsertPoint(failed);
+  b_.CreateRet(b_.getInt32(1));
 
   std::string problems;
   llvm::raw_string_ostream os(problems);

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <map>
+#include <unordered_map>
 #include <variant>
 
 namespace teval::parser {
@@ -311,14 +312,15 @@ private:
     if (!d)
       throw Error(ErrorKind::Type, dict.span, "input_dict must be a dict");
     std::vector<InputSpec> out;
+    std::unordered_map<std::string_view, size_t> seen; // name -> index in out
     for (const auto& [key, value] : *d) {
       const MappedText* name = key.as_string();
       if (!name)
         throw Error(ErrorKind::Type, key.span, "input_dict keys are tensor names (strings)");
-      for (const InputSpec& seen : out)
-        if (seen.name == name->text)
-          throw Error(ErrorKind::Name, key.span, "input `" + name->text + "` declared twice")
-              .note(seen.span, "first declared here");
+      if (auto it = seen.find(name->text); it != seen.end())
+        throw Error(ErrorKind::Name, key.span, "input `" + name->text + "` declared twice")
+            .note(out[it->second].span, "first declared here");
+      seen.emplace(name->text, out.size());
       InputSpec spec{name->text, core::DType::Float32, {}, key.span.to(value.span)};
       if (const MappedText* str = value.as_string())
         type_string(*str, value.span, spec);

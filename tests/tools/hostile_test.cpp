@@ -252,6 +252,26 @@ void generate(const fs::path& dir) {
                        "  return I;\n}\n");
   put("statements10001.antares", statements(10001));
   put("statements300.antares", statements(300));
+  {
+    // 10^5 declared inputs (two used), and 5000 statements reading 5000
+    // inputs: both took time quadratic in the inputs (a duplicate check;
+    // the compiled entry point's parameters).
+    std::string dict, used_dict, program;
+    for (int i = 0; i < 100000; ++i) {
+      std::string entry =
+          "\"in" + std::to_string(i) + "\": {\"dtype\": \"float32\", \"shape\": [1]}";
+      dict += (i ? ", " : "") + entry;
+      if (i < 5000) {
+        used_dict += (i ? ", " : "") + entry;
+        program +=
+            (i ? "; t" : "t") + std::to_string(i) + "[N] = in" + std::to_string(i) + "[N] + 1.0";
+      }
+    }
+    put("inputs100000.antares",
+        "- einstein_v2(\"output0[N] = in0[N] + in1[N]\", {" + dict + "})\n");
+    put("statements5000_inputs.antares",
+        "- einstein_v2(\"" + program + "\", {" + used_dict + "})\n");
+  }
   put("loop_forever.tile", "Tensor f(const Tensor& I) {\n  auto O = I;\n"
                            "  for (int a = 0; a < 1000000000000000000; ++a) {\n  }\n"
                            "  return O;\n}\n");
