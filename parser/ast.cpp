@@ -235,6 +235,43 @@ std::string stmt(const Stmt& s) {
 
 } // namespace
 
+uint32_t depth_over_children(const Expr& e) {
+  uint32_t deepest = 0;
+  auto child = [&](const ExprPtr& c) {
+    if (c)
+      deepest = std::max(deepest, c->depth);
+  };
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Unary>) {
+          child(n.operand);
+        } else if constexpr (std::is_same_v<T, Binary>) {
+          child(n.lhs);
+          child(n.rhs);
+        } else if constexpr (std::is_same_v<T, Subscript>) {
+          child(n.base);
+          for (const ExprPtr& i : n.indices)
+            child(i);
+        } else if constexpr (std::is_same_v<T, Call>) {
+          for (const ExprPtr& a : n.args)
+            child(a);
+          for (const Keyword& k : n.keywords)
+            child(k.value);
+        } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
+          for (const ExprPtr& i : n.items)
+            child(i);
+        } else if constexpr (std::is_same_v<T, Dict>) {
+          for (const auto& [k, v] : n.items) {
+            child(k);
+            child(v);
+          }
+        }
+      },
+      e.node);
+  return deepest + 1;
+}
+
 const Expr* deeper_than(const Expr& e, size_t limit) {
   std::vector<std::pair<const Expr*, size_t>> stack = {{&e, 1}};
   while (!stack.empty()) {

@@ -124,6 +124,10 @@ struct Expr {
   Span span;
   std::variant<Name, IntLit, FloatLit, StringLit, Unary, Binary, Subscript, Call, List, Tuple, Dict>
       node;
+  /// The depth of the tree below, counting this node, as deeper_than()
+  /// counts it, when the parser made the node (0 when unknown, for nodes
+  /// made elsewhere); the parser rejects a tree as it grows too deep.
+  uint32_t depth = 0;
   /// Frees the tree below without recursion: a parsed tree is as deep as
   /// its input (10^5 terms of a sum) until the depth check rejects it.
   ~Expr();
@@ -208,6 +212,10 @@ inline const Name* as_name(const Expr& e) {
 /// (\p e itself at depth 1), or null. Iterative, so a tree too deep for a
 /// recursive walk is measured safely.
 const Expr* deeper_than(const Expr& e, size_t limit);
+
+/// One more than the largest `depth` of \p e's children (1 for a leaf):
+/// \p e's depth, given its children's.
+uint32_t depth_over_children(const Expr& e);
 
 /// Calls \p f on \p e and every expression inside it, parents first, in
 /// source order.

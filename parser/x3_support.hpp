@@ -38,10 +38,30 @@ template <class Ctx> const State& state(const Ctx& ctx) {
   return x3::get<state_tag>(ctx).get();
 }
 
+/// How deeply an expression may nest through operators, calls and
+/// subscripts, brackets or not (`a + a + ... + a` nests once per `+`):
+/// every pass over the tree, and over the kernel made from it, recurses once
+/// per level.
+inline constexpr size_t kMaxExpressionDepth = 500;
+
+[[noreturn]] inline void throw_too_deep(Span span) {
+  throw Error(ErrorKind::Limit, span,
+              "expression nested more than " + std::to_string(kMaxExpressionDepth) +
+                  " levels deep (operators, calls and subscripts); split it into several "
+                  "statements");
+}
+
+// Every node the grammars build. A tree too deep is rejected as soon as it
+// is: a flat sum of 10^6 terms would otherwise take a gigabyte of nodes
+// before check_depth saw it. (A subtree deeper than the limit makes the
+// whole tree so, so this rejects exactly what check_depth would.)
 template <class T> Node make(Span span, T n) {
   auto e = std::make_shared<ast::Expr>();
   e->span = span;
   e->node = std::move(n);
+  e->depth = ast::depth_over_children(*e);
+  if (e->depth > kMaxExpressionDepth)
+    throw_too_deep(span);
   return e;
 }
 
@@ -301,22 +321,14 @@ inline void check_nesting(std::string_view text, const TextOrigin& origin) {
   }
 }
 
-/// How deeply an expression may nest through operators, calls and
-/// subscripts, brackets or not (`a + a + ... + a` nests once per `+`):
-/// every pass over the tree, and over the kernel made from it, recurses once
-/// per level.
-inline constexpr size_t kMaxExpressionDepth = 500;
-
 /// Throws Error(Limit) at the first node of \p e deeper than
-/// kMaxExpressionDepth.
+/// kMaxExpressionDepth (for trees not built by make(), whose depth is not
+/// known).
 inline void check_depth(const ast::ExprPtr& e) {
   if (!e)
     return;
   if (const ast::Expr* deep = ast::deeper_than(*e, kMaxExpressionDepth))
-    throw Error(ErrorKind::Limit, deep->span,
-                "expression nested more than " + std::to_string(kMaxExpressionDepth) +
-                    " levels deep (operators, calls and subscripts); split it into several "
-                    "statements");
+    throw_too_deep(deep->span);
 }
 
 inline void check_depth(const Node& e) {
