@@ -150,6 +150,13 @@ Expr int64(int64_t v);
 /// unchanged subtrees are shared, not copied.
 Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f);
 
+/// Calls \p f on \p s and every statement below it, parents first.
+void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
+
+/// Every expression \p s evaluates itself (not those of the statements
+/// below it); a Store's absent guard is left out.
+std::vector<Expr> own_exprs(const Stmt& s);
+
 /// The Step-2 style C text of \p nest: declarations, then the statements
 /// as `for (int N = 0; N < 16; ++N) { ... }`.
 std::string to_string(const LoopNest& nest);

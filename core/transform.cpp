@@ -47,52 +47,6 @@ Stmt map_stmt(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
       s->node);
 }
 
-// Calls \p f on every statement, parents first.
-void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f) {
-  f(s);
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, For> || std::is_same_v<T, Let>) {
-          each_stmt(n.body, f);
-        } else if constexpr (std::is_same_v<T, Cond>) {
-          each_stmt(n.then, f);
-          if (n.otherwise)
-            each_stmt(n.otherwise, f);
-        } else if constexpr (std::is_same_v<T, Block>) {
-          for (const Stmt& c : n.stmts)
-            each_stmt(c, f);
-        }
-      },
-      s->node);
-}
-
-// Every expression a statement evaluates directly (not its children's).
-std::vector<Expr> own_exprs(const Stmt& s) {
-  return std::visit(
-      [](const auto& n) -> std::vector<Expr> {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, For>) {
-          return {n.begin, n.end};
-        } else if constexpr (std::is_same_v<T, Store>) {
-          std::vector<Expr> e = n.index;
-          e.push_back(n.value);
-          if (n.guard)
-            e.push_back(n.guard);
-          return e;
-        } else if constexpr (std::is_same_v<T, Let>) {
-          return {n.value};
-        } else if constexpr (std::is_same_v<T, Cond>) {
-          return {n.cond};
-        } else if constexpr (std::is_same_v<T, Raise>) {
-          return n.args;
-        } else {
-          return {};
-        }
-      },
-      s->node);
-}
-
 // \p s with every reference to variable \p var replaced by \p by.
 Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
   auto sub = [&](const Expr& e) {

@@ -33,52 +33,21 @@ namespace detail {
 
 namespace {
 
-void buffers_in(const core::Expr& e, std::vector<char>& used) {
-  core::for_each_node(e, [&](const core::Expr& n) {
-    if (const auto* l = std::get_if<core::Load>(&n->node))
-      used[l->tensor] = 1;
-  });
-}
-
 // Marks in \p used every buffer \p s reads, writes, allocates or frees.
 void buffers_in(const core::Stmt& s, std::vector<char>& used) {
-  auto expr = [&](const core::Expr& e) {
-    if (e)
-      buffers_in(e, used);
-  };
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, core::For>) {
-          expr(n.begin);
-          expr(n.end);
-          buffers_in(n.body, used);
-        } else if constexpr (std::is_same_v<T, core::Store>) {
-          used[n.buffer] = 1;
-          for (const core::Expr& i : n.index)
-            expr(i);
-          expr(n.value);
-          expr(n.guard);
-        } else if constexpr (std::is_same_v<T, core::Let>) {
-          expr(n.value);
-          buffers_in(n.body, used);
-        } else if constexpr (std::is_same_v<T, core::Cond>) {
-          expr(n.cond);
-          buffers_in(n.then, used);
-          if (n.otherwise)
-            buffers_in(n.otherwise, used);
-        } else if constexpr (std::is_same_v<T, core::Block>) {
-          for (const core::Stmt& x : n.stmts)
-            buffers_in(x, used);
-        } else if constexpr (std::is_same_v<T, core::Allocate> || std::is_same_v<T, core::Free>) {
-          used[n.buffer] = 1;
-        } else {
-          static_assert(std::is_same_v<T, core::Raise>);
-          for (const core::Expr& x : n.args)
-            expr(x);
-        }
-      },
-      s->node);
+  core::each_stmt(s, [&](const core::Stmt& st) {
+    if (const auto* store = std::get_if<core::Store>(&st->node))
+      used[store->buffer] = 1;
+    else if (const auto* a = std::get_if<core::Allocate>(&st->node))
+      used[a->buffer] = 1;
+    else if (const auto* f = std::get_if<core::Free>(&st->node))
+      used[f->buffer] = 1;
+    for (const core::Expr& e : core::own_exprs(st))
+      core::for_each_node(e, [&](const core::Expr& x) {
+        if (const auto* l = std::get_if<core::Load>(&x->node))
+          used[l->tensor] = 1;
+      });
+  });
 }
 
 } // namespace

@@ -7,36 +7,33 @@ namespace teval::ast {
 
 namespace {
 
-// Moves the children of \p e onto \p out.
-void take_children(Expr& e, std::vector<ExprPtr>& out) {
-  auto take = [&](ExprPtr& p) {
-    if (p)
-      out.push_back(std::move(p));
-  };
+// Calls \p f on each child pointer of \p e (an Expr or a const Expr), in
+// source order: the one place that knows which fields hold children.
+template <class E, class F> void for_each_child(E& e, F&& f) {
   std::visit(
       [&](auto& n) {
         using T = std::decay_t<decltype(n)>;
         if constexpr (std::is_same_v<T, Unary>) {
-          take(n.operand);
+          f(n.operand);
         } else if constexpr (std::is_same_v<T, Binary>) {
-          take(n.lhs);
-          take(n.rhs);
+          f(n.lhs);
+          f(n.rhs);
         } else if constexpr (std::is_same_v<T, Subscript>) {
-          take(n.base);
-          for (ExprPtr& i : n.indices)
-            take(i);
+          f(n.base);
+          for (auto& i : n.indices)
+            f(i);
         } else if constexpr (std::is_same_v<T, Call>) {
-          for (ExprPtr& a : n.args)
-            take(a);
-          for (Keyword& k : n.keywords)
-            take(k.value);
+          for (auto& a : n.args)
+            f(a);
+          for (auto& k : n.keywords)
+            f(k.value);
         } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
-          for (ExprPtr& i : n.items)
-            take(i);
+          for (auto& i : n.items)
+            f(i);
         } else if constexpr (std::is_same_v<T, Dict>) {
           for (auto& [k, v] : n.items) {
-            take(k);
-            take(v);
+            f(k);
+            f(v);
           }
         }
       },
@@ -53,13 +50,15 @@ thread_local std::vector<ExprPtr>* pending = nullptr;
 // frees, destroyed inside it, only hand their children to the list, so the
 // stack never holds more than two destructor frames.
 Expr::~Expr() {
-  if (pending) {
-    take_children(*this, *pending);
-    return;
-  }
   std::vector<ExprPtr> work;
+  std::vector<ExprPtr>& into = pending ? *pending : work;
+  for_each_child(*this, [&](ExprPtr& c) {
+    if (c)
+      into.push_back(std::move(c));
+  });
+  if (pending)
+    return;
   pending = &work;
-  take_children(*this, work);
   while (!work.empty()) {
     ExprPtr e = std::move(work.back());
     work.pop_back();
@@ -237,114 +236,36 @@ std::string stmt(const Stmt& s) {
 
 uint32_t depth_over_children(const Expr& e) {
   uint32_t deepest = 0;
-  auto child = [&](const ExprPtr& c) {
+  for_each_child(e, [&](const ExprPtr& c) {
     if (c)
       deepest = std::max(deepest, c->depth);
-  };
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, Unary>) {
-          child(n.operand);
-        } else if constexpr (std::is_same_v<T, Binary>) {
-          child(n.lhs);
-          child(n.rhs);
-        } else if constexpr (std::is_same_v<T, Subscript>) {
-          child(n.base);
-          for (const ExprPtr& i : n.indices)
-            child(i);
-        } else if constexpr (std::is_same_v<T, Call>) {
-          for (const ExprPtr& a : n.args)
-            child(a);
-          for (const Keyword& k : n.keywords)
-            child(k.value);
-        } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
-          for (const ExprPtr& i : n.items)
-            child(i);
-        } else if constexpr (std::is_same_v<T, Dict>) {
-          for (const auto& [k, v] : n.items) {
-            child(k);
-            child(v);
-          }
-        }
-      },
-      e.node);
+  });
   return deepest + 1;
 }
 
 const Expr* deeper_than(const Expr& e, size_t limit) {
   std::vector<std::pair<const Expr*, size_t>> stack = {{&e, 1}};
+  std::vector<const Expr*> children;
   while (!stack.empty()) {
     auto [x, depth] = stack.back();
     stack.pop_back();
     if (depth > limit)
       return x;
-    auto push = [&](const ExprPtr& c) {
+    // Pushed in reverse, so children are visited in source order.
+    children.clear();
+    for_each_child(*x, [&](const ExprPtr& c) {
       if (c)
-        stack.emplace_back(c.get(), depth + 1);
-    };
-    std::visit(
-        [&](const auto& n) {
-          using T = std::decay_t<decltype(n)>;
-          if constexpr (std::is_same_v<T, Unary>) {
-            push(n.operand);
-          } else if constexpr (std::is_same_v<T, Binary>) {
-            push(n.rhs);
-            push(n.lhs);
-          } else if constexpr (std::is_same_v<T, Subscript>) {
-            for (auto it = n.indices.rbegin(); it != n.indices.rend(); ++it)
-              push(*it);
-            push(n.base);
-          } else if constexpr (std::is_same_v<T, Call>) {
-            for (auto it = n.keywords.rbegin(); it != n.keywords.rend(); ++it)
-              push(it->value);
-            for (auto it = n.args.rbegin(); it != n.args.rend(); ++it)
-              push(*it);
-          } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
-            for (auto it = n.items.rbegin(); it != n.items.rend(); ++it)
-              push(*it);
-          } else if constexpr (std::is_same_v<T, Dict>) {
-            for (auto it = n.items.rbegin(); it != n.items.rend(); ++it) {
-              push(it->second);
-              push(it->first);
-            }
-          }
-        },
-        x->node);
+        children.push_back(c.get());
+    });
+    for (auto it = children.rbegin(); it != children.rend(); ++it)
+      stack.emplace_back(*it, depth + 1);
   }
   return nullptr;
 }
 
 void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
   f(e);
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, Unary>) {
-          for_each_expr(*n.operand, f);
-        } else if constexpr (std::is_same_v<T, Binary>) {
-          for_each_expr(*n.lhs, f);
-          for_each_expr(*n.rhs, f);
-        } else if constexpr (std::is_same_v<T, Subscript>) {
-          for_each_expr(*n.base, f);
-          for (const ExprPtr& i : n.indices)
-            for_each_expr(*i, f);
-        } else if constexpr (std::is_same_v<T, Call>) {
-          for (const ExprPtr& a : n.args)
-            for_each_expr(*a, f);
-          for (const Keyword& k : n.keywords)
-            for_each_expr(*k.value, f);
-        } else if constexpr (std::is_same_v<T, List> || std::is_same_v<T, Tuple>) {
-          for (const ExprPtr& i : n.items)
-            for_each_expr(*i, f);
-        } else if constexpr (std::is_same_v<T, Dict>) {
-          for (const auto& [k, v] : n.items) {
-            for_each_expr(*k, f);
-            for_each_expr(*v, f);
-          }
-        }
-      },
-      e.node);
+  for_each_child(e, [&](const ExprPtr& c) { for_each_expr(*c, f); });
 }
 
 ExprPtr rename(const ExprPtr& e, const std::map<std::string, std::string>& names) {

@@ -353,10 +353,10 @@ Users users_of(const Graph& g) {
   return users;
 }
 
-// rewrite_at, with the uses found through \p users when it is given (and
-// updated), else by a scan of the graph. The nodes the replacement adds are
-// those from the graph's old size on.
-std::optional<int> rewrite(Graph& g, int node, const Rule& rule, Users* users) {
+// rewrite_at, with the uses of the root found through \p users, which it
+// keeps up to date. The nodes the replacement adds are those from the
+// graph's old size on.
+std::optional<int> rewrite(Graph& g, int node, const Rule& rule, Users& users) {
   std::optional<Match> m = match(g, node, *rule.match);
   if (!m)
     return std::nullopt;
@@ -378,22 +378,17 @@ std::optional<int> rewrite(Graph& g, int node, const Rule& rule, Users* users) {
       }
     return changed;
   };
-  if (!users) {
-    for (size_t i = 0; i < first_fresh; ++i)
-      redirect(int(i));
-  } else {
-    users->resize(g.nodes.size());
-    std::vector<int> old = std::move((*users)[node]);
-    (*users)[node].clear();
-    for (int u : old)
-      if (size_t(u) >= first_fresh || !redirect(u))
-        (*users)[node].push_back(u);
-      else
-        (*users)[replacement].push_back(u);
-    for (size_t i = first_fresh; i < g.nodes.size(); ++i)
-      for (int in : g.nodes[i].inputs)
-        (*users)[in].push_back(int(i));
-  }
+  std::vector<int> old = std::move(users[node]);
+  users[node].clear();
+  users.resize(g.nodes.size());
+  for (int u : old)
+    if (size_t(u) >= first_fresh || !redirect(u))
+      users[node].push_back(u);
+    else
+      users[replacement].push_back(u);
+  for (size_t i = first_fresh; i < g.nodes.size(); ++i)
+    for (int in : g.nodes[i].inputs)
+      users[in].push_back(int(i));
   if (g.output == node)
     g.output = replacement;
   return replacement;
@@ -431,7 +426,8 @@ std::vector<int> new_in_order(const Graph& g, int replacement, int root, size_t 
 } // namespace
 
 std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
-  return rewrite(g, node, rule, nullptr);
+  Users users = users_of(g);
+  return rewrite(g, node, rule, users);
 }
 
 // Each rewrite restarts the search from the first node in post-order, and
@@ -466,7 +462,7 @@ ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t m
         const Rule* rule = order[r];
         try {
           size_t first_fresh = g.nodes.size();
-          rep = rewrite(g, id, *rule, &users);
+          rep = rewrite(g, id, *rule, users);
           if (!rep || *rep == id)
             continue;
           result.steps.push_back({rule, g.nodes[id].name, g.nodes[*rep].name});

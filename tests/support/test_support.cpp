@@ -62,14 +62,14 @@ std::filesystem::path scratch_dir(const std::string& name) {
   return p;
 }
 
-namespace {
-
 std::string shell_quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s)
     out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
+
+namespace {
 
 // Runs \p line (a shell command) with its output captured.
 Result capture(const std::string& line, const std::filesystem::path& cwd) {

@@ -23,6 +23,9 @@ std::vector<std::filesystem::path> files_with_extension(const std::filesystem::p
 /// Returns a gtest failure message, or an empty string when they match.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
 
+/// \p s in single quotes for /bin/sh.
+std::string shell_quoted(const std::string& s);
+
 /// What a run of the `teval` command did.
 struct Result {
   int exit_code = -1;

@@ -25,6 +25,7 @@ namespace teval {
 namespace {
 
 namespace fs = std::filesystem;
+using test::shell_quoted;
 
 // Limits per case: generous enough for the sanitizer build, far below
 // what a hang or a blow-up takes.
@@ -304,13 +305,6 @@ std::vector<Case> corpus_cases() {
                      "corpus.txt:" + std::to_string(n)});
   }
   return cases;
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // Every golden error program: its # ARGS (or // ARGS) line gives the rest
