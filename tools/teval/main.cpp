@@ -1,4 +1,5 @@
 // teval: a semantic reference engine for tensor index notations.
+#include "tools/teval/check_command.h"
 #include "tools/teval/diff_command.h"
 #include "tools/teval/repl_command.h"
 #include "tools/teval/rules_command.h"
@@ -23,6 +24,8 @@ commands:
   run       evaluate a program with the ground-truth interpreter
   lower     print the loop nest a program lowers to
   jit       print the LLVM IR or assembly a program compiles to
+  check     judge another compiler's output: exact, within a rigorous bound,
+            or a mismatch with its worst element
   diff      check every backend against the interpreter on random programs
   rules     check, expand, apply and verify Hexagon HTP optimization rules
 
@@ -69,6 +72,8 @@ int dispatch(const std::vector<std::string>& args) {
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Lower);
   if (args[0] == "jit")
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Jit);
+  if (args[0] == "check")
+    return teval::tools::check_command({args.begin() + 1, args.end()});
   if (args[0] == "diff")
     return teval::tools::diff_command({args.begin() + 1, args.end()});
   if (args[0] == "rules")

@@ -15,6 +15,7 @@
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
+#include "oracle/exact_eval.h"
 #include "parser/antares/antares.h"
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
@@ -84,6 +85,9 @@ options:
                          before anything is allocated
   --timeout SECONDS      stop an evaluation that runs longer (an error,
                          nothing written); see docs/LIMITS.md
+  --exact                evaluate in exact mode: every sum and product
+                         accumulated exactly and rounded once, math
+                         functions correctly rounded (docs/ORACLE.md)
   --no-progress          no progress line: on a terminal, an evaluation that
                          takes more than a second shows one on stderr
                          (statement, share of its points, seconds)
@@ -156,6 +160,7 @@ struct Options {
   double timeout = 0;     // seconds; 0: none
   std::string timeout_text;
   bool no_progress = false;
+  bool exact = false;
   bool help = false;
 };
 
@@ -249,6 +254,8 @@ Options parse_options(const std::vector<std::string>& args) {
                          "'; teval run has: interp, ireval, jit, interp-definitional"};
     } else if (a == "--max-memory") {
       o.max_memory = parse_bytes(a, value(i));
+    } else if (a == "--exact") {
+      o.exact = true;
     } else if (a == "--no-progress") {
       o.no_progress = true;
     } else if (a == "--timeout") {
@@ -311,15 +318,8 @@ std::optional<parser::InputType> random_spec(const std::string& value) {
   return t;
 }
 
-// The tensor an -i NAME=PATH argument names: a .npy file, array KEY of a
-// .npz archive (PATH.npz:KEY), or the array named NAME (PATH.npz).
 core::Tensor read_input_file(const InputArg& in) {
-  const std::string& v = in.value;
-  if (size_t at = v.rfind(".npz:"); at != std::string::npos)
-    return core::read_npz(v.substr(0, at + 4), v.substr(at + 5));
-  if (v.size() > 4 && v.substr(v.size() - 4) == ".npz")
-    return core::read_npz(v, in.name);
-  return core::read_npy(v);
+  return read_tensor_argument(in.name, in.value);
 }
 
 // The dtypes and shapes of the inputs: declared ones (an Antares input_dict)
@@ -381,7 +381,7 @@ core::Kernel elaborate(const Options& o, std::shared_ptr<const core::SourceFile>
 
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
-  if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" ||
+  if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
       o.seed != 0 || o.timeout > 0 || (command == Command::Lower && !o.emit.empty()))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --max-memory)" +
@@ -401,6 +401,8 @@ int show(const Options& o, Command command) {
 
 std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
                                    const std::vector<core::Tensor>& inputs) {
+  if (o.exact)
+    return oracle::run_exact(kernel, inputs);
   if (o.engine == "ireval")
     return interp::ireval(core::lower(kernel), inputs);
   if (o.engine == "jit")
@@ -413,6 +415,8 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
 int run(const Options& o) {
   if (!o.emit.empty())
     throw UsageError{"--emit applies to teval jit"};
+  if (o.exact && o.engine != "interp")
+    throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
   std::shared_ptr<const core::SourceFile> file;
   std::map<std::string, core::Tensor> given;
   core::Kernel kernel = elaborate(o, file, given);
@@ -469,6 +473,35 @@ int run(const Options& o) {
 }
 
 } // namespace
+
+core::Tensor read_tensor_argument(const std::string& name, const std::string& path) {
+  if (size_t at = path.rfind(".npz:"); at != std::string::npos)
+    return core::read_npz(path.substr(0, at + 4), path.substr(at + 5));
+  if (path.size() > 4 && path.substr(path.size() - 4) == ".npz")
+    return core::read_npz(path, name);
+  return core::read_npy(path);
+}
+
+LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command) {
+  Options o = parse_options(args);
+  if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
+      o.timeout > 0 || o.no_progress || !o.emit.empty() || o.help)
+    throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
+                     "--entry, -p, -i, --seed, --max-memory)"};
+  if (o.max_memory)
+    core::set_memory_budget(o.max_memory);
+  LoadedProgram p;
+  std::map<std::string, core::Tensor> given;
+  p.kernel = elaborate(o, p.file, given);
+  for (const InputArg& in : o.inputs)
+    if (std::none_of(p.kernel.tensors.begin(), p.kernel.tensors.end(), [&](const auto& t) {
+          return t.name == in.name && t.role == core::TensorRole::Input;
+        }))
+      std::cerr << command << ": warning: the program does not read input `" << in.name
+                << "` given with -i\n";
+  p.inputs = interp::make_inputs(p.kernel, given, o.seed);
+  return p;
+}
 
 int run_command(const std::vector<std::string>& args, Command command) {
   const char* name = command == Command::Run     ? "teval run"

@@ -2,6 +2,11 @@
 // its loop nest or compiled code.
 #pragma once
 
+#include "core/kernel.h"
+#include "core/source.h"
+#include "core/tensor.h"
+
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +23,26 @@ enum class Command {
 /// Returns the exit code: 0 ok, 1 the program or its inputs are wrong (a
 /// diagnostic on stderr, no output written), 2 a usage error.
 int run_command(const std::vector<std::string>& args, Command command = Command::Run);
+
+/// A program read and elaborated as `teval run` reads it, with the
+/// inputs it runs on (read from files or seeded random).
+struct LoadedProgram {
+  std::shared_ptr<const core::SourceFile> file;
+  core::Kernel kernel;
+  std::vector<core::Tensor> inputs; ///< in interp::input_ids() order
+};
+
+/// Reads the program that \p args name with `teval run`'s program and
+/// input options only (FILE or -e, --lang, --entry, -p, -i, --seed,
+/// --max-memory, --timeout, --save-inputs is not among them). Throws
+/// UsageError for other options or a missing program, Error for a wrong
+/// program or input. \p command names the caller in warnings.
+LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command);
+
+/// The tensor a NAME=PATH argument names: a .npy file (C or Fortran
+/// order), array KEY of a .npz archive (PATH.npz:KEY), or the array named
+/// \p name (PATH.npz). Throws Error(Input).
+core::Tensor read_tensor_argument(const std::string& name, const std::string& path);
 
 /// The texts of `teval run --help`, `teval lower --help` and
 /// `teval jit --help`.

@@ -1,0 +1,679 @@
+// Rigorous per-element bounds (see bounds.h and docs/ORACLE.md).
+#include "oracle/bounds.h"
+
+#include "oracle/dyadic.h"
+#include "oracle/exact_math.h"
+#include "oracle/walk.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace teval::oracle {
+
+using core::DType;
+using core::Op;
+using core::Scalar;
+
+Interval Interval::point(const Scalar& v) {
+  Interval r{v, v};
+  if (core::is_float(v.dtype) && std::isnan(v.f)) {
+    r.nan = true;
+    r.lo = Scalar::of_float(v.dtype, INFINITY); // an empty range
+    r.hi = Scalar::of_float(v.dtype, -INFINITY);
+  }
+  return r;
+}
+
+Interval Interval::everything(DType t) {
+  Interval r{core::lowest(t), core::highest(t)};
+  if (core::is_float(t)) {
+    r.lo = Scalar::of_float(t, -INFINITY);
+    r.hi = Scalar::of_float(t, INFINITY);
+  }
+  r.nan = core::is_float(t);
+  r.any = true;
+  return r;
+}
+
+bool Interval::no_number() const {
+  return core::is_float(lo.dtype) ? lo.f > hi.f : lo.i > hi.i;
+}
+
+bool Interval::singleton() const {
+  if (any || nan)
+    return false;
+  return core::is_float(lo.dtype) ? lo.f == hi.f && std::signbit(lo.f) == std::signbit(hi.f)
+                                  : lo.i == hi.i;
+}
+
+bool Interval::contains(const Scalar& v) const {
+  if (any)
+    return true;
+  if (core::is_float(v.dtype)) {
+    if (std::isnan(v.f))
+      return nan;
+    // -0 and +0 are both inside a range that holds zero.
+    return v.f >= lo.f && v.f <= hi.f;
+  }
+  return v.i >= lo.i && v.i <= hi.i;
+}
+
+int math_allowance(Op op) {
+  switch (op) {
+  case Op::Sqrt:
+  case Op::RFloor:
+  case Op::RCeil:
+  case Op::Frac:
+    return 0; // exact operations, or correctly rounded in IEEE
+  case Op::Rsqrt:
+    return 2; // 1/sqrt(x): two roundings
+  case Op::Sigmoid:
+    return 6; // 1/(1 + exp(-x)): exp's error and two roundings
+  case Op::NormCdf:
+    return 8; // through erfc and a scaled argument
+  default:
+    return 4; // every glibc x86-64 bound for these functions, with margin
+  }
+}
+
+namespace {
+
+// Directed double arithmetic through error-free transformations.
+double down(double x) {
+  return std::nextafter(x, -INFINITY);
+}
+double up(double x) {
+  return std::nextafter(x, INFINITY);
+}
+double add_down(double a, double b) {
+  double s = a + b;
+  if (!std::isfinite(s))
+    return s;
+  double bb = s - a;
+  double err = (a - (s - bb)) + (b - bb); // TwoSum: a + b = s + err exactly
+  return err < 0 ? down(s) : s;
+}
+double add_up(double a, double b) {
+  return -add_down(-a, -b);
+}
+double mul_up(double a, double b) {
+  double p = a * b;
+  if (!std::isfinite(p))
+    return p;
+  double err = std::fma(a, b, -p);
+  return err > 0 ? up(p) : p;
+}
+double mul_down(double a, double b) {
+  return -mul_up(-a, b);
+}
+
+Scalar fl(DType t, double v) {
+  return Scalar::of_float(t, v);
+}
+
+/// \p x moved outward by \p k ulps of dtype \p t (2k representable steps,
+/// so that crossing a power of two never shortens the distance).
+double widen(DType t, double x, int k, bool toward_up) {
+  for (int i = 0; i < 2 * k && std::isfinite(x); ++i)
+    x = round_double(t, toward_up ? up(x) : down(x), toward_up ? Rounding::Up : Rounding::Down);
+  return x;
+}
+
+bool increasing(Op op) {
+  switch (op) {
+  case Op::Exp:
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Asin:
+  case Op::Atan:
+  case Op::Sinh:
+  case Op::Tanh:
+  case Op::Erf:
+  case Op::NormCdf:
+  case Op::Sigmoid:
+  case Op::RFloor:
+  case Op::RCeil:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The result of comparison \p op (bool or an integer 0/1 of dtype \p t)
+/// when its operands may be below, equal, above each other or unordered.
+Interval truth_range(DType t, Op op, bool lt, bool eq, bool gt, bool unordered) {
+  bool can_true = false, can_false = false;
+  switch (op) {
+  case Op::Lt:
+    can_true = lt, can_false = eq || gt || unordered;
+    break;
+  case Op::Le:
+    can_true = lt || eq, can_false = gt || unordered;
+    break;
+  case Op::Gt:
+    can_true = gt, can_false = eq || lt || unordered;
+    break;
+  case Op::Ge:
+    can_true = gt || eq, can_false = lt || unordered;
+    break;
+  case Op::Eq:
+    can_true = eq, can_false = lt || gt || unordered;
+    break;
+  case Op::Ne:
+    can_true = lt || gt || unordered, can_false = eq;
+    break;
+  default:
+    can_true = can_false = true; // Same of uncertain values
+    break;
+  }
+  Interval r{core::constant(t, can_false ? 0 : 1), core::constant(t, can_true ? 1 : 0)};
+  return r;
+}
+
+/// Over every legal evaluation: intervals of the dtype's values.
+class BoundDomain {
+public:
+  using Value = Interval;
+  struct Acc {
+    core::Aggregation aggregation;
+    DType dtype;
+    bool first_value;
+    Interval value; // every aggregation but a float sum
+    // A float sum: directed sums of the terms' ends and magnitudes.
+    double lo = 0, hi = 0, magnitude = 0;
+    int64_t terms = 0;
+    bool nan = false, any = false, plus_inf = false, minus_inf = false;
+  };
+  static constexpr bool kUncertain = true;
+
+  explicit BoundDomain(const BoundOptions& options) : options_(options) {}
+
+  Value constant(const Scalar& v) { return Interval::point(v); }
+  Value index_value(DType t, int64_t v) { return Interval::point(Scalar::of_int(t, v)); }
+  std::optional<int64_t> index(const Value& v) {
+    if (!v.singleton())
+      return std::nullopt;
+    return v.lo.i;
+  }
+  Truth truth(const Value& v) {
+    if (v.any)
+      return Truth::Unknown;
+    if (v.no_number())
+      return Truth::True; // NaN is nonzero
+    bool zero_possible =
+        core::is_float(v.lo.dtype) ? v.lo.f <= 0 && v.hi.f >= 0 : v.lo.i <= 0 && v.hi.i >= 0;
+    bool nonzero_possible = v.nan || !(core::is_float(v.lo.dtype) ? v.lo.f == 0 && v.hi.f == 0
+                                                                  : v.lo.i == 0 && v.hi.i == 0);
+    if (zero_possible && nonzero_possible)
+      return Truth::Unknown;
+    return zero_possible ? Truth::False : Truth::True;
+  }
+  Value join(const Value& a, const Value& b) {
+    if (a.any || b.any)
+      return Interval::everything(a.lo.dtype);
+    if (a.no_number())
+      return with_nan(b, a.nan);
+    if (b.no_number())
+      return with_nan(a, b.nan);
+    Interval r = a;
+    r.nan = a.nan || b.nan;
+    if (core::is_float(a.lo.dtype)) {
+      r.lo.f = std::min(a.lo.f, b.lo.f);
+      r.hi.f = std::max(a.hi.f, b.hi.f);
+    } else {
+      r.lo.i = std::min(a.lo.i, b.lo.i);
+      r.hi.i = std::max(a.hi.i, b.hi.i);
+    }
+    return r;
+  }
+  Value unknown(DType t) { return Interval::everything(t); }
+
+  Value apply(const core::ExprNode& e, const core::Apply& a, const Value* args, bool fused);
+  Value cast(const Value& v, DType t);
+
+  Acc accumulator(const core::Statement& s, DType t, const Value& fill) {
+    Acc acc{s.aggregation, t, s.start == core::Start::FirstValue, fill};
+    // A zero fill adds nothing; any other fill is one more term.
+    if (!acc.first_value && is_float_sum(acc) && !(fill.singleton() && fill.lo.f == 0))
+      add_term(acc, fill);
+    return acc;
+  }
+  void add(Acc& acc, const Value& v) {
+    if (acc.first_value) {
+      acc.first_value = false;
+      if (is_float_sum(acc))
+        add_term(acc, v);
+      else
+        acc.value = v;
+      return;
+    }
+    if (is_float_sum(acc))
+      add_term(acc, v);
+    else
+      acc.value = combine(acc.aggregation, acc.value, v);
+  }
+  Value finish(const Acc& acc);
+
+private:
+  static Interval with_nan(Interval v, bool nan) {
+    v.nan = v.nan || nan;
+    return v;
+  }
+  static bool is_float_sum(const Acc& acc) {
+    return acc.aggregation == core::Aggregation::Sum && core::is_float(acc.dtype);
+  }
+  static void add_term(Acc& acc, const Interval& v) {
+    if (v.any) {
+      acc.any = true;
+      return;
+    }
+    acc.nan = acc.nan || v.nan;
+    if (v.no_number())
+      return;
+    ++acc.terms;
+    if (v.lo.f == -INFINITY)
+      acc.minus_inf = true;
+    if (v.hi.f == INFINITY)
+      acc.plus_inf = true;
+    if (std::isinf(v.lo.f) || std::isinf(v.hi.f)) {
+      acc.magnitude = INFINITY;
+      return;
+    }
+    acc.lo = add_down(acc.lo, v.lo.f);
+    acc.hi = add_up(acc.hi, v.hi.f);
+    acc.magnitude = add_up(acc.magnitude, std::max(std::fabs(v.lo.f), std::fabs(v.hi.f)));
+  }
+  Interval combine(core::Aggregation a, const Interval& acc, const Interval& v);
+  Interval float_op(const core::ExprNode& e, Op op, const Value* args, bool fused);
+  Interval integer_op(const core::ExprNode& e, Op op, const Value* args);
+  Interval math(const core::ExprNode& e, Op op, const Interval& x);
+
+  BoundOptions options_;
+};
+
+Interval BoundDomain::finish(const Acc& acc) {
+  if (!is_float_sum(acc))
+    return acc.value;
+  DType t = acc.dtype;
+  if (acc.any)
+    return Interval::everything(t);
+  if (acc.terms == 0) // only the fill (FirstValue with no write), or NaN terms
+    return acc.nan ? Interval::point(fl(t, NAN)) : acc.value;
+  FloatFormat f = format_of(t);
+  double u = std::ldexp(1.0, -f.precision);
+  double n = static_cast<double>(acc.terms);
+  if (n * u >= 0.5)
+    return Interval::everything(t);
+  // gamma(n) = n·u / (1 - n·u): n roundings of relative size at most u, each
+  // addition's in any order, plus one from a wider accumulator.
+  double gamma = up(n * u / (1 - n * u));
+  // Each rounding below the normals errs by at most half the smallest
+  // subnormal instead.
+  double eta = std::ldexp(1.0, f.min_exponent - f.precision);
+  double err = add_up(mul_up(gamma, acc.magnitude), mul_up(n, eta));
+  double lo = add_down(acc.lo, -err);
+  double hi = add_up(acc.hi, err);
+  bool nan = acc.nan || (acc.plus_inf && acc.minus_inf);
+  // A partial sum in some order may overflow once the magnitudes come near
+  // the largest finite value: then infinities are legal results.
+  double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
+  if (mul_up(acc.magnitude, 1 + gamma) >= overflow) {
+    bool may_be_positive = acc.hi > 0 || acc.plus_inf;
+    bool may_be_negative = acc.lo < 0 || acc.minus_inf;
+    if (may_be_positive)
+      hi = INFINITY;
+    if (may_be_negative)
+      lo = -INFINITY;
+    nan = nan || (may_be_positive && may_be_negative);
+  }
+  if (acc.minus_inf)
+    lo = -INFINITY;
+  if (acc.plus_inf)
+    hi = INFINITY;
+  // Every legal result is a value of t inside [lo, hi].
+  Interval r{fl(t, round_double(t, lo, Rounding::Up)), fl(t, round_double(t, hi, Rounding::Down))};
+  r.nan = nan;
+  return r;
+}
+
+Interval BoundDomain::combine(core::Aggregation a, const Interval& acc, const Interval& v) {
+  DType t = acc.lo.dtype;
+  if (acc.any || v.any)
+    return Interval::everything(t);
+  if (acc.singleton() && v.singleton())
+    return Interval::point(core::combine(a, acc.lo, v.lo));
+  switch (a) {
+  case core::Aggregation::Max:
+  case core::Aggregation::Min: {
+    if (acc.no_number() || v.no_number())
+      return with_nan(acc.no_number() ? acc : v, true);
+    Scalar args_lo[2] = {acc.lo, v.lo}, args_hi[2] = {acc.hi, v.hi};
+    Op op = a == core::Aggregation::Max ? Op::Max : Op::Min;
+    Interval r{core::apply(op, args_lo, t, core::Overflow::Wrap),
+               core::apply(op, args_hi, t, core::Overflow::Wrap)};
+    r.nan = acc.nan || v.nan;
+    return r;
+  }
+  case core::Aggregation::All:
+  case core::Aggregation::Any: {
+    Truth x = truth(acc), y = truth(v);
+    bool all = a == core::Aggregation::All;
+    Truth decisive = all ? Truth::False : Truth::True;
+    if (x == decisive || y == decisive)
+      return Interval::point(core::constant(t, all ? 0 : 1));
+    if (x == Truth::Unknown || y == Truth::Unknown)
+      return join(Interval::point(core::constant(t, 0)), Interval::point(core::constant(t, 1)));
+    return Interval::point(core::constant(t, all ? 1 : 0));
+  }
+  case core::Aggregation::Sum:
+  case core::Aggregation::Product: {
+    if (a == core::Aggregation::Sum && core::is_integer(t)) {
+      __int128 lo = __int128(acc.lo.i) + v.lo.i, hi = __int128(acc.hi.i) + v.hi.i;
+      if (lo >= core::int_min(t) && hi <= core::int_max(t))
+        return Interval{Scalar::of_int(t, static_cast<int64_t>(lo)),
+                        Scalar::of_int(t, static_cast<int64_t>(hi))};
+    }
+    // Products of uncertain values are not bounded by this model yet.
+    return Interval::everything(t);
+  }
+  case core::Aggregation::Assign:
+    break;
+  }
+  return join(acc, v);
+}
+
+Interval BoundDomain::cast(const Interval& v, DType t) {
+  if (v.any)
+    return Interval::everything(t);
+  if (v.singleton() || (v.no_number() && core::is_float(t)))
+    return v.no_number() ? Interval::point(fl(t, NAN)) : Interval::point(core::cast(v.lo, t));
+  DType from = v.lo.dtype;
+  if (core::is_bool(t)) {
+    Truth x = truth(v);
+    if (x == Truth::Unknown)
+      return join(Interval::point(core::constant(t, 0)), Interval::point(core::constant(t, 1)));
+    return Interval::point(core::constant(t, x == Truth::True));
+  }
+  if (core::is_float(t)) {
+    // Rounding and integer-to-float conversion are monotone.
+    Interval r{core::cast(v.lo, t), core::cast(v.hi, t)};
+    r.nan = v.nan;
+    if (v.no_number())
+      r = Interval::point(fl(t, NAN));
+    return r;
+  }
+  if (core::is_float(from)) {
+    // Truncation is monotone; NaN or an out-of-range end would fault.
+    if (v.nan)
+      throw Uncertain{};
+    return Interval{core::cast(v.lo, t), core::cast(v.hi, t)};
+  }
+  if (v.lo.i >= core::int_min(t) && v.hi.i <= core::int_max(t))
+    return Interval{Scalar::of_int(t, v.lo.i), Scalar::of_int(t, v.hi.i)};
+  return Interval::everything(t);
+}
+
+Interval BoundDomain::apply(const core::ExprNode& e, const core::Apply& a, const Value* args,
+                            bool fused) {
+  size_t n = a.args.size();
+  for (size_t i = 0; i < n; ++i)
+    if (args[i].any)
+      return Interval::everything(e.dtype);
+  bool points = true;
+  for (size_t i = 0; i < n; ++i)
+    points = points && (args[i].singleton() || args[i].no_number());
+  DType operand = args[0].lo.dtype;
+  if (points && !is_math_function(a.op) && !(fused && options_.fma)) {
+    Scalar values[2];
+    for (size_t i = 0; i < n; ++i)
+      values[i] = args[i].no_number() ? fl(args[i].lo.dtype, NAN) : args[i].lo;
+    return Interval::point(core::apply(a.op, values, e.dtype, a.overflow));
+  }
+  if (core::is_float(operand))
+    return float_op(e, a.op, args, fused);
+  return integer_op(e, a.op, args);
+}
+
+Interval BoundDomain::integer_op(const core::ExprNode& e, Op op, const Value* args) {
+  DType t = e.dtype;
+  auto range = [&](__int128 lo, __int128 hi) {
+    if (lo < core::int_min(t) || hi > core::int_max(t))
+      return Interval::everything(t);
+    return Interval{Scalar::of_int(t, static_cast<int64_t>(lo)),
+                    Scalar::of_int(t, static_cast<int64_t>(hi))};
+  };
+  const Interval& x = args[0];
+  switch (op) {
+  case Op::Neg:
+    return range(-__int128(x.hi.i), -__int128(x.lo.i));
+  case Op::Add:
+    return range(__int128(x.lo.i) + args[1].lo.i, __int128(x.hi.i) + args[1].hi.i);
+  case Op::Sub:
+    return range(__int128(x.lo.i) - args[1].hi.i, __int128(x.hi.i) - args[1].lo.i);
+  case Op::Mul: {
+    __int128 c[4] = {__int128(x.lo.i) * args[1].lo.i, __int128(x.lo.i) * args[1].hi.i,
+                     __int128(x.hi.i) * args[1].lo.i, __int128(x.hi.i) * args[1].hi.i};
+    return range(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+  }
+  case Op::Max:
+    return range(std::max(x.lo.i, args[1].lo.i), std::max(x.hi.i, args[1].hi.i));
+  case Op::Min:
+    return range(std::min(x.lo.i, args[1].lo.i), std::min(x.hi.i, args[1].hi.i));
+  default:
+    break;
+  }
+  if (core::rule(op) == core::OpRule::Compare) {
+    // Integer comparisons: decided when the ranges do not overlap.
+    const Interval& y = args[1];
+    bool can_lt = x.lo.i < y.hi.i, can_eq = x.lo.i <= y.hi.i && y.lo.i <= x.hi.i,
+         can_gt = x.hi.i > y.lo.i;
+    return truth_range(t, op, can_lt, can_eq, can_gt, false);
+  }
+  return Interval::everything(t);
+}
+
+Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args, bool fused) {
+  DType t = e.dtype;
+  const Interval& x = args[0];
+  if (core::rule(op) == core::OpRule::Compare) {
+    const Interval& y = args[1];
+    bool numbers = !x.no_number() && !y.no_number();
+    return truth_range(t, op, numbers && x.lo.f < y.hi.f,
+                       numbers && x.lo.f <= y.hi.f && y.lo.f <= x.hi.f, numbers && x.hi.f > y.lo.f,
+                       x.nan || y.nan || !numbers);
+  }
+  if (core::rule(op) == core::OpRule::FloatToInt) {
+    if (x.nan || x.no_number())
+      throw Uncertain{}; // a legal evaluation may convert NaN: a fault
+    return Interval{core::apply(op, &x.lo, t, core::Overflow::Wrap),
+                    core::apply(op, &x.hi, t, core::Overflow::Wrap)};
+  }
+  if (is_math_function(op) && core::arity(op) == 1)
+    return math(e, op, x);
+  bool nan = false;
+  for (int i = 0; i < core::arity(op); ++i)
+    nan = nan || args[i].nan;
+  for (int i = 0; i < core::arity(op); ++i)
+    if (args[i].no_number())
+      return Interval::point(fl(t, NAN));
+  switch (op) {
+  case Op::Neg:
+    return with_nan(Interval{fl(t, -x.hi.f), fl(t, -x.lo.f)}, nan);
+  case Op::Abs:
+    if (x.lo.f >= 0)
+      return with_nan(x, nan);
+    if (x.hi.f <= 0)
+      return with_nan(Interval{fl(t, -x.hi.f), fl(t, -x.lo.f)}, nan);
+    return with_nan(Interval{fl(t, 0), fl(t, std::max(-x.lo.f, x.hi.f))}, nan);
+  case Op::Mod: {
+    const Interval& y = args[1];
+    if (std::isinf(x.lo.f) || std::isinf(x.hi.f))
+      nan = true;
+    if (y.lo.f > 0)
+      return with_nan(Interval{fl(t, 0), y.hi}, nan);
+    if (y.hi.f < 0)
+      return with_nan(Interval{y.lo, fl(t, 0)}, nan);
+    return Interval::everything(t);
+  }
+  case Op::Pow: {
+    const Interval& y = args[1];
+    // x^y = exp(y·ln x) takes its extremes at the corners when x > 0.
+    if (!(x.lo.f > 0) || !std::isfinite(x.hi.f) || !std::isfinite(y.lo.f) ||
+        !std::isfinite(y.hi.f)) {
+      if (!x.singleton() || !y.singleton())
+        return Interval::everything(t);
+    }
+    int k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(op);
+    double lo = INFINITY, hi = -INFINITY;
+    for (double a : {x.lo.f, x.hi.f})
+      for (double b : {y.lo.f, y.hi.f}) {
+        lo = std::min(lo, correctly_rounded(op, t, a, b, Rounding::Down));
+        hi = std::max(hi, correctly_rounded(op, t, a, b, Rounding::Up));
+      }
+    if (std::isnan(lo) || std::isnan(hi))
+      return Interval::everything(t);
+    return with_nan(Interval{fl(t, widen(t, lo, k, false)), fl(t, widen(t, hi, k, true))}, nan);
+  }
+  case Op::Div:
+    if (args[1].lo.f <= 0 && args[1].hi.f >= 0)
+      return Interval::everything(t);
+    break;
+  default:
+    break;
+  }
+  // Add, Sub, Mul, Div, Max, Min: monotone in each operand, and rounding
+  // to nearest is monotone, so the corners bound the results.
+  const Interval& y = args[1];
+  double lo = INFINITY, hi = -INFINITY;
+  bool exact_operands = true;
+  for (const Interval* v : {&x, &y})
+    for (double end : {v->lo.f, v->hi.f})
+      exact_operands = exact_operands && core::round_float(t, end) == end;
+  for (double a : {x.lo.f, x.hi.f})
+    for (double b : {y.lo.f, y.hi.f}) {
+      Scalar corner[2] = {Scalar{t, 0, a}, Scalar{t, 0, b}};
+      double r = core::apply(op, corner, t, core::Overflow::Wrap).f;
+      if (std::isnan(r))
+        return Interval::everything(t);
+      lo = std::min(lo, r);
+      hi = std::max(hi, r);
+      if (op == Op::Mul && fused && options_.fma) {
+        // A fused product is not rounded: its exact value is legal too.
+        lo = std::min(lo, mul_down(a, b));
+        hi = std::max(hi, mul_up(a, b));
+      }
+    }
+  if (!exact_operands) {
+    // An operand is an unrounded (fused) product: one step of slack covers
+    // the double rounding of computing the corner in double first.
+    lo = widen(t, lo, 1, false);
+    hi = widen(t, hi, 1, true);
+  }
+  return with_nan(Interval{Scalar{t, 0, lo}, Scalar{t, 0, hi}}, nan);
+}
+
+Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
+  DType t = e.dtype;
+  if (x.no_number())
+    return Interval::point(fl(t, NAN));
+  int k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(op);
+  bool nan = x.nan;
+  double lo = x.lo.f, hi = x.hi.f;
+  // Clip to the function's domain; outside it a legal result is NaN.
+  auto clip = [&](double min, double max) {
+    if (lo < min || hi > max)
+      nan = true;
+    lo = std::max(lo, min);
+    hi = std::min(hi, max);
+  };
+  switch (op) {
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Rsqrt:
+    clip(lo < 0 ? -0.0 : lo, INFINITY);
+    break;
+  case Op::Asin:
+  case Op::Acos:
+    clip(-1, 1);
+    break;
+  default:
+    break;
+  }
+  if (lo > hi)
+    return Interval::point(fl(t, NAN));
+  auto f = [&](double v, Rounding r) { return correctly_rounded(op, t, v, 0, r); };
+  double rlo = 0, rhi = 0;
+  bool periodic = op == Op::Sin || op == Op::Cos || op == Op::Tan;
+  if (increasing(op)) {
+    rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
+  } else if (op == Op::Rsqrt || op == Op::Acos) {
+    rlo = f(hi, Rounding::Down), rhi = f(lo, Rounding::Up);
+  } else if (lo == hi) {
+    rlo = f(lo, Rounding::Down), rhi = f(lo, Rounding::Up);
+  } else if (op == Op::Cosh) {
+    if (lo >= 0 || hi <= 0) {
+      double a = f(lo, Rounding::Down), b = f(hi, Rounding::Down);
+      rlo = std::min(a, b);
+      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
+    } else {
+      rlo = 1;
+      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
+    }
+  } else if (op == Op::Frac) {
+    if (std::floor(lo) == std::floor(hi))
+      rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
+    else
+      rlo = 0, rhi = 1;
+  } else if (periodic) {
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      return op == Op::Tan ? Interval::everything(t) : Interval{fl(t, -1), fl(t, 1), true};
+    // Monotone between critical points (sin's and tan's at π/2 + mπ, cos's
+    // at mπ); the margin makes the test safe against its own rounding.
+    double c = op == Op::Cos ? 0 : std::numbers::pi / 2;
+    bool monotone = std::fabs(lo) < 1e6 && std::fabs(hi) < 1e6 &&
+                    std::floor((lo - c) / std::numbers::pi - 1e-6) ==
+                        std::floor((hi - c) / std::numbers::pi + 1e-6);
+    if (monotone) {
+      rlo = std::min(f(lo, Rounding::Down), f(hi, Rounding::Down));
+      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
+    } else if (op == Op::Tan) {
+      return Interval::everything(t);
+    } else {
+      rlo = -1, rhi = 1;
+    }
+  } else {
+    return Interval::everything(t);
+  }
+  if (std::isnan(rlo) || std::isnan(rhi))
+    return Interval::everything(t);
+  return with_nan(Interval{fl(t, widen(t, rlo, k, false)), fl(t, widen(t, rhi, k, true))}, nan);
+}
+
+} // namespace
+
+std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
+                                const BoundOptions& options) {
+  std::vector<std::vector<Interval>> values;
+  size_t next = 0;
+  for (const core::TensorDecl& d : kernel.tensors) {
+    if (d.role != core::TensorRole::Input)
+      continue;
+    const core::Tensor& t = inputs[next++];
+    core::check_input(d.name, d.dtype, d.shape, d.span, t);
+    std::vector<Interval> v(static_cast<size_t>(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i)
+      v[i] = Interval::point(t.get(i));
+    values.push_back(std::move(v));
+  }
+  BoundDomain domain(options);
+  std::vector<std::vector<Interval>> outs = Walk<BoundDomain>(kernel, domain).run(values);
+  std::vector<BoundTensor> result;
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const core::TensorDecl& d = kernel.tensors[kernel.outputs[o]];
+    result.push_back({d.dtype, d.shape, std::move(outs[o])});
+  }
+  return result;
+}
+
+} // namespace teval::oracle

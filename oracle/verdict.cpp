@@ -1,0 +1,192 @@
+// The verdict of `teval check` (see verdict.h).
+#include "oracle/verdict.h"
+
+#include "core/format.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace teval::oracle {
+
+namespace {
+
+// Values of t in order, as integers: -0 and +0 are both 0.
+int64_t ordinal(core::DType t, double x) {
+  int64_t magnitude = 0;
+  bool negative = std::signbit(x);
+  switch (t) {
+  case core::DType::Float16:
+    magnitude = core::float16_bits(x) & 0x7fff;
+    break;
+  case core::DType::BFloat16:
+    magnitude = core::bfloat16_bits(x) & 0x7fff;
+    break;
+  case core::DType::Float32: {
+    float f = static_cast<float>(x);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    magnitude = b & 0x7fffffff;
+    break;
+  }
+  default: {
+    uint64_t b;
+    std::memcpy(&b, &x, 8);
+    magnitude = static_cast<int64_t>(b & 0x7fffffffffffffff);
+    break;
+  }
+  }
+  return negative ? -magnitude : magnitude;
+}
+
+double distance(const core::Scalar& a, const core::Scalar& b) {
+  if (core::is_float(a.dtype))
+    return ulp_distance(a.dtype, a.f, b.f);
+  return std::fabs(static_cast<double>(a.i) - static_cast<double>(b.i));
+}
+
+bool is_nan(const core::Scalar& v) {
+  return core::is_float(v.dtype) && std::isnan(v.f);
+}
+bool is_inf(const core::Scalar& v) {
+  return core::is_float(v.dtype) && std::isinf(v.f);
+}
+
+// How far \p c lies outside \p b, in ulps (0 inside).
+double outside(const core::Scalar& c, const Interval& b) {
+  if (b.no_number() || is_nan(c))
+    return INFINITY;
+  if (core::is_float(c.dtype)) {
+    if (c.f < b.lo.f)
+      return ulp_distance(c.dtype, c.f, b.lo.f);
+    if (c.f > b.hi.f)
+      return ulp_distance(c.dtype, c.f, b.hi.f);
+    return 0;
+  }
+  if (c.i < b.lo.i)
+    return static_cast<double>(b.lo.i) - static_cast<double>(c.i);
+  if (c.i > b.hi.i)
+    return static_cast<double>(c.i) - static_cast<double>(b.hi.i);
+  return 0;
+}
+
+bool passes(const core::Scalar& c, const core::Scalar& x, const Interval& b,
+            const CheckOptions& o) {
+  switch (o.rule) {
+  case Rule::Rigorous:
+    return b.contains(c);
+  case Rule::Ulp:
+    if (is_nan(c) || is_nan(x))
+      return is_nan(c) && is_nan(x);
+    return distance(c, x) <= static_cast<double>(o.ulps);
+  case Rule::Tolerance: {
+    if (is_nan(c) || is_nan(x))
+      return is_nan(c) && is_nan(x);
+    double cv = c.as_double(), xv = x.as_double();
+    if (std::isinf(cv) || std::isinf(xv))
+      return cv == xv;
+    return std::fabs(cv - xv) <= o.atol + o.rtol * std::fabs(xv);
+  }
+  }
+  return false;
+}
+
+std::vector<int64_t> unflatten(const core::Shape& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = idx.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return idx;
+}
+
+std::string range_text(const Interval& b) {
+  if (b.any)
+    return "any value";
+  std::string r = b.no_number()
+                      ? "NaN only"
+                      : "[" + core::format_scalar(b.lo) + ", " + core::format_scalar(b.hi) + "]";
+  if (b.nan && !b.no_number())
+    r += " or NaN";
+  return r;
+}
+
+} // namespace
+
+double ulp_distance(core::DType t, double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b) ? 0 : INFINITY;
+  return std::fabs(static_cast<double>(ordinal(t, a) - ordinal(t, b)));
+}
+
+OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
+                    const core::Tensor& sequential, const core::Tensor& exact,
+                    const BoundTensor& bound, const CheckOptions& options) {
+  OutputVerdict v;
+  v.name = name;
+  v.elements = exact.numel();
+  if (candidate.dtype() != exact.dtype()) {
+    v.status = Status::Mismatch;
+    v.kind = "dtype";
+    v.message = "the candidate is " + core::to_string(candidate.dtype()) +
+                " but the program's output `" + name + "` is " + core::to_string(exact.dtype());
+    return v;
+  }
+  if (candidate.shape() != exact.shape()) {
+    v.status = Status::Mismatch;
+    v.kind = "shape";
+    v.message = "the candidate has shape " + core::to_string(candidate.shape()) +
+                " but the program's output `" + name + "` has shape " +
+                core::to_string(exact.shape());
+    return v;
+  }
+  v.exact_match = core::identical(candidate, exact);
+  v.sequential_match = core::identical(candidate, sequential);
+  double worst_outside = -1, worst_error = -1;
+  for (int64_t i = 0; i < exact.numel(); ++i) {
+    core::Scalar c = candidate.get(i), x = exact.get(i);
+    const Interval& b = bound.elements[static_cast<size_t>(i)];
+    if (b.any || b.nan || is_inf(b.lo) || is_inf(b.hi))
+      ++v.unbounded;
+    ElementReport e{unflatten(exact.shape(), i), c, x, b};
+    e.ulps = distance(c, x);
+    if (!passes(c, x, b, options)) {
+      ++v.mismatches;
+      double out = options.rule == Rule::Rigorous ? outside(c, b) : e.ulps;
+      if (out > worst_outside) {
+        worst_outside = out;
+        v.worst = e;
+        v.kind = is_nan(c) != is_nan(x) || (options.rule == Rule::Rigorous && b.no_number()) ? "nan"
+                 : is_inf(c) != is_inf(x)                                                    ? "inf"
+                                          : "value";
+      }
+      continue;
+    }
+    if (v.mismatches)
+      continue;
+    if (core::is_float(c.dtype) && !is_nan(c) && !is_nan(x) && std::isfinite(c.f) &&
+        std::isfinite(x.f)) {
+      double side = c.f >= x.f ? b.hi.f - x.f : x.f - b.lo.f;
+      e.fraction = side > 0 ? std::fabs(c.f - x.f) / side : 0;
+    }
+    v.max_ulps = std::max(v.max_ulps, e.ulps);
+    v.max_fraction = std::max(v.max_fraction, e.fraction);
+    if (e.ulps > worst_error) {
+      worst_error = e.ulps;
+      v.worst = e;
+    }
+  }
+  if (v.mismatches) {
+    v.status = Status::Mismatch;
+    const ElementReport& w = *v.worst;
+    v.message =
+        "element [" + core::format_index(w.index) + "] is " + core::format_scalar(w.candidate) +
+        "; the exact result is " + core::format_scalar(w.exact) +
+        (options.rule == Rule::Rigorous ? " and every legal result is in " + range_text(w.bound)
+                                        : "");
+    return v;
+  }
+  v.status = v.exact_match || v.sequential_match ? Status::Exact : Status::WithinBound;
+  return v;
+}
+
+} // namespace teval::oracle

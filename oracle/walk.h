@@ -1,0 +1,311 @@
+// One walk of a kernel's statements over any value domain: the oracle's
+// exact evaluation and its rigorous bounds are this walk with different
+// values. It visits exactly the points the interpreter visits (row-major
+// over each statement's box, constraints, the skip policy, lazy selects)
+// and reports the interpreter's errors; only what a value is and how a
+// reduction combines differ.
+//
+// A domain D provides:
+//   using Value;  using Acc;  (an accumulator of one output location)
+//   Value constant(const core::Scalar&);
+//   Value index_value(core::DType, int64_t);
+//   std::optional<int64_t> index(const Value&);   nothing: not one integer
+//   Truth truth(const Value&);
+//   Value apply(const core::ExprNode&, const core::Apply&, const Value* args, bool fused);
+//   Value cast(const Value&, core::DType);
+//   Value join(const Value&, const Value&);       both values possible
+//   Value unknown(core::DType);                   anything possible
+//   Acc accumulator(const core::Statement&, core::DType, const Value& fill);
+//   void add(Acc&, const Value&);  Value finish(const Acc&);
+//   static constexpr bool kUncertain;  true when truth() may be Unknown
+#pragma once
+
+#include "core/error.h"
+#include "core/format.h"
+#include "core/interrupt.h"
+#include "core/kernel.h"
+#include "core/scalar_ops.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace teval::oracle {
+
+/// A condition's value over every legal evaluation.
+enum class Truth : uint8_t { False, True, Unknown };
+
+/// Thrown inside a point when a domain cannot tell what happens there (an
+/// index or a validity that depends on rounding): the location it writes
+/// may then hold anything.
+struct Uncertain {};
+
+/// The walk itself; see the file comment for the domain's interface.
+template <class D> class Walk {
+public:
+  using Value = typename D::Value;
+  using Values = std::vector<Value>;
+
+  Walk(const core::Kernel& k, D& domain) : k_(k), d_(domain), values_(k.tensors.size()) {}
+
+  /// Evaluates every statement; \p inputs holds the input tensors' values
+  /// in declaration order. Returns the outputs' values.
+  std::vector<Values> run(std::vector<Values> inputs) {
+    size_t next = 0;
+    for (size_t i = 0; i < k_.tensors.size(); ++i)
+      if (k_.tensors[i].role == core::TensorRole::Input)
+        values_[i] = std::move(inputs.at(next++));
+    for (const core::Statement& s : k_.statements)
+      statement(s);
+    std::vector<Values> out;
+    for (int o : k_.outputs)
+      out.push_back(values_[o]);
+    return out;
+  }
+
+private:
+  void statement(const core::Statement& s) {
+    const core::TensorDecl& decl = k_.tensors[s.target];
+    int64_t numel = 1;
+    for (int64_t extent : decl.shape)
+      numel *= extent;
+    Values target = s.init_from ? values_[*s.init_from]
+                                : Values(static_cast<size_t>(numel), d_.constant(s.init));
+    s_ = &s;
+    strides_ = core::strides(decl.shape);
+    bool assign = s.aggregation == core::Aggregation::Assign;
+    std::vector<typename D::Acc> accs;
+    if (!assign)
+      for (int64_t i = 0; i < numel; ++i)
+        accs.push_back(d_.accumulator(s, decl.dtype, target[i]));
+    std::vector<char> written(assign ? static_cast<size_t>(numel) : 0, 0);
+    bool whole_unknown = false;
+    point_.assign(s.vars.size(), 0);
+    bool empty = false;
+    for (size_t i = 0; i < s.vars.size(); ++i) {
+      point_[i] = s.vars[i].begin;
+      empty |= s.vars[i].begin >= s.vars[i].end;
+    }
+    for (int64_t number = 0; !empty; ++number) {
+      if ((number & 1023) == 0)
+        core::poll_interrupt();
+      std::optional<int64_t> flat;
+      try {
+        flat = location(s, decl);
+        if (flat) {
+          Value v = eval(s.value, /*fusable=*/s.aggregation == core::Aggregation::Sum);
+          if (assign)
+            assign_value(s, target, written, *flat, v);
+          else
+            d_.add(accs[*flat], v);
+        }
+      } catch (const core::Inexact& f) {
+        if (s.out_of_range != core::OutOfRange::Skip)
+          throw core::Error(core::ErrorKind::Range, fault_span_,
+                            "fractional index: " + f.message + " (at " + point_text() + ")");
+      } catch (const Uncertain&) {
+        if (!located_)
+          whole_unknown = true;
+        else if (assign)
+          target[*located_] = d_.unknown(decl.dtype);
+        else
+          d_.add(accs[*located_], d_.unknown(decl.dtype));
+      }
+      if (!advance())
+        break;
+    }
+    if (!assign)
+      for (int64_t i = 0; i < numel; ++i)
+        target[i] = d_.finish(accs[i]);
+    if (whole_unknown)
+      for (Value& v : target)
+        v = d_.unknown(decl.dtype);
+    values_[s.target] = std::move(target);
+  }
+
+  // The flat location the current point writes, or nothing when the point
+  // is not valid. Sets located_ once the location is known.
+  std::optional<int64_t> location(const core::Statement& s, const core::TensorDecl& decl) {
+    located_.reset();
+    bool skip = s.out_of_range == core::OutOfRange::Skip;
+    for (const core::Constraint& c : s.constraints) {
+      int64_t v = index_of(c.expr);
+      if (v < 0 || v >= c.bound)
+        return std::nullopt;
+    }
+    std::vector<int64_t> idx(s.out_index.size());
+    for (size_t i = 0; i < idx.size(); ++i)
+      idx[i] = index_of(s.out_index[i]);
+    int64_t flat = 0;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0 || idx[i] >= decl.shape[i]) {
+        if (skip)
+          return std::nullopt;
+        throw core::Error(
+            core::ErrorKind::Range, s.out_index[i]->span,
+            core::write_out_of_range(decl.name, core::format_index(idx), decl.shape, point_text()));
+      }
+      flat += idx[i] * strides_[i];
+    }
+    located_ = flat;
+    if (skip && !valid(s.value))
+      return std::nullopt;
+    return flat;
+  }
+
+  void assign_value(const core::Statement& s, Values& target, std::vector<char>& written,
+                    int64_t flat, const Value& v) {
+    if (!written[flat]) {
+      written[flat] = 1;
+      target[flat] = v;
+      return;
+    }
+    // The interpreter has already reported conflicting writes of the
+    // sequential evaluation; here both values are possible.
+    if (s.conflict == core::WriteConflict::Error)
+      throw core::Error(core::ErrorKind::Range, s.span,
+                        "two writes to " + k_.tensors[s.target].name + " (at " + point_text() +
+                            ")");
+    target[flat] = d_.join(target[flat], v);
+  }
+
+  bool advance() {
+    for (size_t i = point_.size(); i-- > 0;) {
+      if (++point_[i] < s_->vars[i].end)
+        return true;
+      point_[i] = s_->vars[i].begin;
+    }
+    return false;
+  }
+
+  std::string point_text() const {
+    if (point_.empty())
+      return "the only point";
+    std::string out;
+    for (size_t i = 0; i < point_.size(); ++i)
+      out += (i ? ", " : "") + s_->vars[i].name + "=" + std::to_string(point_[i]);
+    return out;
+  }
+
+  int64_t index_of(const core::Expr& e) {
+    std::optional<int64_t> v = d_.index(eval(e, false));
+    if (!v)
+      throw Uncertain{};
+    return *v;
+  }
+
+  // Under OutOfRange::Skip: every access anywhere in e is in range.
+  bool valid(const core::Expr& e) {
+    bool ok = true;
+    core::for_each_node(e, [&](const core::Expr& n) {
+      const auto* load = std::get_if<core::Load>(&n->node);
+      if (!ok || !load)
+        return;
+      const core::Shape& shape = k_.tensors[load->tensor].shape;
+      for (size_t d = 0; d < load->index.size(); ++d) {
+        int64_t v = index_of(load->index[d]);
+        if (v < 0 || v >= shape[d])
+          ok = false;
+      }
+    });
+    return ok;
+  }
+
+  // \p fusable: the value may be fused into an enclosing addition (a term
+  // of a sum, an operand of + or -).
+  Value eval(const core::Expr& e, bool fusable) {
+    try {
+      return std::visit([&](const auto& n) { return node(*e, n, fusable); }, e->node);
+    } catch (const core::Fault& f) {
+      if constexpr (D::kUncertain)
+        throw Uncertain{};
+      throw core::Error(core::ErrorKind::Arithmetic, e->span,
+                        f.message + " (at " + point_text() + ")");
+    }
+  }
+
+  Value node(const core::ExprNode&, const core::Const& c, bool) { return d_.constant(c.value); }
+  Value node(const core::ExprNode& e, const core::VarRef& v, bool) {
+    return d_.index_value(e.dtype, point_[v.var]);
+  }
+  Value node(const core::ExprNode& e, const core::Load& l, bool) {
+    const core::Shape& shape = k_.tensors[l.tensor].shape;
+    std::vector<int64_t> idx(l.index.size());
+    for (size_t d = 0; d < idx.size(); ++d) {
+      fault_span_ = l.index[d]->span;
+      idx[d] = index_of(l.index[d]);
+    }
+    int64_t flat = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (idx[d] < 0 || idx[d] >= shape[d]) {
+        if constexpr (D::kUncertain)
+          throw Uncertain{};
+        throw core::Error(core::ErrorKind::Range, e.span,
+                          core::read_out_of_range(k_.tensors[l.tensor].name,
+                                                  core::format_index(idx), shape, point_text()));
+      }
+      flat = flat * shape[d] + idx[d];
+    }
+    return values_[l.tensor][static_cast<size_t>(flat)];
+  }
+  Value node(const core::ExprNode& e, const core::Apply& a, bool fusable) {
+    switch (a.op) {
+    case core::Op::And:
+    case core::Op::Or: {
+      bool is_and = a.op == core::Op::And;
+      Truth first = d_.truth(eval(a.args[0], false));
+      if (first == (is_and ? Truth::False : Truth::True))
+        return d_.constant(core::constant(e.dtype, is_and ? 0 : 1));
+      Truth second = d_.truth(eval(a.args[1], false));
+      if (first == Truth::Unknown && second == (is_and ? Truth::False : Truth::True))
+        return d_.constant(core::constant(e.dtype, is_and ? 0 : 1));
+      if (first == Truth::Unknown || second == Truth::Unknown)
+        return d_.join(d_.constant(core::constant(e.dtype, 0)),
+                       d_.constant(core::constant(e.dtype, 1)));
+      return d_.constant(core::constant(e.dtype, second == Truth::True));
+    }
+    case core::Op::Not: {
+      Truth t = d_.truth(eval(a.args[0], false));
+      if (t == Truth::Unknown)
+        return d_.join(d_.constant(core::constant(e.dtype, 0)),
+                       d_.constant(core::constant(e.dtype, 1)));
+      return d_.constant(core::constant(e.dtype, t == Truth::False));
+    }
+    default:
+      break;
+    }
+    bool additive = a.op == core::Op::Add || a.op == core::Op::Sub;
+    Value args[2];
+    for (size_t i = 0; i < a.args.size(); ++i)
+      args[i] = eval(a.args[i], additive);
+    fault_span_ = e.span;
+    return d_.apply(e, a, args, fusable && a.op == core::Op::Mul);
+  }
+  Value node(const core::ExprNode& e, const core::Cast& c, bool) {
+    Value v = eval(c.value, false);
+    fault_span_ = e.span;
+    return d_.cast(v, e.dtype);
+  }
+  Value node(const core::ExprNode&, const core::Select& s, bool fusable) {
+    switch (d_.truth(eval(s.cond, false))) {
+    case Truth::True:
+      return eval(s.then, fusable);
+    case Truth::False:
+      return eval(s.otherwise, fusable);
+    case Truth::Unknown:
+      break;
+    }
+    return d_.join(eval(s.then, fusable), eval(s.otherwise, fusable));
+  }
+
+  const core::Kernel& k_;
+  D& d_;
+  std::vector<Values> values_;
+  const core::Statement* s_ = nullptr;
+  std::vector<int64_t> strides_;
+  std::vector<int64_t> point_;
+  std::optional<int64_t> located_;
+  core::Span fault_span_;
+};
+
+} // namespace teval::oracle

@@ -1,0 +1,148 @@
+// Exact evaluation and rigorous bounds of whole programs, against values
+// computed here by hand or with exact rational sums.
+#include "oracle/bounds.h"
+#include "oracle/exact_eval.h"
+#include "oracle/verdict.h"
+
+#include "interp/interpreter.h"
+#include "tests/support/programs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace teval::oracle {
+namespace {
+
+using core::DType;
+
+const char* const kDot = "output0[N] +=! input0[N, K] * input1[K]";
+
+// A sum whose sequential float32 evaluation loses the small terms: 1 then
+// 2^-24 sixteen times. Sequentially 1; exactly 1 + 2^-20.
+TEST(ExactEval, SumIsRoundedOnceNotPerTerm) {
+  std::vector<double> a{1.0};
+  for (int i = 0; i < 16; ++i)
+    a.push_back(std::ldexp(1.0, -24));
+  core::Tensor x(DType::Float32, {1, 17});
+  for (int i = 0; i < 17; ++i)
+    x.set(i, core::Scalar::of_float(DType::Float32, a[i]));
+  core::Tensor ones(DType::Float32, {17});
+  ones.fill(core::Scalar::of_float(DType::Float32, 1));
+  core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", ones}});
+  std::vector<core::Tensor> in{x, ones};
+  EXPECT_EQ(interp::run(k, in)[0].get(0).f, 1.0);
+  EXPECT_EQ(run_exact(k, in)[0].get(0).f, 1.0 + std::ldexp(1.0, -20));
+  // Both are legal: the bound holds the sequential and the exact result.
+  BoundTensor b = bounds(k, in)[0];
+  EXPECT_TRUE(b.elements[0].contains(interp::run(k, in)[0].get(0)));
+  EXPECT_TRUE(b.elements[0].contains(run_exact(k, in)[0].get(0)));
+}
+
+TEST(ExactEval, MathFunctionsAreCorrectlyRounded) {
+  // exp(1) in float32: 2.71828174591064453125 (e = 2.718281828...).
+  core::Tensor x = test::tensor(DType::Float32, {1}, {1.0});
+  core::Kernel k = test::elaborate("output0[N] = input0[N].call(`exp`)", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  EXPECT_EQ(run_exact(k, in)[0].get(0).f, 2.71828174591064453125);
+}
+
+// The bound of a sum of n terms: gamma(n)·Σ|x| around the exact sum,
+// computed here by hand for a small case.
+TEST(Bounds, SumBoundIsTheStandardForwardBound) {
+  core::Tensor x = test::tensor(DType::Float32, {1, 4}, {1, 2, 3, 4});
+  core::Tensor y = test::tensor(DType::Float32, {4}, {1, 1, 1, 1});
+  core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  Interval b = bounds(k, in)[0].elements[0];
+  double u = std::ldexp(1.0, -24), gamma = 4 * u / (1 - 4 * u);
+  // The exact sum is 10; every legal result lies within 10·gamma of it,
+  // rounded inward to float32 values.
+  EXPECT_LE(b.lo.f, 10.0);
+  EXPECT_GE(b.hi.f, 10.0);
+  EXPECT_GE(b.lo.f, 10 - 10 * gamma - 1e-12);
+  EXPECT_LE(b.hi.f, 10 + 10 * gamma + 1e-12);
+  EXPECT_FALSE(b.nan);
+  EXPECT_FALSE(b.any);
+}
+
+// On random dot products: every ordering of the sum we try, the sequential
+// result and the exact one are inside the bound.
+TEST(Bounds, EveryOrderWeTryIsInside) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const int n = 200;
+  core::Tensor x(DType::Float32, {3, n}), y(DType::Float32, {n});
+  for (int i = 0; i < 3 * n; ++i)
+    x.set(i, core::Scalar::of_float(DType::Float32, u(rng) * (i % 7 == 0 ? 1e4f : 1.0f)));
+  for (int i = 0; i < n; ++i)
+    y.set(i, core::Scalar::of_float(DType::Float32, u(rng)));
+  core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  BoundTensor b = bounds(k, in)[0];
+  core::Tensor exact = run_exact(k, in)[0];
+  for (int row = 0; row < 3; ++row) {
+    const Interval& iv = b.elements[row];
+    EXPECT_TRUE(iv.contains(exact.get(row)));
+    std::vector<float> terms;
+    for (int i = 0; i < n; ++i)
+      terms.push_back(static_cast<float>(x.get(row * n + i).f * y.get(i).f));
+    for (int trial = 0; trial < 50; ++trial) {
+      std::shuffle(terms.begin(), terms.end(), rng);
+      float s = 0;
+      for (float t : terms)
+        s += t;
+      double pairwise = 0; // a wider accumulator, rounded once
+      for (float t : terms)
+        pairwise += t;
+      EXPECT_TRUE(iv.contains(core::Scalar::of_float(DType::Float32, s)));
+      EXPECT_TRUE(iv.contains(core::Scalar::of_float(DType::Float32, pairwise)));
+    }
+  }
+}
+
+TEST(Bounds, DivisionByAnIntervalHoldingZeroHasNoBound) {
+  // 1 / (a - b) where a - b is a rounded sum that may be zero.
+  core::Tensor x = test::tensor(DType::Float32, {1, 2}, {1e8, -1e8});
+  core::Tensor y = test::tensor(DType::Float32, {2}, {1, 1});
+  core::Kernel k =
+      test::elaborate("temp0[N] +=! input0[N, K] * input1[K]; output0[N] = 1.0 / temp0[N]",
+                      {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  EXPECT_TRUE(bounds(k, in)[0].elements[0].any);
+}
+
+TEST(Verdict, ReportsTheWorstElementOutsideTheBound) {
+  core::Tensor x = test::tensor(DType::Float32, {2, 2}, {1, 2, 3, 4});
+  core::Tensor y = test::tensor(DType::Float32, {2}, {1, 1});
+  core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  core::Tensor seq = interp::run(k, in)[0], exact = run_exact(k, in)[0];
+  BoundTensor b = bounds(k, in)[0];
+  core::Tensor candidate = test::tensor(DType::Float32, {2}, {3, 7.5});
+  OutputVerdict v = judge("output0", candidate, seq, exact, b, {});
+  EXPECT_EQ(v.status, Status::Mismatch);
+  EXPECT_EQ(v.kind, "value");
+  EXPECT_EQ(v.mismatches, 1);
+  ASSERT_TRUE(v.worst);
+  EXPECT_EQ(v.worst->index, std::vector<int64_t>{1});
+  EXPECT_EQ(judge("output0", seq, seq, exact, b, {}).status, Status::Exact);
+  core::Tensor nan = test::tensor(DType::Float32, {2}, {3, NAN});
+  EXPECT_EQ(judge("output0", nan, seq, exact, b, {}).kind, "nan");
+  core::Tensor wide = test::tensor(DType::Float64, {2}, {3, 7});
+  EXPECT_EQ(judge("output0", wide, seq, exact, b, {}).kind, "dtype");
+  // numpy's allclose rule against the exact result.
+  CheckOptions loose{Rule::Tolerance, 0, 0.1, 0};
+  EXPECT_EQ(judge("output0", candidate, seq, exact, b, loose).status, Status::WithinBound);
+}
+
+TEST(Verdict, UlpDistanceCountsValuesOfTheDtype) {
+  EXPECT_EQ(ulp_distance(DType::Float32, 1.0, std::nextafter(1.0f, 2.0f)), 1);
+  EXPECT_EQ(ulp_distance(DType::Float32, -0.0, 0.0), 0);
+  EXPECT_EQ(ulp_distance(DType::Float16, 1.0, 1.0 + std::ldexp(1.0, -9)), 2);
+  EXPECT_EQ(ulp_distance(DType::Float32, -std::ldexp(1.0, -149), std::ldexp(1.0, -149)), 2);
+}
+
+} // namespace
+} // namespace teval::oracle

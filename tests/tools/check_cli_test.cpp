@@ -1,0 +1,117 @@
+// `teval check` as CI scripts run it: verdicts in words and JSON, exit
+// codes, and the errors of its arguments.
+#include "core/npy.h"
+#include "tests/support/programs.h"
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+namespace teval {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Result;
+
+const char* const kProgram = "-e 'output0[N] +=! input0[N, K] * input1[K]'";
+
+void save(const fs::path& path, const core::Tensor& t) {
+  std::ofstream out(path, std::ios::binary);
+  std::string bytes = core::encode_npy(t);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Inputs 1..6 and ones: the exact results are 6 and 15.
+fs::path setup(const std::string& name) {
+  fs::path dir = test::scratch_dir(name);
+  save(dir / "a.npy", test::tensor(core::DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  save(dir / "b.npy", test::tensor(core::DType::Float32, {3}, {1, 1, 1}));
+  return dir;
+}
+
+Result check(const fs::path& dir, const std::string& more) {
+  return test::run_teval(
+      std::string("check ") + kProgram + " -i input0=a.npy -i input1=b.npy " + more, dir);
+}
+
+TEST(Check, ExactCandidatePasses) {
+  fs::path dir = setup("check_exact");
+  save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 15}));
+  Result r = check(dir, "--candidate output0=c.npy");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "output0: exact (bit-equal to the exact and the sequential result)\n");
+  r = check(dir, "--candidate output0=c.npy --ulp 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Check, MismatchNamesTheWorstElement) {
+  fs::path dir = setup("check_mismatch");
+  save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 16}));
+  Result r = check(dir, "--candidate output0=c.npy");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("output0: mismatch (value): element [1] is 16.0; the exact result is "
+                       "15.0 and every legal result is in [14.999998, 15.000002]"),
+            std::string::npos)
+      << r.out;
+  r = check(dir, "--candidate output0=c.npy --json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("\"schema\": \"teval.check/1\", \"verdict\": \"fail\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"worst\": {\"index\": [1], \"candidate\": \"16.0\""), std::string::npos)
+      << r.out;
+  // allclose-style rules judge against the exact result.
+  EXPECT_EQ(check(dir, "--candidate output0=c.npy --rtol 0.1").exit_code, 0);
+  EXPECT_EQ(check(dir, "--candidate output0=c.npy --atol 0.5").exit_code, 1);
+}
+
+TEST(Check, ShapeDtypeAndNaNAreMismatchesOfTheirOwn) {
+  fs::path dir = setup("check_kinds");
+  save(dir / "shape.npy", test::tensor(core::DType::Float32, {3}, {6, 15, 0}));
+  save(dir / "dtype.npy", test::tensor(core::DType::Float64, {2}, {6, 15}));
+  save(dir / "nan.npy", test::tensor(core::DType::Float32, {2}, {NAN, 15}));
+  EXPECT_NE(check(dir, "--candidate output0=shape.npy").out.find("mismatch (shape)"),
+            std::string::npos);
+  EXPECT_NE(check(dir, "--candidate output0=dtype.npy").out.find("mismatch (dtype)"),
+            std::string::npos);
+  Result r = check(dir, "--candidate output0=nan.npy");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("mismatch (nan)"), std::string::npos) << r.out;
+}
+
+TEST(Check, ArgumentErrors) {
+  fs::path dir = setup("check_errors");
+  save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 15}));
+  Result r = check(dir, "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no candidate"), std::string::npos);
+  EXPECT_EQ(check(dir, "--candidate output0=c.npy --ulp 1 --rtol 1").exit_code, 2);
+  EXPECT_EQ(check(dir, "--candidate output0=c.npy -o out").exit_code, 2);
+  r = check(dir, "--candidate result=c.npy");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the program has no output `result`; its outputs are: output0"),
+            std::string::npos)
+      << r.err;
+  r = check(dir, "--candidate output0=missing.npy --json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("\"verdict\": \"error\""), std::string::npos);
+}
+
+TEST(Check, RunExactRoundsEachSumOnce) {
+  // 1 + sixteen 2^-24: sequentially 1.0, exactly 1 + 2^-20.
+  fs::path dir = test::scratch_dir("check_run_exact");
+  std::vector<double> v{1.0};
+  for (int i = 0; i < 16; ++i)
+    v.push_back(std::ldexp(1.0, -24));
+  core::Tensor x(core::DType::Float32, {1, 17});
+  for (int i = 0; i < 17; ++i)
+    x.set(i, core::Scalar::of_float(core::DType::Float32, v[i]));
+  save(dir / "x.npy", x);
+  std::string prog = "run -e 'output0[N] +=! input0[N, K]' -i input0=x.npy";
+  EXPECT_EQ(test::run_teval(prog, dir).out, "output0 = array([1.0], dtype=float32)\n");
+  EXPECT_EQ(test::run_teval(prog + " --exact", dir).out,
+            "output0 = array([1.000001], dtype=float32)\n");
+}
+
+} // namespace
+} // namespace teval

@@ -1,0 +1,311 @@
+// `teval check`: the oracle's verdict on another compiler's output.
+#include "tools/teval/check_command.h"
+
+#include "core/error.h"
+#include "core/format.h"
+#include "interp/interpreter.h"
+#include "oracle/bounds.h"
+#include "oracle/exact_eval.h"
+#include "oracle/verdict.h"
+#include "tools/teval/cli_support.h"
+#include "tools/teval/run_command.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace teval::tools {
+
+const char* const kCheckHelp =
+    R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...
+                   [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
+
+Says whether tensors another compiler produced are legal results of a
+program: `exact` (bit-equal to the exact or the sequential result),
+`within-bound` (every element inside its rigorous interval, which holds the
+result of every legal evaluation: any order of each reduction, each
+operation rounded to its dtype, documented math-library error; see
+docs/ORACLE.md), or `mismatch` with the worst element.
+
+options:
+  --candidate OUT=PATH   the candidate for output OUT: a .npy file, or
+                         PATH.npz:KEY (repeat for several outputs)
+  --json                 print one JSON object (docs/ORACLE.md, schema
+                         teval.check/1) instead of text
+  --bound rigorous       judge by the rigorous per-element bound (default)
+  --ulp N                judge by distance from the exact result: N ulps
+  --rtol R, --atol A     judge like numpy's allclose against the exact result:
+                         |candidate - exact| <= A + R·|exact|
+  --fma                  a product may be fused into the sum or addition it
+                         feeds (legal for compilers that contract a*b+c)
+  program options        as for teval run: FILE or -e TEXT, --lang, --entry,
+                         -p NAME=..., -i NAME=PATH.npy | PATH.npz:KEY |
+                         DTYPE[dims], --seed N, --max-memory SIZE
+  -h, --help             this text
+
+exit status: 0 every candidate passes; 1 a mismatch, or the program or its
+inputs are wrong; 2 a usage error.
+)";
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> program;
+  std::vector<std::pair<std::string, std::string>> candidates;
+  bool json = false;
+  bool help = false;
+  oracle::CheckOptions check;
+  oracle::BoundOptions bound;
+};
+
+double parse_number(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !std::isfinite(d) || d < 0)
+    throw UsageError{option + " takes a non-negative number, not '" + v + "'"};
+  return d;
+}
+
+CheckArgs parse(const std::vector<std::string>& args) {
+  CheckArgs c;
+  bool tolerance = false, ulp = false, rigorous = false;
+  auto value = [&](size_t& i) -> const std::string& {
+    if (i + 1 >= args.size())
+      throw UsageError{"option " + args[i] + " needs a value"};
+    return args[++i];
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      c.help = true;
+    } else if (a == "--candidate") {
+      const std::string& spec = value(i);
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || !is_identifier(spec.substr(0, eq)) || eq + 1 == spec.size())
+        throw UsageError{"--candidate takes OUT=PATH.npy, not '" + spec + "'"};
+      for (const auto& seen : c.candidates)
+        if (seen.first == spec.substr(0, eq))
+          throw UsageError{"candidate '" + seen.first + "' is given twice"};
+      c.candidates.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (a == "--json") {
+      c.json = true;
+    } else if (a == "--fma") {
+      c.bound.fma = true;
+    } else if (a == "--bound") {
+      if (value(i) != "rigorous")
+        throw UsageError{"--bound takes rigorous (or use --ulp N, --rtol R --atol A)"};
+      rigorous = true;
+    } else if (a == "--ulp") {
+      c.check.ulps = static_cast<int64_t>(parse_count(a, value(i), int64_t{1} << 62));
+      ulp = true;
+    } else if (a == "--rtol" || a == "--atol") {
+      (a == "--rtol" ? c.check.rtol : c.check.atol) = parse_number(a, value(i));
+      tolerance = true;
+    } else {
+      c.program.push_back(a);
+      // The program options that take a value keep it.
+      if ((a == "-e" || a == "--lang" || a == "--entry" || a == "-p" || a == "-i" ||
+           a == "--seed" || a == "--max-memory") &&
+          i + 1 < args.size())
+        c.program.push_back(args[++i]);
+    }
+  }
+  if (rigorous + ulp + tolerance > 1)
+    throw UsageError{"give one rule: --bound rigorous, --ulp N, or --rtol/--atol"};
+  c.check.rule = ulp         ? oracle::Rule::Ulp
+                 : tolerance ? oracle::Rule::Tolerance
+                             : oracle::Rule::Rigorous;
+  if (!c.help && c.candidates.empty())
+    throw UsageError{"no candidate: give --candidate OUT=PATH.npy for an output"};
+  return c;
+}
+
+std::string status_name(oracle::Status s) {
+  switch (s) {
+  case oracle::Status::Exact:
+    return "exact";
+  case oracle::Status::WithinBound:
+    return "within-bound";
+  case oracle::Status::Mismatch:
+    return "mismatch";
+  }
+  return "mismatch";
+}
+
+std::string rule_name(oracle::Rule r) {
+  switch (r) {
+  case oracle::Rule::Rigorous:
+    return "rigorous";
+  case oracle::Rule::Ulp:
+    return "ulp";
+  case oracle::Rule::Tolerance:
+    return "tolerance";
+  }
+  return "rigorous";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double d) {
+  if (!std::isfinite(d))
+    return "null";
+  std::ostringstream o;
+  o.precision(17);
+  o << d;
+  return o.str();
+}
+
+std::string json_bool(bool b) {
+  return b ? "true" : "false";
+}
+
+std::string json_element(const oracle::ElementReport& e) {
+  std::string index;
+  for (size_t i = 0; i < e.index.size(); ++i)
+    index += (i ? ", " : "") + std::to_string(e.index[i]);
+  return "{\"index\": [" + index +
+         "], \"candidate\": " + json_string(core::format_scalar(e.candidate)) +
+         ", \"exact\": " + json_string(core::format_scalar(e.exact)) +
+         ", \"bound\": {\"lo\": " + json_string(core::format_scalar(e.bound.lo)) +
+         ", \"hi\": " + json_string(core::format_scalar(e.bound.hi)) +
+         ", \"nan\": " + json_bool(e.bound.nan) + ", \"any\": " + json_bool(e.bound.any) +
+         "}, \"ulps\": " + json_number(e.ulps) + ", \"fraction\": " + json_number(e.fraction) + "}";
+}
+
+std::string json_verdict(const oracle::OutputVerdict& v) {
+  std::string s =
+      "{\"name\": " + json_string(v.name) + ", \"status\": " + json_string(status_name(v.status));
+  if (v.status == oracle::Status::Mismatch)
+    s += ", \"kind\": " + json_string(v.kind) + ", \"message\": " + json_string(v.message);
+  s += ", \"elements\": " + std::to_string(v.elements) +
+       ", \"mismatches\": " + std::to_string(v.mismatches) +
+       ", \"unbounded\": " + std::to_string(v.unbounded) +
+       ", \"exact_match\": " + json_bool(v.exact_match) +
+       ", \"sequential_match\": " + json_bool(v.sequential_match) +
+       ", \"max_ulps\": " + json_number(v.max_ulps) +
+       ", \"max_fraction\": " + json_number(v.max_fraction);
+  if (v.worst)
+    s += ", \"worst\": " + json_element(*v.worst);
+  return s + "}";
+}
+
+std::string text_verdict(const oracle::OutputVerdict& v) {
+  std::ostringstream o;
+  o << v.name << ": " << status_name(v.status);
+  switch (v.status) {
+  case oracle::Status::Exact:
+    o << " (bit-equal to the "
+      << (v.exact_match && v.sequential_match ? "exact and the sequential"
+          : v.exact_match                     ? "exact"
+                                              : "sequential")
+      << " result)";
+    break;
+  case oracle::Status::WithinBound:
+    o << ": largest error " << v.max_ulps << " ulp";
+    if (v.worst)
+      o << " (at [" << core::format_index(v.worst->index) << "])";
+    o << ", at most " << std::lround(v.max_fraction * 100) << "% of an element's bound used";
+    break;
+  case oracle::Status::Mismatch:
+    o << " (" << v.kind << "): " << v.message;
+    if (v.mismatches > 1)
+      o << "; " << v.mismatches << " of " << v.elements << " elements fail";
+    break;
+  }
+  if (v.unbounded && v.status != oracle::Status::Mismatch)
+    o << "; " << v.unbounded << " of " << v.elements << " elements have no finite bound";
+  return o.str();
+}
+
+int check(const CheckArgs& c) {
+  LoadedProgram p = load_program(c.program, "teval check");
+  const core::Kernel& k = p.kernel;
+  // Every candidate must name an output.
+  std::vector<int> which;
+  for (const auto& [name, path] : c.candidates) {
+    int found = -1;
+    std::string names;
+    for (size_t o = 0; o < k.outputs.size(); ++o) {
+      const std::string& n = k.tensors[k.outputs[o]].name;
+      names += (o ? ", " : "") + n;
+      if (n == name)
+        found = static_cast<int>(o);
+    }
+    if (found < 0)
+      throw core::Error(core::ErrorKind::Name, "--candidate " + name + "=" + path,
+                        "the program has no output `" + name + "`; its outputs are: " + names);
+    which.push_back(found);
+  }
+  std::vector<core::Tensor> candidates;
+  for (const auto& [name, path] : c.candidates)
+    candidates.push_back(read_tensor_argument(name, path));
+  std::vector<core::Tensor> sequential = interp::run(k, p.inputs);
+  std::vector<core::Tensor> exact = oracle::run_exact(k, p.inputs);
+  std::vector<oracle::BoundTensor> bound = oracle::bounds(k, p.inputs, c.bound);
+  std::vector<oracle::OutputVerdict> verdicts;
+  bool pass = true;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    int o = which[i];
+    verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], sequential[o], exact[o],
+                                     bound[o], c.check));
+    pass = pass && verdicts.back().status != oracle::Status::Mismatch;
+  }
+  if (c.json) {
+    std::string s =
+        "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(pass ? "pass" : "fail") +
+        ", \"rule\": " + json_string(rule_name(c.check.rule)) +
+        ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
+    for (size_t i = 0; i < verdicts.size(); ++i)
+      s += (i ? ", " : "") + json_verdict(verdicts[i]);
+    std::cout << s << "]}\n";
+  } else {
+    for (const oracle::OutputVerdict& v : verdicts)
+      std::cout << text_verdict(v) << "\n";
+  }
+  return pass ? 0 : 1;
+}
+
+} // namespace
+
+int check_command(const std::vector<std::string>& args) {
+  CheckArgs c;
+  try {
+    c = parse(args);
+    if (c.help) {
+      std::cout << kCheckHelp;
+      return 0;
+    }
+    return check(c);
+  } catch (const UsageError& e) {
+    std::cerr << "teval check: " << e.message << "\n(see teval check --help)\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "teval check: error: out of memory\n";
+    return 1;
+  } catch (const core::Error& e) {
+    if (c.json)
+      std::cout << "{\"schema\": \"teval.check/1\", \"verdict\": \"error\", \"diagnostic\": "
+                << json_string(e.render()) << "}\n";
+    std::cerr << e.render();
+    return 1;
+  }
+}
+
+} // namespace teval::tools
