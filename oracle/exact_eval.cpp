@@ -76,10 +76,8 @@ private:
   }
 };
 
-} // namespace
-
-std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
-                                    std::span<const core::Tensor> inputs) {
+std::vector<std::vector<core::Scalar>> input_values(const core::Kernel& kernel,
+                                                    std::span<const core::Tensor> inputs) {
   std::vector<std::vector<core::Scalar>> values;
   size_t next = 0;
   for (const core::TensorDecl& d : kernel.tensors) {
@@ -93,6 +91,14 @@ std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
       v[i] = t.get(i);
     values.push_back(std::move(v));
   }
+  return values;
+}
+
+} // namespace
+
+std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
+                                    std::span<const core::Tensor> inputs) {
+  std::vector<std::vector<core::Scalar>> values = input_values(kernel, inputs);
   ExactDomain domain;
   std::vector<std::vector<core::Scalar>> outs = Walk<ExactDomain>(kernel, domain).run(values);
   std::vector<core::Tensor> result;
@@ -104,6 +110,20 @@ std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
     result.push_back(std::move(t));
   }
   return result;
+}
+
+std::pair<std::vector<Dependency>, int64_t> dependencies(const core::Kernel& kernel,
+                                                         std::span<const core::Tensor> inputs,
+                                                         size_t output, int64_t flat,
+                                                         size_t limit) {
+  ExactDomain domain;
+  Walk<ExactDomain> walk(kernel, domain);
+  walk.trace(kernel.outputs.at(output), flat, limit);
+  walk.run(input_values(kernel, inputs));
+  std::vector<Dependency> deps;
+  for (const Read<core::Scalar>& r : walk.reads())
+    deps.push_back({kernel.tensors[r.tensor].name, r.index, r.value});
+  return {deps, walk.read_count()};
 }
 
 } // namespace teval::oracle

@@ -7,6 +7,8 @@
 #include "core/tensor.h"
 
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace teval::oracle {
@@ -19,5 +21,21 @@ namespace teval::oracle {
 /// Error for the interpreter's errors.
 std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
                                     std::span<const core::Tensor> inputs);
+
+/// One value an output element was computed from.
+struct Dependency {
+  std::string tensor; ///< the tensor's name (an input, or an intermediate)
+  std::vector<int64_t> index;
+  core::Scalar value;
+};
+
+/// The values read by the points that write element \p flat of output
+/// number \p output (the first \p limit of them, each element once), and
+/// how many there are in all: enough to recompute the element by hand. An
+/// intermediate tensor's values are listed as read, not traced further.
+std::pair<std::vector<Dependency>, int64_t> dependencies(const core::Kernel& kernel,
+                                                         std::span<const core::Tensor> inputs,
+                                                         size_t output, int64_t flat,
+                                                         size_t limit = 16);
 
 } // namespace teval::oracle

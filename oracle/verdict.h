@@ -5,6 +5,7 @@
 
 #include "core/tensor.h"
 #include "oracle/bounds.h"
+#include "oracle/exact_eval.h"
 
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct ElementReport {
   Interval bound;      ///< the legal values (rigorous rule)
   double ulps = 0;     ///< |candidate - exact| in ulps of the dtype
   double fraction = 0; ///< the error as a share of the bound on its side
+  /// The values the element is computed from (filled in for the worst
+  /// mismatch by the caller, see dependencies()), and how many in all.
+  std::vector<Dependency> depends_on;
+  int64_t dependency_count = 0;
 };
 
 /// What kind of verdict one output gets.

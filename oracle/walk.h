@@ -27,6 +27,7 @@
 #include "core/scalar_ops.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,30 @@ enum class Truth : uint8_t { False, True, Unknown };
 /// may then hold anything.
 struct Uncertain {};
 
+/// A value one output element was computed from: the tensor, the element
+/// and its value.
+template <class Value> struct Read {
+  int tensor;
+  std::vector<int64_t> index;
+  Value value;
+};
+
 /// The walk itself; see the file comment for the domain's interface.
 template <class D> class Walk {
 public:
   using Value = typename D::Value;
   using Values = std::vector<Value>;
+
+  /// Records the reads of the points that write element \p flat of tensor
+  /// \p tensor (each element once, the first \p limit of them).
+  void trace(int tensor, int64_t flat, size_t limit) {
+    trace_tensor_ = tensor;
+    trace_flat_ = flat;
+    trace_limit_ = limit;
+  }
+  /// The reads trace() asked for, and how many distinct ones there were.
+  const std::vector<Read<Value>>& reads() const { return reads_; }
+  int64_t read_count() const { return read_count_; }
 
   Walk(const core::Kernel& k, D& domain) : k_(k), d_(domain), values_(k.tensors.size()) {}
 
@@ -92,6 +112,7 @@ private:
       std::optional<int64_t> flat;
       try {
         flat = location(s, decl);
+        tracing_ = flat && s.target == trace_tensor_ && *flat == trace_flat_;
         if (flat) {
           Value v = eval(s.value, /*fusable=*/s.aggregation == core::Aggregation::Sum);
           if (assign)
@@ -246,7 +267,10 @@ private:
       }
       flat = flat * shape[d] + idx[d];
     }
-    return values_[l.tensor][static_cast<size_t>(flat)];
+    const Value& v = values_[l.tensor][static_cast<size_t>(flat)];
+    if (tracing_)
+      record(l.tensor, idx, v);
+    return v;
   }
   Value node(const core::ExprNode& e, const core::Apply& a, bool fusable) {
     switch (a.op) {
@@ -298,8 +322,24 @@ private:
     return d_.join(eval(s.then, fusable), eval(s.otherwise, fusable));
   }
 
+  void record(int tensor, const std::vector<int64_t>& idx, const Value& v) {
+    // Counted once each, up to a million distinct elements.
+    if (seen_.size() >= (size_t{1} << 20) || !seen_.emplace(tensor, idx).second)
+      return;
+    ++read_count_;
+    if (reads_.size() < trace_limit_)
+      reads_.push_back({tensor, idx, v});
+  }
+
   const core::Kernel& k_;
   D& d_;
+  int trace_tensor_ = -1;
+  int64_t trace_flat_ = -1;
+  size_t trace_limit_ = 0;
+  bool tracing_ = false;
+  std::vector<Read<Value>> reads_;
+  std::set<std::pair<int, std::vector<int64_t>>> seen_;
+  int64_t read_count_ = 0;
   std::vector<Values> values_;
   const core::Statement* s_ = nullptr;
   std::vector<int64_t> strides_;

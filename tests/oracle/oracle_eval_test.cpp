@@ -137,6 +137,21 @@ TEST(Verdict, ReportsTheWorstElementOutsideTheBound) {
   EXPECT_EQ(judge("output0", candidate, seq, exact, b, loose).status, Status::WithinBound);
 }
 
+TEST(Verdict, DependenciesAreTheValuesAnElementReads) {
+  core::Tensor x = test::tensor(DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  core::Tensor y = test::tensor(DType::Float32, {3}, {7, 8, 9});
+  core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  auto [deps, count] = dependencies(k, in, 0, 1, 4);
+  EXPECT_EQ(count, 6); // input0[1, 0..2] and input1[0..2]
+  ASSERT_EQ(deps.size(), 4u);
+  EXPECT_EQ(deps[0].tensor, "input0");
+  EXPECT_EQ(deps[0].index, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(deps[0].value.f, 4);
+  EXPECT_EQ(deps[1].tensor, "input1");
+  EXPECT_EQ(deps[1].value.f, 7);
+}
+
 TEST(Verdict, UlpDistanceCountsValuesOfTheDtype) {
   EXPECT_EQ(ulp_distance(DType::Float32, 1.0, std::nextafter(1.0f, 2.0f)), 1);
   EXPECT_EQ(ulp_distance(DType::Float32, -0.0, 0.0), 0);

@@ -176,6 +176,25 @@ std::string json_bool(bool b) {
   return b ? "true" : "false";
 }
 
+std::string index_list(const std::vector<int64_t>& index) {
+  std::string s;
+  for (size_t i = 0; i < index.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(index[i]);
+  return s;
+}
+
+std::string json_dependencies(const oracle::ElementReport& e) {
+  if (e.dependency_count == 0)
+    return "";
+  std::string s = ", \"depends_on\": [";
+  for (size_t i = 0; i < e.depends_on.size(); ++i) {
+    const oracle::Dependency& d = e.depends_on[i];
+    s += (i ? ", " : "") + std::string("{\"tensor\": ") + json_string(d.tensor) + ", \"index\": [" +
+         index_list(d.index) + "], \"value\": " + json_string(core::format_scalar(d.value)) + "}";
+  }
+  return s + "], \"depends_on_count\": " + std::to_string(e.dependency_count);
+}
+
 std::string json_element(const oracle::ElementReport& e) {
   std::string index;
   for (size_t i = 0; i < e.index.size(); ++i)
@@ -186,7 +205,8 @@ std::string json_element(const oracle::ElementReport& e) {
          ", \"bound\": {\"lo\": " + json_string(core::format_scalar(e.bound.lo)) +
          ", \"hi\": " + json_string(core::format_scalar(e.bound.hi)) +
          ", \"nan\": " + json_bool(e.bound.nan) + ", \"any\": " + json_bool(e.bound.any) +
-         "}, \"ulps\": " + json_number(e.ulps) + ", \"fraction\": " + json_number(e.fraction) + "}";
+         "}, \"ulps\": " + json_number(e.ulps) + ", \"fraction\": " + json_number(e.fraction) +
+         json_dependencies(e) + "}";
 }
 
 std::string json_verdict(const oracle::OutputVerdict& v) {
@@ -227,6 +247,18 @@ std::string text_verdict(const oracle::OutputVerdict& v) {
     o << " (" << v.kind << "): " << v.message;
     if (v.mismatches > 1)
       o << "; " << v.mismatches << " of " << v.elements << " elements fail";
+    if (v.worst && v.worst->dependency_count) {
+      o << "\n  it is computed from " << v.worst->dependency_count << " value"
+        << (v.worst->dependency_count == 1 ? "" : "s") << ":";
+      const char* separator = " ";
+      for (const oracle::Dependency& d : v.worst->depends_on) {
+        o << separator << d.tensor << "[" << core::format_index(d.index)
+          << "] = " << core::format_scalar(d.value);
+        separator = ", ";
+      }
+      if (v.worst->dependency_count > static_cast<int64_t>(v.worst->depends_on.size()))
+        o << ", ...";
+    }
     break;
   }
   if (v.unbounded && v.status != oracle::Status::Mismatch)
@@ -265,6 +297,16 @@ int check(const CheckArgs& c) {
     int o = which[i];
     verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], sequential[o], exact[o],
                                      bound[o], c.check));
+    oracle::OutputVerdict& v = verdicts.back();
+    if (v.status == oracle::Status::Mismatch && v.worst) {
+      // The values the worst element is computed from, to redo it by hand.
+      int64_t flat = 0;
+      for (size_t d = 0; d < v.worst->index.size(); ++d)
+        flat = flat * exact[o].shape()[d] + v.worst->index[d];
+      auto [deps, count] = oracle::dependencies(k, p.inputs, static_cast<size_t>(o), flat);
+      v.worst->depends_on = std::move(deps);
+      v.worst->dependency_count = count;
+    }
     pass = pass && verdicts.back().status != oracle::Status::Mismatch;
   }
   if (c.json) {
