@@ -184,6 +184,10 @@ public:
     double lo = 0, hi = 0, magnitude = 0;
     int64_t terms = 0;
     bool nan = false, any = false, plus_inf = false, minus_inf = false;
+    // A float product: the smallest and largest magnitude any partial
+    // product may reach, and whether a term is exactly zero.
+    double small = 1, large = 1;
+    bool zero = false;
   };
   static constexpr bool kUncertain = true;
 
@@ -237,19 +241,22 @@ public:
     // A zero fill adds nothing; any other fill is one more term.
     if (!acc.first_value && is_float_sum(acc) && !(fill.singleton() && fill.lo.f == 0))
       add_term(acc, fill);
+    if (is_float_product(acc)) {
+      acc.lo = acc.hi = 1;
+      if (!acc.first_value && !(fill.singleton() && fill.lo.f == 1))
+        add_factor(acc, fill);
+    }
     return acc;
   }
   void add(Acc& acc, const Value& v) {
-    if (acc.first_value) {
-      acc.first_value = false;
-      if (is_float_sum(acc))
-        add_term(acc, v);
-      else
-        acc.value = v;
-      return;
-    }
+    bool first = acc.first_value;
+    acc.first_value = false;
     if (is_float_sum(acc))
       add_term(acc, v);
+    else if (is_float_product(acc))
+      add_factor(acc, v);
+    else if (first)
+      acc.value = v;
     else
       acc.value = combine(acc.aggregation, acc.value, v);
   }
@@ -262,6 +269,32 @@ private:
   }
   static bool is_float_sum(const Acc& acc) {
     return acc.aggregation == core::Aggregation::Sum && core::is_float(acc.dtype);
+  }
+  static bool is_float_product(const Acc& acc) {
+    return acc.aggregation == core::Aggregation::Product && core::is_float(acc.dtype);
+  }
+  static void add_factor(Acc& acc, const Interval& v) {
+    if (v.any || v.no_number() || !std::isfinite(v.lo.f) || !std::isfinite(v.hi.f)) {
+      acc.any = true; // an infinite or unknown factor: 0 × inf and overflow
+      return;
+    }
+    acc.nan = acc.nan || v.nan;
+    ++acc.terms;
+    if (v.lo.f == 0 && v.hi.f == 0) {
+      acc.zero = true;
+      return;
+    }
+    // The exact product's range: the corners, rounded outward.
+    double c[4] = {mul_down(acc.lo, v.lo.f), mul_down(acc.lo, v.hi.f), mul_down(acc.hi, v.lo.f),
+                   mul_down(acc.hi, v.hi.f)};
+    double d[4] = {mul_up(acc.lo, v.lo.f), mul_up(acc.lo, v.hi.f), mul_up(acc.hi, v.lo.f),
+                   mul_up(acc.hi, v.hi.f)};
+    acc.lo = *std::min_element(c, c + 4);
+    acc.hi = *std::max_element(d, d + 4);
+    double mig = v.lo.f <= 0 && v.hi.f >= 0 ? 0 : std::min(std::fabs(v.lo.f), std::fabs(v.hi.f));
+    double mag = std::max(std::fabs(v.lo.f), std::fabs(v.hi.f));
+    acc.small = mul_down(acc.small, std::min(mig, 1.0));
+    acc.large = mul_up(acc.large, std::max(mag, 1.0));
   }
   static void add_term(Acc& acc, const Interval& v) {
     if (v.any) {
@@ -285,6 +318,8 @@ private:
     acc.magnitude = add_up(acc.magnitude, std::max(std::fabs(v.lo.f), std::fabs(v.hi.f)));
   }
   Interval combine(core::Aggregation a, const Interval& acc, const Interval& v);
+  Interval finish_product(const Acc& acc);
+  Interval pow(const core::ExprNode& e, const Value* args);
   Interval float_op(const core::ExprNode& e, Op op, const Value* args, bool fused);
   Interval integer_op(const core::ExprNode& e, Op op, const Value* args);
   Interval math(const core::ExprNode& e, Op op, const Interval& x);
@@ -293,6 +328,8 @@ private:
 };
 
 Interval BoundDomain::finish(const Acc& acc) {
+  if (is_float_product(acc))
+    return finish_product(acc);
   if (!is_float_sum(acc))
     return acc.value;
   DType t = acc.dtype;
@@ -337,6 +374,34 @@ Interval BoundDomain::finish(const Acc& acc) {
   return r;
 }
 
+Interval BoundDomain::finish_product(const Acc& acc) {
+  DType t = acc.dtype;
+  if (acc.any)
+    return Interval::everything(t);
+  if (acc.terms == 0)
+    return acc.nan ? Interval::point(fl(t, NAN)) : acc.value;
+  if (acc.zero) // an exact zero factor: the product is ±0 in any order
+    return with_nan(Interval{fl(t, -0.0), fl(t, 0.0)}, acc.nan);
+  FloatFormat f = format_of(t);
+  double u = std::ldexp(1.0, -f.precision);
+  double n = static_cast<double>(acc.terms);
+  if (n * u >= 0.5)
+    return Interval::everything(t);
+  double gamma = up(n * u / (1 - n * u));
+  // Every partial product, in any order, lies between the product of the
+  // magnitudes below 1 and that of those above 1: the relative bound
+  // gamma(n) holds when none can leave the normal range.
+  double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
+  if (acc.small < std::ldexp(1.0, f.min_exponent) || mul_up(acc.large, 1 + gamma) >= overflow)
+    return Interval::everything(t);
+  double lo = acc.lo, hi = acc.hi;
+  lo = add_down(lo, -mul_up(gamma, std::fabs(lo)));
+  hi = add_up(hi, mul_up(gamma, std::fabs(hi)));
+  Interval r{fl(t, round_double(t, lo, Rounding::Up)), fl(t, round_double(t, hi, Rounding::Down))};
+  r.nan = acc.nan;
+  return r;
+}
+
 Interval BoundDomain::combine(core::Aggregation a, const Interval& acc, const Interval& v) {
   DType t = acc.lo.dtype;
   if (acc.any || v.any)
@@ -374,8 +439,7 @@ Interval BoundDomain::combine(core::Aggregation a, const Interval& acc, const In
         return Interval{Scalar::of_int(t, static_cast<int64_t>(lo)),
                         Scalar::of_int(t, static_cast<int64_t>(hi))};
     }
-    // Products of uncertain values are not bounded by this model yet.
-    return Interval::everything(t);
+    return Interval::everything(t); // integer overflow, or an integer product
   }
   case core::Aggregation::Assign:
     break;
@@ -491,6 +555,8 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
   }
   if (is_math_function(op) && core::arity(op) == 1)
     return math(e, op, x);
+  if (op == Op::Pow)
+    return pow(e, args);
   bool nan = false;
   for (int i = 0; i < core::arity(op); ++i)
     nan = nan || args[i].nan;
@@ -516,25 +582,6 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
       return with_nan(Interval{y.lo, fl(t, 0)}, nan);
     return Interval::everything(t);
   }
-  case Op::Pow: {
-    const Interval& y = args[1];
-    // x^y = exp(y·ln x) takes its extremes at the corners when x > 0.
-    if (!(x.lo.f > 0) || !std::isfinite(x.hi.f) || !std::isfinite(y.lo.f) ||
-        !std::isfinite(y.hi.f)) {
-      if (!x.singleton() || !y.singleton())
-        return Interval::everything(t);
-    }
-    int k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(op);
-    double lo = INFINITY, hi = -INFINITY;
-    for (double a : {x.lo.f, x.hi.f})
-      for (double b : {y.lo.f, y.hi.f}) {
-        lo = std::min(lo, correctly_rounded(op, t, a, b, Rounding::Down));
-        hi = std::max(hi, correctly_rounded(op, t, a, b, Rounding::Up));
-      }
-    if (std::isnan(lo) || std::isnan(hi))
-      return Interval::everything(t);
-    return with_nan(Interval{fl(t, widen(t, lo, k, false)), fl(t, widen(t, hi, k, true))}, nan);
-  }
   case Op::Div:
     if (args[1].lo.f <= 0 && args[1].hi.f >= 0)
       return Interval::everything(t);
@@ -545,6 +592,10 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
   // Add, Sub, Mul, Div, Max, Min: monotone in each operand, and rounding
   // to nearest is monotone, so the corners bound the results.
   const Interval& y = args[1];
+  auto has_zero = [](const Interval& v) { return v.lo.f <= 0 && v.hi.f >= 0; };
+  auto has_inf = [](const Interval& v) { return std::isinf(v.lo.f) || std::isinf(v.hi.f); };
+  if (op == Op::Mul && ((has_inf(x) && has_zero(y)) || (has_zero(x) && has_inf(y))))
+    nan = true; // inf × 0 inside the ranges, not at a corner
   double lo = INFINITY, hi = -INFINITY;
   bool exact_operands = true;
   for (const Interval* v : {&x, &y})
@@ -571,6 +622,40 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
     hi = widen(t, hi, 1, true);
   }
   return with_nan(Interval{Scalar{t, 0, lo}, Scalar{t, 0, hi}}, nan);
+}
+
+Interval BoundDomain::pow(const core::ExprNode& e, const Value* args) {
+  DType t = e.dtype;
+  const Interval &x = args[0], &y = args[1];
+  int k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(Op::Pow);
+  auto bounded = [&](double lo, double hi, bool nan) {
+    if (std::isnan(lo) || std::isnan(hi))
+      return Interval::point(fl(t, NAN));
+    return with_nan(Interval{fl(t, widen(t, lo, k, false)), fl(t, widen(t, hi, k, true))}, nan);
+  };
+  // pow(x, 0) and pow(1, y) are 1 even for a NaN x or y (C99 Annex F).
+  bool one = (x.nan && y.contains(fl(t, 0))) || (y.nan && x.contains(fl(t, 1)));
+  auto with_one = [&](Interval r) { return one ? join(r, Interval::point(fl(t, 1))) : r; };
+  if ((x.singleton() || x.no_number()) && (y.singleton() || y.no_number())) {
+    double a = x.no_number() ? NAN : x.lo.f, b = y.no_number() ? NAN : y.lo.f;
+    double r = correctly_rounded(Op::Pow, t, a, b);
+    if (std::isnan(r))
+      return Interval::point(fl(t, NAN));
+    return bounded(correctly_rounded(Op::Pow, t, a, b, Rounding::Down),
+                   correctly_rounded(Op::Pow, t, a, b, Rounding::Up), false);
+  }
+  if (x.no_number() || y.no_number())
+    return with_one(Interval::point(fl(t, NAN)));
+  // x^y = exp(y·ln x) takes its extremes at the corners when x > 0.
+  if (!(x.lo.f > 0) || !std::isfinite(x.hi.f) || !std::isfinite(y.lo.f) || !std::isfinite(y.hi.f))
+    return Interval::everything(t);
+  double lo = INFINITY, hi = -INFINITY;
+  for (double a : {x.lo.f, x.hi.f})
+    for (double b : {y.lo.f, y.hi.f}) {
+      lo = std::min(lo, correctly_rounded(Op::Pow, t, a, b, Rounding::Down));
+      hi = std::max(hi, correctly_rounded(Op::Pow, t, a, b, Rounding::Up));
+    }
+  return with_one(bounded(lo, hi, x.nan || y.nan));
 }
 
 Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
@@ -607,6 +692,10 @@ Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
   bool periodic = op == Op::Sin || op == Op::Cos || op == Op::Tan;
   if (increasing(op)) {
     rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
+  } else if (op == Op::Rsqrt && lo <= 0) {
+    // 1/sqrt(+0) is +inf and 1/sqrt(-0) is -inf (IEEE rSqrt).
+    return Interval{fl(t, std::signbit(lo) ? -INFINITY : f(hi, Rounding::Down)), fl(t, INFINITY),
+                    nan};
   } else if (op == Op::Rsqrt || op == Op::Acos) {
     rlo = f(hi, Rounding::Down), rhi = f(lo, Rounding::Up);
   } else if (lo == hi) {
@@ -645,7 +734,7 @@ Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
   } else {
     return Interval::everything(t);
   }
-  if (std::isnan(rlo) || std::isnan(rhi))
+  if (std::isnan(rlo) || std::isnan(rhi) || rlo > rhi)
     return Interval::everything(t);
   return with_nan(Interval{fl(t, widen(t, rlo, k, false)), fl(t, widen(t, rhi, k, true))}, nan);
 }

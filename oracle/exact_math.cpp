@@ -163,6 +163,8 @@ double correctly_rounded(core::Op op, core::DType t, double x, double y, Roundin
   FloatFormat f = format_of(t);
   mpfr_rnd_t rnd = mode(r);
   Real in(53, x);
+  if (op == core::Op::Rsqrt && x == 0)
+    return std::copysign(INFINITY, x); // IEEE 754 rSqrt(-0) is -inf; MPFR says +inf
   if (Unary fn = direct(op)) {
     Real out(f.precision);
     int inexact = fn(out, in, rnd);

@@ -25,6 +25,7 @@ TEST(ExactMath, HandValues) {
   EXPECT_EQ(correctly_rounded(Op::NormCdf, DType::Float64, 0), 0.5);
   EXPECT_EQ(correctly_rounded(Op::Sqrt, DType::Float32, 2), 1.41421353816986083984375);
   EXPECT_EQ(correctly_rounded(Op::Rsqrt, DType::Float32, 4), 0.5);
+  EXPECT_EQ(correctly_rounded(Op::Rsqrt, DType::Float32, -0.0), -INFINITY); // IEEE rSqrt
   EXPECT_EQ(correctly_rounded(Op::Frac, DType::Float32, -0.25), 0.75);
   // -1e-30 - floor(-1e-30) = 1 - 1e-30, which float32 rounds to 1.
   EXPECT_EQ(correctly_rounded(Op::Frac, DType::Float32, core::round_float(DType::Float32, -1e-30)),

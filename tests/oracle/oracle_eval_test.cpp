@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -111,6 +112,99 @@ TEST(Bounds, DivisionByAnIntervalHoldingZeroHasNoBound) {
                       {{"input0", x}, {"input1", y}});
   std::vector<core::Tensor> in{x, y};
   EXPECT_TRUE(bounds(k, in)[0].elements[0].any);
+}
+
+// a·b + c with a = b = 1 + 2^-12, c = -1: rounded, a·b is 1 + 2^-11 and
+// the result 2^-11; fused, the result is 2^-11 + 2^-24.
+TEST(Bounds, FusedMultiplyAddIsLegalOnlyWithFma) {
+  double a = 1 + std::ldexp(1.0, -12);
+  core::Tensor x = test::tensor(DType::Float32, {1}, {a});
+  core::Tensor c = test::tensor(DType::Float32, {1}, {-1});
+  core::Kernel k = test::elaborate("output0[N] = input0[N] * input0[N] + input1[N]",
+                                   {{"input0", x}, {"input1", c}});
+  std::vector<core::Tensor> in{x, c};
+  core::Scalar rounded = core::Scalar::of_float(DType::Float32, std::ldexp(1.0, -11));
+  core::Scalar fused =
+      core::Scalar::of_float(DType::Float32, std::ldexp(1.0, -11) + std::ldexp(1.0, -24));
+  Interval plain = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(plain.contains(rounded));
+  EXPECT_FALSE(plain.contains(fused));
+  Interval fma = bounds(k, in, {.fma = true})[0].elements[0];
+  EXPECT_TRUE(fma.contains(rounded));
+  EXPECT_TRUE(fma.contains(fused));
+}
+
+// A math function may be off by its allowance in ulps of the result, no more.
+TEST(Bounds, MathFunctionsMayErrByTheirAllowance) {
+  core::Tensor x = test::tensor(DType::Float32, {1}, {0.7});
+  core::Kernel k = test::elaborate("output0[N] = input0[N].call(`exp`)", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  Interval b = bounds(k, in)[0].elements[0];
+  float glibc = std::exp(static_cast<float>(x.get(0).f));
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, glibc)));
+  float near = glibc, far = glibc;
+  for (int i = 0; i < 4; ++i)
+    near = std::nextafter(near, INFINITY);
+  for (int i = 0; i < 20; ++i)
+    far = std::nextafter(far, INFINITY);
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, near)));
+  EXPECT_FALSE(b.contains(core::Scalar::of_float(DType::Float32, far)));
+  EXPECT_EQ(math_allowance(core::Op::Exp), 4);
+}
+
+// Subnormals are kept: a sum of subnormal terms is not legally zero.
+TEST(Bounds, NoFlushToZero) {
+  double tiny = std::ldexp(1.0, -140);
+  core::Tensor x = test::tensor(DType::Float32, {1, 2}, {tiny, tiny});
+  core::Tensor y = test::tensor(DType::Float32, {2}, {1, 1});
+  core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  Interval b = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, 2 * tiny)));
+  EXPECT_FALSE(b.contains(core::Scalar::of_float(DType::Float32, 0)));
+}
+
+// A branch whose condition depends on how a sum is rounded: both are legal.
+// 1e8 + 1 - 1e8 is 0 in sequential float32 and 1 exactly.
+TEST(Bounds, AnUndecidedConditionAllowsBothBranches) {
+  core::Tensor x = test::tensor(DType::Float32, {1, 3}, {1e8, 1, -1e8});
+  core::Tensor y = test::tensor(DType::Float32, {3}, {1, 1, 1});
+  core::Kernel k = test::elaborate("temp0[N] +=! input0[N, K] * input1[K]; "
+                                   "output0[N] = (1.0).when([temp0[N] > 0.5], -1.0)",
+                                   {{"input0", x}, {"input1", y}});
+  std::vector<core::Tensor> in{x, y};
+  Interval b = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, 1)));
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, -1)));
+  // The bound is the hull of the branches' values, not their union.
+  EXPECT_EQ(b.lo.f, -1);
+  EXPECT_EQ(b.hi.f, 1);
+}
+
+TEST(Bounds, ProductsOfAnyOrderAreInside) {
+  std::vector<double> v{1.1, 0.3, 2.7, -1.9, 0.77};
+  core::Tensor x(DType::Float32, {1, 5});
+  for (int i = 0; i < 5; ++i)
+    x.set(i, core::Scalar::of_float(DType::Float32, v[i]));
+  core::Kernel k = test::elaborate("output0[N] *=! input0[N, K]", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  Interval b = bounds(k, in)[0].elements[0];
+  std::vector<float> f;
+  for (int i = 0; i < 5; ++i)
+    f.push_back(static_cast<float>(x.get(i).f));
+  std::sort(f.begin(), f.end());
+  do {
+    float p = 1;
+    for (float t : f)
+      p *= t;
+    EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, p)));
+  } while (std::next_permutation(f.begin(), f.end()));
+  EXPECT_TRUE(b.contains(run_exact(k, in)[0].get(0)));
+  // A factor of 2^-100 four times may underflow float32 in some order.
+  core::Tensor tiny = test::tensor(DType::Float32, {1, 4}, {0x1p-100, 0x1p-100, 0x1p100, 0x1p100});
+  core::Kernel kt = test::elaborate("output0[N] *=! input0[N, K]", {{"input0", tiny}});
+  std::vector<core::Tensor> tin{tiny};
+  EXPECT_TRUE(bounds(kt, tin)[0].elements[0].any);
 }
 
 TEST(Verdict, ReportsTheWorstElementOutsideTheBound) {

@@ -1,0 +1,126 @@
+// The oracle's properties on random programs: the sequential result, IREval
+// and the compiled code, and the exact result are inside every element's
+// rigorous bound; a candidate changed beyond the bound at one element is a
+// mismatch at that element.
+#include "core/error.h"
+#include "core/lower.h"
+#include "interp/interpreter.h"
+#include "interp/ireval.h"
+#include "interp/random_inputs.h"
+#include "jit/jit.h"
+#include "oracle/bounds.h"
+#include "oracle/exact_eval.h"
+#include "oracle/exact_math.h"
+#include "oracle/verdict.h"
+#include "verify/generators.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+
+namespace teval::oracle {
+namespace {
+
+struct Evaluated {
+  core::Kernel kernel;
+  std::vector<core::Tensor> inputs, sequential, exact;
+  std::vector<BoundTensor> bounds;
+};
+
+// Runs a random program every way, or nothing when it is (rightly) an
+// error for the interpreter.
+std::optional<Evaluated> evaluate(const verify::Program& p, uint64_t seed,
+                                  std::shared_ptr<const core::SourceFile>& keep) {
+  RC_LOG() << "program: " << p.text << "\nrerun: " << verify::command_line(p, seed) << "\n";
+  Evaluated e{verify::elaborate(p, keep)};
+  e.inputs = interp::make_inputs(e.kernel, {}, seed);
+  try {
+    e.sequential = interp::run(e.kernel, e.inputs);
+  } catch (const core::Error&) {
+    RC_TAG("error");
+    return std::nullopt;
+  }
+  e.exact = run_exact(e.kernel, e.inputs);
+  e.bounds = bounds(e.kernel, e.inputs);
+  RC_TAG("ok");
+  return e;
+}
+
+void assert_inside(const Evaluated& e, const std::vector<core::Tensor>& values, const char* who) {
+  for (size_t o = 0; o < values.size(); ++o)
+    for (int64_t i = 0; i < values[o].numel(); ++i) {
+      const Interval& b = e.bounds[o].elements[static_cast<size_t>(i)];
+      core::Scalar v = values[o].get(i);
+      if (!b.contains(v))
+        RC_FAIL(std::string(who) + ": output " + std::to_string(o) + " element " +
+                std::to_string(i) + " = " + std::to_string(v.as_double()) + " is outside [" +
+                std::to_string(b.lo.as_double()) + ", " + std::to_string(b.hi.as_double()) + "]" +
+                (b.nan ? " or NaN" : ""));
+    }
+}
+
+void check_inside(const verify::Program& p, uint64_t seed) {
+  std::shared_ptr<const core::SourceFile> keep;
+  std::optional<Evaluated> e = evaluate(p, seed, keep);
+  if (!e)
+    return;
+  assert_inside(*e, e->sequential, "the interpreter");
+  assert_inside(*e, e->exact, "the exact result");
+  core::LoopNest nest = core::lower(e->kernel);
+  assert_inside(*e, interp::ireval(nest, e->inputs), "IREval");
+  assert_inside(*e, jit::Jit().compile(nest)->run(e->inputs), "the JIT");
+}
+
+RC_GTEST_PROP(OracleProperty, EveryEngineAndTheExactResultAreInsideTheBound, ()) {
+  check_inside(*verify::antares_program(), *rc::gen::arbitrary<uint32_t>());
+}
+
+RC_GTEST_PROP(OracleProperty, TileContractionsAreInsideTheBound, ()) {
+  check_inside(*verify::tile_program(), *rc::gen::arbitrary<uint32_t>());
+}
+
+// A value just beyond an element's finite bound, or nothing.
+std::optional<core::Scalar> beyond(const Interval& b) {
+  if (b.any || b.nan || b.no_number())
+    return std::nullopt;
+  core::DType t = b.hi.dtype;
+  if (core::is_float(t)) {
+    if (!std::isfinite(b.hi.f))
+      return std::nullopt;
+    // The next value of t above hi.
+    double up = round_double(t, std::nextafter(b.hi.f, INFINITY), Rounding::Up);
+    if (!std::isfinite(up))
+      return std::nullopt;
+    return core::Scalar::of_float(t, up);
+  }
+  if (core::is_bool(t) || b.hi.i == core::int_max(t))
+    return std::nullopt;
+  return core::Scalar::of_int(t, b.hi.i + 1);
+}
+
+RC_GTEST_PROP(OracleProperty, AChangeBeyondTheBoundIsAMismatchThere, ()) {
+  verify::Program p = *verify::antares_program();
+  uint64_t seed = *rc::gen::arbitrary<uint32_t>();
+  std::shared_ptr<const core::SourceFile> keep;
+  std::optional<Evaluated> e = evaluate(p, seed, keep);
+  if (!e || e->sequential.empty() || e->sequential[0].numel() == 0)
+    return;
+  int64_t i = *rc::gen::inRange<int64_t>(0, e->sequential[0].numel());
+  std::optional<core::Scalar> v = beyond(e->bounds[0].elements[static_cast<size_t>(i)]);
+  if (!v)
+    return;
+  core::Tensor candidate = e->sequential[0];
+  candidate.set(i, *v);
+  OutputVerdict verdict =
+      judge("output", candidate, e->sequential[0], e->exact[0], e->bounds[0], {});
+  RC_ASSERT(verdict.status == Status::Mismatch);
+  RC_ASSERT(verdict.mismatches == 1);
+  int64_t flat = 0;
+  for (size_t d = 0; d < verdict.worst->index.size(); ++d)
+    flat = flat * e->sequential[0].shape()[d] + verdict.worst->index[d];
+  RC_ASSERT(flat == i);
+}
+
+} // namespace
+} // namespace teval::oracle
