@@ -45,7 +45,7 @@ public:
   /// exact value.
   double round_to(core::DType t) const;
 
-  /// The most mantissa bits an exact product keeps (about 20000 float32 factors).
+  /// The most mantissa bits an exact product keeps (about 40 000 float32 factors).
   static constexpr int64_t kMaxProductBits = int64_t{1} << 20;
 
 private:

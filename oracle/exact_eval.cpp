@@ -19,6 +19,7 @@ public:
     bool first_value; // Start::FirstValue and nothing written yet
     core::Scalar value;
     std::optional<Dyadic> exact; // float Sum and Product
+    core::Span span;             // the statement's, for a product too long to keep
   };
   static constexpr bool kUncertain = false;
 
@@ -37,7 +38,7 @@ public:
   Value unknown(core::DType t) { return core::constant(t, 0); }
 
   Acc accumulator(const core::Statement& s, core::DType t, const Value& fill) {
-    Acc acc{s.aggregation, t, s.start == core::Start::FirstValue, fill, std::nullopt};
+    Acc acc{s.aggregation, t, s.start == core::Start::FirstValue, fill, std::nullopt, s.span};
     if (!acc.first_value)
       start_exact(acc, fill);
     return acc;
@@ -54,7 +55,11 @@ public:
     } else if (acc.aggregation == core::Aggregation::Sum) {
       acc.exact->add(v.f);
     } else {
-      acc.exact->multiply(v.f);
+      try {
+        acc.exact->multiply(v.f);
+      } catch (const core::Error& e) {
+        throw core::Error(e.kind(), acc.span, e.message());
+      }
     }
   }
   Value finish(const Acc& acc) {

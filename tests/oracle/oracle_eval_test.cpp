@@ -103,6 +103,26 @@ TEST(Bounds, EveryOrderWeTryIsInside) {
   }
 }
 
+// Huge n: a float32 sum of 10^6 terms keeps a bound that holds the
+// sequential and the exact result; float16 has none past n·u >= 1/2.
+TEST(Bounds, HugeSums) {
+  const int n = 1000000;
+  core::Tensor x(DType::Float32, {1, n});
+  for (int i = 0; i < n; ++i)
+    x.set(i, core::Scalar::of_float(DType::Float32, (i % 3 == 0 ? -1.0 : 1.0) * (1 + i % 7)));
+  core::Kernel k = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  Interval b = bounds(k, in)[0].elements[0];
+  EXPECT_FALSE(b.any);
+  EXPECT_TRUE(b.contains(interp::run(k, in)[0].get(0)));
+  EXPECT_TRUE(b.contains(run_exact(k, in)[0].get(0)));
+  core::Tensor h(DType::Float16, {1, 1024});
+  h.fill(core::Scalar::of_float(DType::Float16, 1));
+  core::Kernel kh = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", h}});
+  std::vector<core::Tensor> hin{h};
+  EXPECT_TRUE(bounds(kh, hin)[0].elements[0].any); // 1024·2^-11 = 1/2
+}
+
 TEST(Bounds, DivisionByAnIntervalHoldingZeroHasNoBound) {
   // 1 / (a - b) where a - b is a rounded sum that may be zero.
   core::Tensor x = test::tensor(DType::Float32, {1, 2}, {1e8, -1e8});

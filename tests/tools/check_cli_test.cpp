@@ -97,6 +97,29 @@ TEST(Check, ArgumentErrors) {
   EXPECT_NE(r.out.find("\"verdict\": \"error\""), std::string::npos);
 }
 
+TEST(Check, TileFunctionsAndComputeV1Lines) {
+  fs::path dir = test::scratch_dir("check_tile");
+  test::write_file(dir / "f.tile", "Tensor sum_rows(const Tensor& A) {\n"
+                                   "  TensorDim M, N; TensorIndex i, j;\n"
+                                   "  A.bind_dims(M, N);\n"
+                                   "  auto O = TensorOutput(M);\n"
+                                   "  O(i) += A(i, j);\n"
+                                   "  return O;\n}\n");
+  save(dir / "a.npy", test::tensor(core::DType::Float32, {2, 2}, {1, 2, 3, 4}));
+  save(dir / "o.npy", test::tensor(core::DType::Float32, {2}, {3, 7}));
+  Result r = test::run_teval("check f.tile --entry sum_rows -i A=a.npy --candidate O=o.npy", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "O: exact (bit-equal to the exact and the sequential result)\n");
+  test::write_file(dir / "line.antares",
+                   "COMPUTE_V1='- einstein_v2(\"output0[N] +=! input0[N, K]\", "
+                   "{\"input0\": {\"dtype\": \"float32\", \"shape\": [2, 2]}})' make\n");
+  r = test::run_teval("check line.antares -i input0=a.npy --candidate output0=o.npy", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Seeded random inputs, as teval run makes them.
+  r = test::run_teval("check line.antares --seed 3 --candidate output0=o.npy", dir);
+  EXPECT_EQ(r.exit_code, 1);
+}
+
 TEST(Check, RunExactRoundsEachSumOnce) {
   // 1 + sixteen 2^-24: sequentially 1.0, exactly 1 + 2^-20.
   fs::path dir = test::scratch_dir("check_run_exact");

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "core/interrupt.h"
 #include "interp/interpreter.h"
 #include "oracle/bounds.h"
 #include "oracle/exact_eval.h"
@@ -10,6 +11,7 @@
 #include "tools/teval/cli_support.h"
 #include "tools/teval/run_command.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -20,6 +22,7 @@ namespace teval::tools {
 const char* const kCheckHelp =
     R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...
                    [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
+                   [--timeout SECONDS]
 
 Says whether tensors another compiler produced are legal results of a
 program: `exact` (bit-equal to the exact or the sequential result),
@@ -37,6 +40,7 @@ options:
   --ulp N                judge by distance from the exact result: N ulps
   --rtol R, --atol A     judge like numpy's allclose against the exact result:
                          |candidate - exact| <= A + R·|exact|
+  --timeout SECONDS      stop an evaluation that runs longer (an error)
   --fma                  a product may be fused into the sum or addition it
                          feeds (legal for compilers that contract a*b+c)
   program options        as for teval run: FILE or -e TEXT, --lang, --entry,
@@ -52,6 +56,8 @@ namespace {
 
 struct CheckArgs {
   std::vector<std::string> program;
+  double timeout = 0; // seconds; 0: none
+  std::string timeout_text;
   std::vector<std::pair<std::string, std::string>> candidates;
   bool json = false;
   bool help = false;
@@ -88,6 +94,9 @@ CheckArgs parse(const std::vector<std::string>& args) {
         if (seen.first == spec.substr(0, eq))
           throw UsageError{"candidate '" + seen.first + "' is given twice"};
       c.candidates.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (a == "--timeout") {
+      c.timeout_text = value(i);
+      c.timeout = parse_seconds(a, c.timeout_text);
     } else if (a == "--json") {
       c.json = true;
     } else if (a == "--fma") {
@@ -288,9 +297,21 @@ int check(const CheckArgs& c) {
   std::vector<core::Tensor> candidates;
   for (const auto& [name, path] : c.candidates)
     candidates.push_back(read_tensor_argument(name, path));
-  std::vector<core::Tensor> sequential = interp::run(k, p.inputs);
-  std::vector<core::Tensor> exact = oracle::run_exact(k, p.inputs);
-  std::vector<oracle::BoundTensor> bound = oracle::bounds(k, p.inputs, c.bound);
+  std::vector<core::Tensor> sequential, exact;
+  std::vector<oracle::BoundTensor> bound;
+  auto evaluate = [&] {
+    sequential = interp::run(k, p.inputs);
+    exact = oracle::run_exact(k, p.inputs);
+    bound = oracle::bounds(k, p.inputs, c.bound);
+  };
+  if (c.timeout > 0) {
+    auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
+    if (!core::run_within(budget, evaluate))
+      throw core::Error(core::ErrorKind::Limit, p.file->name(),
+                        "the evaluation did not finish within --timeout " + c.timeout_text + " s");
+  } else {
+    evaluate();
+  }
   std::vector<oracle::OutputVerdict> verdicts;
   bool pass = true;
   for (size_t i = 0; i < candidates.size(); ++i) {
