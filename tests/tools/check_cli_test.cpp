@@ -120,6 +120,23 @@ TEST(Check, TileFunctionsAndComputeV1Lines) {
   EXPECT_EQ(r.exit_code, 1);
 }
 
+TEST(Check, OutputsWithoutACandidateAreNamed) {
+  fs::path dir = setup("check_unchecked");
+  save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 15}));
+  test::write_file(dir / "two.antares",
+                   "- einstein_v2(\"output0[N] +=! input0[N, K] * input1[K]; output1[N] = "
+                   "output0[N] * 2.0\", input_dict={\"input0\": {\"dtype\": \"float32\", "
+                   "\"shape\": [2, 3]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [3]}}, "
+                   "extra_outputs=[\"output0\"])\n");
+  std::string cmd = "check two.antares -i input0=a.npy -i input1=b.npy --candidate output0=c.npy";
+  Result r = test::run_teval(cmd, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "output0: exact (bit-equal to the exact and the sequential result)\n"
+                   "output1: not checked (no --candidate)\n");
+  r = test::run_teval(cmd + " --json", dir);
+  EXPECT_NE(r.out.find("\"unchecked\": [\"output1\"]"), std::string::npos) << r.out;
+}
+
 TEST(Check, RunExactRoundsEachSumOnce) {
   // 1 + sixteen 2^-24: sequentially 1.0, exactly 1 + 2^-20.
   fs::path dir = test::scratch_dir("check_run_exact");

@@ -11,6 +11,7 @@
 #include "tools/teval/cli_support.h"
 #include "tools/teval/run_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -330,6 +331,11 @@ int check(const CheckArgs& c) {
     }
     pass = pass && verdicts.back().status != oracle::Status::Mismatch;
   }
+  // Outputs nobody gave a candidate for are named, not silently skipped.
+  std::vector<std::string> unchecked;
+  for (size_t o = 0; o < k.outputs.size(); ++o)
+    if (std::find(which.begin(), which.end(), static_cast<int>(o)) == which.end())
+      unchecked.push_back(k.tensors[k.outputs[o]].name);
   if (c.json) {
     std::string s =
         "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(pass ? "pass" : "fail") +
@@ -337,10 +343,15 @@ int check(const CheckArgs& c) {
         ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
     for (size_t i = 0; i < verdicts.size(); ++i)
       s += (i ? ", " : "") + json_verdict(verdicts[i]);
+    s += "], \"unchecked\": [";
+    for (size_t i = 0; i < unchecked.size(); ++i)
+      s += (i ? ", " : "") + json_string(unchecked[i]);
     std::cout << s << "]}\n";
   } else {
     for (const oracle::OutputVerdict& v : verdicts)
       std::cout << text_verdict(v) << "\n";
+    for (const std::string& name : unchecked)
+      std::cout << name << ": not checked (no --candidate)\n";
   }
   return pass ? 0 : 1;
 }
