@@ -73,7 +73,7 @@ int math_allowance(Op op) {
   case Op::NormCdf:
     return 8; // through erfc and a scaled argument
   default:
-    return 4; // every glibc x86-64 bound for these functions, with margin
+    return 4; // glibc x86-64's known maxima for these are 1 to 3 (docs/ORACLE.md)
   }
 }
 

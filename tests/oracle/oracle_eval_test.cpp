@@ -82,9 +82,15 @@ TEST(Bounds, EveryOrderWeTryIsInside) {
   core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
   std::vector<core::Tensor> in{x, y};
   BoundTensor b = bounds(k, in)[0];
+  BoundTensor fused = bounds(k, in, {.fma = true})[0];
   core::Tensor exact = run_exact(k, in)[0];
   for (int row = 0; row < 3; ++row) {
     const Interval& iv = b.elements[row];
+    // Fused multiply-adds in order, as a compiler that contracts computes.
+    float f = 0;
+    for (int i = 0; i < n; ++i)
+      f = std::fma(static_cast<float>(x.get(row * n + i).f), static_cast<float>(y.get(i).f), f);
+    EXPECT_TRUE(fused.elements[row].contains(core::Scalar::of_float(DType::Float32, f)));
     EXPECT_TRUE(iv.contains(exact.get(row)));
     std::vector<float> terms;
     for (int i = 0; i < n; ++i)

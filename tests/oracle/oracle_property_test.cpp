@@ -1,7 +1,7 @@
 // The oracle's properties on random programs: the sequential result, IREval
 // and the compiled code, and the exact result are inside every element's
-// rigorous bound; a candidate changed beyond the bound at one element is a
-// mismatch at that element.
+// rigorous bound, with and without fused multiply-adds; a candidate changed beyond the bound at one
+// element is a mismatch at that element.
 #include "core/error.h"
 #include "core/lower.h"
 #include "interp/interpreter.h"
@@ -70,6 +70,10 @@ void check_inside(const verify::Program& p, uint64_t seed) {
   core::LoopNest nest = core::lower(e->kernel);
   assert_inside(*e, interp::ireval(nest, e->inputs), "IREval");
   assert_inside(*e, jit::Jit().compile(nest)->run(e->inputs), "the JIT");
+  // Allowing fused multiply-adds only widens the legal set.
+  e->bounds = bounds(e->kernel, e->inputs, {.fma = true});
+  assert_inside(*e, e->sequential, "the interpreter, with --fma");
+  assert_inside(*e, e->exact, "the exact result, with --fma");
 }
 
 RC_GTEST_PROP(OracleProperty, EveryEngineAndTheExactResultAreInsideTheBound, ()) {
