@@ -112,12 +112,17 @@ Scalar fl(DType t, double v) {
   return Scalar::of_float(t, v);
 }
 
-/// \p x moved outward by \p k ulps of dtype \p t (2k representable steps,
-/// so that crossing a power of two never shortens the distance).
-double widen(DType t, double x, int k, bool toward_up) {
-  for (int i = 0; i < 2 * k && std::isfinite(x); ++i)
-    x = round_double(t, toward_up ? up(x) : down(x), toward_up ? Rounding::Up : Rounding::Down);
-  return x;
+/// \p x (a value of dtype \p t) moved outward by \p k ulps of t, an ulp
+/// taken in x's own binade: the exact value x bounds lies on the inner side
+/// of x, in a binade no coarser, so this covers k of its ulps too.
+double widen(DType t, double x, int64_t k, bool toward_up) {
+  if (!std::isfinite(x) || k == 0)
+    return x;
+  FloatFormat f = format_of(t);
+  int exponent = x == 0 ? f.min_exponent : std::max(std::ilogb(x), f.min_exponent);
+  double step = std::ldexp(static_cast<double>(k), exponent - f.precision + 1);
+  double moved = toward_up ? add_up(x, step) : add_down(x, -step);
+  return round_double(t, moved, toward_up ? Rounding::Up : Rounding::Down);
 }
 
 bool increasing(Op op) {
@@ -380,18 +385,22 @@ Interval BoundDomain::finish_product(const Acc& acc) {
     return Interval::everything(t);
   if (acc.terms == 0)
     return acc.nan ? Interval::point(fl(t, NAN)) : acc.value;
-  if (acc.zero) // an exact zero factor: the product is ±0 in any order
-    return with_nan(Interval{fl(t, -0.0), fl(t, 0.0)}, acc.nan);
   FloatFormat f = format_of(t);
   double u = std::ldexp(1.0, -f.precision);
   double n = static_cast<double>(acc.terms);
   if (n * u >= 0.5)
     return Interval::everything(t);
   double gamma = up(n * u / (1 - n * u));
+  double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
+  if (acc.zero) {
+    // An exact zero factor: ±0 in any order, unless the other factors may
+    // overflow to infinity first (inf × 0 is NaN).
+    return with_nan(Interval{fl(t, -0.0), fl(t, 0.0)},
+                    acc.nan || mul_up(acc.large, 1 + gamma) >= overflow);
+  }
   // Every partial product, in any order, lies between the product of the
   // magnitudes below 1 and that of those above 1: the relative bound
   // gamma(n) holds when none can leave the normal range.
-  double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
   if (acc.small < std::ldexp(1.0, f.min_exponent) || mul_up(acc.large, 1 + gamma) >= overflow)
     return Interval::everything(t);
   double lo = acc.lo, hi = acc.hi;
@@ -627,7 +636,7 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
 Interval BoundDomain::pow(const core::ExprNode& e, const Value* args) {
   DType t = e.dtype;
   const Interval &x = args[0], &y = args[1];
-  int k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(Op::Pow);
+  int64_t k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(Op::Pow);
   auto bounded = [&](double lo, double hi, bool nan) {
     if (std::isnan(lo) || std::isnan(hi))
       return Interval::point(fl(t, NAN));
@@ -662,9 +671,14 @@ Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
   DType t = e.dtype;
   if (x.no_number())
     return Interval::point(fl(t, NAN));
-  int k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(op);
+  int64_t k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(op);
   bool nan = x.nan;
   double lo = x.lo.f, hi = x.hi.f;
+  if (op == Op::NormCdf && options_.math_ulps < 0 && lo < 0) {
+    // erfc(-x/√2)/2 is ill-conditioned for x < 0: rounding the scaled
+    // argument alone moves the result by up to 2x² ulps.
+    k += static_cast<int64_t>(std::ceil(std::min(2 * lo * lo, 1e9)));
+  }
   // Clip to the function's domain; outside it a legal result is NaN.
   auto clip = [&](double min, double max) {
     if (lo < min || hi > max)
@@ -736,7 +750,13 @@ Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
   }
   if (std::isnan(rlo) || std::isnan(rhi) || rlo > rhi)
     return Interval::everything(t);
-  return with_nan(Interval{fl(t, widen(t, rlo, k, false)), fl(t, widen(t, rhi, k, true))}, nan);
+  rlo = widen(t, rlo, k, false);
+  rhi = widen(t, rhi, k, true);
+  // 1/(1 + exp(-x)) is 0 once exp(-x) overflows the type it is computed in
+  // (float for every dtype but float64): a legal result of sigmoid there.
+  if (op == Op::Sigmoid && lo < (t == DType::Float64 ? -709.782712893384 : -88.72283905206835))
+    rlo = 0;
+  return with_nan(Interval{fl(t, rlo), fl(t, rhi)}, nan);
 }
 
 } // namespace

@@ -199,6 +199,18 @@ double correctly_rounded(core::Op op, core::DType t, double x, double y, Roundin
       composite_bounds(op, x, w, lo, hi);
       double a = round_real(lo, f, rnd);
       double b = round_real(hi, f, rnd);
+      // Both functions stay strictly inside (0, 1) for finite x, however
+      // close to either end (even below MPFR's smallest number): rounding
+      // up, a lower bound of 0 stands for +0; rounding down, an upper bound
+      // of exactly 1 stands for 1 - 0.
+      if (r == Rounding::Up && std::isfinite(x) && mpfr_zero_p(lo))
+        a = std::ldexp(1.0, f.min_exponent - f.precision + 1);
+      if (r == Rounding::Down && std::isfinite(x) && mpfr_cmp_ui(hi, 1) == 0) {
+        Real below(f.precision);
+        mpfr_set_ui(below, 1, MPFR_RNDN);
+        mpfr_nextbelow(below);
+        b = mpfr_get_d(below, MPFR_RNDN);
+      }
       if (a == b && std::signbit(a) == std::signbit(b))
         return a;
     }

@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace teval::oracle {
@@ -92,6 +93,7 @@ private:
     Values target = s.init_from ? values_[*s.init_from]
                                 : Values(static_cast<size_t>(numel), d_.constant(s.init));
     s_ = &s;
+    affine_.clear();
     strides_ = core::strides(decl.shape);
     bool assign = s.aggregation == core::Aggregation::Assign;
     std::vector<typename D::Acc> accs;
@@ -209,6 +211,8 @@ private:
   }
 
   int64_t index_of(const core::Expr& e) {
+    if (const Affine* a = affine_of(e))
+      return value_of(*a);
     std::optional<int64_t> v = d_.index(eval(e, false));
     if (!v)
       throw Uncertain{};
@@ -251,25 +255,30 @@ private:
   }
   Value node(const core::ExprNode& e, const core::Load& l, bool) {
     const core::Shape& shape = k_.tensors[l.tensor].shape;
-    std::vector<int64_t> idx(l.index.size());
-    for (size_t d = 0; d < idx.size(); ++d) {
+    // Most tensors have few dimensions: their index needs no allocation.
+    size_t rank = l.index.size();
+    int64_t small[8];
+    std::vector<int64_t> large(rank > 8 ? rank : 0);
+    int64_t* idx = rank > 8 ? large.data() : small;
+    for (size_t d = 0; d < rank; ++d) {
       fault_span_ = l.index[d]->span;
       idx[d] = index_of(l.index[d]);
     }
     int64_t flat = 0;
-    for (size_t d = 0; d < idx.size(); ++d) {
+    for (size_t d = 0; d < rank; ++d) {
       if (idx[d] < 0 || idx[d] >= shape[d]) {
         if constexpr (D::kUncertain)
           throw Uncertain{};
         throw core::Error(core::ErrorKind::Range, e.span,
                           core::read_out_of_range(k_.tensors[l.tensor].name,
-                                                  core::format_index(idx), shape, point_text()));
+                                                  core::format_index({idx, idx + rank}), shape,
+                                                  point_text()));
       }
       flat = flat * shape[d] + idx[d];
     }
     const Value& v = values_[l.tensor][static_cast<size_t>(flat)];
     if (tracing_)
-      record(l.tensor, idx, v);
+      record(l.tensor, {idx, idx + rank}, v);
     return v;
   }
   Value node(const core::ExprNode& e, const core::Apply& a, bool fusable) {
@@ -298,6 +307,15 @@ private:
     default:
       break;
     }
+    if (core::rule(a.op) == core::OpRule::Compare && a.op != core::Op::Same) {
+      const Affine* x = affine_of(a.args[0]);
+      const Affine* y = x ? affine_of(a.args[1]) : nullptr;
+      if (y)
+        return d_.constant(
+            core::constant(e.dtype, core::with_comparison(a.op, [&](auto cmp) -> bool {
+                             return cmp(value_of(*x), value_of(*y));
+                           })));
+    }
     bool additive = a.op == core::Op::Add || a.op == core::Op::Sub;
     Value args[2];
     for (size_t i = 0; i < a.args.size(); ++i)
@@ -320,6 +338,119 @@ private:
       break;
     }
     return d_.join(eval(s.then, fusable), eval(s.otherwise, fusable));
+  }
+
+  // An integer expression of the statement's index variables alone, with no
+  // node that can leave its dtype anywhere in the statement's box: its value
+  // is constant + Σ coeff·var, computed without going through the domain.
+  struct Affine {
+    int64_t constant = 0;
+    std::vector<std::pair<int, int64_t>> terms; // (variable, coefficient)
+  };
+
+  int64_t value_of(const Affine& a) const {
+    int64_t v = a.constant;
+    for (const auto& [var, coeff] : a.terms)
+      v += coeff * point_[var];
+    return v;
+  }
+
+  const Affine* affine_of(const core::Expr& e) {
+    auto [it, fresh] = affine_.try_emplace(e.get());
+    if (fresh)
+      it->second = build_affine(e);
+    return it->second ? &*it->second : nullptr;
+  }
+
+  std::optional<Affine> build_affine(const core::Expr& e) {
+    if (!core::is_integer(e->dtype))
+      return std::nullopt;
+    std::optional<Affine> r = std::visit(
+        [&](const auto& n) -> std::optional<Affine> {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, core::Const>) {
+            return Affine{n.value.i, {}};
+          } else if constexpr (std::is_same_v<T, core::VarRef>) {
+            return Affine{0, {{n.var, 1}}};
+          } else if constexpr (std::is_same_v<T, core::Cast>) {
+            if (!core::is_integer(n.value->dtype))
+              return std::nullopt;
+            const Affine* a = affine_of(n.value);
+            return a ? std::optional(*a) : std::nullopt;
+          } else if constexpr (std::is_same_v<T, core::Apply>) {
+            return affine_apply(n);
+          } else {
+            return std::nullopt;
+          }
+        },
+        e->node);
+    // Every value in the box must fit the node's dtype: then no step wraps
+    // or traps, and the exact value is the IR's.
+    if (!r)
+      return std::nullopt;
+    __int128 lo = r->constant, hi = r->constant;
+    __int128 magnitude = r->constant < 0 ? -__int128(r->constant) : r->constant;
+    for (const auto& [var, coeff] : r->terms) {
+      const core::IndexVar& v = s_->vars[var];
+      __int128 a = __int128(coeff) * v.begin, b = __int128(coeff) * (v.end - 1);
+      lo += std::min(a, b);
+      hi += std::max(a, b);
+      magnitude += std::max(a < 0 ? -a : a, b < 0 ? -b : b);
+    }
+    // value_of() sums in int64 in any order: every partial sum must fit.
+    if (lo < core::int_min(e->dtype) || hi > core::int_max(e->dtype) ||
+        magnitude >= (__int128(1) << 62))
+      return std::nullopt;
+    return r;
+  }
+
+  std::optional<Affine> affine_apply(const core::Apply& n) {
+    auto arg = [&](size_t i) { return affine_of(n.args[i]); };
+    auto scaled = [](Affine a, int64_t k) -> std::optional<Affine> {
+      if (k > (int64_t{1} << 31) || k < -(int64_t{1} << 31) || a.constant > (int64_t{1} << 31) ||
+          a.constant < -(int64_t{1} << 31))
+        return std::nullopt;
+      a.constant *= k;
+      for (auto& t : a.terms) {
+        if (t.second > (int64_t{1} << 31) || t.second < -(int64_t{1} << 31))
+          return std::nullopt;
+        t.second *= k;
+      }
+      return a;
+    };
+    switch (n.op) {
+    case core::Op::Neg:
+      if (const Affine* a = arg(0))
+        return scaled(*a, -1);
+      return std::nullopt;
+    case core::Op::Add:
+    case core::Op::Sub: {
+      const Affine* a = arg(0);
+      const Affine* b = a ? arg(1) : nullptr;
+      if (!b)
+        return std::nullopt;
+      std::optional<Affine> nb = n.op == core::Op::Sub ? scaled(*b, -1) : std::optional(*b);
+      if (!nb)
+        return std::nullopt;
+      Affine r = *a;
+      r.constant += nb->constant;
+      r.terms.insert(r.terms.end(), nb->terms.begin(), nb->terms.end());
+      return r;
+    }
+    case core::Op::Mul: {
+      const Affine* a = arg(0);
+      const Affine* b = a ? arg(1) : nullptr;
+      if (!b)
+        return std::nullopt;
+      if (a->terms.empty())
+        return scaled(*b, a->constant);
+      if (b->terms.empty())
+        return scaled(*a, b->constant);
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+    }
   }
 
   void record(int tensor, const std::vector<int64_t>& idx, const Value& v) {
@@ -345,6 +476,7 @@ private:
   std::vector<int64_t> strides_;
   std::vector<int64_t> point_;
   std::optional<int64_t> located_;
+  std::unordered_map<const core::ExprNode*, std::optional<Affine>> affine_;
   core::Span fault_span_;
 };
 

@@ -178,6 +178,57 @@ TEST(Bounds, MathFunctionsMayErrByTheirAllowance) {
   EXPECT_EQ(math_allowance(core::Op::Exp), 4);
 }
 
+// normcdf(-10) through erfc in double, as real implementations compute it,
+// is about 190 ulps from the exact value: still legal.
+TEST(Bounds, NormCdfAllowsForItsScaledArgument) {
+  core::Tensor x = test::tensor(DType::Float64, {1}, {-10});
+  core::Kernel k = test::elaborate("output0[N] = input0[N].call(`normcdf`)", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  Interval b = bounds(k, in)[0].elements[0];
+  double libm = 0.5 * std::erfc(10 * 0.70710678118654752440);
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float64, libm)));
+  EXPECT_TRUE(b.contains(run_exact(k, in)[0].get(0)));
+  EXPECT_FALSE(b.contains(core::Scalar::of_float(DType::Float64, libm * (1 + 1e-12))));
+}
+
+// Every math function on every float dtype, at arguments where
+// implementations overflow, underflow, lose their argument's precision or
+// meet special values: the interpreter's result (the C library's) and the
+// exact one are inside the bound.
+TEST(Bounds, MathFunctionsAtExtremeArguments) {
+  std::vector<double> args{0.0,  -0.0, 0x1p-149, -0x1p-149, 1e-30,   -1e-30,   0.5,       -0.5, 1,
+                           -1,   2,    -2,       10,        -10,     50,       -50,       88,   -88,
+                           89,   -89,  100,      -100,      700,     -700,     710,       -710, 1e4,
+                           -1e4, 1e30, -1e30,    3.0e38,    -3.0e38, INFINITY, -INFINITY, NAN};
+  for (core::Op op : core::named_functions()) {
+    if (core::rule(op) != core::OpRule::Float)
+      continue;
+    for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+      core::Tensor x(t, {static_cast<int64_t>(args.size())});
+      for (size_t i = 0; i < args.size(); ++i)
+        x.set(static_cast<int64_t>(i), core::Scalar::of_float(t, args[i]));
+      std::string name(core::spelling(op));
+      std::string text = core::arity(op) == 2
+                             ? "output0[N] = input0[N].call(`" + name + "`, [input0[N]])"
+                             : "output0[N] = input0[N].call(`" + name + "`)";
+      core::Kernel k = test::elaborate(text, {{"input0", x}});
+      std::vector<core::Tensor> in{x};
+      core::Tensor seq = interp::run(k, in)[0], exact = run_exact(k, in)[0];
+      BoundTensor b = bounds(k, in)[0];
+      for (size_t i = 0; i < args.size(); ++i) {
+        const Interval& iv = b.elements[i];
+        EXPECT_TRUE(iv.contains(seq.get(static_cast<int64_t>(i))))
+            << name << "(" << x.get(static_cast<int64_t>(i)).f << ") in " << core::name(t)
+            << ": the interpreter's " << seq.get(static_cast<int64_t>(i)).f << " is outside ["
+            << iv.lo.f << ", " << iv.hi.f << "]";
+        EXPECT_TRUE(iv.contains(exact.get(static_cast<int64_t>(i))))
+            << name << "(" << x.get(static_cast<int64_t>(i)).f << ") in " << core::name(t)
+            << ": the exact " << exact.get(static_cast<int64_t>(i)).f << " is outside";
+      }
+    }
+  }
+}
+
 // Subnormals are kept: a sum of subnormal terms is not legally zero.
 TEST(Bounds, NoFlushToZero) {
   double tiny = std::ldexp(1.0, -140);
