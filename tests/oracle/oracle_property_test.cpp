@@ -1,7 +1,8 @@
 // The oracle's properties on random programs: the sequential result, IREval
 // and the compiled code, and the exact result are inside every element's
-// rigorous bound, with and without fused multiply-adds; a candidate changed beyond the bound at one
-// element is a mismatch at that element.
+// rigorous bound, with and without fused multiply-adds, on ordinary inputs
+// and on inputs full of infinities, NaNs, huge and tiny values; a candidate changed beyond the
+// bound at one element is a mismatch at that element.
 #include "core/error.h"
 #include "core/lower.h"
 #include "interp/interpreter.h"
@@ -30,11 +31,36 @@ struct Evaluated {
 
 // Runs a random program every way, or nothing when it is (rightly) an
 // error for the interpreter.
+// Replaces about a quarter of every float input's elements by values where
+// arithmetic and math functions overflow, underflow or meet special values.
+void make_extreme(std::vector<core::Tensor>& inputs, uint64_t seed) {
+  const double specials[] = {0.0,   -0.0,   INFINITY, -INFINITY, NAN,     1e30,  -1e30,
+                             1e-30, -1e-30, 65504,    -65504,    3e38,    -3e38, 1e300,
+                             100,   -100,   0x1p-149, -0x1p-149, 0x1p-24, 1e-300};
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&] {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  for (core::Tensor& t : inputs) {
+    if (!core::is_float(t.dtype()))
+      continue;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (next() % 4 == 0)
+        t.set(i, core::Scalar::of_float(t.dtype(),
+                                        specials[next() % (sizeof specials / sizeof *specials)]));
+  }
+}
+
 std::optional<Evaluated> evaluate(const verify::Program& p, uint64_t seed,
-                                  std::shared_ptr<const core::SourceFile>& keep) {
-  RC_LOG() << "program: " << p.text << "\nrerun: " << verify::command_line(p, seed) << "\n";
+                                  std::shared_ptr<const core::SourceFile>& keep,
+                                  bool extreme = false) {
+  RC_LOG() << "program: " << p.text << "\nrerun: " << verify::command_line(p, seed)
+           << (extreme ? " (with extreme values)" : "") << "\n";
   Evaluated e{verify::elaborate(p, keep)};
   e.inputs = interp::make_inputs(e.kernel, {}, seed);
+  if (extreme)
+    make_extreme(e.inputs, seed);
   try {
     e.sequential = interp::run(e.kernel, e.inputs);
   } catch (const core::Error&) {
@@ -60,9 +86,9 @@ void assert_inside(const Evaluated& e, const std::vector<core::Tensor>& values, 
     }
 }
 
-void check_inside(const verify::Program& p, uint64_t seed) {
+void check_inside(const verify::Program& p, uint64_t seed, bool extreme = false) {
   std::shared_ptr<const core::SourceFile> keep;
-  std::optional<Evaluated> e = evaluate(p, seed, keep);
+  std::optional<Evaluated> e = evaluate(p, seed, keep, extreme);
   if (!e)
     return;
   assert_inside(*e, e->sequential, "the interpreter");
@@ -80,8 +106,16 @@ RC_GTEST_PROP(OracleProperty, EveryEngineAndTheExactResultAreInsideTheBound, ())
   check_inside(*verify::antares_program(), *rc::gen::arbitrary<uint32_t>());
 }
 
+RC_GTEST_PROP(OracleProperty, ExtremeInputValuesStayInsideTheBound, ()) {
+  check_inside(*verify::antares_program(), *rc::gen::arbitrary<uint32_t>(), true);
+}
+
 RC_GTEST_PROP(OracleProperty, TileContractionsAreInsideTheBound, ()) {
   check_inside(*verify::tile_program(), *rc::gen::arbitrary<uint32_t>());
+}
+
+RC_GTEST_PROP(OracleProperty, TileContractionsOfExtremeValuesAreInsideTheBound, ()) {
+  check_inside(*verify::tile_program(), *rc::gen::arbitrary<uint32_t>(), true);
 }
 
 // A value just beyond an element's finite bound, or nothing.
