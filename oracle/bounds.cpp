@@ -763,20 +763,12 @@ Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
 
 std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
                                 const BoundOptions& options) {
-  std::vector<std::vector<Interval>> values;
   size_t next = 0;
-  for (const core::TensorDecl& d : kernel.tensors) {
-    if (d.role != core::TensorRole::Input)
-      continue;
-    const core::Tensor& t = inputs[next++];
-    core::check_input(d.name, d.dtype, d.shape, d.span, t);
-    std::vector<Interval> v(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i)
-      v[i] = Interval::point(t.get(i));
-    values.push_back(std::move(v));
-  }
+  for (const core::TensorDecl& d : kernel.tensors)
+    if (d.role == core::TensorRole::Input)
+      core::check_input(d.name, d.dtype, d.shape, d.span, inputs[next++]);
   BoundDomain domain(options);
-  std::vector<std::vector<Interval>> outs = Walk<BoundDomain>(kernel, domain).run(values);
+  std::vector<std::vector<Interval>> outs = Walk<BoundDomain>(kernel, domain).run(inputs);
   std::vector<BoundTensor> result;
   for (size_t o = 0; o < outs.size(); ++o) {
     const core::TensorDecl& d = kernel.tensors[kernel.outputs[o]];

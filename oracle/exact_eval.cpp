@@ -81,31 +81,24 @@ private:
   }
 };
 
-std::vector<std::vector<core::Scalar>> input_values(const core::Kernel& kernel,
-                                                    std::span<const core::Tensor> inputs) {
-  std::vector<std::vector<core::Scalar>> values;
+// Checks \p inputs against the kernel's input declarations.
+void check_inputs(const core::Kernel& kernel, std::span<const core::Tensor> inputs) {
   size_t next = 0;
   for (const core::TensorDecl& d : kernel.tensors) {
     if (d.role != core::TensorRole::Input)
       continue;
     TEVAL_ASSERT(next < inputs.size(), "too few inputs");
-    const core::Tensor& t = inputs[next++];
-    core::check_input(d.name, d.dtype, d.shape, d.span, t);
-    std::vector<core::Scalar> v(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i)
-      v[i] = t.get(i);
-    values.push_back(std::move(v));
+    core::check_input(d.name, d.dtype, d.shape, d.span, inputs[next++]);
   }
-  return values;
 }
 
 } // namespace
 
 std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
                                     std::span<const core::Tensor> inputs) {
-  std::vector<std::vector<core::Scalar>> values = input_values(kernel, inputs);
+  check_inputs(kernel, inputs);
   ExactDomain domain;
-  std::vector<std::vector<core::Scalar>> outs = Walk<ExactDomain>(kernel, domain).run(values);
+  std::vector<std::vector<core::Scalar>> outs = Walk<ExactDomain>(kernel, domain).run(inputs);
   std::vector<core::Tensor> result;
   for (size_t o = 0; o < outs.size(); ++o) {
     const core::TensorDecl& d = kernel.tensors[kernel.outputs[o]];
@@ -124,7 +117,8 @@ std::pair<std::vector<Dependency>, int64_t> dependencies(const core::Kernel& ker
   ExactDomain domain;
   Walk<ExactDomain> walk(kernel, domain);
   walk.trace(kernel.outputs.at(output), flat, limit);
-  walk.run(input_values(kernel, inputs));
+  check_inputs(kernel, inputs);
+  walk.run(inputs);
   std::vector<Dependency> deps;
   for (const Read<core::Scalar>& r : walk.reads())
     deps.push_back({kernel.tensors[r.tensor].name, r.index, r.value});

@@ -26,8 +26,10 @@
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
 
+#include <array>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,20 +69,23 @@ public:
   const std::vector<Read<Value>>& reads() const { return reads_; }
   int64_t read_count() const { return read_count_; }
 
-  Walk(const core::Kernel& k, D& domain) : k_(k), d_(domain), values_(k.tensors.size()) {}
+  Walk(const core::Kernel& k, D& domain)
+      : k_(k), d_(domain), inputs_(k.tensors.size()), values_(k.tensors.size()) {}
 
-  /// Evaluates every statement; \p inputs holds the input tensors' values
-  /// in declaration order. Returns the outputs' values.
-  std::vector<Values> run(std::vector<Values> inputs) {
+  /// Evaluates every statement; \p inputs holds the input tensors in
+  /// declaration order, already checked against their declarations. They
+  /// are read in place: an input element becomes a value when it is loaded.
+  /// Returns the outputs' values.
+  std::vector<Values> run(std::span<const core::Tensor> inputs) {
     size_t next = 0;
     for (size_t i = 0; i < k_.tensors.size(); ++i)
       if (k_.tensors[i].role == core::TensorRole::Input)
-        values_[i] = std::move(inputs.at(next++));
+        inputs_[i] = &inputs[next++];
     for (const core::Statement& s : k_.statements)
       statement(s);
     std::vector<Values> out;
     for (int o : k_.outputs)
-      out.push_back(values_[o]);
+      out.push_back(values_of(o));
     return out;
   }
 
@@ -90,10 +95,11 @@ private:
     int64_t numel = 1;
     for (int64_t extent : decl.shape)
       numel *= extent;
-    Values target = s.init_from ? values_[*s.init_from]
+    Values target = s.init_from ? values_of(*s.init_from)
                                 : Values(static_cast<size_t>(numel), d_.constant(s.init));
     s_ = &s;
     affine_.clear();
+    slots_.fill({});
     strides_ = core::strides(decl.shape);
     bool assign = s.aggregation == core::Aggregation::Assign;
     std::vector<typename D::Acc> accs;
@@ -276,7 +282,8 @@ private:
       }
       flat = flat * shape[d] + idx[d];
     }
-    const Value& v = values_[l.tensor][static_cast<size_t>(flat)];
+    Value v = inputs_[l.tensor] ? d_.constant(inputs_[l.tensor]->get(flat))
+                                : values_[l.tensor][static_cast<size_t>(flat)];
     if (tracing_)
       record(l.tensor, {idx, idx + rank}, v);
     return v;
@@ -356,10 +363,17 @@ private:
   }
 
   const Affine* affine_of(const core::Expr& e) {
+    // A direct-mapped cache in front of the map: the same few nodes are
+    // asked for at every point.
+    Slot& slot = slots_[(reinterpret_cast<uintptr_t>(e.get()) >> 4) % slots_.size()];
+    if (slot.node == e.get())
+      return slot.affine;
     auto [it, fresh] = affine_.try_emplace(e.get());
     if (fresh)
       it->second = build_affine(e);
-    return it->second ? &*it->second : nullptr;
+    // Elements of an unordered_map keep their address when it grows.
+    slot = {e.get(), it->second ? &*it->second : nullptr};
+    return slot.affine;
   }
 
   std::optional<Affine> build_affine(const core::Expr& e) {
@@ -453,6 +467,17 @@ private:
     }
   }
 
+  // Every value of tensor \p id, an input's converted.
+  Values values_of(int id) const {
+    const core::Tensor* t = inputs_[id];
+    if (!t)
+      return values_[id];
+    Values v(static_cast<size_t>(t->numel()));
+    for (int64_t i = 0; i < t->numel(); ++i)
+      v[static_cast<size_t>(i)] = d_.constant(t->get(i));
+    return v;
+  }
+
   void record(int tensor, const std::vector<int64_t>& idx, const Value& v) {
     // Counted once each, up to a million distinct elements.
     if (seen_.size() >= (size_t{1} << 20) || !seen_.emplace(tensor, idx).second)
@@ -471,12 +496,18 @@ private:
   std::vector<Read<Value>> reads_;
   std::set<std::pair<int, std::vector<int64_t>>> seen_;
   int64_t read_count_ = 0;
+  std::vector<const core::Tensor*> inputs_; // by tensor id; null for the others
   std::vector<Values> values_;
   const core::Statement* s_ = nullptr;
   std::vector<int64_t> strides_;
   std::vector<int64_t> point_;
   std::optional<int64_t> located_;
   std::unordered_map<const core::ExprNode*, std::optional<Affine>> affine_;
+  struct Slot {
+    const core::ExprNode* node = nullptr;
+    const Affine* affine = nullptr;
+  };
+  std::array<Slot, 256> slots_{};
   core::Span fault_span_;
 };
 
