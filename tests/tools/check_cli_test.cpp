@@ -55,11 +55,24 @@ TEST(Check, MismatchNamesTheWorstElement) {
                        "15.0 and every legal result is in [14.999998, 15.000002]"),
             std::string::npos)
       << r.out;
+  // The whole JSON object, as CI scripts read it (schema teval.check/1).
   r = check(dir, "--candidate output0=c.npy --json");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("\"schema\": \"teval.check/1\", \"verdict\": \"fail\""), std::string::npos);
-  EXPECT_NE(r.out.find("\"worst\": {\"index\": [1], \"candidate\": \"16.0\""), std::string::npos)
-      << r.out;
+  EXPECT_EQ(
+      r.out,
+      R"({"schema": "teval.check/1", "verdict": "fail", "rule": "rigorous", "fma": false, )"
+      R"("outputs": [{"name": "output0", "status": "mismatch", "kind": "value", "message": )"
+      R"("element [1] is 16.0; the exact result is 15.0 and every legal result is in )"
+      R"([14.999998, 15.000002]", "elements": 2, "mismatches": 1, "unbounded": 0, )"
+      R"("exact_match": false, "sequential_match": false, "max_ulps": 0, "max_fraction": 0, )"
+      R"("worst": {"index": [1], "candidate": "16.0", "exact": "15.0", "bound": {"lo": )"
+      R"("14.999998", "hi": "15.000002", "nan": false, "any": false}, "ulps": 1048576, )"
+      R"("fraction": 0, "depends_on": [{"tensor": "input0", "index": [1, 0], "value": "4.0"}, )"
+      R"({"tensor": "input1", "index": [0], "value": "1.0"}, {"tensor": "input0", "index": )"
+      R"([1, 1], "value": "5.0"}, {"tensor": "input1", "index": [1], "value": "1.0"}, )"
+      R"({"tensor": "input0", "index": [1, 2], "value": "6.0"}, {"tensor": "input1", )"
+      R"("index": [2], "value": "1.0"}], "depends_on_count": 6}}], "unchecked": []})"
+      "\n");
   // allclose-style rules judge against the exact result.
   EXPECT_EQ(check(dir, "--candidate output0=c.npy --rtol 0.1").exit_code, 0);
   EXPECT_EQ(check(dir, "--candidate output0=c.npy --atol 0.5").exit_code, 1);
