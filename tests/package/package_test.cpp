@@ -1,0 +1,62 @@
+// teval as another project's dependency: configured with add_subdirectory,
+// it needs none of the test and benchmark packages, and a target that links
+// one of its libraries gets C++20 without asking.
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace teval {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A consumer project that adds the checkout as a subdirectory, with the
+// packages only teval's own tests and benchmarks use made unfindable.
+test::Result configure_consumer(const fs::path& dir, const std::string& options) {
+  test::write_file(dir / "src/CMakeLists.txt",
+                   "cmake_minimum_required(VERSION 3.25)\n"
+                   "project(consumer LANGUAGES C CXX)\n"
+                   "add_subdirectory(" +
+                       test::source_dir().string() +
+                       " teval)\n"
+                       "add_executable(consumer consumer.cpp)\n"
+                       "target_link_libraries(consumer PRIVATE teval_interp)\n");
+  test::write_file(dir / "src/consumer.cpp",
+                   "#include \"interp/interpreter.h\"\n"
+                   "#include <span>\n" // C++20
+                   "int main() { return 0; }\n");
+  return test::run_shell("cmake -S src -B out -G Ninja " + options +
+                             " -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON"
+                             " -DCMAKE_DISABLE_FIND_PACKAGE_rapidcheck=ON"
+                             " -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON 2>&1",
+                         dir);
+}
+
+TEST(Package, SubdirectoryNeedsNoTestPackagesAndGivesCxx20) {
+  fs::path dir = test::scratch_dir("package_subdirectory");
+  test::Result r = configure_consumer(dir, "");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // The consumer's own object is compiled as C++20 (a usage requirement).
+  std::string ninja = test::read_file(dir / "out/build.ninja");
+  size_t object = ninja.find("consumer.cpp.o:");
+  ASSERT_NE(object, std::string::npos);
+  size_t flags = ninja.find("FLAGS = ", object);
+  ASSERT_NE(flags, std::string::npos);
+  std::string line = ninja.substr(flags, ninja.find('\n', flags) - flags);
+  EXPECT_NE(line.find("++20"), std::string::npos) << line; // c++20 or gnu++20
+  // Neither the command, the tests nor the benchmarks are configured.
+  EXPECT_EQ(ninja.find("teval_bench"), std::string::npos);
+  EXPECT_EQ(ninja.find("oracle_test"), std::string::npos);
+}
+
+TEST(Package, TheInterpreterAloneNeedsNoLlvm) {
+  fs::path dir = test::scratch_dir("package_no_jit");
+  test::Result r =
+      configure_consumer(dir, "-DTEVAL_BUILD_JIT=OFF -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("teval: Boost"), std::string::npos);
+  EXPECT_NE(r.out.find("no JIT"), std::string::npos) << r.out;
+}
+
+} // namespace
+} // namespace teval
