@@ -1,0 +1,201 @@
+// The public Program (include/teval/teval.h) over parser/, interp/, oracle/
+// and jit/.
+#include "api/values.h"
+#include "core/lower.h"
+#include "interp/interpreter.h"
+#include "interp/ireval.h"
+#include "oracle/exact_eval.h"
+#include "parser/antares/antares.h"
+#include "parser/tile/tile.h"
+#include "parser/tile/tile_source.h"
+#ifdef TEVAL_HAVE_JIT
+#include "jit/jit.h"
+#endif
+
+#include <algorithm>
+#include <mutex>
+#include <regex>
+
+namespace teval {
+
+struct Program::Impl {
+  std::shared_ptr<const core::SourceFile> file;
+  core::Kernel kernel;
+  std::vector<TensorInfo> inputs, outputs;
+  std::vector<int> input_ids; // kernel tensor ids, in inputs order
+#ifdef TEVAL_HAVE_JIT
+  // Compiled on first use; compiled kernels may run concurrently.
+  // The session owns the compiled code: it lives as long as the program.
+  mutable std::mutex jit_mutex;
+  mutable std::unique_ptr<jit::Jit> session;
+  mutable std::unique_ptr<jit::CompiledKernel> compiled;
+#endif
+};
+
+namespace {
+
+using api::fail;
+
+bool looks_like_tile(const std::string& text) {
+  static const std::regex function(R"((^|[^\w])(Tensor|def)\s+\w+\s*\()");
+  return std::regex_search(text, function);
+}
+
+std::map<std::string, parser::InputType> given_types(const LoadOptions& o) {
+  std::map<std::string, parser::InputType> types;
+  for (const auto& [name, t] : o.inputs)
+    types[name] = {api::internal(t.dtype), t.shape, {}};
+  return types;
+}
+
+// Declared types agree with the given ones; the given ones fill the rest.
+std::map<std::string, parser::InputType> merged(std::map<std::string, parser::InputType> declared,
+                                                const LoadOptions& o) {
+  for (const auto& [name, t] : o.inputs) {
+    auto it = declared.find(name);
+    if (it == declared.end()) {
+      declared[name] = {api::internal(t.dtype), t.shape, {}};
+      continue;
+    }
+    if (it->second.dtype != api::internal(t.dtype) || it->second.shape != t.shape)
+      throw core::Error(core::ErrorKind::Shape, it->second.span,
+                        "input `" + name + "` is declared " + core::to_string(it->second.dtype) +
+                            core::to_string(it->second.shape) + ", not " +
+                            core::to_string(api::internal(t.dtype)) + core::to_string(t.shape));
+  }
+  return declared;
+}
+
+core::Kernel elaborate(const core::SourceFile& file, const LoadOptions& o) {
+  bool tile = o.notation == Notation::Tile ||
+              (o.notation == Notation::Detect && looks_like_tile(file.text()));
+  if (tile) {
+    ast::Program program = parser::read_tile(file);
+    std::map<std::string, parser::TileParam> params;
+    for (const auto& [name, v] : o.ints)
+      params[name] = {{v}, false};
+    for (const auto& [name, v] : o.int_lists) {
+      if (params.count(name))
+        fail("parameter `" + name + "` is given twice");
+      params[name] = {v, true};
+    }
+    return parser::elaborate_tile(program, o.entry, given_types(o), params);
+  }
+  if (!o.entry.empty() || !o.ints.empty() || !o.int_lists.empty())
+    fail("an entry and integer parameters apply to Tile functions");
+  parser::AntaresSource source = parser::read_antares(file);
+  return parser::elaborate_antares(source, merged(parser::declared_inputs(source), o));
+}
+
+TensorInfo info(const core::TensorDecl& d) {
+  return {d.name, api::public_dtype(d.dtype), d.shape};
+}
+
+std::string name_list(const std::vector<TensorInfo>& infos) {
+  std::string s;
+  for (size_t i = 0; i < infos.size(); ++i)
+    s += (i ? ", " : "") + infos[i].name;
+  return s.empty() ? "none" : s;
+}
+
+} // namespace
+
+Program Program::load(std::string text, const LoadOptions& options) {
+  try {
+    auto impl = std::make_shared<Impl>();
+    impl->file = core::SourceFile::make(options.name, std::move(text));
+    impl->kernel = elaborate(*impl->file, options);
+    impl->input_ids = interp::input_ids(impl->kernel);
+    for (int id : impl->input_ids)
+      impl->inputs.push_back(info(impl->kernel.tensors[id]));
+    for (int id : impl->kernel.outputs)
+      impl->outputs.push_back(info(impl->kernel.tensors[id]));
+    return Program(std::move(impl));
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
+const std::vector<TensorInfo>& Program::inputs() const {
+  return impl_->inputs;
+}
+
+const std::vector<TensorInfo>& Program::outputs() const {
+  return impl_->outputs;
+}
+
+std::string Program::lower() const {
+  try {
+    return core::to_string(core::lower(impl_->kernel));
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
+std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef>& inputs,
+                                           Engine engine) const {
+  const Impl& p = *impl_;
+  // By name, never by position: every input given once, nothing else.
+  for (const auto& [name, ref] : inputs)
+    if (std::none_of(p.inputs.begin(), p.inputs.end(),
+                     [&](const TensorInfo& i) { return i.name == name; }))
+      fail("the program has no input `" + name + "`; it reads: " + name_list(p.inputs));
+  try {
+    std::vector<core::Tensor> given;
+    for (size_t i = 0; i < p.inputs.size(); ++i) {
+      auto it = inputs.find(p.inputs[i].name);
+      if (it == inputs.end())
+        fail("input `" + p.inputs[i].name +
+             "` is not given; the program reads: " + name_list(p.inputs));
+      const core::TensorDecl& d = p.kernel.tensors[p.input_ids[i]];
+      if (api::internal(it->second.dtype) != d.dtype || it->second.shape != d.shape)
+        fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
+             ", not " + core::to_string(api::internal(it->second.dtype)) +
+             core::to_string(it->second.shape));
+      given.push_back(api::copy_in(it->second));
+    }
+    std::vector<core::Tensor> out;
+    switch (engine) {
+    case Engine::Interpreter:
+      out = interp::run(p.kernel, given);
+      break;
+    case Engine::IREval:
+      out = interp::ireval(core::lower(p.kernel), given);
+      break;
+    case Engine::Exact:
+      out = oracle::run_exact(p.kernel, given);
+      break;
+    case Engine::Jit: {
+#ifdef TEVAL_HAVE_JIT
+      {
+        std::lock_guard<std::mutex> lock(p.jit_mutex);
+        if (!p.compiled) {
+          p.session = std::make_unique<jit::Jit>();
+          p.compiled = p.session->compile(core::lower(p.kernel));
+        }
+      }
+      out = p.compiled->run(given);
+#else
+      fail("this teval was built without the JIT (TEVAL_BUILD_JIT=OFF)");
+#endif
+      break;
+    }
+    }
+    std::map<std::string, Tensor> result;
+    for (size_t o = 0; o < out.size(); ++o)
+      result.emplace(p.outputs[o].name, api::copy_out(out[o]));
+    return result;
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
+std::map<std::string, Tensor> run(std::string text, const std::map<std::string, TensorRef>& inputs,
+                                  const LoadOptions& options, Engine engine) {
+  LoadOptions o = options;
+  for (const auto& [name, ref] : inputs)
+    o.inputs.emplace(name, TensorType{ref.dtype, ref.shape});
+  return Program::load(std::move(text), o).run(inputs, engine);
+}
+
+} // namespace teval

@@ -1,0 +1,125 @@
+// Conversions between the public API's values and the internal ones.
+#include "api/values.h"
+
+#include "core/dtype.h"
+
+#include <cstring>
+
+namespace teval {
+
+// The public enumerators mirror dtype.def's order.
+#define TEVAL_DTYPE(e, spelling, size, kind, descr)                                                \
+  static_assert(static_cast<int>(DType::e) == static_cast<int>(core::DType::e));
+#include "core/dtype.def"
+
+std::string_view name(DType t) {
+  return core::name(api::internal(t));
+}
+
+size_t size_of(DType t) {
+  return static_cast<size_t>(core::size_bytes(api::internal(t)));
+}
+
+Error::Error(std::vector<Diagnostic> diagnostics, std::string rendered)
+    : diagnostics_(std::move(diagnostics)), rendered_(std::move(rendered)) {
+  if (diagnostics_.empty())
+    diagnostics_.push_back({});
+}
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  int64_t n = 1;
+  for (int64_t d : shape_) {
+    if (d < 0)
+      api::fail("a tensor extent is negative");
+    n *= d;
+  }
+  bytes_.resize(static_cast<size_t>(n) * size_of(dtype));
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape_)
+    n *= d;
+  return n;
+}
+
+namespace api {
+
+core::DType internal(DType t) {
+  return static_cast<core::DType>(t);
+}
+
+DType public_dtype(core::DType t) {
+  return static_cast<DType>(t);
+}
+
+namespace {
+
+Diagnostic diagnostic(const core::Diagnostic& d) {
+  Diagnostic out;
+  out.message = d.message;
+  if (d.span.valid()) {
+    core::SourceFile::Location at = d.span.file->location(d.span.begin);
+    out.file = d.span.file->name();
+    out.line = static_cast<int>(at.line);
+    out.column = static_cast<int>(at.column);
+  } else {
+    out.file = d.path;
+  }
+  return out;
+}
+
+} // namespace
+
+Error public_error(const core::Error& e) {
+  std::vector<Diagnostic> all{diagnostic(e.diagnostic())};
+  for (const core::Diagnostic& n : e.notes())
+    all.push_back(diagnostic(n));
+  return Error(std::move(all), e.render());
+}
+
+void fail(const std::string& message) {
+  throw Error({{"", 0, 0, message}}, "error: " + message + "\n");
+}
+
+core::Tensor copy_in(const TensorRef& ref) {
+  core::Tensor t(internal(ref.dtype), ref.shape);
+  if (t.numel() == 0)
+    return t;
+  if (!ref.data)
+    fail("a tensor has no data");
+  size_t size = size_of(ref.dtype);
+  auto* out = reinterpret_cast<unsigned char*>(t.bytes().data());
+  const auto* in = static_cast<const unsigned char*>(ref.data);
+  if (ref.strides.empty()) {
+    std::memcpy(out, in, t.bytes().size());
+    return t;
+  }
+  if (ref.strides.size() != ref.shape.size())
+    fail("a tensor has " + std::to_string(ref.strides.size()) + " strides for " +
+         std::to_string(ref.shape.size()) + " dimensions");
+  // Walk the elements in C order, reading each where its strides say.
+  std::vector<int64_t> index(ref.shape.size(), 0);
+  for (int64_t flat = 0; flat < t.numel(); ++flat) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      offset += index[d] * ref.strides[d];
+    std::memcpy(out + flat * size, in + offset * static_cast<int64_t>(size), size);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < ref.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return t;
+}
+
+Tensor copy_out(const core::Tensor& t) {
+  Tensor out(public_dtype(t.dtype()), t.shape());
+  if (out.size_bytes())
+    std::memcpy(out.data(), t.bytes().data(), out.size_bytes());
+  return out;
+}
+
+} // namespace api
+} // namespace teval

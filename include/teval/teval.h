@@ -1,0 +1,180 @@
+// teval's public C++ API: load a program in any notation teval reads, list
+// its inputs and outputs, and run it on tensors passed by name. This header
+// is the promise to users: it names no Boost or LLVM type, and everything
+// else in the source tree is internal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace teval {
+
+/// An element type. bfloat16 is the top half of a float32 (numpy has no
+/// such type; it travels as 2-byte words).
+enum class DType : uint8_t {
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+};
+
+/// The spelling programs use: "float32", "int8", "bool", ...
+std::string_view name(DType t);
+/// The size of one element in bytes.
+size_t size_of(DType t);
+
+/// One message about one place in a program (or an input): the file name
+/// given when the program was loaded, a 1-based line and byte column (0
+/// when there is no position), and the message, lower-case without a
+/// trailing period as teval prints it.
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string message;
+};
+
+/// Everything a program or its inputs can get wrong: a syntax error, an
+/// unknown name, a shape or dtype mismatch, an out-of-range read, an integer
+/// division by zero, a missing or unexpected input, ... what() is the
+/// clang-style text teval prints (file:line:col: error: ..., the source
+/// line, a caret).
+class Error : public std::exception {
+public:
+  Error(std::vector<Diagnostic> diagnostics, std::string rendered);
+  const char* what() const noexcept override { return rendered_.c_str(); }
+  /// The error itself.
+  const Diagnostic& error() const { return diagnostics_.front(); }
+  /// The error, then the notes that explain it.
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  /// The text what() returns.
+  const std::string& rendered() const { return rendered_; }
+
+private:
+  std::vector<Diagnostic> diagnostics_;
+  std::string rendered_;
+};
+
+/// A dtype and a shape.
+struct TensorType {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+};
+
+/// A named input or output of a program.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+};
+
+/// A caller's tensor, read where it lies: element (i0, ..., in) is at
+/// data + (i0·strides[0] + ... + in·strides[n])·size_of(dtype) bytes. Empty
+/// strides mean C order (row-major, contiguous); Fortran order and other
+/// layouts give their strides in elements. The memory must stay valid for
+/// the call it is passed to.
+struct TensorRef {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+  const void* data = nullptr;
+  std::vector<int64_t> strides;
+};
+
+/// An owned tensor in C order, as programs return them.
+class Tensor {
+public:
+  /// A zero-filled tensor.
+  Tensor(DType dtype, std::vector<int64_t> shape);
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t numel() const;
+  void* data() { return bytes_.data(); }
+  const void* data() const { return bytes_.data(); }
+  size_t size_bytes() const { return bytes_.size(); }
+  /// A reference to this tensor, to pass it as an input.
+  TensorRef ref() const { return {dtype_, shape_, bytes_.data(), {}}; }
+
+private:
+  DType dtype_;
+  std::vector<int64_t> shape_;
+  std::vector<std::byte> bytes_;
+};
+
+/// The notation of a program's text.
+enum class Notation : uint8_t {
+  Detect,  ///< Tile when the text defines a function (`Tensor f(` or `def f(`), else Antares
+  Antares, ///< an einstein_v2 program, a COMPUTE_V1 value or a COMPUTE_V1='...' line
+  Tile,    ///< PlaidML Tile functions in the tutorial's C++ or Python spelling
+};
+
+/// Who evaluates a program. Interpreter, IREval and Jit give identical
+/// results and errors; Exact accumulates every float sum and product
+/// exactly and rounds it once, with correctly rounded math functions
+/// (docs/ORACLE.md).
+enum class Engine : uint8_t { Interpreter, IREval, Jit, Exact };
+
+/// How a program is read.
+struct LoadOptions {
+  Notation notation = Notation::Detect;
+  /// The name diagnostics give the text (a path, or a label).
+  std::string name = "<program>";
+  /// The Tile function to load (needed when the text defines several).
+  std::string entry;
+  /// The Tile function's integer parameters (`-p s=2` on the command line).
+  std::map<std::string, int64_t> ints;
+  /// The Tile function's integer-list parameters (std::vector<size_t>).
+  std::map<std::string, std::vector<int64_t>> int_lists;
+  /// The types of inputs the text does not declare (an Antares program
+  /// without input_dict, a Tile function's tensor parameters). Declared
+  /// inputs given here must agree with their declaration.
+  std::map<std::string, TensorType> inputs;
+};
+
+/// A program, read and elaborated: immutable, cheap to copy, safe to run
+/// from several threads at once.
+class Program {
+public:
+  /// Reads \p text. Throws Error for a wrong program, or when an input's
+  /// type is neither declared nor given in options.inputs.
+  static Program load(std::string text, const LoadOptions& options = {});
+
+  /// The inputs the program reads, in declaration order, and its outputs.
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+
+  /// Runs the program on \p inputs, one per input name: a missing input,
+  /// a name the program does not read, or a wrong dtype or shape is an
+  /// Error, as is everything the program's semantics call an error.
+  /// Returns every output by name.
+  std::map<std::string, Tensor> run(const std::map<std::string, TensorRef>& inputs,
+                                    Engine engine = Engine::Interpreter) const;
+
+  /// The loop nest the program lowers to, as `teval lower` prints it.
+  std::string lower() const;
+
+  struct Impl;
+
+private:
+  explicit Program(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Loads \p text with the types of the given \p inputs and runs it: the
+/// shortest way to evaluate a program on some tensors.
+std::map<std::string, Tensor> run(std::string text, const std::map<std::string, TensorRef>& inputs,
+                                  const LoadOptions& options = {},
+                                  Engine engine = Engine::Interpreter);
+
+} // namespace teval

@@ -1,0 +1,165 @@
+// The public C++ API, used as a consumer uses it: only teval/teval.h.
+// Expected values are computed here with plain loops.
+#include "teval/teval.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+using teval::DType;
+using teval::Engine;
+using teval::TensorRef;
+
+TensorRef ref(const std::vector<float>& v, std::vector<int64_t> shape,
+              std::vector<int64_t> strides = {}) {
+  return {DType::Float32, std::move(shape), v.data(), std::move(strides)};
+}
+
+const float* floats(const teval::Tensor& t) {
+  return static_cast<const float*>(t.data());
+}
+
+TEST(Api, InputsArePassedByNameNotByPosition) {
+  std::vector<float> a{1, 2, 3}, b{10, 20, 30};
+  // Given in either order, b - a is b - a.
+  auto out = teval::run("output0[N] = input1[N] - input0[N]",
+                        {{"input1", ref(b, {3})}, {"input0", ref(a, {3})}});
+  ASSERT_EQ(out.size(), 1u);
+  const teval::Tensor& o = out.at("output0");
+  EXPECT_EQ(o.dtype(), DType::Float32);
+  EXPECT_EQ(o.shape(), std::vector<int64_t>{3});
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(floats(o)[i], b[i] - a[i]);
+}
+
+TEST(Api, ProgramsListTheirInputsAndOutputsAndRunOnEveryEngine) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {2, 3}};
+  options.inputs["input1"] = {DType::Float32, {3}};
+  teval::Program p = teval::Program::load("output0[N] +=! input0[N, K] * input1[K]", options);
+  ASSERT_EQ(p.inputs().size(), 2u);
+  EXPECT_EQ(p.inputs()[0].name, "input0");
+  EXPECT_EQ(p.inputs()[0].shape, (std::vector<int64_t>{2, 3}));
+  ASSERT_EQ(p.outputs().size(), 1u);
+  EXPECT_EQ(p.outputs()[0].name, "output0");
+  EXPECT_EQ(p.outputs()[0].shape, std::vector<int64_t>{2});
+  std::vector<float> x{1, 2, 3, 4, 5, 6}, y{0.5, -1, 2};
+  for (Engine e : {Engine::Interpreter, Engine::IREval, Engine::Jit, Engine::Exact}) {
+    auto out = p.run({{"input0", ref(x, {2, 3})}, {"input1", ref(y, {3})}}, e);
+    for (int n = 0; n < 2; ++n) {
+      float want = 0;
+      for (int k = 0; k < 3; ++k)
+        want += x[n * 3 + k] * y[k];
+      EXPECT_EQ(floats(out.at("output0"))[n], want) << static_cast<int>(e);
+    }
+  }
+  EXPECT_NE(p.lower().find("for"), std::string::npos);
+}
+
+TEST(Api, StridedInputsAreReadWhereTheyLie) {
+  // A 2×3 matrix stored in Fortran order: element (i, j) at i + 2j.
+  std::vector<float> fortran{1, 4, 2, 5, 3, 6};
+  auto out =
+      teval::run("output0[N, M] = input0[N, M] * 1.0", {{"input0", ref(fortran, {2, 3}, {1, 2})}});
+  const float* o = floats(out.at("output0"));
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(o[i], static_cast<float>(i + 1));
+}
+
+TEST(Api, TileFunctionsTakeEntryAndParameters) {
+  teval::LoadOptions options;
+  options.entry = "scale";
+  options.ints["k"] = 3;
+  std::vector<float> x{1, 2, 3, 4};
+  auto out = teval::run("Tensor scale(const Tensor& A, int64_t k) {\n"
+                        "  return A * k;\n}\n",
+                        {{"A", ref(x, {4})}}, options);
+  ASSERT_EQ(out.size(), 1u);
+  const teval::Tensor& o = out.begin()->second;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(floats(o)[i], 3 * x[i]);
+}
+
+TEST(Api, DiagnosticsAreValues) {
+  try {
+    teval::Program::load("output0[N] = input0[N] +* 2", {.name = "kernel.antares"});
+    FAIL() << "no error";
+  } catch (const teval::Error& e) {
+    EXPECT_EQ(e.error().file, "kernel.antares");
+    EXPECT_EQ(e.error().line, 1);
+    EXPECT_GT(e.error().column, 0);
+    EXPECT_FALSE(e.error().message.empty());
+    EXPECT_NE(std::string(e.what()).find("kernel.antares:1:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("^"), std::string::npos) << e.what();
+  }
+  // An out-of-range read, at run time, with the index point.
+  std::vector<float> x{1, 2};
+  try {
+    teval::run("output0[N] = input0[N + 1] where N in 2", {{"input0", ref(x, {2})}});
+    FAIL() << "no error";
+  } catch (const teval::Error& e) {
+    EXPECT_NE(e.error().message.find("out of range"), std::string::npos) << e.what();
+    EXPECT_EQ(e.error().line, 1);
+  }
+}
+
+TEST(Api, NamesThatDoNotMatchAreErrors) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {2}};
+  teval::Program p = teval::Program::load("output0[N] = input0[N] * 2.0", options);
+  std::vector<float> x{1, 2};
+  EXPECT_THROW(p.run({}), teval::Error);                                                // missing
+  EXPECT_THROW(p.run({{"input0", ref(x, {2})}, {"extra", ref(x, {2})}}), teval::Error); // unknown
+  EXPECT_THROW(p.run({{"input0", ref(x, {1})}}), teval::Error); // wrong shape
+  try {
+    p.run({{"x", ref(x, {2})}});
+  } catch (const teval::Error& e) {
+    EXPECT_EQ(e.error().message, "the program has no input `x`; it reads: input0");
+  }
+  // An input whose type nobody gives.
+  EXPECT_THROW(teval::Program::load("output0[N] = input0[N]"), teval::Error);
+}
+
+TEST(Api, EveryDtypeRoundTrips) {
+  for (DType t : {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
+                  DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    teval::Tensor in(t, {4});
+    auto* bytes = static_cast<unsigned char*>(in.data());
+    for (size_t i = 0; i < in.size_bytes(); ++i)
+      bytes[i] = static_cast<unsigned char>(
+          i % teval::size_of(t) == 0 ? (t == DType::Bool ? 1 : 0x3c) : 0);
+    auto out = teval::run("output0[N] = input0[N]", {{"input0", in.ref()}});
+    const teval::Tensor& o = out.at("output0");
+    EXPECT_EQ(o.dtype(), t) << teval::name(t);
+    ASSERT_EQ(o.size_bytes(), in.size_bytes());
+    EXPECT_EQ(std::memcmp(o.data(), in.data(), in.size_bytes()), 0) << teval::name(t);
+  }
+}
+
+TEST(Api, ProgramsRunFromSeveralThreads) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {64}};
+  teval::Program p = teval::Program::load("output0[N] = input0[N] * 2.0", options);
+  std::vector<float> x(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = static_cast<float>(i);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 20; ++r) {
+        auto out = p.run({{"input0", ref(x, {64})}}, t % 2 ? Engine::Jit : Engine::Interpreter);
+        ok[t] += floats(out.at("output0"))[63] == 126.0f;
+      }
+    });
+  for (std::thread& th : threads)
+    th.join();
+  for (int t = 0; t < 4; ++t)
+    EXPECT_EQ(ok[t], 20);
+}
+
+} // namespace
