@@ -58,5 +58,32 @@ TEST(Package, TheInterpreterAloneNeedsNoLlvm) {
   EXPECT_NE(r.out.find("no JIT"), std::string::npos) << r.out;
 }
 
+// A real install into a fresh prefix, and examples/cpp_consumer built
+// against it with find_package(teval) and run.
+TEST(Package, AnInstalledPackageBuildsAndRunsTheConsumerExample) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitized libraries need the sanitizer's runtime in the consumer";
+#endif
+  fs::path dir = test::scratch_dir("package_install");
+  test::Result r = test::run_shell(
+      "cmake --install " + test::binary_dir().string() + " --prefix prefix 2>&1", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "prefix/lib/cmake/teval/tevalConfig.cmake"));
+  EXPECT_TRUE(fs::exists(dir / "prefix/include/teval/teval.h"));
+  EXPECT_TRUE(fs::exists(dir / "prefix/bin/teval"));
+  r = test::run_shell("cmake -S " + (test::source_dir() / "examples/cpp_consumer").string() +
+                          " -B consumer -G Ninja -DCMAKE_PREFIX_PATH=$PWD/prefix 2>&1 && "
+                          "cmake --build consumer 2>&1",
+                      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = test::run_shell("consumer/check_matmul", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out,
+            "check_matmul: the kernel computes output0[N, M] +=! input0[N, K] * input1[K, M]\n");
+  // The installed command runs too.
+  r = test::run_shell("prefix/bin/teval run -e 'output0[N] = N where N in 3'", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 } // namespace
 } // namespace teval
