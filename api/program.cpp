@@ -4,7 +4,9 @@
 #include "core/lower.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
+#include "oracle/bounds.h"
 #include "oracle/exact_eval.h"
+#include "oracle/verdict.h"
 #include "parser/antares/antares.h"
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
@@ -132,28 +134,19 @@ std::string Program::lower() const {
   }
 }
 
+namespace {
+
+// The program's inputs from \p inputs, by name, checked.
+std::vector<core::Tensor> named_inputs(const Program::Impl& p,
+                                       const std::map<std::string, TensorRef>& inputs);
+
+} // namespace
+
 std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef>& inputs,
                                            Engine engine) const {
   const Impl& p = *impl_;
-  // By name, never by position: every input given once, nothing else.
-  for (const auto& [name, ref] : inputs)
-    if (std::none_of(p.inputs.begin(), p.inputs.end(),
-                     [&](const TensorInfo& i) { return i.name == name; }))
-      fail("the program has no input `" + name + "`; it reads: " + name_list(p.inputs));
   try {
-    std::vector<core::Tensor> given;
-    for (size_t i = 0; i < p.inputs.size(); ++i) {
-      auto it = inputs.find(p.inputs[i].name);
-      if (it == inputs.end())
-        fail("input `" + p.inputs[i].name +
-             "` is not given; the program reads: " + name_list(p.inputs));
-      const core::TensorDecl& d = p.kernel.tensors[p.input_ids[i]];
-      if (api::internal(it->second.dtype) != d.dtype || it->second.shape != d.shape)
-        fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
-             ", not " + core::to_string(api::internal(it->second.dtype)) +
-             core::to_string(it->second.shape));
-      given.push_back(api::copy_in(it->second));
-    }
+    std::vector<core::Tensor> given = named_inputs(p, inputs);
     std::vector<core::Tensor> out;
     switch (engine) {
     case Engine::Interpreter:
@@ -189,6 +182,86 @@ std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef
     throw api::public_error(e);
   }
 }
+
+static_assert(static_cast<int>(CheckOptions::Rule::Tolerance) ==
+              static_cast<int>(oracle::Rule::Tolerance));
+static_assert(static_cast<int>(Verdict::Status::Mismatch) ==
+              static_cast<int>(oracle::Status::Mismatch));
+
+std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inputs,
+                                    const std::map<std::string, TensorRef>& candidates,
+                                    const CheckOptions& options) const {
+  const Impl& p = *impl_;
+  for (const auto& [name, ref] : candidates)
+    if (std::none_of(p.outputs.begin(), p.outputs.end(),
+                     [&](const TensorInfo& o) { return o.name == name; }))
+      fail("the program has no output `" + name + "`; its outputs are: " + name_list(p.outputs));
+  try {
+    std::vector<core::Tensor> given = named_inputs(p, inputs);
+    std::vector<core::Tensor> sequential = interp::run(p.kernel, given);
+    std::vector<core::Tensor> exact = oracle::run_exact(p.kernel, given);
+    oracle::BoundOptions bound_options;
+    bound_options.fma = options.fma;
+    std::vector<oracle::BoundTensor> bounds = oracle::bounds(p.kernel, given, bound_options);
+    oracle::CheckOptions rule;
+    rule.rule = static_cast<oracle::Rule>(options.rule);
+    rule.ulps = options.ulps;
+    rule.rtol = options.rtol;
+    rule.atol = options.atol;
+    std::vector<Verdict> verdicts;
+    for (const auto& [name, ref] : candidates) {
+      size_t o = 0;
+      while (p.outputs[o].name != name)
+        ++o;
+      oracle::OutputVerdict v =
+          oracle::judge(name, api::copy_in(ref), sequential[o], exact[o], bounds[o], rule);
+      oracle::explain(v, p.kernel, given, o);
+      Verdict out;
+      out.name = name;
+      out.status = static_cast<Verdict::Status>(v.status);
+      out.kind = v.kind;
+      out.text = oracle::describe(v);
+      out.elements = v.elements;
+      out.mismatches = v.mismatches;
+      out.unbounded = v.unbounded;
+      out.max_ulps = v.max_ulps;
+      out.max_fraction = v.max_fraction;
+      if (v.worst)
+        out.worst_index = v.worst->index;
+      verdicts.push_back(std::move(out));
+    }
+    return verdicts;
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
+namespace {
+
+std::vector<core::Tensor> named_inputs(const Program::Impl& p,
+                                       const std::map<std::string, TensorRef>& inputs) {
+  // By name, never by position: every input given once, nothing else.
+  for (const auto& [name, ref] : inputs)
+    if (std::none_of(p.inputs.begin(), p.inputs.end(),
+                     [&](const TensorInfo& i) { return i.name == name; }))
+      fail("the program has no input `" + name + "`; it reads: " + name_list(p.inputs));
+  std::vector<core::Tensor> given;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    auto it = inputs.find(p.inputs[i].name);
+    if (it == inputs.end())
+      fail("input `" + p.inputs[i].name +
+           "` is not given; the program reads: " + name_list(p.inputs));
+    const core::TensorDecl& d = p.kernel.tensors[p.input_ids[i]];
+    if (api::internal(it->second.dtype) != d.dtype || it->second.shape != d.shape)
+      fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
+           ", not " + core::to_string(api::internal(it->second.dtype)) +
+           core::to_string(it->second.shape));
+    given.push_back(api::copy_in(it->second));
+  }
+  return given;
+}
+
+} // namespace
 
 std::map<std::string, Tensor> run(std::string text, const std::map<std::string, TensorRef>& inputs,
                                   const LoadOptions& options, Engine engine) {

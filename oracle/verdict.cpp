@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 namespace teval::oracle {
 
@@ -187,6 +188,71 @@ OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
   }
   v.status = v.exact_match || v.sequential_match ? Status::Exact : Status::WithinBound;
   return v;
+}
+
+void explain(OutputVerdict& v, const core::Kernel& kernel, std::span<const core::Tensor> inputs,
+             size_t output) {
+  if (v.status != Status::Mismatch || !v.worst)
+    return;
+  const core::Shape& shape = kernel.tensors[kernel.outputs[output]].shape;
+  int64_t flat = 0;
+  for (size_t d = 0; d < v.worst->index.size(); ++d)
+    flat = flat * shape[d] + v.worst->index[d];
+  auto [deps, count] = dependencies(kernel, inputs, output, flat);
+  v.worst->depends_on = std::move(deps);
+  v.worst->dependency_count = count;
+}
+
+std::string status_name(Status s) {
+  switch (s) {
+  case oracle::Status::Exact:
+    return "exact";
+  case oracle::Status::WithinBound:
+    return "within-bound";
+  case oracle::Status::Mismatch:
+    return "mismatch";
+  }
+  return "mismatch";
+}
+
+std::string describe(const OutputVerdict& v) {
+  std::ostringstream o;
+  o << v.name << ": " << status_name(v.status);
+  switch (v.status) {
+  case Status::Exact:
+    o << " (bit-equal to the "
+      << (v.exact_match && v.sequential_match ? "exact and the sequential"
+          : v.exact_match                     ? "exact"
+                                              : "sequential")
+      << " result)";
+    break;
+  case Status::WithinBound:
+    o << ": largest error " << v.max_ulps << " ulp";
+    if (v.worst)
+      o << " (at [" << core::format_index(v.worst->index) << "])";
+    o << ", at most " << std::lround(v.max_fraction * 100) << "% of an element's bound used";
+    break;
+  case Status::Mismatch:
+    o << " (" << v.kind << "): " << v.message;
+    if (v.mismatches > 1)
+      o << "; " << v.mismatches << " of " << v.elements << " elements fail";
+    if (v.worst && v.worst->dependency_count) {
+      o << "\n  it is computed from " << v.worst->dependency_count << " value"
+        << (v.worst->dependency_count == 1 ? "" : "s") << ":";
+      const char* separator = " ";
+      for (const Dependency& d : v.worst->depends_on) {
+        o << separator << d.tensor << "[" << core::format_index(d.index)
+          << "] = " << core::format_scalar(d.value);
+        separator = ", ";
+      }
+      if (v.worst->dependency_count > static_cast<int64_t>(v.worst->depends_on.size()))
+        o << ", ...";
+    }
+    break;
+  }
+  if (v.unbounded && v.status != Status::Mismatch)
+    o << "; " << v.unbounded << " of " << v.elements << " elements have no finite bound";
+  return o.str();
 }
 
 } // namespace teval::oracle

@@ -8,6 +8,7 @@
 #include "oracle/exact_eval.h"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,19 @@ struct OutputVerdict {
 OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
                     const core::Tensor& sequential, const core::Tensor& exact,
                     const BoundTensor& bound, const CheckOptions& options);
+
+/// For a mismatch, fills in the values the worst element of output number
+/// \p output of \p kernel is computed from (dependencies()), so it can be
+/// redone by hand. Nothing for other verdicts.
+void explain(OutputVerdict& verdict, const core::Kernel& kernel,
+             std::span<const core::Tensor> inputs, size_t output);
+
+/// "exact", "within-bound" or "mismatch".
+std::string status_name(Status s);
+
+/// The verdict as `teval check` prints it: "NAME: STATUS ..." and, for a
+/// mismatch with its values traced, a second line listing them.
+std::string describe(const OutputVerdict& v);
 
 /// The distance between two values of floating dtype \p t in units in the
 /// last place: the number of values of t from one to the other (0 for

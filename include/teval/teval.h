@@ -125,6 +125,44 @@ enum class Notation : uint8_t {
 /// (docs/ORACLE.md).
 enum class Engine : uint8_t { Interpreter, IREval, Jit, Exact };
 
+/// How Program::check judges a candidate (docs/ORACLE.md).
+struct CheckOptions {
+  enum class Rule : uint8_t {
+    Rigorous,  ///< inside the element's rigorous bound over every legal evaluation
+    Ulp,       ///< within `ulps` ulps of the exact result
+    Tolerance, ///< |candidate - exact| <= atol + rtol·|exact|
+  };
+  Rule rule = Rule::Rigorous;
+  int64_t ulps = 0;
+  double rtol = 0, atol = 0;
+  /// A product may be fused into the sum or addition it feeds.
+  bool fma = false;
+};
+
+/// The verdict on one candidate output, as `teval check` gives it.
+struct Verdict {
+  enum class Status : uint8_t {
+    Exact,       ///< bit-equal to the exact or the sequential result
+    WithinBound, ///< every element passes the rule
+    Mismatch,    ///< a dtype or shape differs, or some element fails
+  };
+  std::string name;
+  Status status = Status::Exact;
+  /// For a mismatch: "dtype", "shape", "nan", "inf" or "value".
+  std::string kind;
+  /// What `teval check` prints for it: the status, the worst element with
+  /// its exact value and legal interval, and the values it is computed from.
+  std::string text;
+  int64_t elements = 0, mismatches = 0;
+  /// Elements with no finite bound (anything, or an infinity, is legal).
+  int64_t unbounded = 0;
+  /// The largest error of a passing element, in ulps and as a share of its bound.
+  double max_ulps = 0, max_fraction = 0;
+  /// The worst element's index (the worst mismatch, else the largest error).
+  std::vector<int64_t> worst_index;
+  bool passed() const { return status != Status::Mismatch; }
+};
+
 /// How a program is read.
 struct LoadOptions {
   Notation notation = Notation::Detect;
@@ -160,6 +198,13 @@ public:
   /// Returns every output by name.
   std::map<std::string, Tensor> run(const std::map<std::string, TensorRef>& inputs,
                                     Engine engine = Engine::Interpreter) const;
+
+  /// Judges \p candidates (by output name) as results of the program on
+  /// \p inputs: one verdict per candidate, in name order. A candidate for a
+  /// name the program does not output is an Error, as are the run's errors.
+  std::vector<Verdict> check(const std::map<std::string, TensorRef>& inputs,
+                             const std::map<std::string, TensorRef>& candidates,
+                             const CheckOptions& options = {}) const;
 
   /// The loop nest the program lowers to, as `teval lower` prints it.
   std::string lower() const;

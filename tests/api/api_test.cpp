@@ -124,6 +124,33 @@ TEST(Api, NamesThatDoNotMatchAreErrors) {
   EXPECT_THROW(teval::Program::load("output0[N] = input0[N]"), teval::Error);
 }
 
+TEST(Api, CheckGivesTheOraclesVerdict) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {2, 3}};
+  options.inputs["input1"] = {DType::Float32, {3}};
+  teval::Program p = teval::Program::load("output0[N] +=! input0[N, K] * input1[K]", options);
+  std::vector<float> x{1, 2, 3, 4, 5, 6}, y{1, 1, 1};
+  std::map<std::string, TensorRef> in{{"input0", ref(x, {2, 3})}, {"input1", ref(y, {3})}};
+  std::vector<float> right{6, 15}, wrong{6, 16};
+  std::vector<teval::Verdict> v = p.check(in, {{"output0", ref(right, {2})}});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Exact);
+  EXPECT_TRUE(v[0].passed());
+  v = p.check(in, {{"output0", ref(wrong, {2})}});
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Mismatch);
+  EXPECT_EQ(v[0].kind, "value");
+  EXPECT_EQ(v[0].mismatches, 1);
+  EXPECT_EQ(v[0].worst_index, std::vector<int64_t>{1});
+  EXPECT_EQ(v[0].text.substr(0, v[0].text.find('\n')),
+            "output0: mismatch (value): element [1] is 16.0; the exact result is 15.0 and every "
+            "legal result is in [14.999998, 15.000002]");
+  teval::CheckOptions loose;
+  loose.rule = teval::CheckOptions::Rule::Tolerance;
+  loose.rtol = 0.1;
+  EXPECT_TRUE(p.check(in, {{"output0", ref(wrong, {2})}}, loose)[0].passed());
+  EXPECT_THROW(p.check(in, {{"result", ref(right, {2})}}), teval::Error);
+}
+
 TEST(Api, EveryDtypeRoundTrips) {
   for (DType t : {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
                   DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {

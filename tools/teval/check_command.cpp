@@ -131,18 +131,6 @@ CheckArgs parse(const std::vector<std::string>& args) {
   return c;
 }
 
-std::string status_name(oracle::Status s) {
-  switch (s) {
-  case oracle::Status::Exact:
-    return "exact";
-  case oracle::Status::WithinBound:
-    return "within-bound";
-  case oracle::Status::Mismatch:
-    return "mismatch";
-  }
-  return "mismatch";
-}
-
 std::string rule_name(oracle::Rule r) {
   switch (r) {
   case oracle::Rule::Rigorous:
@@ -220,8 +208,8 @@ std::string json_element(const oracle::ElementReport& e) {
 }
 
 std::string json_verdict(const oracle::OutputVerdict& v) {
-  std::string s =
-      "{\"name\": " + json_string(v.name) + ", \"status\": " + json_string(status_name(v.status));
+  std::string s = "{\"name\": " + json_string(v.name) +
+                  ", \"status\": " + json_string(oracle::status_name(v.status));
   if (v.status == oracle::Status::Mismatch)
     s += ", \"kind\": " + json_string(v.kind) + ", \"message\": " + json_string(v.message);
   s += ", \"elements\": " + std::to_string(v.elements) +
@@ -234,46 +222,6 @@ std::string json_verdict(const oracle::OutputVerdict& v) {
   if (v.worst)
     s += ", \"worst\": " + json_element(*v.worst);
   return s + "}";
-}
-
-std::string text_verdict(const oracle::OutputVerdict& v) {
-  std::ostringstream o;
-  o << v.name << ": " << status_name(v.status);
-  switch (v.status) {
-  case oracle::Status::Exact:
-    o << " (bit-equal to the "
-      << (v.exact_match && v.sequential_match ? "exact and the sequential"
-          : v.exact_match                     ? "exact"
-                                              : "sequential")
-      << " result)";
-    break;
-  case oracle::Status::WithinBound:
-    o << ": largest error " << v.max_ulps << " ulp";
-    if (v.worst)
-      o << " (at [" << core::format_index(v.worst->index) << "])";
-    o << ", at most " << std::lround(v.max_fraction * 100) << "% of an element's bound used";
-    break;
-  case oracle::Status::Mismatch:
-    o << " (" << v.kind << "): " << v.message;
-    if (v.mismatches > 1)
-      o << "; " << v.mismatches << " of " << v.elements << " elements fail";
-    if (v.worst && v.worst->dependency_count) {
-      o << "\n  it is computed from " << v.worst->dependency_count << " value"
-        << (v.worst->dependency_count == 1 ? "" : "s") << ":";
-      const char* separator = " ";
-      for (const oracle::Dependency& d : v.worst->depends_on) {
-        o << separator << d.tensor << "[" << core::format_index(d.index)
-          << "] = " << core::format_scalar(d.value);
-        separator = ", ";
-      }
-      if (v.worst->dependency_count > static_cast<int64_t>(v.worst->depends_on.size()))
-        o << ", ...";
-    }
-    break;
-  }
-  if (v.unbounded && v.status != oracle::Status::Mismatch)
-    o << "; " << v.unbounded << " of " << v.elements << " elements have no finite bound";
-  return o.str();
 }
 
 int check(const CheckArgs& c) {
@@ -319,16 +267,7 @@ int check(const CheckArgs& c) {
     int o = which[i];
     verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], sequential[o], exact[o],
                                      bound[o], c.check));
-    oracle::OutputVerdict& v = verdicts.back();
-    if (v.status == oracle::Status::Mismatch && v.worst) {
-      // The values the worst element is computed from, to redo it by hand.
-      int64_t flat = 0;
-      for (size_t d = 0; d < v.worst->index.size(); ++d)
-        flat = flat * exact[o].shape()[d] + v.worst->index[d];
-      auto [deps, count] = oracle::dependencies(k, p.inputs, static_cast<size_t>(o), flat);
-      v.worst->depends_on = std::move(deps);
-      v.worst->dependency_count = count;
-    }
+    oracle::explain(verdicts.back(), k, p.inputs, static_cast<size_t>(o));
     pass = pass && verdicts.back().status != oracle::Status::Mismatch;
   }
   // Outputs nobody gave a candidate for are named, not silently skipped.
@@ -349,7 +288,7 @@ int check(const CheckArgs& c) {
     std::cout << s << "]}\n";
   } else {
     for (const oracle::OutputVerdict& v : verdicts)
-      std::cout << text_verdict(v) << "\n";
+      std::cout << oracle::describe(v) << "\n";
     for (const std::string& name : unchecked)
       std::cout << name << ": not checked (no --candidate)\n";
   }
