@@ -49,6 +49,29 @@ TEST(Package, SubdirectoryNeedsNoTestPackagesAndGivesCxx20) {
   EXPECT_EQ(ninja.find("oracle_test"), std::string::npos);
 }
 
+TEST(Package, FetchContentOfTheCheckoutWorksToo) {
+  fs::path dir = test::scratch_dir("package_fetchcontent");
+  test::write_file(dir / "src/CMakeLists.txt",
+                   "cmake_minimum_required(VERSION 3.25)\n"
+                   "project(consumer LANGUAGES C CXX)\n"
+                   "include(FetchContent)\n"
+                   "FetchContent_Declare(teval SOURCE_DIR " +
+                       test::source_dir().string() +
+                       ")\n"
+                       "FetchContent_MakeAvailable(teval)\n"
+                       "add_executable(consumer consumer.cpp)\n"
+                       "target_link_libraries(consumer PRIVATE teval_api)\n");
+  test::write_file(dir / "src/consumer.cpp",
+                   "#include <teval/teval.h>\nint main() { return 0; }\n");
+  test::Result r = test::run_shell("cmake -S src -B out -G Ninja"
+                                   " -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON"
+                                   " -DCMAKE_DISABLE_FIND_PACKAGE_rapidcheck=ON"
+                                   " -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON 2>&1",
+                                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(test::read_file(dir / "out/build.ninja").find("consumer.cpp.o"), std::string::npos);
+}
+
 TEST(Package, TheInterpreterAloneNeedsNoLlvm) {
   fs::path dir = test::scratch_dir("package_no_jit");
   test::Result r =
