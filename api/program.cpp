@@ -138,7 +138,27 @@ namespace {
 
 // The program's inputs from \p inputs, by name, checked.
 std::vector<core::Tensor> named_inputs(const Program::Impl& p,
-                                       const std::map<std::string, TensorRef>& inputs);
+                                       const std::map<std::string, TensorRef>& inputs) {
+  // By name, never by position: every input given once, nothing else.
+  for (const auto& [name, ref] : inputs)
+    if (std::none_of(p.inputs.begin(), p.inputs.end(),
+                     [&](const TensorInfo& i) { return i.name == name; }))
+      fail("the program has no input `" + name + "`; it reads: " + name_list(p.inputs));
+  std::vector<core::Tensor> given;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    auto it = inputs.find(p.inputs[i].name);
+    if (it == inputs.end())
+      fail("input `" + p.inputs[i].name +
+           "` is not given; the program reads: " + name_list(p.inputs));
+    const core::TensorDecl& d = p.kernel.tensors[p.input_ids[i]];
+    if (api::internal(it->second.dtype) != d.dtype || it->second.shape != d.shape)
+      fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
+           ", not " + core::to_string(api::internal(it->second.dtype)) +
+           core::to_string(it->second.shape));
+    given.push_back(api::copy_in(it->second));
+  }
+  return given;
+}
 
 } // namespace
 
@@ -235,33 +255,6 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
     throw api::public_error(e);
   }
 }
-
-namespace {
-
-std::vector<core::Tensor> named_inputs(const Program::Impl& p,
-                                       const std::map<std::string, TensorRef>& inputs) {
-  // By name, never by position: every input given once, nothing else.
-  for (const auto& [name, ref] : inputs)
-    if (std::none_of(p.inputs.begin(), p.inputs.end(),
-                     [&](const TensorInfo& i) { return i.name == name; }))
-      fail("the program has no input `" + name + "`; it reads: " + name_list(p.inputs));
-  std::vector<core::Tensor> given;
-  for (size_t i = 0; i < p.inputs.size(); ++i) {
-    auto it = inputs.find(p.inputs[i].name);
-    if (it == inputs.end())
-      fail("input `" + p.inputs[i].name +
-           "` is not given; the program reads: " + name_list(p.inputs));
-    const core::TensorDecl& d = p.kernel.tensors[p.input_ids[i]];
-    if (api::internal(it->second.dtype) != d.dtype || it->second.shape != d.shape)
-      fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
-           ", not " + core::to_string(api::internal(it->second.dtype)) +
-           core::to_string(it->second.shape));
-    given.push_back(api::copy_in(it->second));
-  }
-  return given;
-}
-
-} // namespace
 
 std::map<std::string, Tensor> run(std::string text, const std::map<std::string, TensorRef>& inputs,
                                   const LoadOptions& options, Engine engine) {

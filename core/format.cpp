@@ -38,6 +38,15 @@ std::string format_scalar(const Scalar& v) {
   return buf;
 }
 
+std::string format_point(const std::vector<IndexVar>& vars, const std::vector<int64_t>& point) {
+  if (point.empty())
+    return "the only point";
+  std::string out;
+  for (size_t i = 0; i < point.size(); ++i)
+    out += (i ? ", " : "") + vars[i].name + "=" + std::to_string(point[i]);
+  return out;
+}
+
 std::string format_index(const std::vector<int64_t>& index) {
   std::string out;
   for (size_t i = 0; i < index.size(); ++i)

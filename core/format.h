@@ -17,6 +17,10 @@ std::string format_scalar(const Scalar& v);
 /// "1, 2, 3": an index tuple as error messages show it.
 std::string format_index(const std::vector<int64_t>& index);
 
+/// "N=1, K=2": an index point of \p vars as error messages show it, or
+/// "the only point" for a statement without variables.
+std::string format_point(const std::vector<IndexVar>& vars, const std::vector<int64_t>& point);
+
 /// The diagnostics of every evaluator for an access outside a tensor:
 /// "read out of range: A[5, 0] is outside shape [4, 2] (at N=5); guard it
 /// with .when(...)". \p index and \p point are already formatted

@@ -131,6 +131,15 @@ Expr make_select(Expr cond, Expr then, Expr otherwise, Span span) {
       ExprNode{t, span, Select{std::move(cond), std::move(then), std::move(otherwise)}});
 }
 
+bool next_point(const std::vector<IndexVar>& vars, std::vector<int64_t>& point) {
+  for (size_t i = point.size(); i-- > 0;) {
+    if (++point[i] < vars[i].end)
+      return true;
+    point[i] = vars[i].begin;
+  }
+  return false;
+}
+
 bool injective(const Statement& s) {
   std::vector<bool> used(s.vars.size(), false);
   for (const Expr& e : s.out_index) {

@@ -198,6 +198,11 @@ struct Kernel {
   int find(std::string_view name) const;
 };
 
+/// Moves \p point to the next point of the box of \p vars in row-major
+/// order (the last variable fastest). After the last point it returns
+/// false, with \p point back at the first.
+bool next_point(const std::vector<IndexVar>& vars, std::vector<int64_t>& point);
+
 /// True when every output index of \p s is a distinct index variable and
 /// every variable is one of them: each location is written by exactly one
 /// point, so assignments cannot collide.

@@ -171,14 +171,7 @@ private:
   }
 
   // Moves to the next point in row-major order; false after the last.
-  bool advance() {
-    for (size_t i = point_.size(); i-- > 0;) {
-      if (++point_[i] < s_->vars[i].end)
-        return true;
-      point_[i] = s_->vars[i].begin;
-    }
-    return false;
-  }
+  bool advance() { return core::next_point(s_->vars, point_); }
 
   void visit_point(const core::Statement& s, Tensor& out, const std::vector<int64_t>& strides,
                    std::vector<int64_t>& out_index, std::vector<int64_t>& writer, int64_t number) {
@@ -265,12 +258,7 @@ private:
         n /= extent;
       }
     }
-    if (p.empty())
-      return "the only point";
-    std::string out;
-    for (size_t i = 0; i < p.size(); ++i)
-      out += (i ? ", " : "") + s_->vars[i].name + "=" + std::to_string(p[i]);
-    return out;
+    return core::format_point(s_->vars, p);
   }
 
   // Under OutOfRange::Skip: every tensor access anywhere in \p e is in

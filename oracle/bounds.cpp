@@ -3,11 +3,11 @@
 
 #include "oracle/dyadic.h"
 #include "oracle/exact_math.h"
+#include "oracle/interval_ops.h"
 #include "oracle/walk.h"
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 namespace teval::oracle {
 
@@ -15,135 +15,7 @@ using core::DType;
 using core::Op;
 using core::Scalar;
 
-Interval Interval::point(const Scalar& v) {
-  Interval r{v, v};
-  if (core::is_float(v.dtype) && std::isnan(v.f)) {
-    r.nan = true;
-    r.lo = Scalar::of_float(v.dtype, INFINITY); // an empty range
-    r.hi = Scalar::of_float(v.dtype, -INFINITY);
-  }
-  return r;
-}
-
-Interval Interval::everything(DType t) {
-  Interval r{core::lowest(t), core::highest(t)};
-  if (core::is_float(t)) {
-    r.lo = Scalar::of_float(t, -INFINITY);
-    r.hi = Scalar::of_float(t, INFINITY);
-  }
-  r.nan = core::is_float(t);
-  r.any = true;
-  return r;
-}
-
-bool Interval::no_number() const {
-  return core::is_float(lo.dtype) ? lo.f > hi.f : lo.i > hi.i;
-}
-
-bool Interval::singleton() const {
-  if (any || nan)
-    return false;
-  return core::is_float(lo.dtype) ? lo.f == hi.f && std::signbit(lo.f) == std::signbit(hi.f)
-                                  : lo.i == hi.i;
-}
-
-bool Interval::contains(const Scalar& v) const {
-  if (any)
-    return true;
-  if (core::is_float(v.dtype)) {
-    if (std::isnan(v.f))
-      return nan;
-    // -0 and +0 are both inside a range that holds zero.
-    return v.f >= lo.f && v.f <= hi.f;
-  }
-  return v.i >= lo.i && v.i <= hi.i;
-}
-
-int math_allowance(Op op) {
-  switch (op) {
-  case Op::Sqrt:
-  case Op::RFloor:
-  case Op::RCeil:
-  case Op::Frac:
-    return 0; // exact operations, or correctly rounded in IEEE
-  case Op::Rsqrt:
-    return 2; // 1/sqrt(x): two roundings
-  case Op::Sigmoid:
-    return 6; // 1/(1 + exp(-x)): exp's error and two roundings
-  case Op::NormCdf:
-    return 8; // through erfc and a scaled argument
-  default:
-    return 4; // glibc x86-64's known maxima for these are 1 to 3 (docs/ORACLE.md)
-  }
-}
-
 namespace {
-
-// Directed double arithmetic through error-free transformations.
-double down(double x) {
-  return std::nextafter(x, -INFINITY);
-}
-double up(double x) {
-  return std::nextafter(x, INFINITY);
-}
-double add_down(double a, double b) {
-  double s = a + b;
-  if (!std::isfinite(s))
-    return s;
-  double bb = s - a;
-  double err = (a - (s - bb)) + (b - bb); // TwoSum: a + b = s + err exactly
-  return err < 0 ? down(s) : s;
-}
-double add_up(double a, double b) {
-  return -add_down(-a, -b);
-}
-double mul_up(double a, double b) {
-  double p = a * b;
-  if (!std::isfinite(p))
-    return p;
-  double err = std::fma(a, b, -p);
-  return err > 0 ? up(p) : p;
-}
-double mul_down(double a, double b) {
-  return -mul_up(-a, b);
-}
-
-Scalar fl(DType t, double v) {
-  return Scalar::of_float(t, v);
-}
-
-/// \p x (a value of dtype \p t) moved outward by \p k ulps of t, an ulp
-/// taken in x's own binade: the exact value x bounds lies on the inner side
-/// of x, in a binade no coarser, so this covers k of its ulps too.
-double widen(DType t, double x, int64_t k, bool toward_up) {
-  if (!std::isfinite(x) || k == 0)
-    return x;
-  FloatFormat f = format_of(t);
-  int exponent = x == 0 ? f.min_exponent : std::max(std::ilogb(x), f.min_exponent);
-  double step = std::ldexp(static_cast<double>(k), exponent - f.precision + 1);
-  double moved = toward_up ? add_up(x, step) : add_down(x, -step);
-  return round_double(t, moved, toward_up ? Rounding::Up : Rounding::Down);
-}
-
-bool increasing(Op op) {
-  switch (op) {
-  case Op::Exp:
-  case Op::Log:
-  case Op::Sqrt:
-  case Op::Asin:
-  case Op::Atan:
-  case Op::Sinh:
-  case Op::Tanh:
-  case Op::Erf:
-  case Op::NormCdf:
-  case Op::Sigmoid:
-  case Op::RFloor:
-  case Op::RCeil:
-    return true;
-  default:
-    return false;
-  }
-}
 
 /// The result of comparison \p op (bool or an integer 0/1 of dtype \p t)
 /// when its operands may be below, equal, above each other or unordered.
@@ -218,24 +90,7 @@ public:
       return Truth::Unknown;
     return zero_possible ? Truth::False : Truth::True;
   }
-  Value join(const Value& a, const Value& b) {
-    if (a.any || b.any)
-      return Interval::everything(a.lo.dtype);
-    if (a.no_number())
-      return with_nan(b, a.nan);
-    if (b.no_number())
-      return with_nan(a, b.nan);
-    Interval r = a;
-    r.nan = a.nan || b.nan;
-    if (core::is_float(a.lo.dtype)) {
-      r.lo.f = std::min(a.lo.f, b.lo.f);
-      r.hi.f = std::max(a.hi.f, b.hi.f);
-    } else {
-      r.lo.i = std::min(a.lo.i, b.lo.i);
-      r.hi.i = std::max(a.hi.i, b.hi.i);
-    }
-    return r;
-  }
+  Value join(const Value& a, const Value& b) { return hull(a, b); }
   Value unknown(DType t) { return Interval::everything(t); }
 
   Value apply(const core::ExprNode& e, const core::Apply& a, const Value* args, bool fused);
@@ -268,10 +123,6 @@ public:
   Value finish(const Acc& acc);
 
 private:
-  static Interval with_nan(Interval v, bool nan) {
-    v.nan = v.nan || nan;
-    return v;
-  }
   static bool is_float_sum(const Acc& acc) {
     return acc.aggregation == core::Aggregation::Sum && core::is_float(acc.dtype);
   }
@@ -324,10 +175,8 @@ private:
   }
   Interval combine(core::Aggregation a, const Interval& acc, const Interval& v);
   Interval finish_product(const Acc& acc);
-  Interval pow(const core::ExprNode& e, const Value* args);
   Interval float_op(const core::ExprNode& e, Op op, const Value* args, bool fused);
   Interval integer_op(const core::ExprNode& e, Op op, const Value* args);
-  Interval math(const core::ExprNode& e, Op op, const Interval& x);
 
   BoundOptions options_;
 };
@@ -563,9 +412,9 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
                     core::apply(op, &x.hi, t, core::Overflow::Wrap)};
   }
   if (is_math_function(op) && core::arity(op) == 1)
-    return math(e, op, x);
+    return math_bound(op, e.dtype, x, options_);
   if (op == Op::Pow)
-    return pow(e, args);
+    return pow_bound(e.dtype, args[0], args[1], options_);
   bool nan = false;
   for (int i = 0; i < core::arity(op); ++i)
     nan = nan || args[i].nan;
@@ -633,140 +482,10 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
   return with_nan(Interval{Scalar{t, 0, lo}, Scalar{t, 0, hi}}, nan);
 }
 
-Interval BoundDomain::pow(const core::ExprNode& e, const Value* args) {
-  DType t = e.dtype;
-  const Interval &x = args[0], &y = args[1];
-  int64_t k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(Op::Pow);
-  auto bounded = [&](double lo, double hi, bool nan) {
-    if (std::isnan(lo) || std::isnan(hi))
-      return Interval::point(fl(t, NAN));
-    return with_nan(Interval{fl(t, widen(t, lo, k, false)), fl(t, widen(t, hi, k, true))}, nan);
-  };
-  // pow(x, 0) and pow(1, y) are 1 even for a NaN x or y (C99 Annex F).
-  bool one = (x.nan && y.contains(fl(t, 0))) || (y.nan && x.contains(fl(t, 1)));
-  auto with_one = [&](Interval r) { return one ? join(r, Interval::point(fl(t, 1))) : r; };
-  if ((x.singleton() || x.no_number()) && (y.singleton() || y.no_number())) {
-    double a = x.no_number() ? NAN : x.lo.f, b = y.no_number() ? NAN : y.lo.f;
-    double r = correctly_rounded(Op::Pow, t, a, b);
-    if (std::isnan(r))
-      return Interval::point(fl(t, NAN));
-    return bounded(correctly_rounded(Op::Pow, t, a, b, Rounding::Down),
-                   correctly_rounded(Op::Pow, t, a, b, Rounding::Up), false);
-  }
-  if (x.no_number() || y.no_number())
-    return with_one(Interval::point(fl(t, NAN)));
-  // x^y = exp(y·ln x) takes its extremes at the corners when x > 0.
-  if (!(x.lo.f > 0) || !std::isfinite(x.hi.f) || !std::isfinite(y.lo.f) || !std::isfinite(y.hi.f))
-    return Interval::everything(t);
-  double lo = INFINITY, hi = -INFINITY;
-  for (double a : {x.lo.f, x.hi.f})
-    for (double b : {y.lo.f, y.hi.f}) {
-      lo = std::min(lo, correctly_rounded(Op::Pow, t, a, b, Rounding::Down));
-      hi = std::max(hi, correctly_rounded(Op::Pow, t, a, b, Rounding::Up));
-    }
-  return with_one(bounded(lo, hi, x.nan || y.nan));
-}
-
-Interval BoundDomain::math(const core::ExprNode& e, Op op, const Interval& x) {
-  DType t = e.dtype;
-  if (x.no_number())
-    return Interval::point(fl(t, NAN));
-  int64_t k = options_.math_ulps >= 0 ? options_.math_ulps : math_allowance(op);
-  bool nan = x.nan;
-  double lo = x.lo.f, hi = x.hi.f;
-  if (op == Op::NormCdf && options_.math_ulps < 0 && lo < 0) {
-    // erfc(-x/√2)/2 is ill-conditioned for x < 0: rounding the scaled
-    // argument alone moves the result by up to 2x² ulps.
-    k += static_cast<int64_t>(std::ceil(std::min(2 * lo * lo, 1e9)));
-  }
-  // Clip to the function's domain; outside it a legal result is NaN.
-  auto clip = [&](double min, double max) {
-    if (lo < min || hi > max)
-      nan = true;
-    lo = std::max(lo, min);
-    hi = std::min(hi, max);
-  };
-  switch (op) {
-  case Op::Log:
-  case Op::Sqrt:
-  case Op::Rsqrt:
-    clip(lo < 0 ? -0.0 : lo, INFINITY);
-    break;
-  case Op::Asin:
-  case Op::Acos:
-    clip(-1, 1);
-    break;
-  default:
-    break;
-  }
-  if (lo > hi)
-    return Interval::point(fl(t, NAN));
-  auto f = [&](double v, Rounding r) { return correctly_rounded(op, t, v, 0, r); };
-  double rlo = 0, rhi = 0;
-  bool periodic = op == Op::Sin || op == Op::Cos || op == Op::Tan;
-  if (increasing(op)) {
-    rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
-  } else if (op == Op::Rsqrt && lo <= 0) {
-    // 1/sqrt(+0) is +inf and 1/sqrt(-0) is -inf (IEEE rSqrt).
-    return Interval{fl(t, std::signbit(lo) ? -INFINITY : f(hi, Rounding::Down)), fl(t, INFINITY),
-                    nan};
-  } else if (op == Op::Rsqrt || op == Op::Acos) {
-    rlo = f(hi, Rounding::Down), rhi = f(lo, Rounding::Up);
-  } else if (lo == hi) {
-    rlo = f(lo, Rounding::Down), rhi = f(lo, Rounding::Up);
-  } else if (op == Op::Cosh) {
-    if (lo >= 0 || hi <= 0) {
-      double a = f(lo, Rounding::Down), b = f(hi, Rounding::Down);
-      rlo = std::min(a, b);
-      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
-    } else {
-      rlo = 1;
-      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
-    }
-  } else if (op == Op::Frac) {
-    if (std::floor(lo) == std::floor(hi))
-      rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
-    else
-      rlo = 0, rhi = 1;
-  } else if (periodic) {
-    if (!std::isfinite(lo) || !std::isfinite(hi))
-      return op == Op::Tan ? Interval::everything(t) : Interval{fl(t, -1), fl(t, 1), true};
-    // Monotone between critical points (sin's and tan's at π/2 + mπ, cos's
-    // at mπ); the margin makes the test safe against its own rounding.
-    double c = op == Op::Cos ? 0 : std::numbers::pi / 2;
-    bool monotone = std::fabs(lo) < 1e6 && std::fabs(hi) < 1e6 &&
-                    std::floor((lo - c) / std::numbers::pi - 1e-6) ==
-                        std::floor((hi - c) / std::numbers::pi + 1e-6);
-    if (monotone) {
-      rlo = std::min(f(lo, Rounding::Down), f(hi, Rounding::Down));
-      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
-    } else if (op == Op::Tan) {
-      return Interval::everything(t);
-    } else {
-      rlo = -1, rhi = 1;
-    }
-  } else {
-    return Interval::everything(t);
-  }
-  if (std::isnan(rlo) || std::isnan(rhi) || rlo > rhi)
-    return Interval::everything(t);
-  rlo = widen(t, rlo, k, false);
-  rhi = widen(t, rhi, k, true);
-  // 1/(1 + exp(-x)) is 0 once exp(-x) overflows the type it is computed in
-  // (float for every dtype but float64): a legal result of sigmoid there.
-  if (op == Op::Sigmoid && lo < (t == DType::Float64 ? -709.782712893384 : -88.72283905206835))
-    rlo = 0;
-  return with_nan(Interval{fl(t, rlo), fl(t, rhi)}, nan);
-}
-
 } // namespace
 
 std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
                                 const BoundOptions& options) {
-  size_t next = 0;
-  for (const core::TensorDecl& d : kernel.tensors)
-    if (d.role == core::TensorRole::Input)
-      core::check_input(d.name, d.dtype, d.shape, d.span, inputs[next++]);
   BoundDomain domain(options);
   std::vector<std::vector<Interval>> outs = Walk<BoundDomain>(kernel, domain).run(inputs);
   std::vector<BoundTensor> result;

@@ -25,6 +25,7 @@
 #include "core/interrupt.h"
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
+#include "core/tensor.h"
 
 #include <array>
 #include <optional>
@@ -73,14 +74,19 @@ public:
       : k_(k), d_(domain), inputs_(k.tensors.size()), values_(k.tensors.size()) {}
 
   /// Evaluates every statement; \p inputs holds the input tensors in
-  /// declaration order, already checked against their declarations. They
+  /// declaration order (each checked against its declaration: Error). They
   /// are read in place: an input element becomes a value when it is loaded.
   /// Returns the outputs' values.
   std::vector<Values> run(std::span<const core::Tensor> inputs) {
     size_t next = 0;
-    for (size_t i = 0; i < k_.tensors.size(); ++i)
-      if (k_.tensors[i].role == core::TensorRole::Input)
-        inputs_[i] = &inputs[next++];
+    for (size_t i = 0; i < k_.tensors.size(); ++i) {
+      const core::TensorDecl& d = k_.tensors[i];
+      if (d.role != core::TensorRole::Input)
+        continue;
+      TEVAL_ASSERT(next < inputs.size(), "too few inputs");
+      core::check_input(d.name, d.dtype, d.shape, d.span, inputs[next]);
+      inputs_[i] = &inputs[next++];
+    }
     for (const core::Statement& s : k_.statements)
       statement(s);
     std::vector<Values> out;
@@ -198,23 +204,9 @@ private:
     target[flat] = d_.join(target[flat], v);
   }
 
-  bool advance() {
-    for (size_t i = point_.size(); i-- > 0;) {
-      if (++point_[i] < s_->vars[i].end)
-        return true;
-      point_[i] = s_->vars[i].begin;
-    }
-    return false;
-  }
+  bool advance() { return core::next_point(s_->vars, point_); }
 
-  std::string point_text() const {
-    if (point_.empty())
-      return "the only point";
-    std::string out;
-    for (size_t i = 0; i < point_.size(); ++i)
-      out += (i ? ", " : "") + s_->vars[i].name + "=" + std::to_string(point_[i]);
-    return out;
-  }
+  std::string point_text() const { return core::format_point(s_->vars, point_); }
 
   int64_t index_of(const core::Expr& e) {
     if (const Affine* a = affine_of(e))

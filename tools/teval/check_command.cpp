@@ -9,6 +9,7 @@
 #include "oracle/exact_eval.h"
 #include "oracle/verdict.h"
 #include "tools/teval/cli_support.h"
+#include "tools/teval/json.h"
 #include "tools/teval/run_command.h"
 
 #include <algorithm>
@@ -87,14 +88,11 @@ CheckArgs parse(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       c.help = true;
     } else if (a == "--candidate") {
-      const std::string& spec = value(i);
-      size_t eq = spec.find('=');
-      if (eq == std::string::npos || !is_identifier(spec.substr(0, eq)) || eq + 1 == spec.size())
-        throw UsageError{"--candidate takes OUT=PATH.npy, not '" + spec + "'"};
+      auto [name, path] = name_value(value(i), "--candidate takes OUT=PATH.npy");
       for (const auto& seen : c.candidates)
-        if (seen.first == spec.substr(0, eq))
-          throw UsageError{"candidate '" + seen.first + "' is given twice"};
-      c.candidates.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+        if (seen.first == name)
+          throw UsageError{"candidate '" + name + "' is given twice"};
+      c.candidates.emplace_back(name, path);
     } else if (a == "--timeout") {
       c.timeout_text = value(i);
       c.timeout = parse_seconds(a, c.timeout_text);
@@ -141,24 +139,6 @@ std::string rule_name(oracle::Rule r) {
     return "tolerance";
   }
   return "rigorous";
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
 }
 
 std::string json_number(double d) {

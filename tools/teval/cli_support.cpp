@@ -78,6 +78,13 @@ bool is_identifier_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+std::pair<std::string, std::string> name_value(const std::string& spec, const std::string& usage) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || !is_identifier(spec.substr(0, eq)) || eq + 1 == spec.size())
+    throw UsageError{usage + ", not '" + spec + "'"};
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
 bool is_identifier(const std::string& s) {
   return !s.empty() && is_identifier_start(s[0]) &&
          std::all_of(s.begin(), s.end(), is_identifier_char);

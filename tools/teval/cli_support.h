@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace teval::tools {
 
@@ -35,6 +36,10 @@ bool is_identifier_char(char c);
 
 /// True for a C identifier.
 bool is_identifier(const std::string& s);
+
+/// \p spec split at its first '=' into a name (a C identifier) and a
+/// non-empty value. Throws UsageError "<usage>, not '<spec>'" otherwise.
+std::pair<std::string, std::string> name_value(const std::string& spec, const std::string& usage);
 
 /// "float32[4, 8]": a dtype and shape as messages and listings write them.
 std::string type_text(core::DType t, const core::Shape& s);

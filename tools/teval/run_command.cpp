@@ -221,14 +221,11 @@ Options parse_options(const std::vector<std::string>& args) {
         throw UsageError{"parameter '" + name + "' is given twice"};
       o.params[name] = integer_param(spec.substr(eq + 1), spec);
     } else if (a == "-i") {
-      const std::string& spec = value(i);
-      size_t eq = spec.find('=');
-      if (eq == std::string::npos || !is_identifier(spec.substr(0, eq)) || eq + 1 == spec.size())
-        throw UsageError{"-i takes NAME=PATH.npy or NAME=DTYPE[d0,...], not '" + spec + "'"};
+      auto [name, spec] = name_value(value(i), "-i takes NAME=PATH.npy or NAME=DTYPE[d0,...]");
       for (const InputArg& seen : o.inputs)
-        if (seen.name == spec.substr(0, eq))
-          throw UsageError{"input '" + seen.name + "' is given twice"};
-      o.inputs.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+        if (seen.name == name)
+          throw UsageError{"input '" + name + "' is given twice"};
+      o.inputs.push_back({name, spec});
     } else if (a == "--seed") {
       const std::string& v = value(i);
       char* end = nullptr;

@@ -1,0 +1,40 @@
+// What the bounds are computed with: directed double arithmetic (rounded
+// toward -inf or +inf through error-free transformations), hulls of
+// intervals, and the bounds of math functions over intervals.
+#pragma once
+
+#include "oracle/bounds.h"
+
+#include <cstdint>
+
+namespace teval::oracle {
+
+/// The next double below and above \p x.
+double down(double x);
+double up(double x);
+/// a + b and a·b rounded toward -inf (down) or +inf (up).
+double add_down(double a, double b);
+double add_up(double a, double b);
+double mul_down(double a, double b);
+double mul_up(double a, double b);
+
+/// \p v as a Scalar of floating dtype \p t (rounded to nearest).
+core::Scalar fl(core::DType t, double v);
+
+/// \p x (a value of dtype \p t) moved outward by \p k ulps of t, an ulp
+/// taken in x's own binade.
+double widen(core::DType t, double x, int64_t k, bool toward_up);
+
+/// The smallest interval holding every value of \p a and of \p b.
+Interval hull(const Interval& a, const Interval& b);
+/// \p v, with NaN possible too when \p nan.
+Interval with_nan(Interval v, bool nan);
+
+/// Every result of unary math function \p op of dtype \p t over \p x,
+/// within its allowance (options.math_ulps, else math_allowance()).
+Interval math_bound(core::Op op, core::DType t, const Interval& x, const BoundOptions& options);
+/// Every result of pow over \p x and \p y, with C99's special cases.
+Interval pow_bound(core::DType t, const Interval& x, const Interval& y,
+                   const BoundOptions& options);
+
+} // namespace teval::oracle

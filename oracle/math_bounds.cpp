@@ -1,0 +1,182 @@
+// Bounds of math functions over intervals: correctly rounded ends, widened
+// by each function's error allowance (docs/ORACLE.md).
+#include "oracle/bounds.h"
+#include "oracle/exact_math.h"
+#include "oracle/interval_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace teval::oracle {
+
+using core::DType;
+using core::Op;
+using core::Scalar;
+
+int math_allowance(Op op) {
+  switch (op) {
+  case Op::Sqrt:
+  case Op::RFloor:
+  case Op::RCeil:
+  case Op::Frac:
+    return 0; // exact operations, or correctly rounded in IEEE
+  case Op::Rsqrt:
+    return 2; // 1/sqrt(x): two roundings
+  case Op::Sigmoid:
+    return 6; // 1/(1 + exp(-x)): exp's error and two roundings
+  case Op::NormCdf:
+    return 8; // through erfc and a scaled argument
+  default:
+    return 4; // glibc x86-64's known maxima for these are 1 to 3 (docs/ORACLE.md)
+  }
+}
+
+namespace {
+
+bool increasing(Op op) {
+  switch (op) {
+  case Op::Exp:
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Asin:
+  case Op::Atan:
+  case Op::Sinh:
+  case Op::Tanh:
+  case Op::Erf:
+  case Op::NormCdf:
+  case Op::Sigmoid:
+  case Op::RFloor:
+  case Op::RCeil:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+Interval pow_bound(DType t, const Interval& x, const Interval& y, const BoundOptions& options) {
+  int64_t k = options.math_ulps >= 0 ? options.math_ulps : math_allowance(Op::Pow);
+  auto bounded = [&](double lo, double hi, bool nan) {
+    if (std::isnan(lo) || std::isnan(hi))
+      return Interval::point(fl(t, NAN));
+    return with_nan(Interval{fl(t, widen(t, lo, k, false)), fl(t, widen(t, hi, k, true))}, nan);
+  };
+  // pow(x, 0) and pow(1, y) are 1 even for a NaN x or y (C99 Annex F).
+  bool one = (x.nan && y.contains(fl(t, 0))) || (y.nan && x.contains(fl(t, 1)));
+  auto with_one = [&](Interval r) { return one ? hull(r, Interval::point(fl(t, 1))) : r; };
+  if ((x.singleton() || x.no_number()) && (y.singleton() || y.no_number())) {
+    double a = x.no_number() ? NAN : x.lo.f, b = y.no_number() ? NAN : y.lo.f;
+    double r = correctly_rounded(Op::Pow, t, a, b);
+    if (std::isnan(r))
+      return Interval::point(fl(t, NAN));
+    return bounded(correctly_rounded(Op::Pow, t, a, b, Rounding::Down),
+                   correctly_rounded(Op::Pow, t, a, b, Rounding::Up), false);
+  }
+  if (x.no_number() || y.no_number())
+    return with_one(Interval::point(fl(t, NAN)));
+  // x^y = exp(y·ln x) takes its extremes at the corners when x > 0.
+  if (!(x.lo.f > 0) || !std::isfinite(x.hi.f) || !std::isfinite(y.lo.f) || !std::isfinite(y.hi.f))
+    return Interval::everything(t);
+  double lo = INFINITY, hi = -INFINITY;
+  for (double a : {x.lo.f, x.hi.f})
+    for (double b : {y.lo.f, y.hi.f}) {
+      lo = std::min(lo, correctly_rounded(Op::Pow, t, a, b, Rounding::Down));
+      hi = std::max(hi, correctly_rounded(Op::Pow, t, a, b, Rounding::Up));
+    }
+  return with_one(bounded(lo, hi, x.nan || y.nan));
+}
+
+Interval math_bound(Op op, DType t, const Interval& x, const BoundOptions& options) {
+  if (x.no_number())
+    return Interval::point(fl(t, NAN));
+  int64_t k = options.math_ulps >= 0 ? options.math_ulps : math_allowance(op);
+  bool nan = x.nan;
+  double lo = x.lo.f, hi = x.hi.f;
+  if (op == Op::NormCdf && options.math_ulps < 0 && lo < 0) {
+    // erfc(-x/√2)/2 is ill-conditioned for x < 0: rounding the scaled
+    // argument alone moves the result by up to 2x² ulps.
+    k += static_cast<int64_t>(std::ceil(std::min(2 * lo * lo, 1e9)));
+  }
+  // Clip to the function's domain; outside it a legal result is NaN.
+  auto clip = [&](double min, double max) {
+    if (lo < min || hi > max)
+      nan = true;
+    lo = std::max(lo, min);
+    hi = std::min(hi, max);
+  };
+  switch (op) {
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Rsqrt:
+    clip(lo < 0 ? -0.0 : lo, INFINITY);
+    break;
+  case Op::Asin:
+  case Op::Acos:
+    clip(-1, 1);
+    break;
+  default:
+    break;
+  }
+  if (lo > hi)
+    return Interval::point(fl(t, NAN));
+  auto f = [&](double v, Rounding r) { return correctly_rounded(op, t, v, 0, r); };
+  double rlo = 0, rhi = 0;
+  bool periodic = op == Op::Sin || op == Op::Cos || op == Op::Tan;
+  if (increasing(op)) {
+    rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
+  } else if (op == Op::Rsqrt && lo <= 0) {
+    // 1/sqrt(+0) is +inf and 1/sqrt(-0) is -inf (IEEE rSqrt).
+    return Interval{fl(t, std::signbit(lo) ? -INFINITY : f(hi, Rounding::Down)), fl(t, INFINITY),
+                    nan};
+  } else if (op == Op::Rsqrt || op == Op::Acos) {
+    rlo = f(hi, Rounding::Down), rhi = f(lo, Rounding::Up);
+  } else if (lo == hi) {
+    rlo = f(lo, Rounding::Down), rhi = f(lo, Rounding::Up);
+  } else if (op == Op::Cosh) {
+    if (lo >= 0 || hi <= 0) {
+      double a = f(lo, Rounding::Down), b = f(hi, Rounding::Down);
+      rlo = std::min(a, b);
+      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
+    } else {
+      rlo = 1;
+      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
+    }
+  } else if (op == Op::Frac) {
+    if (std::floor(lo) == std::floor(hi))
+      rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
+    else
+      rlo = 0, rhi = 1;
+  } else if (periodic) {
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      return op == Op::Tan ? Interval::everything(t) : Interval{fl(t, -1), fl(t, 1), true};
+    // Monotone between critical points (sin's and tan's at π/2 + mπ, cos's
+    // at mπ); the margin makes the test safe against its own rounding.
+    double c = op == Op::Cos ? 0 : std::numbers::pi / 2;
+    bool monotone = std::fabs(lo) < 1e6 && std::fabs(hi) < 1e6 &&
+                    std::floor((lo - c) / std::numbers::pi - 1e-6) ==
+                        std::floor((hi - c) / std::numbers::pi + 1e-6);
+    if (monotone) {
+      rlo = std::min(f(lo, Rounding::Down), f(hi, Rounding::Down));
+      rhi = std::max(f(lo, Rounding::Up), f(hi, Rounding::Up));
+    } else if (op == Op::Tan) {
+      return Interval::everything(t);
+    } else {
+      rlo = -1, rhi = 1;
+    }
+  } else {
+    return Interval::everything(t);
+  }
+  if (std::isnan(rlo) || std::isnan(rhi) || rlo > rhi)
+    return Interval::everything(t);
+  rlo = widen(t, rlo, k, false);
+  rhi = widen(t, rhi, k, true);
+  // 1/(1 + exp(-x)) is 0 once exp(-x) overflows the type it is computed in
+  // (float for every dtype but float64): a legal result of sigmoid there.
+  if (op == Op::Sigmoid && lo < (t == DType::Float64 ? -709.782712893384 : -88.72283905206835))
+    rlo = 0;
+  return with_nan(Interval{fl(t, rlo), fl(t, rhi)}, nan);
+}
+
+} // namespace teval::oracle
