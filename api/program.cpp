@@ -1,18 +1,17 @@
-// The public Program (include/teval/teval.h) over parser/, interp/, oracle/
-// and jit/.
+// The public Program (include/teval/teval.h) over parser/, interp/ and
+// oracle/, and the JIT when the teval::jit component is linked.
+#include "api/jit_engine.h"
 #include "api/values.h"
 #include "core/lower.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
+#include "interp/random_inputs.h"
 #include "oracle/bounds.h"
 #include "oracle/exact_eval.h"
 #include "oracle/verdict.h"
 #include "parser/antares/antares.h"
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
-#ifdef TEVAL_HAVE_JIT
-#include "jit/jit.h"
-#endif
 
 #include <algorithm>
 #include <mutex>
@@ -25,13 +24,9 @@ struct Program::Impl {
   core::Kernel kernel;
   std::vector<TensorInfo> inputs, outputs;
   std::vector<int> input_ids; // kernel tensor ids, in inputs order
-#ifdef TEVAL_HAVE_JIT
-  // Compiled on first use; compiled kernels may run concurrently.
-  // The session owns the compiled code: it lives as long as the program.
+  // Compiled on first use; the compiled program may run concurrently.
   mutable std::mutex jit_mutex;
-  mutable std::unique_ptr<jit::Jit> session;
-  mutable std::unique_ptr<jit::CompiledKernel> compiled;
-#endif
+  mutable std::unique_ptr<api::JitProgram> compiled;
 };
 
 namespace {
@@ -126,12 +121,50 @@ const std::vector<TensorInfo>& Program::outputs() const {
   return impl_->outputs;
 }
 
+std::map<std::string, Tensor> Program::random_inputs(uint64_t seed) const {
+  try {
+    std::vector<core::Tensor> drawn = interp::make_inputs(impl_->kernel, {}, seed);
+    std::map<std::string, Tensor> out;
+    for (size_t i = 0; i < drawn.size(); ++i)
+      out.emplace(impl_->inputs[i].name, api::move_out(std::move(drawn[i])));
+    return out;
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
 std::string Program::lower() const {
   try {
     return core::to_string(core::lower(impl_->kernel));
   } catch (const core::Error& e) {
     throw api::public_error(e);
   }
+}
+
+namespace {
+
+[[noreturn]] void no_jit(const std::string& what) {
+  fail(what + " needs the JIT: link teval::jit (find_package(teval COMPONENTS jit))");
+}
+
+std::string emit(const core::Kernel& kernel, bool assembly) {
+  if (!teval_api_emit_jit)
+    no_jit(assembly ? "jit_asm()" : "jit_llvm()");
+  try {
+    return teval_api_emit_jit(core::lower(kernel), assembly);
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
+} // namespace
+
+std::string Program::jit_llvm() const {
+  return emit(impl_->kernel, false);
+}
+
+std::string Program::jit_asm() const {
+  return emit(impl_->kernel, true);
 }
 
 namespace {
@@ -155,7 +188,7 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
       fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
            ", not " + core::to_string(api::internal(it->second.dtype)) +
            core::to_string(it->second.shape));
-    given.push_back(api::copy_in(it->second));
+    given.push_back(api::internal_tensor(it->second));
   }
   return given;
 }
@@ -179,24 +212,20 @@ std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef
       out = oracle::run_exact(p.kernel, given);
       break;
     case Engine::Jit: {
-#ifdef TEVAL_HAVE_JIT
+      if (!teval_api_compile_jit)
+        no_jit("Engine::Jit");
       {
         std::lock_guard<std::mutex> lock(p.jit_mutex);
-        if (!p.compiled) {
-          p.session = std::make_unique<jit::Jit>();
-          p.compiled = p.session->compile(core::lower(p.kernel));
-        }
+        if (!p.compiled)
+          p.compiled.reset(teval_api_compile_jit(core::lower(p.kernel)));
       }
       out = p.compiled->run(given);
-#else
-      fail("this teval was built without the JIT (TEVAL_BUILD_JIT=OFF)");
-#endif
       break;
     }
     }
     std::map<std::string, Tensor> result;
     for (size_t o = 0; o < out.size(); ++o)
-      result.emplace(p.outputs[o].name, api::copy_out(out[o]));
+      result.emplace(p.outputs[o].name, api::move_out(std::move(out[o])));
     return result;
   } catch (const core::Error& e) {
     throw api::public_error(e);
@@ -234,7 +263,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       while (p.outputs[o].name != name)
         ++o;
       oracle::OutputVerdict v =
-          oracle::judge(name, api::copy_in(ref), sequential[o], exact[o], bounds[o], rule);
+          oracle::judge(name, api::internal_tensor(ref), sequential[o], exact[o], bounds[o], rule);
       oracle::explain(v, p.kernel, given, o);
       Verdict out;
       out.name = name;

@@ -36,6 +36,15 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(
   bytes_.resize(static_cast<size_t>(n) * size_of(dtype));
 }
 
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape, std::vector<std::byte> bytes)
+    : Tensor(dtype, std::move(shape)) {
+  if (bytes.size() != bytes_.size())
+    api::fail("a " + std::string(name(dtype)) + " tensor of " + std::to_string(numel()) +
+              " elements needs " + std::to_string(bytes_.size()) + " bytes, not " +
+              std::to_string(bytes.size()));
+  bytes_ = std::move(bytes);
+}
+
 int64_t Tensor::numel() const {
   int64_t n = 1;
   for (int64_t d : shape_)
@@ -82,22 +91,44 @@ void fail(const std::string& message) {
   throw Error({{"", 0, 0, message}}, "error: " + message + "\n");
 }
 
-core::Tensor copy_in(const TensorRef& ref) {
+namespace {
+
+// Whether \p ref's strides are C order's (extents of 1 and empty tensors
+// may have any).
+bool c_order(const TensorRef& ref) {
+  if (ref.strides.empty())
+    return true;
+  int64_t expected = 1;
+  for (size_t d = ref.shape.size(); d-- > 0;) {
+    if (ref.shape[d] == 0)
+      return true;
+    if (ref.shape[d] != 1 && ref.strides[d] != expected)
+      return false;
+    expected *= ref.shape[d];
+  }
+  return true;
+}
+
+} // namespace
+
+core::Tensor internal_tensor(const TensorRef& ref) {
+  if (!ref.strides.empty() && ref.strides.size() != ref.shape.size())
+    fail("a tensor has " + std::to_string(ref.strides.size()) + " strides for " +
+         std::to_string(ref.shape.size()) + " dimensions");
   core::Tensor t(internal(ref.dtype), ref.shape);
   if (t.numel() == 0)
     return t;
   if (!ref.data)
     fail("a tensor has no data");
   size_t size = size_of(ref.dtype);
+  if (c_order(ref) && reinterpret_cast<uintptr_t>(ref.data) % size == 0)
+    return core::Tensor::borrow(t.dtype(), t.shape(), static_cast<const std::byte*>(ref.data));
   auto* out = reinterpret_cast<unsigned char*>(t.bytes().data());
   const auto* in = static_cast<const unsigned char*>(ref.data);
-  if (ref.strides.empty()) {
+  if (c_order(ref)) {
     std::memcpy(out, in, t.bytes().size());
     return t;
   }
-  if (ref.strides.size() != ref.shape.size())
-    fail("a tensor has " + std::to_string(ref.strides.size()) + " strides for " +
-         std::to_string(ref.shape.size()) + " dimensions");
   // Walk the elements in C order, reading each where its strides say.
   std::vector<int64_t> index(ref.shape.size(), 0);
   for (int64_t flat = 0; flat < t.numel(); ++flat) {
@@ -114,11 +145,10 @@ core::Tensor copy_in(const TensorRef& ref) {
   return t;
 }
 
-Tensor copy_out(const core::Tensor& t) {
-  Tensor out(public_dtype(t.dtype()), t.shape());
-  if (out.size_bytes())
-    std::memcpy(out.data(), t.bytes().data(), out.size_bytes());
-  return out;
+Tensor move_out(core::Tensor&& t) {
+  core::Shape shape = t.shape();
+  DType dtype = public_dtype(t.dtype());
+  return Tensor(dtype, std::move(shape), t.release());
 }
 
 } // namespace api

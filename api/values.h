@@ -17,9 +17,10 @@ Error public_error(const core::Error& e);
 /// An Error with no position (an API misuse or a missing input).
 [[noreturn]] void fail(const std::string& message);
 
-/// A copy of \p ref (any strides) as an internal C-order tensor.
-core::Tensor copy_in(const TensorRef& ref);
-/// A copy of \p t as a public tensor.
-Tensor copy_out(const core::Tensor& t);
+/// \p ref as an internal C-order tensor: a view of the caller's memory
+/// when it is in C order and aligned, else a copy (any strides).
+core::Tensor internal_tensor(const TensorRef& ref);
+/// \p t as a public tensor, its storage moved (a borrowed tensor copied).
+Tensor move_out(core::Tensor&& t);
 
 } // namespace teval::api

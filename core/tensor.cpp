@@ -1,4 +1,5 @@
-// An owning, contiguous, row-major tensor.
+// A contiguous, row-major tensor: owned, or a read-only view of a caller's
+// memory.
 #include "core/tensor.h"
 
 #include "core/error.h"
@@ -31,12 +32,85 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
                     " is larger than teval's limit of " + std::to_string(kMaxTensorBytes) +
                     " bytes");
   numel_ = *n;
-  bytes_.assign(static_cast<size_t>(bytes), std::byte{0});
+  size_ = static_cast<size_t>(bytes);
+  bytes_.assign(size_, std::byte{0});
+}
+
+Tensor Tensor::borrow(DType dtype, Shape shape, const std::byte* data) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  std::optional<int64_t> n = checked_numel(t.shape_);
+  int64_t bytes = 0;
+  TEVAL_ASSERT(n && !__builtin_mul_overflow(*n, int64_t{size_bytes(dtype)}, &bytes),
+               "a borrowed tensor's size overflows");
+  t.numel_ = *n;
+  t.size_ = static_cast<size_t>(bytes);
+  // An empty view needs no memory; it owns its (empty) storage.
+  if (t.size_)
+    t.view_ = data;
+  return t;
+}
+
+Tensor::Tensor(const Tensor& other)
+    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_), size_(other.size_),
+      bytes_(other.data(), other.data() + other.size_) {}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other)
+    *this = Tensor(other);
+  return *this;
+}
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : dtype_(other.dtype_), shape_(std::move(other.shape_)), numel_(other.numel_),
+      size_(other.size_), bytes_(std::move(other.bytes_)), view_(other.view_) {
+  other.shape_.clear();
+  other.numel_ = 1;
+  other.size_ = 0;
+  other.bytes_.clear();
+  other.view_ = nullptr;
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this == &other)
+    return *this;
+  dtype_ = other.dtype_;
+  shape_ = std::move(other.shape_);
+  numel_ = other.numel_;
+  size_ = other.size_;
+  bytes_ = std::move(other.bytes_);
+  view_ = other.view_;
+  other.shape_.clear();
+  other.numel_ = 1;
+  other.size_ = 0;
+  other.bytes_.clear();
+  other.view_ = nullptr;
+  return *this;
+}
+
+void Tensor::own() {
+  if (!view_)
+    return;
+  bytes_.assign(view_, view_ + size_);
+  view_ = nullptr;
+}
+
+std::span<std::byte> Tensor::bytes() {
+  own();
+  return bytes_;
+}
+
+std::vector<std::byte> Tensor::release() {
+  own();
+  std::vector<std::byte> out = std::move(bytes_);
+  *this = Tensor();
+  return out;
 }
 
 Scalar Tensor::get(int64_t flat) const {
   TEVAL_ASSERT(flat >= 0 && flat < numel_, "tensor element out of range");
-  const std::byte* p = bytes_.data() + flat * size_bytes(dtype_);
+  const std::byte* p = data() + flat * size_bytes(dtype_);
   Scalar s;
   s.dtype = dtype_;
   switch (dtype_) {
@@ -77,6 +151,7 @@ Scalar Tensor::get(int64_t flat) const {
 void Tensor::set(int64_t flat, const Scalar& v) {
   TEVAL_ASSERT(flat >= 0 && flat < numel_, "tensor element out of range");
   TEVAL_ASSERT(v.dtype == dtype_, "storing a value of another dtype");
+  own();
   std::byte* p = bytes_.data() + flat * size_bytes(dtype_);
   switch (dtype_) {
   case DType::Bool:

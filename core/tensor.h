@@ -1,4 +1,5 @@
-// An owning, contiguous, row-major tensor.
+// A contiguous, row-major tensor: owned, or a read-only view of a caller's
+// memory.
 #pragma once
 
 #include "core/dtype.h"
@@ -14,22 +15,41 @@
 
 namespace teval::core {
 
-/// A dtype, a shape and zero-initialised contiguous C-order storage.
-/// Element values are read and written as Scalars; raw bytes are available
-/// for I/O and for compiled code.
+/// A dtype, a shape and contiguous C-order storage. Element values are
+/// read and written as Scalars; raw bytes are available for I/O and for
+/// compiled code.
+///
+/// A tensor owns its storage, or borrows a caller's memory (borrow): a
+/// borrowed tensor is read where it lies, its copies own their elements,
+/// and the first mutable access takes a private copy, so the caller's
+/// memory is never written.
 class Tensor {
 public:
   Tensor() = default;
   /// A zero-filled tensor. Throws Error(Limit) when the shape is invalid or
   /// larger than kMaxTensorBytes.
   Tensor(DType dtype, Shape shape);
+  /// A view of \p data, which holds the elements in C order, is aligned
+  /// for \p dtype and outlives the view and its moves.
+  static Tensor borrow(DType dtype, Shape shape, const std::byte* data);
+
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other) noexcept;
+  ~Tensor() = default;
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
   int64_t numel() const { return numel_; }
-  std::span<std::byte> bytes() { return bytes_; }
-  std::span<const std::byte> bytes() const { return bytes_; }
+  /// The elements (a borrowed tensor takes its private copy first).
+  std::span<std::byte> bytes();
+  std::span<const std::byte> bytes() const { return {data(), size_}; }
+  bool borrowed() const { return view_ != nullptr; }
+  /// Moves the elements out (a copy for a borrowed tensor), leaving the
+  /// tensor empty.
+  std::vector<std::byte> release();
 
   /// Element \p flat (row-major position).
   Scalar get(int64_t flat) const;
@@ -39,10 +59,15 @@ public:
   void fill(const Scalar& v);
 
 private:
+  const std::byte* data() const { return view_ ? view_ : bytes_.data(); }
+  void own();
+
   DType dtype_ = DType::Float32;
   Shape shape_;
   int64_t numel_ = 1;
+  size_t size_ = 0; // bytes
   std::vector<std::byte> bytes_;
+  const std::byte* view_ = nullptr;
 };
 
 /// Throws Error(Shape) at \p span when \p input is not of \p dtype and

@@ -80,11 +80,13 @@ struct TensorInfo {
   std::vector<int64_t> shape;
 };
 
-/// A caller's tensor, read where it lies: element (i0, ..., in) is at
-/// data + (i0·strides[0] + ... + in·strides[n])·size_of(dtype) bytes. Empty
-/// strides mean C order (row-major, contiguous); Fortran order and other
-/// layouts give their strides in elements. The memory must stay valid for
-/// the call it is passed to.
+/// A caller's tensor: element (i0, ..., in) is at data + (i0·strides[0] +
+/// ... + in·strides[n])·size_of(dtype) bytes. Empty strides mean C order
+/// (row-major, contiguous); Fortran order and other layouts give their
+/// strides in elements (negative ones too). A C-order tensor whose data is
+/// aligned for its dtype is read where it lies, with no copy; any other
+/// layout is gathered into C order first. The memory must stay valid, and
+/// unchanged, for the call it is passed to; teval never writes to it.
 struct TensorRef {
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
@@ -97,6 +99,9 @@ class Tensor {
 public:
   /// A zero-filled tensor.
   Tensor(DType dtype, std::vector<int64_t> shape);
+  /// A tensor that adopts \p bytes, its elements in C order (numel ·
+  /// size_of(dtype) bytes; anything else is an Error).
+  Tensor(DType dtype, std::vector<int64_t> shape, std::vector<std::byte> bytes);
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t numel() const;
@@ -206,8 +211,17 @@ public:
                              const std::map<std::string, TensorRef>& candidates,
                              const CheckOptions& options = {}) const;
 
+  /// Seeded random inputs, one per input name: what `teval run --seed`
+  /// draws (the distribution docs/SEMANTICS.md gives: valid by
+  /// construction where an integer input serves as an index).
+  std::map<std::string, Tensor> random_inputs(uint64_t seed) const;
+
   /// The loop nest the program lowers to, as `teval lower` prints it.
   std::string lower() const;
+  /// The JIT's optimised LLVM IR and host assembly of the program, as
+  /// `teval jit --emit llvm|asm` prints them (an Error without teval::jit).
+  std::string jit_llvm() const;
+  std::string jit_asm() const;
 
   struct Impl;
 

@@ -70,6 +70,88 @@ TEST(Api, StridedInputsAreReadWhereTheyLie) {
     EXPECT_EQ(o[i], static_cast<float>(i + 1));
 }
 
+TEST(Api, AnyLayoutIsReadCorrectly) {
+  // One 2×3 matrix (values 1..6 in C order) in five layouts: C order with
+  // explicit strides, a column view of a wider matrix, negative strides
+  // (both axes reversed), a broadcast row (stride 0) and a pointer that is
+  // not aligned for float.
+  std::vector<float> wide{1, 2, 3, 0, 4, 5, 6, 0};
+  std::vector<float> reversed{6, 5, 4, 3, 2, 1};
+  std::vector<float> row{1, 2, 3};
+  std::vector<unsigned char> unaligned(1 + 6 * sizeof(float));
+  for (int i = 0; i < 6; ++i) {
+    float v = static_cast<float>(i + 1);
+    std::memcpy(unaligned.data() + 1 + i * sizeof(float), &v, sizeof v);
+  }
+  std::vector<float> c{1, 2, 3, 4, 5, 6};
+  std::vector<TensorRef> layouts{
+      ref(c, {2, 3}, {3, 1}),
+      ref(wide, {2, 3}, {4, 1}),
+      {DType::Float32, {2, 3}, reversed.data() + 5, {-3, -1}},
+      {DType::Float32, {2, 3}, unaligned.data() + 1, {}},
+  };
+  for (size_t l = 0; l < layouts.size(); ++l) {
+    auto out = teval::run("output0[N, M] = input0[N, M] + 0.0", {{"input0", layouts[l]}});
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ(floats(out.at("output0"))[i], static_cast<float>(i + 1)) << "layout " << l;
+  }
+  auto out =
+      teval::run("output0[N, M] = input0[N, M] + 0.0", {{"input0", ref(row, {2, 3}, {0, 1})}});
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(floats(out.at("output0"))[i], row[i % 3]);
+  // The wrong number of strides.
+  EXPECT_THROW(teval::run("output0[N, M] = input0[N, M] + 0.0", {{"input0", ref(c, {2, 3}, {1})}}),
+               teval::Error);
+}
+
+TEST(Api, OutputsNeverShareTheCallersMemory) {
+  // An output that is an input as it is comes back as its own copy, on
+  // every engine, and the caller's memory is left as it was.
+  std::vector<float> x{1, 2, 3};
+  for (Engine e : {Engine::Interpreter, Engine::IREval, Engine::Jit, Engine::Exact}) {
+    auto out = teval::run("output0[N] = input0[N]", {{"input0", ref(x, {3})}}, {}, e);
+    teval::Tensor& o = out.at("output0");
+    EXPECT_NE(o.data(), static_cast<const void*>(x.data()));
+    static_cast<float*>(o.data())[0] = 42;
+    EXPECT_EQ(x[0], 1.0f);
+  }
+}
+
+TEST(Api, RandomInputsAreSeededAndValidAsIndices) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {5, 3}};
+  options.inputs["input1"] = {DType::Int32, {4}};
+  teval::Program p = teval::Program::load("output0[N, M] = input0[input1[N], M]", options);
+  auto a = p.random_inputs(7), b = p.random_inputs(7), c = p.random_inputs(8);
+  ASSERT_EQ(a.size(), 2u);
+  const teval::Tensor& x = a.at("input0");
+  EXPECT_EQ(x.shape(), (std::vector<int64_t>{5, 3}));
+  EXPECT_EQ(std::memcmp(x.data(), b.at("input0").data(), x.size_bytes()), 0);
+  EXPECT_NE(std::memcmp(x.data(), c.at("input0").data(), x.size_bytes()), 0);
+  for (int i = 0; i < 15; ++i) {
+    EXPECT_GE(floats(x)[i], -1.0f);
+    EXPECT_LT(floats(x)[i], 1.0f);
+  }
+  // The gather's indices are drawn in [0, 5), so the program runs.
+  const auto* index = static_cast<const int32_t*>(a.at("input1").data());
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_GE(index[i], 0);
+    EXPECT_LT(index[i], 5);
+  }
+  std::map<std::string, TensorRef> refs;
+  for (const auto& [name, t] : a)
+    refs.emplace(name, t.ref());
+  EXPECT_EQ(p.run(refs).at("output0").shape(), (std::vector<int64_t>{4, 3}));
+}
+
+TEST(Api, TheJitShowsItsCode) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Int32, {16}};
+  teval::Program p = teval::Program::load("output0[N] = input0[N] + 1", options);
+  EXPECT_NE(p.jit_llvm().find("define"), std::string::npos);
+  EXPECT_NE(p.jit_asm().find("ret"), std::string::npos);
+}
+
 TEST(Api, TileFunctionsTakeEntryAndParameters) {
   teval::LoadOptions options;
   options.entry = "scale";

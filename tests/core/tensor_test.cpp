@@ -1,8 +1,11 @@
-// The owning tensor: storage per dtype, limits.
+// The tensor: storage per dtype, limits, borrowed views.
 #include "core/error.h"
 #include "core/tensor.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
+#include <utility>
 
 namespace teval {
 namespace {
@@ -51,6 +54,38 @@ TEST(Tensor, HugeShapesAreLimitErrors) {
     EXPECT_EQ(e.kind(), core::ErrorKind::Limit);
   }
   EXPECT_THROW(Tensor(DType::Float64, {int64_t{1} << 32, 8}), core::Error);
+}
+
+TEST(Tensor, ABorrowedTensorReadsTheCallersMemoryAndNeverWritesIt) {
+  const int32_t memory[3] = {4, 5, 6};
+  const auto* data = reinterpret_cast<const std::byte*>(memory);
+  Tensor view = Tensor::borrow(DType::Int32, {3}, data);
+  EXPECT_TRUE(view.borrowed());
+  EXPECT_EQ(std::as_const(view).bytes().data(), data); // no copy
+  EXPECT_EQ(view.get(2).i, 6);
+  // A copy owns its elements.
+  Tensor copy = view;
+  EXPECT_FALSE(copy.borrowed());
+  EXPECT_NE(std::as_const(copy).bytes().data(), data);
+  EXPECT_EQ(copy.get(1).i, 5);
+  // A move keeps the view; the moved-from tensor is empty.
+  Tensor moved = std::move(view);
+  EXPECT_TRUE(moved.borrowed());
+  EXPECT_EQ(view.numel(), 1); // NOLINT(bugprone-use-after-move): the state is specified
+  EXPECT_TRUE(view.bytes().empty());
+  // Writing takes a private copy first.
+  moved.set(0, Scalar::of_int(DType::Int32, 9));
+  EXPECT_FALSE(moved.borrowed());
+  EXPECT_EQ(moved.get(0).i, 9);
+  EXPECT_EQ(memory[0], 4);
+  Tensor again = Tensor::borrow(DType::Int32, {3}, data);
+  again.bytes()[0] = std::byte{1};
+  EXPECT_EQ(memory[0], 4);
+  // Releasing the storage of a view copies it.
+  std::vector<std::byte> released = Tensor::borrow(DType::Int32, {3}, data).release();
+  ASSERT_EQ(released.size(), 12u);
+  EXPECT_NE(released.data(), data);
+  EXPECT_EQ(std::memcmp(released.data(), memory, 12), 0);
 }
 
 } // namespace

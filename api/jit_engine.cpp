@@ -1,0 +1,33 @@
+// The teval::jit component: Engine::Jit through jit/ (ORC LLJIT).
+#include "api/jit_engine.h"
+
+#include "jit/jit.h"
+
+namespace teval::api {
+namespace {
+
+// The session owns the compiled code, so it lives as long as the program.
+class Compiled final : public JitProgram {
+public:
+  explicit Compiled(const core::LoopNest& nest)
+      : session_(std::make_unique<jit::Jit>()), kernel_(session_->compile(nest)) {}
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const override {
+    return kernel_->run(inputs);
+  }
+
+private:
+  std::unique_ptr<jit::Jit> session_;
+  std::unique_ptr<jit::CompiledKernel> kernel_;
+};
+
+} // namespace
+} // namespace teval::api
+
+extern "C" teval::api::JitProgram* teval_api_compile_jit(const teval::core::LoopNest& nest) {
+  return new teval::api::Compiled(nest);
+}
+
+extern "C" std::string teval_api_emit_jit(const teval::core::LoopNest& nest, bool assembly) {
+  teval::jit::Jit session;
+  return assembly ? session.emit_asm(nest) : session.emit_llvm(nest);
+}

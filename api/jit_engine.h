@@ -1,0 +1,34 @@
+// The JIT behind Engine::Jit, in its own library (the CMake component
+// teval::jit) so that a consumer who needs only the interpreter does not
+// link LLVM. The public API finds it through a weak reference: linking
+// teval::jit defines it (and its link options make the linker pull it in).
+#pragma once
+
+#include "core/loopnest.h"
+#include "core/tensor.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace teval::api {
+
+/// One program compiled by the JIT: runnable from several threads.
+class JitProgram {
+public:
+  virtual ~JitProgram() = default;
+  virtual std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const = 0;
+};
+
+} // namespace teval::api
+
+/// Compiles \p nest; defined by the teval::jit component only. The name is
+/// unmangled so that the component's link option can name it.
+extern "C" __attribute__((weak)) teval::api::JitProgram*
+teval_api_compile_jit(const teval::core::LoopNest& nest);
+
+/// The optimised LLVM IR (\p assembly false) or the host assembly of
+/// \p nest; defined by the teval::jit component only.
+extern "C" __attribute__((weak)) std::string teval_api_emit_jit(const teval::core::LoopNest& nest,
+                                                                bool assembly);
