@@ -113,6 +113,18 @@ TEST(Package, AnInstalledPackageBuildsAndRunsTheConsumerExample) {
   ASSERT_NE(jit, std::string::npos);
   EXPECT_EQ(r.out.substr(0, jit).find("libLLVM"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("libLLVM", jit), std::string::npos) << r.out;
+#ifdef TEVAL_PYTHON
+  // The Python package is installed under the prefix, in the site
+  // directory's layout, and imports from there.
+  std::string site = (dir / "prefix" / TEVAL_PYTHON_SITE).string();
+  r = test::run_shell("PYTHONPATH=" + site +
+                          " " TEVAL_PYTHON " -c 'import teval, numpy; print(teval.__file__); "
+                          "print(teval.run(\"output0[N] = input0[N] * 2\", "
+                          "{\"input0\": numpy.array([1, 2], numpy.int32)})[\"output0\"])'",
+                      dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, site + "/teval/__init__.py\n[2 4]\n");
+#endif
   // The installed command runs too.
   r = test::run_shell("prefix/bin/teval run -e 'output0[N] = N where N in 3'", dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;

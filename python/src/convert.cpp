@@ -1,0 +1,126 @@
+// Conversions between numpy arrays and the public API's tensors.
+#include "python/src/convert.h"
+
+#include <optional>
+#include <string>
+
+namespace teval::python {
+
+namespace {
+
+const DType kAll[] = {DType::Bool,    DType::Int8,   DType::Int16,   DType::Int32,
+                      DType::Int64,   DType::UInt8,  DType::Float16, DType::BFloat16,
+                      DType::Float32, DType::Float64};
+
+// The numpy dtype that holds \p t's elements.
+py::dtype numpy_dtype(DType t) {
+  switch (t) {
+  case DType::Bool:
+    return py::dtype("bool");
+  case DType::Int8:
+    return py::dtype("int8");
+  case DType::Int16:
+    return py::dtype("int16");
+  case DType::Int32:
+    return py::dtype("int32");
+  case DType::Int64:
+    return py::dtype("int64");
+  case DType::UInt8:
+    return py::dtype("uint8");
+  case DType::Float16:
+    return py::dtype("float16");
+  case DType::BFloat16:
+    return py::dtype("uint16");
+  case DType::Float32:
+    return py::dtype("float32");
+  case DType::Float64:
+    return py::dtype("float64");
+  }
+  throw std::logic_error("unknown dtype");
+}
+
+// teval's dtype for a numpy dtype of kind \p kind and \p size bytes.
+std::optional<DType> from_numpy(char kind, py::ssize_t size) {
+  if (kind == 'b' && size == 1)
+    return DType::Bool;
+  if (kind == 'i') {
+    switch (size) {
+    case 1:
+      return DType::Int8;
+    case 2:
+      return DType::Int16;
+    case 4:
+      return DType::Int32;
+    case 8:
+      return DType::Int64;
+    }
+  }
+  if (kind == 'u' && size == 1)
+    return DType::UInt8;
+  if (kind == 'u' && size == 2)
+    return DType::BFloat16;
+  if (kind == 'f') {
+    switch (size) {
+    case 2:
+      return DType::Float16;
+    case 4:
+      return DType::Float32;
+    case 8:
+      return DType::Float64;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+DType dtype_named(const std::string& name) {
+  for (DType t : kAll)
+    if (teval::name(t) == name)
+      return t;
+  throw py::value_error("unknown dtype '" + name +
+                        "'; teval's dtypes are bool, int8, int16, int32, int64, uint8, float16, "
+                        "bfloat16, float32, float64");
+}
+
+InputArray input_array(const py::handle& object) {
+  py::module_ numpy = py::module_::import("numpy");
+  py::array array = numpy.attr("asarray")(object);
+  // Elements in the other byte order are swapped into a native copy.
+  if (!array.dtype().attr("isnative").cast<bool>())
+    array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
+  char kind = array.dtype().kind();
+  py::ssize_t size = array.itemsize();
+  std::optional<DType> dtype = from_numpy(kind, size);
+  if (!dtype)
+    throw py::type_error("teval has no dtype for numpy's " + std::string(py::str(array.dtype())) +
+                         "; it reads bool, int8, int16, int32, int64, uint8, float16, float32, "
+                         "float64 and uint16 (bfloat16 words)");
+  // Strides that are not whole elements (a view into a record array) are
+  // gathered by numpy first.
+  for (py::ssize_t d = 0; d < array.ndim(); ++d)
+    if (array.strides(d) % size != 0) {
+      array = numpy.attr("ascontiguousarray")(array);
+      break;
+    }
+  InputArray in{array, {}};
+  in.ref.dtype = *dtype;
+  in.ref.data = array.data();
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+    in.ref.shape.push_back(array.shape(d));
+    in.ref.strides.push_back(array.strides(d) / size);
+  }
+  return in;
+}
+
+py::array output_array(Tensor&& t) {
+  if (t.size_bytes() == 0)
+    return py::array(numpy_dtype(t.dtype()),
+                     std::vector<py::ssize_t>(t.shape().begin(), t.shape().end()));
+  auto* owned = new Tensor(std::move(t));
+  py::capsule owner(owned, [](void* p) { delete static_cast<Tensor*>(p); });
+  std::vector<py::ssize_t> shape(owned->shape().begin(), owned->shape().end());
+  return py::array(numpy_dtype(owned->dtype()), shape, owned->data(), owner);
+}
+
+} // namespace teval::python

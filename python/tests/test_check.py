@@ -1,0 +1,103 @@
+"""teval.check and teval.testing.assert_matches: verdicts on a kernel
+written with numpy."""
+
+import unittest
+
+import numpy as np
+import pytest
+
+import teval
+from teval.testing import assert_matches
+
+MATMUL = "output0[N, M] +=! input0[N, K] * input1[K, M]"
+
+
+def split_k_matmul(a, b):
+    """The kernel under test: each sum over K in two halves, added last."""
+    t = a.dtype.type
+    h = a.shape[1] // 2
+    out = np.zeros((a.shape[0], b.shape[1]), dtype=a.dtype)
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            low, high = t(0), t(0)
+            for k in range(h):
+                low = t(low + t(a[i, k] * b[k, j]))
+            for k in range(h, a.shape[1]):
+                high = t(high + t(a[i, k] * b[k, j]))
+            out[i, j] = t(low + high)
+    return out
+
+
+def data():
+    rng = np.random.default_rng(5)
+    return (rng.standard_normal((6, 8)).astype(np.float32),
+            rng.standard_normal((8, 5)).astype(np.float32))
+
+
+def test_a_reordered_sum_is_within_the_bound():
+    a, b = data()
+    v = teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": split_k_matmul(a, b)})
+    verdict = v["output0"]
+    assert verdict.passed and bool(verdict)
+    assert verdict.status in ("exact", "within-bound")
+    assert verdict.elements == 30 and verdict.mismatches == 0
+    assert_matches(MATMUL, {"input0": a, "input1": b}, {"output0": split_k_matmul(a, b)})
+
+
+def test_a_wrong_element_is_a_mismatch_with_its_index():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.ones((3, 1), dtype=np.float32)
+    wrong = np.array([[3], [13]], dtype=np.float32)  # 12 is right
+    v = teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": wrong})["output0"]
+    assert (v.status, v.kind, v.mismatches, v.worst_index) == ("mismatch", "value", 1, (1, 0))
+    assert v.text.startswith("output0: mismatch (value): element [1, 0] is 13.0; the exact "
+                             "result is 12.0")
+    # A loose tolerance accepts it.
+    assert teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": wrong}, rtol=0.1)["output0"]
+    assert not teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": wrong}, ulp=4)["output0"]
+
+
+def test_assert_matches_shows_the_worst_element_like_assert_allclose():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.ones((3, 1), dtype=np.float32)
+    wrong = np.array([[3], [13]], dtype=np.float32)
+    with pytest.raises(AssertionError) as info:
+        assert_matches(MATMUL, {"input0": a, "input1": b}, {"output0": wrong}, err_msg="conv #3")
+    message = str(info.value)
+    lines = message.splitlines()
+    assert lines[0] == ("Not a legal result of the program (the rigorous bound of every legal "
+                        "evaluation order)")
+    assert lines[1] == "conv #3"
+    assert "Mismatched elements of output0: 1 / 2 (50%)" in lines
+    assert any(l.startswith("output0: mismatch (value): element [1, 0] is 13.0") for l in lines)
+    assert " actual:   [[ 3.]," in message
+    assert " sequential: [[ 3.]," in message
+
+
+def test_wrong_shapes_and_dtypes_are_mismatches_not_errors():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.ones((3, 1), dtype=np.float32)
+    v = teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": np.zeros((2,), np.float32)})
+    assert (v["output0"].status, v["output0"].kind) == ("mismatch", "shape")
+    v = teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": np.zeros((2, 1))})
+    assert v["output0"].kind == "dtype"
+    with pytest.raises(AssertionError, match="output0: dtype differs"):
+        assert_matches(MATMUL, {"input0": a, "input1": b}, {"output0": np.zeros((2, 1))})
+
+
+def test_fused_multiply_adds_need_fma():
+    # a·b + c with one rounding differs from two roundings here.
+    a = np.array([1 + 2.0**-12], dtype=np.float32)
+    c = np.array([-(1 + 2.0**-11)], dtype=np.float32)
+    fused = np.array([np.float64(a[0]) * np.float64(a[0]) + np.float64(c[0])], dtype=np.float32)
+    prog = "output0[N] = input0[N] * input0[N] + input1[N]"
+    assert not teval.check(prog, {"input0": a, "input1": c}, {"output0": fused})["output0"]
+    assert teval.check(prog, {"input0": a, "input1": c}, {"output0": fused}, fma=True)["output0"]
+
+
+class UnittestStyle(unittest.TestCase):
+    def test_assert_matches_raises_the_assertion_error_unittest_expects(self):
+        x = np.array([1.0, 2.0])
+        assert_matches("output0[N] = input0[N] * 3.0", {"input0": x}, {"output0": x * 3})
+        with self.assertRaises(AssertionError):
+            assert_matches("output0[N] = input0[N] * 3.0", {"input0": x}, {"output0": x * 2})

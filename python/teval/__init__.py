@@ -1,0 +1,73 @@
+"""teval: one precise meaning for tensor index notations, evaluated exactly.
+
+Programs are Antares einstein_v2 expressions (or COMPUTE_V1 strings) and
+PlaidML Tile functions. Tensors are numpy arrays, in and out:
+
+    >>> import numpy as np, teval
+    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> teval.run("output0[N] +=! input0[N, K]", {"input0": a})["output0"]
+    array([ 3., 12.], dtype=float32)
+
+Inputs are passed by name. An array in C order whose dtype the program
+declares is read where it lies; other layouts (Fortran order, slices,
+negative strides) are gathered first. Outputs are new arrays that own their
+memory. numpy has no bfloat16: bfloat16 tensors travel as uint16 arrays of
+bfloat16 words (the top 16 bits of a float32), both ways.
+
+Wrong programs and inputs raise teval.Error, whose str() is the clang-style
+diagnostic and whose .file, .line, .column and .message locate it.
+"""
+
+from ._teval import Error, Program, TensorInfo, Verdict
+
+__all__ = ["Error", "Program", "TensorInfo", "Verdict", "run", "check", "testing"]
+
+ENGINES = ("interp", "ireval", "jit", "exact")
+
+
+def _program(program, inputs, entry, params, notation):
+    """A Program from text (with the types of the given arrays) or as it is."""
+    if isinstance(program, Program):
+        if entry is not None or params is not None or notation != "detect":
+            raise ValueError("entry, params and notation apply to program text, "
+                             "not to a loaded teval.Program")
+        return program
+    if not isinstance(program, str):
+        raise TypeError("program must be program text or a teval.Program")
+    return Program(program, notation=notation, entry=entry, params=params,
+                   inputs=dict(inputs) if inputs else None)
+
+
+def run(program, inputs=None, engine="interp", entry=None, params=None, seed=None,
+        notation="detect"):
+    """Runs `program` on `inputs` (a dict of arrays by input name).
+
+    program   program text in any notation teval reads, or a teval.Program.
+    inputs    {name: array}. Inputs the program does not declare take their
+              dtype and shape from the array.
+    engine    "interp" (the ground truth), "ireval", "jit" or "exact":
+              the first three agree bit for bit; "exact" rounds each float
+              sum and product once.
+    entry     the Tile function to run; params its integer (list) parameters.
+    seed      draw the inputs not given from this seed, as `teval run --seed`.
+    notation  "detect", "antares" or "tile".
+
+    Returns {name: array} for every output.
+    """
+    return _program(program, inputs, entry, params, notation).run(inputs, engine=engine,
+                                                                  seed=seed)
+
+
+def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,
+          entry=None, params=None, seed=None, notation="detect"):
+    """Judges `candidates` ({output name: array}) as results of `program` on
+    `inputs`, as `teval check` does: by default every element must lie in
+    its rigorous bound over all legal evaluations; `ulp=N` asks for N ulps
+    of the exact result, `rtol`/`atol` for numpy's tolerance rule; `fma`
+    allows fused multiply-adds. Returns {name: teval.Verdict}.
+    """
+    p = _program(program, inputs, entry, params, notation)
+    return p.check(inputs, candidates, seed=seed, ulp=ulp, rtol=rtol, atol=atol, fma=fma)
+
+
+from . import testing  # noqa: E402  (testing uses check)
