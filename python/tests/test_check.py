@@ -70,8 +70,8 @@ def test_assert_matches_shows_the_worst_element_like_assert_allclose():
     assert lines[1] == "conv #3"
     assert "Mismatched elements of output0: 1 / 2 (50%)" in lines
     assert any(l.startswith("output0: mismatch (value): element [1, 0] is 13.0") for l in lines)
-    assert " actual:   [[ 3.]," in message
-    assert " sequential: [[ 3.]," in message
+    assert " actual:     [[ 3.],\n              [13.]]" in message
+    assert " sequential: [[ 3.],\n              [12.]]" in message
 
 
 def test_wrong_shapes_and_dtypes_are_mismatches_not_errors():

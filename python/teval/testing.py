@@ -62,12 +62,13 @@ def assert_matches(program, inputs, outputs, ulp=None, rtol=None, atol=None, fma
         lines.append(v.text)
         if verbose:
             actual = np.asarray(outputs[v.name])
-            lines.append(f" actual:   {_show(actual)}")
+            lines.append(_show(" actual:     ", actual))
             if expected is not None and v.name in expected:
-                lines.append(f" sequential: {_show(expected[v.name])}")
+                lines.append(_show(" sequential: ", expected[v.name]))
     raise AssertionError("\n".join(lines))
 
 
-def _show(array):
-    return np.array2string(np.asarray(array), threshold=20, edgeitems=3,
-                           separator=", ").replace("\n", "\n" + " " * 11)
+def _show(label, array):
+    """label, then the array, its later lines aligned under its first."""
+    text = np.array2string(np.asarray(array), threshold=20, edgeitems=3, separator=", ")
+    return label + text.replace("\n", "\n" + " " * len(label))
