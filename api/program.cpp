@@ -1,5 +1,6 @@
 // The public Program (include/teval/teval.h) over parser/, interp/ and
 // oracle/, and the JIT when the teval::jit component is linked.
+#include "api/control.h"
 #include "api/jit_engine.h"
 #include "api/values.h"
 #include "core/lower.h"
@@ -193,36 +194,50 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
   return given;
 }
 
+// The outputs of \p p on \p given, computed by \p engine.
+std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<core::Tensor>& given,
+                                   Engine engine) {
+  std::vector<core::Tensor> out;
+  switch (engine) {
+  case Engine::Interpreter:
+    out = interp::run(p.kernel, given);
+    break;
+  case Engine::IREval:
+    out = interp::ireval(core::lower(p.kernel), given);
+    break;
+  case Engine::Exact:
+    out = oracle::run_exact(p.kernel, given);
+    break;
+  case Engine::Jit: {
+    if (!teval_api_compile_jit)
+      no_jit("Engine::Jit");
+    {
+      std::lock_guard<std::mutex> lock(p.jit_mutex);
+      if (!p.compiled)
+        p.compiled.reset(teval_api_compile_jit(core::lower(p.kernel)));
+    }
+    out = p.compiled->run(given);
+    break;
+  }
+  }
+  return out;
+}
+
 } // namespace
 
 std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef>& inputs,
                                            Engine engine) const {
+  return run(inputs, RunOptions{engine});
+}
+
+std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef>& inputs,
+                                           const RunOptions& options) const {
   const Impl& p = *impl_;
   try {
     std::vector<core::Tensor> given = named_inputs(p, inputs);
     std::vector<core::Tensor> out;
-    switch (engine) {
-    case Engine::Interpreter:
-      out = interp::run(p.kernel, given);
-      break;
-    case Engine::IREval:
-      out = interp::ireval(core::lower(p.kernel), given);
-      break;
-    case Engine::Exact:
-      out = oracle::run_exact(p.kernel, given);
-      break;
-    case Engine::Jit: {
-      if (!teval_api_compile_jit)
-        no_jit("Engine::Jit");
-      {
-        std::lock_guard<std::mutex> lock(p.jit_mutex);
-        if (!p.compiled)
-          p.compiled.reset(teval_api_compile_jit(core::lower(p.kernel)));
-      }
-      out = p.compiled->run(given);
-      break;
-    }
-    }
+    api::controlled(options.timeout, options.stop,
+                    [&] { out = evaluate(p, given, options.engine); });
     std::map<std::string, Tensor> result;
     for (size_t o = 0; o < out.size(); ++o)
       result.emplace(p.outputs[o].name, api::move_out(std::move(out[o])));
@@ -247,11 +262,15 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       fail("the program has no output `" + name + "`; its outputs are: " + name_list(p.outputs));
   try {
     std::vector<core::Tensor> given = named_inputs(p, inputs);
-    std::vector<core::Tensor> sequential = interp::run(p.kernel, given);
-    std::vector<core::Tensor> exact = oracle::run_exact(p.kernel, given);
+    std::vector<core::Tensor> sequential, exact;
+    std::vector<oracle::BoundTensor> bounds;
     oracle::BoundOptions bound_options;
     bound_options.fma = options.fma;
-    std::vector<oracle::BoundTensor> bounds = oracle::bounds(p.kernel, given, bound_options);
+    api::controlled(options.timeout, options.stop, [&] {
+      sequential = interp::run(p.kernel, given);
+      exact = oracle::run_exact(p.kernel, given);
+      bounds = oracle::bounds(p.kernel, given, bound_options);
+    });
     oracle::CheckOptions rule;
     rule.rule = static_cast<oracle::Rule>(options.rule);
     rule.ulps = options.ulps;

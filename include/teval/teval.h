@@ -130,6 +130,42 @@ enum class Notation : uint8_t {
 /// (docs/ORACLE.md).
 enum class Engine : uint8_t { Interpreter, IREval, Jit, Exact };
 
+namespace api {
+struct Access;
+}
+
+/// A request to stop evaluations, made from another thread or a signal
+/// handler (a Ctrl-C): a run or check given the token stops at its next
+/// poll and throws Error ("evaluation interrupted"). A request stays until
+/// reset(), so it also stops the next evaluation given the token.
+class StopToken {
+public:
+  StopToken();
+  ~StopToken();
+  StopToken(const StopToken&) = delete;
+  StopToken& operator=(const StopToken&) = delete;
+  /// Async-signal-safe; callable from any thread.
+  void request() noexcept;
+  bool requested() const noexcept;
+  void reset() noexcept;
+
+private:
+  friend struct api::Access;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// How Program::run evaluates.
+struct RunOptions {
+  Engine engine = Engine::Interpreter;
+  /// Seconds the evaluation may take, 0 for no limit: past it, an Error
+  /// ("did not finish within the timeout"). A bound on a hang, not a
+  /// measurement.
+  double timeout = 0;
+  /// Stops the evaluation when requested (nullptr: nothing can).
+  StopToken* stop = nullptr;
+};
+
 /// How Program::check judges a candidate (docs/ORACLE.md).
 struct CheckOptions {
   enum class Rule : uint8_t {
@@ -142,6 +178,9 @@ struct CheckOptions {
   double rtol = 0, atol = 0;
   /// A product may be fused into the sum or addition it feeds.
   bool fma = false;
+  /// As in RunOptions: a time limit for the whole check, and a stop token.
+  double timeout = 0;
+  StopToken* stop = nullptr;
 };
 
 /// The verdict on one candidate output, as `teval check` gives it.
@@ -203,6 +242,8 @@ public:
   /// Returns every output by name.
   std::map<std::string, Tensor> run(const std::map<std::string, TensorRef>& inputs,
                                     Engine engine = Engine::Interpreter) const;
+  std::map<std::string, Tensor> run(const std::map<std::string, TensorRef>& inputs,
+                                    const RunOptions& options) const;
 
   /// Judges \p candidates (by output name) as results of the program on
   /// \p inputs: one verdict per candidate, in name order. A candidate for a

@@ -4,6 +4,8 @@
 
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <csignal>
 #include <map>
 #include <optional>
 #include <string>
@@ -107,6 +109,76 @@ Inputs named_inputs(const Program& p, const std::optional<py::dict>& given,
   return in;
 }
 
+// While a program runs on the main thread with Python's own SIGINT handler
+// in place, Ctrl-C stops it and raises KeyboardInterrupt, as it would stop
+// Python code; elsewhere (other threads, a handler of the caller's) nothing
+// changes.
+std::atomic<StopToken*> g_sigint_stop{nullptr};
+volatile std::sig_atomic_t g_sigint_seen = 0;
+
+extern "C" void on_sigint(int) {
+  g_sigint_seen = 1;
+  if (StopToken* stop = g_sigint_stop.load())
+    stop->request();
+}
+
+class CtrlCStops {
+public:
+  explicit CtrlCStops(StopToken& stop) {
+    py::module_ threading = py::module_::import("threading");
+    py::module_ signal = py::module_::import("signal");
+    if (!threading.attr("current_thread")().is(threading.attr("main_thread")()) ||
+        !signal.attr("getsignal")(signal.attr("SIGINT")).is(signal.attr("default_int_handler")))
+      return;
+    g_sigint_seen = 0;
+    g_sigint_stop = &stop;
+    struct sigaction action {};
+    action.sa_handler = on_sigint;
+    sigemptyset(&action.sa_mask);
+    installed_ = sigaction(SIGINT, &action, &previous_) == 0;
+  }
+  ~CtrlCStops() {
+    if (!installed_)
+      return;
+    sigaction(SIGINT, &previous_, nullptr);
+    g_sigint_stop = nullptr;
+  }
+  CtrlCStops(const CtrlCStops&) = delete;
+  CtrlCStops& operator=(const CtrlCStops&) = delete;
+  /// Whether a Ctrl-C came while installed.
+  bool pressed() const { return installed_ && g_sigint_seen; }
+
+private:
+  bool installed_ = false;
+  struct sigaction previous_ {};
+};
+
+[[noreturn]] void raise_keyboard_interrupt() {
+  PyErr_SetNone(PyExc_KeyboardInterrupt);
+  throw py::error_already_set();
+}
+
+// Runs \p work (which takes the stop token) with the GIL released and
+// Ctrl-C stopping it: a Ctrl-C raises KeyboardInterrupt, whether it stopped
+// the evaluation or came as it ended.
+template <class Work> auto interruptible(Work work) {
+  StopToken stop;
+  CtrlCStops ctrl_c(stop);
+  try {
+    auto result = [&] {
+      py::gil_scoped_release release;
+      return work(&stop);
+    }();
+    if (ctrl_c.pressed())
+      raise_keyboard_interrupt();
+    return result;
+  } catch (const Error&) {
+    if (ctrl_c.pressed())
+      raise_keyboard_interrupt();
+    throw;
+  }
+}
+
 py::dict output_dict(std::map<std::string, Tensor> tensors) {
   py::dict out;
   for (auto& [name, t] : tensors)
@@ -115,21 +187,21 @@ py::dict output_dict(std::map<std::string, Tensor> tensors) {
 }
 
 py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
-                     const std::string& engine, std::optional<uint64_t> seed) {
-  Engine e = engine_named(engine);
+                     const std::string& engine, std::optional<uint64_t> seed,
+                     std::optional<double> timeout) {
+  RunOptions options{engine_named(engine), timeout.value_or(0)};
   Inputs in = named_inputs(p, inputs, seed);
-  std::map<std::string, Tensor> out;
-  {
-    py::gil_scoped_release release;
-    out = p.run(in.refs, e);
-  }
-  return output_dict(std::move(out));
+  return output_dict(interruptible([&](StopToken* stop) {
+    options.stop = stop;
+    return p.run(in.refs, options);
+  }));
 }
 
 CheckOptions check_options(std::optional<int64_t> ulp, std::optional<double> rtol,
-                           std::optional<double> atol, bool fma) {
+                           std::optional<double> atol, bool fma, std::optional<double> timeout) {
   CheckOptions o;
   o.fma = fma;
+  o.timeout = timeout.value_or(0);
   if (ulp && (rtol || atol))
     throw py::value_error("give ulp, or rtol and atol, not both");
   if (ulp) {
@@ -157,11 +229,11 @@ py::dict check_program(const Program& p, const std::optional<py::dict>& inputs,
     arrays.push_back(input_array(value));
     refs.emplace(py::str(key), arrays.back().ref);
   }
-  std::vector<Verdict> verdicts;
-  {
-    py::gil_scoped_release release;
-    verdicts = p.check(in.refs, refs, options);
-  }
+  std::vector<Verdict> verdicts = interruptible([&](StopToken* stop) {
+    CheckOptions o = options;
+    o.stop = stop;
+    return p.check(in.refs, refs, o);
+  });
   py::dict out;
   for (Verdict& v : verdicts)
     out[py::str(v.name)] = std::move(v);
@@ -270,17 +342,19 @@ PYBIND11_MODULE(_teval, m) {
       .def_property_readonly("inputs", &Program::inputs)
       .def_property_readonly("outputs", &Program::outputs)
       .def("run", &run_program, py::arg("inputs") = py::none(), py::kw_only(),
-           py::arg("engine") = "interp", py::arg("seed") = py::none())
+           py::arg("engine") = "interp", py::arg("seed") = py::none(),
+           py::arg("timeout") = py::none())
       .def(
           "check",
           [](const Program& p, const std::optional<py::dict>& inputs, const py::dict& candidates,
              std::optional<uint64_t> seed, std::optional<int64_t> ulp, std::optional<double> rtol,
-             std::optional<double> atol, bool fma) {
-            return check_program(p, inputs, candidates, seed, check_options(ulp, rtol, atol, fma));
+             std::optional<double> atol, bool fma, std::optional<double> timeout) {
+            return check_program(p, inputs, candidates, seed,
+                                 check_options(ulp, rtol, atol, fma, timeout));
           },
           py::arg("inputs"), py::arg("candidates"), py::kw_only(), py::arg("seed") = py::none(),
           py::arg("ulp") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
-          py::arg("fma") = false)
+          py::arg("fma") = false, py::arg("timeout") = py::none())
       .def(
           "random_inputs",
           [](const Program& p, uint64_t seed) { return output_dict(p.random_inputs(seed)); },

@@ -1,5 +1,7 @@
 """teval.Error and the Python errors of misuse."""
 
+import os
+import signal
 import threading
 
 import numpy as np
@@ -90,3 +92,34 @@ def test_the_module_keeps_working_while_a_program_raises_in_another_thread():
     thread.join()
     assert len(errors) == 50 and all("out of range" in m for m in errors)
     assert all((r == 64).all() for r in results)
+
+
+LONG = teval.Program("output0[N, M] +=! input0[N, K] * input1[K, M]",
+                     inputs={"input0": ("float32", (2048, 2048)),
+                             "input1": ("float32", (2048, 2048))})
+LONG_INPUTS = LONG.random_inputs(1)
+
+
+@pytest.mark.parametrize("engine", ["interp", "jit"])
+def test_a_timeout_stops_a_long_evaluation(engine):
+    with pytest.raises(teval.Error) as info:
+        LONG.run(LONG_INPUTS, engine=engine, timeout=0.2)
+    assert info.value.message == "the evaluation did not finish within the timeout of 0.2 s"
+    with pytest.raises(teval.Error, match="non-negative"):
+        LONG.run(LONG_INPUTS, timeout=-1)
+
+
+def test_ctrl_c_stops_a_long_evaluation_with_keyboard_interrupt():
+    # SIGINT to this process while the main thread evaluates (the inputs
+    # are drawn before); the timeout is a backstop so that a failure is an
+    # error, not a hang.
+    for engine in ["interp", "jit"]:
+        timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            LONG.run(LONG_INPUTS, engine=engine, timeout=120)
+        timer.join()
+    # Python's handler is back, and the module works on.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    out = teval.run("output0[N] = input0[N] + 1", {"input0": np.array([1], np.int8)})
+    assert out["output0"][0] == 2

@@ -39,7 +39,7 @@ def _program(program, inputs, entry, params, notation):
 
 
 def run(program, inputs=None, engine="interp", entry=None, params=None, seed=None,
-        notation="detect"):
+        notation="detect", timeout=None):
     """Runs `program` on `inputs` (a dict of arrays by input name).
 
     program   program text in any notation teval reads, or a teval.Program.
@@ -51,23 +51,27 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
     entry     the Tile function to run; params its integer (list) parameters.
     seed      draw the inputs not given from this seed, as `teval run --seed`.
     notation  "detect", "antares" or "tile".
+    timeout   seconds the evaluation may take; past them, teval.Error.
 
-    Returns {name: array} for every output.
+    Returns {name: array} for every output. Ctrl-C stops a long evaluation
+    (KeyboardInterrupt), as it stops Python code.
     """
-    return _program(program, inputs, entry, params, notation).run(inputs, engine=engine,
-                                                                  seed=seed)
+    return _program(program, inputs, entry, params, notation).run(
+        inputs, engine=engine, seed=seed, timeout=timeout)
 
 
 def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,
-          entry=None, params=None, seed=None, notation="detect"):
+          entry=None, params=None, seed=None, notation="detect", timeout=None):
     """Judges `candidates` ({output name: array}) as results of `program` on
     `inputs`, as `teval check` does: by default every element must lie in
     its rigorous bound over all legal evaluations; `ulp=N` asks for N ulps
     of the exact result, `rtol`/`atol` for numpy's tolerance rule; `fma`
-    allows fused multiply-adds. Returns {name: teval.Verdict}.
+    allows fused multiply-adds; `timeout` bounds the check in seconds.
+    Returns {name: teval.Verdict}.
     """
     p = _program(program, inputs, entry, params, notation)
-    return p.check(inputs, candidates, seed=seed, ulp=ulp, rtol=rtol, atol=atol, fma=fma)
+    return p.check(inputs, candidates, seed=seed, ulp=ulp, rtol=rtol, atol=atol, fma=fma,
+                   timeout=timeout)
 
 
 from . import testing  # noqa: E402  (testing uses check)

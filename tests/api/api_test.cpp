@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -142,6 +143,78 @@ TEST(Api, RandomInputsAreSeededAndValidAsIndices) {
   for (const auto& [name, t] : a)
     refs.emplace(name, t.ref());
   EXPECT_EQ(p.run(refs).at("output0").shape(), (std::vector<int64_t>{4, 3}));
+}
+
+// A matrix product that runs for seconds on every engine.
+teval::Program long_program(std::map<std::string, teval::Tensor>& inputs) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {2048, 2048}};
+  options.inputs["input1"] = {DType::Float32, {2048, 2048}};
+  teval::Program p = teval::Program::load("output0[N, M] +=! input0[N, K] * input1[K, M]", options);
+  inputs = p.random_inputs(1);
+  return p;
+}
+
+std::map<std::string, TensorRef> refs_of(const std::map<std::string, teval::Tensor>& tensors) {
+  std::map<std::string, TensorRef> refs;
+  for (const auto& [name, t] : tensors)
+    refs.emplace(name, t.ref());
+  return refs;
+}
+
+TEST(Api, ATimeoutStopsEveryEngineWithAnError) {
+  std::map<std::string, teval::Tensor> inputs;
+  teval::Program p = long_program(inputs);
+  for (Engine e : {Engine::Interpreter, Engine::IREval, Engine::Jit, Engine::Exact}) {
+    try {
+      p.run(refs_of(inputs), {.engine = e, .timeout = 0.2});
+      ADD_FAILURE() << "no error";
+    } catch (const teval::Error& error) {
+      EXPECT_EQ(error.error().message, "the evaluation did not finish within the timeout of 0.2 s");
+    }
+  }
+  teval::CheckOptions check;
+  check.timeout = 0.2;
+  teval::Tensor candidate(DType::Float32, {2048, 2048});
+  EXPECT_THROW(p.check(refs_of(inputs), {{"output0", candidate.ref()}}, check), teval::Error);
+  // A limit that is not reached changes nothing; a negative one is an error.
+  std::vector<float> x{1, 2};
+  teval::RunOptions generous{.engine = Engine::Jit, .timeout = 60};
+  EXPECT_EQ(floats(teval::Program::load("output0[N] = input0[N] * 2.0",
+                                        {.inputs = {{"input0", {DType::Float32, {2}}}}})
+                       .run({{"input0", ref(x, {2})}}, generous)
+                       .at("output0"))[1],
+            4.0f);
+  EXPECT_THROW(p.run(refs_of(inputs), {.timeout = -1}), teval::Error);
+}
+
+TEST(Api, AStopTokenStopsARunFromAnotherThread) {
+  std::map<std::string, teval::Tensor> inputs;
+  teval::Program p = long_program(inputs);
+  for (Engine e : {Engine::Interpreter, Engine::Jit}) {
+    teval::StopToken stop;
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      stop.request();
+    });
+    try {
+      p.run(refs_of(inputs), {.engine = e, .timeout = 120, .stop = &stop});
+      ADD_FAILURE() << "no error";
+    } catch (const teval::Error& error) {
+      EXPECT_EQ(error.error().message, "evaluation interrupted");
+    }
+    stopper.join();
+    // The request stays until reset.
+    EXPECT_TRUE(stop.requested());
+    std::vector<float> x{1, 2};
+    teval::Program small = teval::Program::load("output0[N] = input0[N] * 2.0",
+                                                {.inputs = {{"input0", {DType::Float32, {2}}}}});
+    EXPECT_THROW(small.run({{"input0", ref(x, {2})}}, {.engine = e, .stop = &stop}), teval::Error);
+    stop.reset();
+    EXPECT_EQ(
+        floats(small.run({{"input0", ref(x, {2})}}, {.engine = e, .stop = &stop}).at("output0"))[0],
+        2.0f);
+  }
 }
 
 TEST(Api, TheJitShowsItsCode) {
