@@ -1,4 +1,5 @@
-"""docs/CI.md shows complete example files: each block marked
+"""docs/CI.md shows complete example files (tested where they are: the sh
+script by ctest, hence fenced `shell`, not `sh`): each block marked
 <!-- file: PATH --> is that file of the repository, byte for byte."""
 
 import pathlib
