@@ -20,6 +20,10 @@ diagnostic and whose .file, .line, .column and .message locate it.
 
 from ._teval import Error, Program, TensorInfo, Verdict
 
+for _type in (Error, Program, TensorInfo, Verdict):
+    _type.__module__ = "teval"  # as tracebacks and repr() show them
+del _type
+
 __all__ = ["Error", "Program", "TensorInfo", "Verdict", "run", "check", "testing"]
 
 ENGINES = ("interp", "ireval", "jit", "exact")
