@@ -13,8 +13,6 @@
 namespace teval::python {
 namespace {
 
-using Arrays = std::map<std::string, py::array>;
-
 Engine engine_named(const std::string& name) {
   if (name == "interp")
     return Engine::Interpreter;
@@ -35,7 +33,7 @@ Notation notation_named(const std::string& name) {
     return Notation::Antares;
   if (name == "tile")
     return Notation::Tile;
-  throw py::value_error("unknown notation '" + name + "'; the notations are antares, tile");
+  throw py::value_error("unknown notation '" + name + "'; the notations are detect, antares, tile");
 }
 
 // Tile parameters: an int, or a list of ints.

@@ -60,7 +60,7 @@ TEST(Package, FetchContentOfTheCheckoutWorksToo) {
                        ")\n"
                        "FetchContent_MakeAvailable(teval)\n"
                        "add_executable(consumer consumer.cpp)\n"
-                       "target_link_libraries(consumer PRIVATE teval_api)\n");
+                       "target_link_libraries(consumer PRIVATE teval::jit)\n");
   test::write_file(dir / "src/consumer.cpp",
                    "#include <teval/teval.h>\nint main() { return 0; }\n");
   test::Result r = test::run_shell("cmake -S src -B out -G Ninja"
