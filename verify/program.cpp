@@ -43,9 +43,9 @@ void showValue(const Program& p, std::ostream& os) {
   os << "\n";
 }
 
-std::string source(const Program& p) {
-  if (p.lang != "antares" || p.extra_outputs.empty())
-    return p.text;
+std::string compute_v1_value(const Program& p) {
+  if (p.lang != "antares")
+    return "";
   std::string s = "- einstein_v2(\"" + p.text + "\", input_dict={";
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     const auto& [name, type] = p.inputs[i];
@@ -55,10 +55,24 @@ std::string source(const Program& p) {
       s += (d ? ", " : "") + std::to_string(type.shape[d]);
     s += "]}";
   }
-  s += "}, extra_outputs=[";
-  for (size_t i = 0; i < p.extra_outputs.size(); ++i)
-    s += (i ? ", \"" : "\"") + p.extra_outputs[i] + "\"";
-  return s + "])";
+  s += "}";
+  if (!p.extra_outputs.empty()) {
+    s += ", extra_outputs=[";
+    for (size_t i = 0; i < p.extra_outputs.size(); ++i)
+      s += (i ? ", \"" : "\"") + p.extra_outputs[i] + "\"";
+    s += "]";
+  }
+  return s + ")";
+}
+
+std::string compute_v1_line(const Program& p) {
+  return "COMPUTE_V1=" + shell_quote(compute_v1_value(p)) + " make";
+}
+
+std::string source(const Program& p) {
+  if (p.lang != "antares" || p.extra_outputs.empty())
+    return p.text;
+  return compute_v1_value(p);
 }
 
 std::string command_line(const Program& p, uint64_t seed) {
@@ -99,45 +113,53 @@ std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
     *outcome = reference.error;
   const std::string first = backends[0]->name();
   for (size_t b = 1; b < backends.size(); ++b) {
-    const std::string name = backends[b]->name();
     std::chrono::milliseconds budget = core::hang_budget(reference.seconds);
     core::Outcome o = core::evaluate(*backends[b], kernel, inputs, budget);
-    std::string who = name + " and " + first;
-    if (o.hang) {
-      char took[64];
-      std::snprintf(took, sizeof took, "%.3f", reference.seconds * 1000);
-      return Disagreement{"hang", name,
-                          name + " ran past its budget of " + std::to_string(budget.count()) +
-                              " ms (" + first + " took " + took + " ms)\nloop nest:\n" +
-                              core::to_string(core::lower(kernel))};
-    }
-    if (o.error != reference.error)
-      return Disagreement{"error", name,
-                          who + " disagree on the error:\n" + first + ": " +
-                              (reference.error.empty() ? "no error\n" : reference.error) + name +
-                              ": " + (o.error.empty() ? "no error\n" : o.error)};
-    if (!o.error.empty())
+    if (auto d = compare_outcomes(kernel, first, reference, backends[b]->name(), o, budget))
+      return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<Disagreement> compare_outcomes(const core::Kernel& kernel, const std::string& first,
+                                             const core::Outcome& reference,
+                                             const std::string& name, const core::Outcome& o,
+                                             std::chrono::milliseconds budget) {
+  std::string who = name + " and " + first;
+  if (o.hang) {
+    char took[64];
+    std::snprintf(took, sizeof took, "%.3f", reference.seconds * 1000);
+    return Disagreement{"hang", name,
+                        name + " ran past its budget of " + std::to_string(budget.count()) +
+                            " ms (" + first + " took " + took + " ms)\nloop nest:\n" +
+                            core::to_string(core::lower(kernel))};
+  }
+  if (o.error != reference.error)
+    return Disagreement{"error", name,
+                        who + " disagree on the error:\n" + first + ": " +
+                            (reference.error.empty() ? "no error\n" : reference.error) + name +
+                            ": " + (o.error.empty() ? "no error\n" : o.error)};
+  if (!o.error.empty())
+    return std::nullopt;
+  for (size_t i = 0; i < reference.outputs.size(); ++i) {
+    const std::vector<core::Tensor>& ref = reference.outputs;
+    const std::vector<core::Tensor>& out = o.outputs;
+    if (i < out.size() && core::identical(ref[i], out[i]))
       continue;
-    for (size_t i = 0; i < reference.outputs.size(); ++i) {
-      const std::vector<core::Tensor>& ref = reference.outputs;
-      const std::vector<core::Tensor>& out = o.outputs;
-      if (i < out.size() && core::identical(ref[i], out[i]))
-        continue;
-      const std::string& tensor = kernel.tensors[kernel.outputs[i]].name;
-      int64_t at = -1;
-      for (int64_t k = 0; i < out.size() && k < ref[i].numel() && at < 0; ++k)
-        if (!core::identical(ref[i].get(k), out[i].get(k)))
-          at = k;
-      return Disagreement{"outputs", name,
-                          who + " disagree on output " + tensor +
-                              (at >= 0 ? " at flat index " + std::to_string(at) + ": " +
-                                             core::format_scalar(ref[i].get(at)) + " vs " +
-                                             core::format_scalar(out[i].get(at))
-                                       : std::string()) +
-                              "\n" + first + ": " + describe(ref, i) + "\n" + name + ": " +
-                              describe(out, i) + "\nloop nest:\n" +
-                              core::to_string(core::lower(kernel))};
-    }
+    const std::string& tensor = kernel.tensors[kernel.outputs[i]].name;
+    int64_t at = -1;
+    for (int64_t k = 0; i < out.size() && k < ref[i].numel() && at < 0; ++k)
+      if (!core::identical(ref[i].get(k), out[i].get(k)))
+        at = k;
+    return Disagreement{"outputs", name,
+                        who + " disagree on output " + tensor +
+                            (at >= 0 ? " at flat index " + std::to_string(at) + ": " +
+                                           core::format_scalar(ref[i].get(at)) + " vs " +
+                                           core::format_scalar(out[i].get(at))
+                                     : std::string()) +
+                            "\n" + first + ": " + describe(ref, i) + "\n" + name + ": " +
+                            describe(out, i) + "\nloop nest:\n" +
+                            core::to_string(core::lower(kernel))};
   }
   return std::nullopt;
 }

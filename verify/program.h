@@ -7,6 +7,7 @@
 #include "core/source.h"
 #include "parser/antares/antares.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +33,14 @@ struct Program {
 /// The text teval reads for \p p: the program itself, or for Antares with
 /// extra outputs a COMPUTE_V1 value declaring the inputs and the outputs.
 std::string source(const Program& p);
+
+/// For Antares, the COMPUTE_V1 value that declares every input (and the
+/// extra outputs): `- einstein_v2("...", input_dict={...})`, as Antares
+/// reads it. Tile programs have none (empty).
+std::string compute_v1_value(const Program& p);
+
+/// The whole line an Antares build takes: `COMPUTE_V1='<value>' make`.
+std::string compute_v1_line(const Program& p);
 
 /// Shows \p p in RapidCheck's reports: the text and the input types.
 void showValue(const Program& p, std::ostream& os);
@@ -67,5 +76,13 @@ struct Disagreement {
 std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
                                          const std::vector<core::Backend*>& backends,
                                          std::string* outcome = nullptr);
+
+/// Compares backend \p name's outcome \p o on \p kernel with the outcome
+/// \p reference of backend \p first: a hang (past \p budget), a different
+/// error, or an output that is not bit-identical is a disagreement.
+std::optional<Disagreement> compare_outcomes(const core::Kernel& kernel, const std::string& first,
+                                             const core::Outcome& reference,
+                                             const std::string& name, const core::Outcome& o,
+                                             std::chrono::milliseconds budget);
 
 } // namespace teval::verify

@@ -4,12 +4,12 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/interrupt.h"
+#include "core/json.h"
 #include "interp/interpreter.h"
 #include "oracle/bounds.h"
 #include "oracle/exact_eval.h"
 #include "oracle/verdict.h"
 #include "tools/teval/cli_support.h"
-#include "tools/teval/json.h"
 #include "tools/teval/run_command.h"
 
 #include <algorithm>
@@ -20,6 +20,8 @@
 #include <sstream>
 
 namespace teval::tools {
+
+using core::json_string;
 
 const char* const kCheckHelp =
     R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...

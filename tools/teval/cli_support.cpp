@@ -23,6 +23,31 @@ uint64_t parse_count(const std::string& option, const std::string& v, uint64_t m
   return n;
 }
 
+double parse_duration(const std::string& option, const std::string& v) {
+  std::string number = v;
+  double unit = 1;
+  if (!number.empty() && (number.back() == 's' || number.back() == 'm' || number.back() == 'h')) {
+    unit = number.back() == 'h' ? 3600 : number.back() == 'm' ? 60 : 1;
+    number.pop_back();
+  }
+  char* end = nullptr;
+  double d = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end || !(d > 0) || d * unit > 3.6e9)
+    throw UsageError{option + " takes a duration such as 90, 90s, 10m or 1.5h, not '" + v + "'"};
+  return d * unit;
+}
+
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& option, const std::string& v) {
+  size_t slash = v.find('/');
+  if (slash == std::string::npos)
+    throw UsageError{option + " takes I/N (shard I of N, 0 <= I < N), not '" + v + "'"};
+  uint64_t i = parse_count(option, v.substr(0, slash));
+  uint64_t n = parse_count(option, v.substr(slash + 1), 1'000'000);
+  if (n == 0 || i >= n)
+    throw UsageError{option + " takes I/N with 0 <= I < N, not '" + v + "'"};
+  return {i, n};
+}
+
 int64_t parse_bytes(const std::string& option, const std::string& v) {
   std::string digits = v;
   int shift = 0;

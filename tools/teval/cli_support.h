@@ -29,6 +29,15 @@ int64_t parse_bytes(const std::string& option, const std::string& v);
 /// (decimals allowed), at most 10^6. Throws UsageError.
 double parse_seconds(const std::string& option, const std::string& v);
 
+/// The value \p v of option \p option as a duration: a positive number
+/// with an optional unit s (the default), m or h ("90", "10m", "1.5h"), at
+/// most 10^6 hours. Throws UsageError.
+double parse_duration(const std::string& option, const std::string& v);
+
+/// The value \p v of option \p option as a shard "I/N": 0 <= I < N,
+/// N >= 1. Throws UsageError.
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& option, const std::string& v);
+
 /// The characters of a C identifier: the first is a letter or `_`, the
 /// others letters, digits or `_`.
 bool is_identifier_start(char c);

@@ -1,4 +1,5 @@
 // teval: a semantic reference engine for tensor index notations.
+#include "tools/teval/campaign_commands.h"
 #include "tools/teval/check_command.h"
 #include "tools/teval/diff_command.h"
 #include "tools/teval/repl_command.h"
@@ -27,6 +28,9 @@ commands:
   check     judge another compiler's output: exact, within a rigorous bound,
             or a mismatch with its worst element
   diff      check every backend against the interpreter on random programs
+  gen       write a corpus of generated programs, inputs and expected results
+  fuzz      a resumable, parallel campaign against teval's engines or another
+            compiler, with shrunk and grouped findings
   rules     check, expand, apply and verify Hexagon HTP optimization rules
 
 Run `teval <command> --help` for the options of a command.
@@ -76,6 +80,10 @@ int dispatch(const std::vector<std::string>& args) {
     return teval::tools::check_command({args.begin() + 1, args.end()});
   if (args[0] == "diff")
     return teval::tools::diff_command({args.begin() + 1, args.end()});
+  if (args[0] == "gen")
+    return teval::tools::gen_command({args.begin() + 1, args.end()});
+  if (args[0] == "fuzz")
+    return teval::tools::fuzz_command({args.begin() + 1, args.end()});
   if (args[0] == "rules")
     return teval::tools::rules_command({args.begin() + 1, args.end()});
   std::cerr << "teval: unknown command '" << args[0] << "'\n(see teval --help)\n";

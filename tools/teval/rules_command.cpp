@@ -1,10 +1,10 @@
 // `teval rules`: check, expand, apply, verify (see rules_command.h).
 #include "tools/teval/rules_command.h"
 
+#include "core/json.h"
 #include "parser/htp/htp_rules.h"
 #include "rules/htp_rewrite.h"
 #include "tools/teval/cli_support.h"
-#include "tools/teval/json.h"
 #include "verify/htp_verify.h"
 
 #include <algorithm>
@@ -13,6 +13,8 @@
 #include <sstream>
 
 namespace teval::tools {
+
+using core::json_string;
 
 namespace {
 

@@ -1,10 +1,11 @@
-// A minimal JSON writer for the tools' --json outputs.
+// A minimal JSON writer: string literals for the --json outputs, reports and manifests.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
-namespace teval::tools {
+namespace teval::core {
 
 /// \p s as a JSON string literal, quotes included.
 inline std::string json_string(std::string_view s) {
@@ -39,4 +40,4 @@ inline std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-} // namespace teval::tools
+} // namespace teval::core

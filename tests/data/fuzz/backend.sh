@@ -1,0 +1,38 @@
+#!/bin/sh
+# A stand-in for another compiler in the tests of `teval fuzz --backend-cmd`:
+# it runs teval itself on the case, then misbehaves as MODE says.
+#   backend.sh TEVAL MODE PROGRAM INPUTS OUTDIR ENTRY
+# MODE: ok, crash (SIGSEGV), hang, exit (status 3), missing (writes
+# nothing), garbage (an output that is not .npy), negate-first (the first
+# element of float outputs negated when nonzero: a wrong value).
+set -u
+teval=$1 mode=$2 program=$3 inputs=$4 outdir=$5 entry=$6
+case $mode in
+crash) kill -SEGV $$ ;;
+hang) exec sleep 1000 ;;
+exit) echo "backend: cannot compile this" >&2; exit 3 ;;
+esac
+set -- run "$program" -o "$outdir"
+[ -n "$entry" ] && set -- "$@" --entry "$entry"
+for f in "$inputs"/*.npy; do
+  [ -e "$f" ] || continue
+  name=$(basename "$f" .npy)
+  set -- "$@" -i "$name=$f"
+done
+"$teval" "$@" >/dev/null || exit $?
+case $mode in
+missing) rm -f "$outdir"/*.npy ;;
+garbage) for f in "$outdir"/*.npy; do echo garbage >"$f"; done ;;
+negate-first)
+  /usr/bin/python3 - "$outdir" <<'PY'
+import glob, sys
+import numpy as np
+for path in glob.glob(sys.argv[1] + "/*.npy"):
+    a = np.load(path)
+    if a.dtype.kind == "f" and a.size and a.flat[0] != 0 and np.isfinite(a.flat[0]):
+        a.flat[0] = -a.flat[0]
+        np.save(path, a)
+PY
+  ;;
+esac
+exit 0

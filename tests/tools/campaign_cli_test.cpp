@@ -1,0 +1,192 @@
+// `teval gen` and `teval fuzz` through the command, with
+// tests/data/fuzz/backend.sh standing in for another compiler.
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace teval {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Result;
+
+std::string teval_path() {
+  return (test::binary_dir() / "bin" / "teval").string();
+}
+
+Result sh(const std::string& command, const fs::path& cwd) {
+  return test::run_shell(command, cwd);
+}
+
+// --backend-cmd for backend.sh in \p mode.
+std::string backend(const std::string& mode) {
+  return " --backend-cmd " +
+         test::shell_quoted("sh " + (test::source_dir() / "tests/data/fuzz/backend.sh").string() +
+                            " " + teval_path() + " " + mode +
+                            " {program} {inputs} {outdir} {entry}");
+}
+
+Result teval(const std::string& args, const fs::path& cwd) {
+  return sh(teval_path() + " " + args, cwd);
+}
+
+TEST(Gen, TheSameSeedGivesTheSameBytesAndShardsPartitionTheCases) {
+  fs::path dir = test::scratch_dir("gen_determinism");
+  ASSERT_EQ(teval("gen --lang all --cases 12 --seed 4 -o a", dir).exit_code, 0);
+  ASSERT_EQ(teval("gen --lang all --cases 12 --seed 4 -o b", dir).exit_code, 0);
+  EXPECT_EQ(sh("diff -r a b", dir).exit_code, 0);
+  std::string manifest = test::read_file(dir / "a/manifest.json");
+  EXPECT_EQ(manifest.rfind("{\"schema\": \"teval.gen/1\"", 0), 0u);
+  for (const char* key : {"\"id\": ", "\"program\": ", "\"compute_v1\": ", "\"inputs\": [",
+                          "\"expect\": ", "\"outputs\": [", "\"claim\": "})
+    EXPECT_NE(manifest.find(key), std::string::npos) << key;
+  // Shard 1 of 3 holds cases 1, 4, 7, ...: those of the whole corpus.
+  ASSERT_EQ(teval("gen --lang all --cases 4 --seed 4 --shard 1/3 -o s", dir).exit_code, 0);
+  for (const char* id : {"case-000001", "case-000004", "case-000007", "case-000010"})
+    EXPECT_EQ(sh(std::string("diff -r a/") + id + " s/" + id, dir).exit_code, 0) << id;
+  EXPECT_FALSE(fs::exists(dir / "s/case-000000"));
+}
+
+TEST(Gen, ExpectedOutputsAreWhatTevalRunComputesFromTheSavedFiles) {
+  fs::path dir = test::scratch_dir("gen_expected");
+  ASSERT_EQ(teval("gen --lang all --cases 6 --seed 9 -o c", dir).exit_code, 0);
+  for (int i = 0; i < 6; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "c/case-%06d", i);
+    fs::path c = dir / id;
+    std::string program =
+        fs::exists(c / "program.tile") ? "program.tile --entry f" : "program.antares";
+    std::string inputs;
+    for (const auto& f : fs::directory_iterator(c / "inputs"))
+      inputs += " -i " + f.path().stem().string() + "=" + f.path().string();
+    Result r = teval("run " + (c / program).string() + inputs + " -o " + (dir / "rerun").string() +
+                         std::to_string(i),
+                     dir);
+    if (fs::exists(c / "expected/error.txt")) {
+      EXPECT_EQ(r.exit_code, 1);
+      continue;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& f : fs::directory_iterator(c / "expected"))
+      EXPECT_EQ(sh("cmp " + f.path().string() + " rerun" + std::to_string(i) + "/" +
+                       f.path().filename().string(),
+                   dir)
+                    .exit_code,
+                0)
+          << f.path();
+  }
+}
+
+TEST(Fuzz, ACorrectBackendHasNoFindings) {
+  fs::path dir = test::scratch_dir("fuzz_ok");
+  Result r = teval("fuzz --out camp --cases 12 --lang all --quiet" + backend("ok"), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string report = test::read_file(dir / "camp/report.json");
+  EXPECT_NE(report.find("\"cases\": 12,"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"findings\": []"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"finished\": true"), std::string::npos) << report;
+  EXPECT_NE(test::read_file(dir / "camp/junit.xml").find("failures=\"0\""), std::string::npos);
+}
+
+TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
+  fs::path dir = test::scratch_dir("fuzz_kinds");
+  struct Mode {
+    const char* mode;
+    const char* kind;
+  };
+  for (Mode m : {Mode{"crash", "crash"}, Mode{"exit", "exit"}, Mode{"missing", "missing-output"},
+                 Mode{"garbage", "unreadable-output"}, Mode{"hang", "hang"},
+                 Mode{"negate-first", "value"}}) {
+    std::string out = std::string("camp-") + m.mode;
+    Result r = teval("fuzz --out " + out +
+                         " --cases 4 --seed 1 --quiet --backend-timeout 1s "
+                         "--shrink-time 4s" +
+                         backend(m.mode),
+                     dir);
+    EXPECT_EQ(r.exit_code, 1) << m.mode << r.out << r.err;
+    EXPECT_NE(r.out.find(std::string(": ") + m.kind + " in external"), std::string::npos)
+        << m.mode << "\n"
+        << r.out;
+    std::string report = test::read_file(dir / out / "report.json");
+    EXPECT_NE(report.find(std::string("\"kind\": \"") + m.kind + "\""), std::string::npos)
+        << report;
+    // The finding's directory holds the case, the shrunk case and the
+    // command that reruns it, with paths that exist.
+    for (const auto& f : fs::directory_iterator(dir / out / "findings")) {
+      EXPECT_TRUE(fs::exists(f.path() / "finding.txt"));
+      EXPECT_TRUE(fs::exists(f.path() / "original" / "inputs"));
+      std::string reproduce = test::read_file(f.path() / "reproduce.sh");
+      EXPECT_EQ(reproduce.find("<"), std::string::npos) << reproduce; // no placeholder
+      EXPECT_NE(reproduce.find(teval_path() + " check "), std::string::npos) << reproduce;
+    }
+  }
+}
+
+TEST(Fuzz, ATevalEngineFindingReproducesWithTheActualEngine) {
+  // A backend that is right is judged bit for bit too (--compare bits):
+  // teval's own run of the program is bit-identical to the interpreter.
+  fs::path dir = test::scratch_dir("fuzz_bits");
+  Result r =
+      teval("fuzz --out camp --cases 10 --lang tile --quiet --compare bits" + backend("ok"), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = teval("fuzz --out engines --cases 30 --quiet --engine jit --engine ireval", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(test::read_file(dir / "engines/report.json").find("\"engines\": [\"jit\", \"ireval\"]"),
+            std::string::npos);
+}
+
+TEST(Fuzz, ARunResumesWhereTheLastStoppedAndALargerCountContinues) {
+  fs::path dir = test::scratch_dir("fuzz_resume");
+  ASSERT_EQ(teval("fuzz --out camp --cases 8 --seed 3 --quiet", dir).exit_code, 0);
+  Result r = teval("fuzz --out camp --cases 20 --quiet", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("20 cases (12 in this run)"), std::string::npos) << r.out;
+  EXPECT_EQ(sh("sort -n camp/cases.log | cut -d' ' -f1 | uniq | wc -l", dir).out, "20\n");
+  // The saved settings stand; changing them is a usage error.
+  EXPECT_EQ(teval("fuzz --out camp --cases 30 --seed 4", dir).exit_code, 2);
+  EXPECT_EQ(teval("fuzz --out camp --cases 30 --lang tile", dir).exit_code, 2);
+}
+
+TEST(Fuzz, SigintPrintsTheSummaryAndLeavesAResumableCampaign) {
+  fs::path dir = test::scratch_dir("fuzz_sigint");
+  Result r = sh(teval_path() + " fuzz --out camp --cases 1000000 --jobs 2 --quiet > out.txt & "
+                               "pid=$!; sleep 3; kill -INT $pid; wait $pid; echo \"status $?\"",
+                dir);
+  EXPECT_NE(r.out.find("status 0"), std::string::npos) << r.out << r.err;
+  std::string out = test::read_file(dir / "out.txt");
+  EXPECT_NE(out.find("(interrupted)"), std::string::npos) << out;
+  std::string report = test::read_file(dir / "camp/report.json");
+  EXPECT_NE(report.find("\"interrupted\": true"), std::string::npos) << report;
+  EXPECT_FALSE(fs::exists(dir / "camp/tmp"));
+}
+
+TEST(Fuzz, ShardsNeverRepeatACaseAndMergeIntoOneReport) {
+  fs::path dir = test::scratch_dir("fuzz_shards");
+  ASSERT_EQ(teval("fuzz --out s0 --cases 6 --shard 0/2 --quiet", dir).exit_code, 0);
+  ASSERT_EQ(teval("fuzz --out s1 --cases 6 --shard 1/2 --quiet", dir).exit_code, 0);
+  EXPECT_EQ(sh("cut -d' ' -f1 s0/cases.log s1/cases.log | sort -n | tr '\\n' ' '", dir).out,
+            "0 1 2 3 4 5 6 7 8 9 10 11 ");
+  Result r = teval("fuzz --merge s0 s1 --out merged", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(test::read_file(dir / "merged/report.json").find("\"cases\": 12,"), std::string::npos);
+  // Campaigns of other seeds do not merge.
+  ASSERT_EQ(teval("fuzz --out other --cases 2 --seed 5 --quiet", dir).exit_code, 0);
+  EXPECT_EQ(teval("fuzz --merge s0 other --out bad", dir).exit_code, 1);
+}
+
+TEST(Fuzz, UsageErrors) {
+  fs::path dir = test::scratch_dir("fuzz_usage");
+  for (const char* args :
+       {"fuzz", "fuzz --out x --engine hexagon", "fuzz --out x --engine gpu",
+        "fuzz --out x --compare bits", "fuzz --out x --backend-cmd 'cc {prog}'",
+        "fuzz --out x --time 0", "fuzz --out x --shard 2/2", "fuzz --out x --jobs 0",
+        "fuzz --out x --engine none", "gen --cases 3", "gen -o x --lang c"})
+    EXPECT_EQ(teval(args, dir).exit_code, 2) << args;
+  EXPECT_EQ(teval("fuzz --help", dir).exit_code, 0);
+  EXPECT_EQ(teval("gen --help", dir).exit_code, 0);
+}
+
+} // namespace
+} // namespace teval

@@ -1,0 +1,135 @@
+// The pieces of `teval fuzz`: the sandbox, case addressing, the shrinker
+// and signatures.
+#include "core/error.h"
+#include "verify/fuzz.h"
+#include "verify/sandbox.h"
+#include "verify/shrink.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+namespace teval::verify {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Sandbox, ReturnsWhatTheChildReturns) {
+  ChildResult r = run_in_child([](Stage&) { return std::string("hello\n\0x", 8); }, 10s);
+  EXPECT_EQ(r.end, ChildResult::End::Returned);
+  EXPECT_EQ(r.payload, std::string("hello\n\0x", 8));
+}
+
+TEST(Sandbox, ACrashNamesItsStageAndSignal) {
+  ChildResult r = run_in_child(
+      [](Stage& s) {
+        s.begin("jit", 10s);
+        std::raise(SIGSEGV);
+        return std::string("unreachable");
+      },
+      10s);
+  EXPECT_EQ(r.end, ChildResult::End::Crashed);
+  EXPECT_EQ(r.stage, "jit");
+  EXPECT_NE(r.detail.find("signal 11"), std::string::npos) << r.detail;
+}
+
+TEST(Sandbox, AStagePastItsBudgetIsKilledAsAHang) {
+  auto start = std::chrono::steady_clock::now();
+  ChildResult r = run_in_child(
+      [](Stage& s) {
+        s.begin("first", 10s);
+        s.begin("slow", 10ms);
+        for (;;)
+          std::this_thread::sleep_for(1s);
+        return std::string();
+      },
+      10s);
+  EXPECT_EQ(r.end, ChildResult::End::Hung);
+  EXPECT_EQ(r.stage, "slow");
+  // The budget of the stage that hung, plus the grace, not the first's.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 8s);
+}
+
+TEST(Cases, ACaseDependsOnlyOnTheSeedAndItsIndex) {
+  CaseSpace space{"all", 7};
+  Case a = make_case(space, 12345);
+  Case b = make_case(space, 12345);
+  EXPECT_EQ(a.program.text, b.program.text);
+  EXPECT_EQ(a.input_seed, b.input_seed);
+  EXPECT_EQ(a.program.lang, "tile"); // odd cases of `all` are Tile
+  EXPECT_EQ(make_case(space, 12344).program.lang, "antares");
+  EXPECT_NE(make_case(space, 12346).program.text +
+                std::to_string(make_case(space, 12346).input_seed),
+            a.program.text + std::to_string(a.input_seed));
+}
+
+Program antares(const std::string& text,
+                std::vector<std::pair<std::string, parser::InputType>> inputs) {
+  return Program{"antares", text, std::move(inputs), "", {}};
+}
+
+parser::InputType f32(core::Shape shape) {
+  return {core::DType::Float32, std::move(shape), {}};
+}
+
+TEST(Shrink, StatementsAreSplitAtTopLevelSemicolons) {
+  EXPECT_EQ(antares_statements("a[N] = b[N]; c[N] = a[N].when([N < 1; ], 0.0) ;"),
+            (std::vector<std::string>{"a[N] = b[N]", "c[N] = a[N].when([N < 1; ], 0.0)"}));
+}
+
+TEST(Shrink, ADroppedStatementsOutputBecomesAnInputOfItsType) {
+  Program p = antares("mediate0[N] = input0[N] + 1.0; output0[N] = mediate0[N] * 2.0",
+                      {{"input0", f32({3})}});
+  std::vector<Program> c = shrink_candidates(p);
+  auto it = std::find_if(c.begin(), c.end(), [](const Program& q) {
+    return q.text == "output0[N] = mediate0[N] * 2.0";
+  });
+  ASSERT_NE(it, c.end());
+  ASSERT_EQ(it->inputs.size(), 1u); // input0 is no longer read
+  EXPECT_EQ(it->inputs[0].first, "mediate0");
+  EXPECT_EQ(it->inputs[0].second.shape, core::Shape({3}));
+}
+
+TEST(Shrink, ReachesTheSmallestProgramThatStillFails) {
+  // "Fails" while the program divides: the shrinker must keep one division
+  // and drop everything else.
+  Program p = antares("mediate0[N, M] = input0[N, M] * 3.5 + input1[M]; "
+                      "output0[N] +=! (mediate0[N, M] / input1[M]).call(`exp`) where N in 4",
+                      {{"input0", f32({4, 5})}, {"input1", f32({5})}});
+  ShrinkResult r = shrink(p, [](const Program& q) {
+    std::shared_ptr<const core::SourceFile> keep;
+    try {
+      elaborate(q, keep);
+    } catch (const core::Error&) {
+      return false;
+    }
+    return q.text.find('/') != std::string::npos;
+  });
+  EXPECT_EQ(statement_count(r.program), 1) << r.program.text;
+  EXPECT_LE(r.program.inputs.size(), 2u) << r.program.text;
+  EXPECT_LT(r.program.text.size(), 40u) << r.program.text;
+  for (const auto& [name, type] : r.program.inputs)
+    for (int64_t d : type.shape)
+      EXPECT_LE(d, 1) << name;
+}
+
+TEST(Signature, NamesSizesAndConstantsDoNotMatterButOperatorsDo) {
+  Disagreement d{"value", "external", ""};
+  std::string a = finding_signature(
+      antares("output0[N] = input0[N] * 2.0 where N in 3", {{"input0", f32({3})}}), d);
+  std::string b = finding_signature(
+      antares("output1[M] = input4[M] * 7.5 where M in 9", {{"input4", f32({9})}}), d);
+  std::string c = finding_signature(
+      antares("output0[N] = input0[N] + 2.0 where N in 3", {{"input0", f32({3})}}), d);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(a.rfind("external-value-", 0), 0u);
+  Disagreement e{"crash", "jit", ""};
+  EXPECT_NE(finding_signature(
+                antares("output0[N] = input0[N] * 2.0 where N in 3", {{"input0", f32({3})}}), e),
+            a);
+}
+
+} // namespace
+} // namespace teval::verify

@@ -1,0 +1,185 @@
+// Another compiler as a backend (see external.h).
+#include "verify/external.h"
+
+#include "core/error.h"
+#include "core/npy.h"
+#include "verify/sandbox.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace teval::verify {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The last \p n bytes of the file at \p path.
+std::string tail_of(const fs::path& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() > n)
+    s = "..." + s.substr(s.size() - n);
+  return s;
+}
+
+[[noreturn]] void exec_command(const std::string& command, const fs::path& work_dir,
+                               int64_t memory) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGPIPE, SIG_DFL);
+  if (memory > 0) {
+    rlimit limit{static_cast<rlim_t>(memory), static_cast<rlim_t>(memory)};
+    ::setrlimit(RLIMIT_AS, &limit);
+  }
+  int in = ::open("/dev/null", O_RDONLY);
+  int out = ::open((work_dir / "stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int err = ::open((work_dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (in < 0 || out < 0 || err < 0)
+    _exit(126);
+  ::dup2(in, STDIN_FILENO);
+  ::dup2(out, STDOUT_FILENO);
+  ::dup2(err, STDERR_FILENO);
+  if (::chdir(work_dir.c_str()) != 0)
+    _exit(126);
+  ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  _exit(127);
+}
+
+} // namespace
+
+bool known_placeholder(const std::string& word) {
+  return word == "program" || word == "inputs" || word == "outdir" || word == "lang" ||
+         word == "entry";
+}
+
+std::string expand_command(const std::string& command,
+                           const std::map<std::string, std::string>& values) {
+  std::string out;
+  for (size_t i = 0; i < command.size(); ++i) {
+    if (command[i] != '{') {
+      out += command[i];
+      continue;
+    }
+    size_t close = command.find('}', i);
+    std::string word = close == std::string::npos ? "" : command.substr(i + 1, close - i - 1);
+    auto it = values.find(word);
+    if (it == values.end()) {
+      if (close != std::string::npos && !word.empty() &&
+          word.find_first_of(" \t'\"{") == std::string::npos)
+        throw core::Error(core::ErrorKind::Input, "--backend-cmd",
+                          "unknown placeholder {" + word +
+                              "}; the command may use {program}, {inputs}, {outdir}, {lang} "
+                              "and {entry}");
+      out += command[i]; // a brace of the shell's own
+      continue;
+    }
+    out += shell_quote(it->second);
+    i = close;
+  }
+  return out;
+}
+
+ExternalRun run_external(const ExternalBackend& backend, const std::string& work_dir,
+                         const std::map<std::string, std::string>& placeholders,
+                         const std::vector<std::string>& outputs) {
+  ExternalRun r;
+  const std::string command = expand_command(backend.command, placeholders);
+  auto start = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0)
+    throw core::Error(core::ErrorKind::Limit, "--backend-cmd",
+                      std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0)
+    exec_command(command, work_dir, backend.memory);
+  ::setpgid(pid, pid); // also in the child: whichever runs first
+
+  int status = 0;
+  bool hung = false;
+  auto deadline = start + backend.timeout;
+  for (auto nap = std::chrono::microseconds(200);;) {
+    pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid)
+      break;
+    if (done < 0 && errno != EINTR)
+      break;
+    if (Clock::now() >= deadline) {
+      hung = true;
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(20'000));
+  }
+  // Whatever the command left running in its group goes with it.
+  ::kill(-pid, SIGKILL);
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::string err = tail_of(fs::path(work_dir) / "stderr.txt", 2000);
+  std::string said = err.empty() ? "" : "\nits standard error ends:\n" + err;
+  if (hung) {
+    r.end = ExternalRun::End::Hang;
+    r.detail = "the command was still running after " + std::to_string(backend.timeout.count()) +
+               " ms and was killed" + said;
+    return r;
+  }
+  if (WIFSIGNALED(status)) {
+    r.end = ExternalRun::End::Crash;
+    r.detail = "the command was " + describe_wait_status(status) + said;
+    return r;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // The shell reports a command killed by a signal as 128 + the signal.
+    r.end = code > 128 && code < 128 + 65 ? ExternalRun::End::Crash : ExternalRun::End::Exit;
+    r.detail = "the command " + describe_wait_status(status) +
+               (code > 128 && code < 128 + 65 ? " (the shell's way of saying killed by signal " +
+                                                    std::to_string(code - 128) + ")"
+                                              : "") +
+               said;
+    return r;
+  }
+  const std::string outdir = placeholders.at("outdir");
+  for (const std::string& name : outputs) {
+    fs::path path = fs::path(outdir) / (name + ".npy");
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      r.end = ExternalRun::End::Missing;
+      r.detail = "the command exited 0 without writing " + path.filename().string() + said;
+      r.outputs.clear();
+      return r;
+    }
+    try {
+      r.outputs.emplace(name, core::read_npy(path.string()));
+    } catch (const core::Error& e) {
+      r.end = ExternalRun::End::Unreadable;
+      r.detail = "the command wrote " + path.filename().string() + ", which teval cannot read:\n" +
+                 e.render();
+      r.outputs.clear();
+      return r;
+    }
+  }
+  return r;
+}
+
+} // namespace teval::verify

@@ -1,0 +1,64 @@
+// Another compiler as a backend: a command line that reads a program file
+// and a directory of .npy inputs and writes one .npy per output.
+#pragma once
+
+#include "core/kernel.h"
+#include "core/tensor.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace teval::verify {
+
+/// The command and its budgets.
+struct ExternalBackend {
+  /// A shell command (run by /bin/sh -c) with the placeholders {program}
+  /// (the program file), {inputs} (a directory with NAME.npy per input),
+  /// {outdir} (where the command writes NAME.npy per output), and also
+  /// {lang} (antares or tile) and {entry} (the Tile function, else "").
+  std::string command;
+  std::chrono::milliseconds timeout{60'000};
+  /// The address-space limit of the command's process (RLIMIT_AS);
+  /// 0: none.
+  int64_t memory = int64_t{4} << 30;
+};
+
+/// \p command with every placeholder replaced by its value, shell-quoted.
+/// Throws core::Error(Input) naming an unknown `{word}` placeholder.
+std::string expand_command(const std::string& command,
+                           const std::map<std::string, std::string>& values);
+
+/// The placeholders expand_command() knows (for usage checks).
+bool known_placeholder(const std::string& word);
+
+/// What running the command once gave.
+struct ExternalRun {
+  enum class End {
+    Ok,         ///< exited 0; outputs read
+    Crash,      ///< killed by a signal
+    Exit,       ///< exited non-zero
+    Hang,       ///< still running at the timeout (killed)
+    Missing,    ///< exited 0 without writing some output
+    Unreadable, ///< an output is not a .npy file teval reads
+  };
+  End end = End::Ok;
+  /// The outputs by name (End::Ok).
+  std::map<std::string, core::Tensor> outputs;
+  /// How it ended, in words, with the end of its standard error.
+  std::string detail;
+  double seconds = 0;
+};
+
+/// Runs \p backend in \p work_dir on the program file \p program_path
+/// (already written) and \p inputs_dir, expecting \p outputs. The command
+/// runs in its own process group with stdin from /dev/null and stdout and
+/// stderr in work_dir/stdout.txt and stderr.txt; the group is killed at the
+/// timeout.
+ExternalRun run_external(const ExternalBackend& backend, const std::string& work_dir,
+                         const std::map<std::string, std::string>& placeholders,
+                         const std::vector<std::string>& outputs);
+
+} // namespace teval::verify
