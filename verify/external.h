@@ -52,11 +52,11 @@ struct ExternalRun {
   double seconds = 0;
 };
 
-/// Runs \p backend in \p work_dir on the program file \p program_path
-/// (already written) and \p inputs_dir, expecting \p outputs. The command
-/// runs in its own process group with stdin from /dev/null and stdout and
-/// stderr in work_dir/stdout.txt and stderr.txt; the group is killed at the
-/// timeout.
+/// Runs \p backend with \p placeholders (the files of the case, already
+/// written; "outdir" is where the outputs are read from), expecting
+/// \p outputs. The command runs in teval's working directory, in its own
+/// process group, with stdin from /dev/null and stdout and stderr in
+/// work_dir/stdout.txt and stderr.txt; the group is killed at the timeout.
 ExternalRun run_external(const ExternalBackend& backend, const std::string& work_dir,
                          const std::map<std::string, std::string>& placeholders,
                          const std::vector<std::string>& outputs);

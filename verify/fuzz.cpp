@@ -597,6 +597,48 @@ FuzzSummary merge_campaigns(const std::vector<std::string>& dirs, const std::str
   return summary;
 }
 
+std::string pack_campaign(const std::string& dir) {
+  std::string out = "teval-campaign-pack 1\n";
+  auto add = [&](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string rel = fs::relative(file, dir).string();
+    out += rel + "\n" + std::to_string(bytes.size()) + "\n" + bytes;
+  };
+  for (const char* name : {"campaign.txt", "cases.log"})
+    if (fs::exists(fs::path(dir) / name))
+      add(fs::path(dir) / name);
+  if (fs::exists(fs::path(dir) / "findings"))
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(dir) / "findings"))
+      if (e.is_regular_file())
+        add(e.path());
+  return out;
+}
+
+void unpack_campaign(const std::string& bytes, const std::string& dir) {
+  auto bad = [&] { return core::Error(core::ErrorKind::Input, dir, "not a packed campaign"); };
+  const std::string magic = "teval-campaign-pack 1\n";
+  if (bytes.compare(0, magic.size(), magic) != 0)
+    throw bad();
+  for (size_t at = magic.size(); at < bytes.size();) {
+    size_t nl = bytes.find('\n', at);
+    size_t nl2 = nl == std::string::npos ? nl : bytes.find('\n', nl + 1);
+    if (nl2 == std::string::npos)
+      throw bad();
+    fs::path rel = bytes.substr(at, nl - at);
+    uint64_t size = std::stoull(bytes.substr(nl + 1, nl2 - nl - 1));
+    if (rel.is_absolute() || rel.empty() || size > bytes.size() - nl2 - 1)
+      throw bad();
+    for (const auto& part : rel)
+      if (part == "..")
+        throw bad();
+    fs::path target = fs::path(dir) / rel;
+    fs::create_directories(target.parent_path());
+    write_text(target, bytes.substr(nl2 + 1, size));
+    at = nl2 + 1 + size;
+  }
+}
+
 std::string summary_text(const FuzzSummary& s, const std::string& dir) {
   std::string t = std::to_string(s.cases) + " cases";
   if (s.run_cases != s.cases)

@@ -89,6 +89,14 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
 /// differ in anything but the shard, or when two name one case differently.
 FuzzSummary merge_campaigns(const std::vector<std::string>& dirs, const std::string& out);
 
+/// Every file of the campaign directory \p dir (settings, log, findings;
+/// not the reports) as one string, for sending it to another machine.
+std::string pack_campaign(const std::string& dir);
+
+/// Writes what pack_campaign() packed into \p dir. Throws
+/// core::Error(Input) when \p bytes are not a packed campaign.
+void unpack_campaign(const std::string& bytes, const std::string& dir);
+
 /// The summary as the command prints it at the end.
 std::string summary_text(const FuzzSummary& s, const std::string& dir);
 

@@ -386,12 +386,21 @@ int statement_count(const Program& p) {
   auto file = core::SourceFile::make("<count>", p.text);
   int n = 0;
   try {
-    for (const ast::StmtPtr& s : parser::read_tile(*file).statements)
-      if (const auto* f = std::get_if<ast::Function>(&s->node))
-        for (const ast::StmtPtr& b : f->body)
-          n += std::holds_alternative<ast::Assign>(b->node) ||
-               (std::holds_alternative<ast::Declare>(b->node) &&
-                std::get<ast::Declare>(b->node).init != nullptr);
+    for (const ast::StmtPtr& s : parser::read_tile(*file).statements) {
+      const auto* f = std::get_if<ast::Function>(&s->node);
+      if (!f)
+        continue;
+      for (const ast::StmtPtr& b : f->body) {
+        if (std::holds_alternative<ast::Assign>(b->node)) {
+          ++n;
+        } else if (const auto* d = std::get_if<ast::Declare>(&b->node); d && d->init) {
+          // `auto O = TensorOutput(...)` declares an output; other
+          // initialised declarations compute.
+          const ast::Call* call = ast::as_call(*d->init);
+          n += !(call && call->callee == "TensorOutput");
+        }
+      }
+    }
   } catch (const core::Error&) {
   }
   return n;

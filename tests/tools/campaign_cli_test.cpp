@@ -176,6 +176,25 @@ TEST(Fuzz, ShardsNeverRepeatACaseAndMergeIntoOneReport) {
   EXPECT_EQ(teval("fuzz --merge s0 other --out bad", dir).exit_code, 1);
 }
 
+TEST(Fuzz, MpiRanksRunShardsAndRankZeroMergesThem) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "Open MPI's own allocations at exit are leaks to LeakSanitizer";
+#endif
+  fs::path dir = test::scratch_dir("fuzz_mpi");
+  if (sh("command -v mpirun", dir).exit_code != 0)
+    GTEST_SKIP() << "no mpirun";
+  Result r = sh("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                "mpirun -n 2 --oversubscribe " +
+                    teval_path() + " fuzz --mpi --out camp --cases 10 --lang all --quiet",
+                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 ranks, merged into camp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("20 cases"), std::string::npos) << r.out;
+  EXPECT_NE(test::read_file(dir / "camp/report.json").find("\"cases\": 20,"), std::string::npos);
+  // Each rank ran its own shard.
+  EXPECT_NE(test::read_file(dir / "camp/rank-1/campaign.txt").find("shard 1/2"), std::string::npos);
+}
+
 TEST(Fuzz, UsageErrors) {
   fs::path dir = test::scratch_dir("fuzz_usage");
   for (const char* args :

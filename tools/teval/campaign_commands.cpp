@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "tools/teval/cli_support.h"
+#include "tools/teval/mpi_fuzz.h"
 #include "verify/corpus.h"
 #include "verify/fuzz.h"
 
@@ -45,7 +46,7 @@ const char* const kFuzzHelp =
                   [--engine ireval|jit|all|none]...
                   [--backend-cmd 'COMMAND {program} {inputs} {outdir}']
                   [--compare check|bits] [--expect-errors]
-                  [--backend-timeout DURATION] [--backend-memory SIZE]
+                  [--backend-timeout DURATION] [--backend-memory SIZE] [--mpi]
        teval fuzz --merge DIR... --out MERGED
 
 A differential campaign: generated programs with random inputs, run by
@@ -83,6 +84,9 @@ options:
   --backend-memory SIZE  its address-space limit (default 4G; 0: none)
   --shrink-time D        the time budget of shrinking one finding (default 120s)
   --quiet                no progress and no finding lines on stderr
+  --mpi                  run as the ranks of an MPI job (mpirun -n R teval
+                         fuzz --mpi ...): rank R runs its shard in
+                         DIR/rank-R, rank 0 gathers and merges them into DIR
   --merge DIR...         merge campaign directories (shards) into --out
   -h, --help             this text
 
@@ -154,6 +158,7 @@ struct FuzzArgs {
   bool expect_errors = false;
   std::optional<double> backend_timeout;
   std::optional<int64_t> backend_memory;
+  bool mpi = false;
   verify::FuzzRun run;
 };
 
@@ -235,6 +240,8 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
     } else if (a == "--shrink-time") {
       f.run.shrink.max_time =
           std::chrono::milliseconds(static_cast<int64_t>(parse_duration(a, value()) * 1000));
+    } else if (a == "--mpi") {
+      f.mpi = true;
     } else if (a == "--quiet") {
       f.run.verbose = false;
     } else {
@@ -310,12 +317,26 @@ int fuzz(const std::vector<std::string>& args) {
     }
   FuzzArgs f;
   verify::CampaignSettings settings;
+  MpiRank me;
+  std::string out; // with --mpi, the directory of the merged campaign
   try {
     f = parse_fuzz(args);
     if (!f.merge.empty()) {
       verify::FuzzSummary s = verify::merge_campaigns(f.merge, f.out);
       std::cout << verify::summary_text(s, f.out) << std::flush;
       return s.findings.empty() ? 0 : 1;
+    }
+    if (f.mpi) {
+      if (!mpi_available())
+        throw UsageError{"--mpi: this teval was built without MPI (install libopenmpi-dev)"};
+      me = mpi_rank();
+      // Rank R of S runs shard I*S + R of N*S, in its own directory.
+      auto [i, n] = f.shard.value_or(std::pair<uint64_t, uint64_t>{0, 1});
+      f.shard = {i * me.size + me.rank, n * me.size};
+      out = f.out;
+      f.out = (std::filesystem::path(out) / ("rank-" + std::to_string(me.rank))).string();
+      if (me.rank != 0)
+        f.run.verbose = false;
     }
     std::optional<verify::CampaignSettings> saved = verify::load_settings(f.out);
     settings = saved ? resumed_settings(f, *saved, f.out) : settings_of(f);
@@ -342,8 +363,11 @@ int fuzz(const std::vector<std::string>& args) {
     f.run.teval = self.string();
   try {
     verify::FuzzSummary s = verify::run_fuzz(f.out, settings, f.run);
+    int status = s.findings.empty() ? 0 : 1;
+    if (f.mpi)
+      return mpi_gather(me, f.out, out, s);
     std::cout << verify::summary_text(s, f.out) << std::flush;
-    return s.findings.empty() ? 0 : 1;
+    return status;
   } catch (const core::Error& e) {
     std::cerr << e.render();
     return 1;
