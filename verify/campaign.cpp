@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "verify/generators.h"
+#include "verify/shrink.h"
 
 #include <chrono>
 
@@ -51,6 +52,17 @@ CampaignResult run_campaign(const CampaignOptions& options,
           break;
         }
       }
+    }
+    // Then the program itself: statements, expressions, numbers, shapes.
+    ShrinkResult smaller = shrink(m.program, [&](const Program& candidate) {
+      std::optional<Disagreement> w = disagreement(candidate, m.input_seed, backends);
+      return w && w->kind == m.disagreement.kind && w->backend == m.disagreement.backend;
+    });
+    if (smaller.steps > 0) {
+      m.program = smaller.program;
+      if (std::optional<Disagreement> w = disagreement(m.program, m.input_seed, backends))
+        m.disagreement = *w;
+      m.shrinks += smaller.steps;
     }
     report(m);
     result.mismatches.push_back(std::move(m));

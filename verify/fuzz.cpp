@@ -404,6 +404,7 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
   const bool tty = ::isatty(STDERR_FILENO);
   auto last_report = Clock::now(), last_progress = Clock::now();
   bool dispatching = true, live_line = false;
+  uint64_t run_findings = 0; // cases of this run with a finding
   std::optional<Clock::time_point> drain_deadline;
   auto say = [&](const std::string& text) {
     if (!run.verbose)
@@ -421,6 +422,8 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
 
   for (;;) {
     if (dispatching && run.time && elapsed() >= std::chrono::duration<double>(*run.time).count())
+      dispatching = false;
+    if (dispatching && run.stop_after > 0 && run_findings >= run.stop_after)
       dispatching = false;
     if (dispatching)
       for (Worker& w : workers) {
@@ -493,6 +496,7 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
         bool fresh = l.status == "finding" && !summary.findings.count(l.signature);
         state::account(summary, l, dir);
         ++summary.run_cases;
+        run_findings += l.status == "finding";
         w.busy.reset();
         if (fresh) {
           const FindingGroup& g = summary.findings[l.signature];

@@ -36,6 +36,9 @@ struct FuzzRun {
   /// Stop dispatching after this long (this run's own time).
   std::optional<std::chrono::milliseconds> time;
   int jobs = 1;
+  /// Stop dispatching once this many cases of this run have findings
+  /// (0: never), as a CI gate that needs only the first does.
+  uint64_t stop_after = 0;
   ShrinkLimits shrink;
   /// Print one line per finding and the progress (on a terminal a live
   /// line, else a line every 10 s) to stderr.

@@ -21,7 +21,12 @@ using core::Span;
 // A value of the preamble's small Python subset.
 struct Value;
 using ValueList = std::vector<Value>;
-using ValueDict = std::vector<std::pair<Value, Value>>;
+// Keys and values in order, as two lists: a list of pairs of a type still
+// being defined is not portable (libc++ and clang reject it).
+struct ValueDict {
+  std::vector<Value> keys;
+  std::vector<Value> values;
+};
 struct Value {
   std::variant<int64_t, MappedText, ValueList, ValueDict> v;
   Span span;
@@ -206,8 +211,10 @@ private:
   Value eval_node(const ast::Expr& e, const ast::Tuple& n) { return {items(n.items), e.span}; }
   Value eval_node(const ast::Expr& e, const ast::Dict& n) {
     ValueDict d;
-    for (const auto& [k, v] : n.items)
-      d.emplace_back(eval(*k), eval(*v));
+    for (const auto& [k, v] : n.items) {
+      d.keys.push_back(eval(*k));
+      d.values.push_back(eval(*v));
+    }
     return {std::move(d), e.span};
   }
 
@@ -313,7 +320,9 @@ private:
       throw Error(ErrorKind::Type, dict.span, "input_dict must be a dict");
     std::vector<InputSpec> out;
     std::unordered_map<std::string_view, size_t> seen; // name -> index in out
-    for (const auto& [key, value] : *d) {
+    for (size_t i = 0; i < d->keys.size(); ++i) {
+      const Value& key = d->keys[i];
+      const Value& value = d->values[i];
       const MappedText* name = key.as_string();
       if (!name)
         throw Error(ErrorKind::Type, key.span, "input_dict keys are tensor names (strings)");
@@ -343,7 +352,9 @@ private:
       throw Error(ErrorKind::Type, value.span,
                   "an input_dict entry is {\"dtype\": ..., \"shape\": [...]} or \"dtype[shape]\"");
     bool have_dtype = false, have_shape = false;
-    for (const auto& [key, field] : *d) {
+    for (size_t i = 0; i < d->keys.size(); ++i) {
+      const Value& key = d->keys[i];
+      const Value& field = d->values[i];
       const MappedText* k = key.as_string();
       if (k && k->text == "dtype") {
         const MappedText* s = field.as_string();

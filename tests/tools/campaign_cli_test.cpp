@@ -124,6 +124,17 @@ TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
   }
 }
 
+TEST(Fuzz, StopAfterEndsTheCampaignAtItsFirstFinding) {
+  fs::path dir = test::scratch_dir("fuzz_stop_after");
+  Result r = teval("fuzz --out camp --cases 500 --lang all --quiet --stop-after 1" +
+                       backend("negate-first"),
+                   dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 findings in 1 cases"), std::string::npos) << r.out;
+  EXPECT_NE(test::read_file(dir / "camp/report.json").find("\"finished\": false"),
+            std::string::npos);
+}
+
 TEST(Fuzz, ATevalEngineFindingReproducesWithTheActualEngine) {
   // A backend that is right is judged bit for bit too (--compare bits):
   // teval's own run of the program is bit-identical to the interpreter.

@@ -221,6 +221,18 @@ TEST(ReplTile, AFailedDeclarationIsNotKept) {
   EXPECT_NE(error_of(s, "auto O = TensorOutput(M);").find("`M` is not defined"), std::string::npos);
 }
 
+// Found by the REPL's libFuzzer harness: an entry whose last statement is
+// neither a declaration, nor something with a result, nor an expression.
+TEST(ReplTile, AnyStatementFormEndsInADiagnosticOrNothing) {
+  Session s;
+  load_ab(s);
+  run(s, ":lang tile");
+  EXPECT_NE(error_of(s, "m, n = Foo(2)"), "");
+  EXPECT_NE(error_of(s, "for i in range(2):\n  x = a"), "");
+  EXPECT_EQ(run(s, "m, n = TensorIndexes(2)"), "");
+  EXPECT_EQ(run(s, ":type a"), "a: float32[2, 3]\n"); // the session goes on
+}
+
 TEST(ReplCommands, TypeVarsAndSettings) {
   Session s;
   load_ab(s);

@@ -46,7 +46,8 @@ const char* const kFuzzHelp =
                   [--engine ireval|jit|all|none]...
                   [--backend-cmd 'COMMAND {program} {inputs} {outdir}']
                   [--compare check|bits] [--expect-errors]
-                  [--backend-timeout DURATION] [--backend-memory SIZE] [--mpi]
+                  [--backend-timeout DURATION] [--backend-memory SIZE]
+                  [--shrink-time DURATION] [--stop-after N] [--quiet] [--mpi]
        teval fuzz --merge DIR... --out MERGED
 
 A differential campaign: generated programs with random inputs, run by
@@ -83,6 +84,7 @@ options:
   --backend-timeout D    its time budget per case (default 60s)
   --backend-memory SIZE  its address-space limit (default 4G; 0: none)
   --shrink-time D        the time budget of shrinking one finding (default 120s)
+  --stop-after N         stop once N cases of this run have findings
   --quiet                no progress and no finding lines on stderr
   --mpi                  run as the ranks of an MPI job (mpirun -n R teval
                          fuzz --mpi ...): rank R runs its shard in
@@ -240,6 +242,10 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
     } else if (a == "--shrink-time") {
       f.run.shrink.max_time =
           std::chrono::milliseconds(static_cast<int64_t>(parse_duration(a, value()) * 1000));
+    } else if (a == "--stop-after") {
+      f.run.stop_after = parse_count(a, value());
+      if (f.run.stop_after == 0)
+        throw UsageError{"--stop-after is at least 1"};
     } else if (a == "--mpi") {
       f.mpi = true;
     } else if (a == "--quiet") {

@@ -356,9 +356,14 @@ Outcome Session::tile(const std::shared_ptr<const core::SourceFile>& entry, bool
       body.push_back(std::make_shared<const ast::Stmt>(ast::Stmt{s->span, ast::Return{name}}));
       continue;
     }
-    // A bare expression is the result, named `result`.
+    // A bare expression is the result, named `result`. Any other statement
+    // (a tuple assignment of something that is not a declaration, say) has
+    // none: it is elaborated as written and reports its own errors.
     const auto* e = std::get_if<ast::ExprStmt>(&s->node);
-    TEVAL_ASSERT(e, "a Tile statement without a result is an expression");
+    if (!e) {
+      body.push_back(s);
+      continue;
+    }
     result = "result";
     body.push_back(std::make_shared<const ast::Stmt>(ast::Stmt{s->span, ast::Return{e->expr}}));
   }
