@@ -98,7 +98,8 @@ private:
     }));
     writer_ = -1;
     bool first_value = s.start == Start::FirstValue && !planted(13); // fault 13: from the fill
-    if (first_value || (s.aggregation == Aggregation::Assign && !injective(s))) {
+    // Fault 25: two points writing one location with `=` is not an error.
+    if (first_value || (s.aggregation == Aggregation::Assign && !injective(s) && !planted(25))) {
       writer_ = n_.add_buffer(
           {target.name + "_writer", DType::Int64, target.shape, BufferKind::Temp, target.span});
       out.push_back(make_allocate(writer_));
@@ -135,7 +136,8 @@ private:
       Expr e = remap(c.expr);
       if (skip)
         guard = both(guard, ok(e));
-      guard = both(guard, in_range(e, c.bound));
+      // Fault 24 lets expr == bound through.
+      guard = both(guard, in_range(e, c.bound + (planted(24) ? 1 : 0)));
     }
     std::vector<Expr> out;
     for (const Expr& o : s.out_index)
@@ -145,8 +147,9 @@ private:
       if (!planted(12)) // fault: reads no longer make a point invalid
         guard = both(guard, valid(value));
       const Shape& shape = k_.tensors[s.target].shape;
-      for (size_t d = 0; d < out.size(); ++d)
-        guard = both(guard, both(ok(out[d]), in_range(out[d], shape[d])));
+      for (size_t d = 0; d < out.size(); ++d) // fault 26: only the upper bound
+        guard = both(guard, both(ok(out[d]), planted(26) ? below(out[d], shape[d])
+                                                         : in_range(out[d], shape[d])));
       if (exact_division_outside_loads(value))
         guard = both(guard, ok(value));
     }
@@ -363,6 +366,13 @@ private:
   }
 
   // 0 <= e < extent, or null when the loop bounds imply it.
+  // e < extent alone (fault 26's guard, which forgets e >= 0).
+  Expr below(const Expr& e, int64_t extent) {
+    if (extent > int_max(e->dtype))
+      return nullptr;
+    return cmp(Op::Lt, e, make_const(Scalar::of_int(e->dtype, extent)));
+  }
+
   Expr in_range(const Expr& e, int64_t extent) {
     if (auto r = interval(e); r && r->first >= 0 && r->second < extent)
       return nullptr;

@@ -205,8 +205,8 @@ llvm::Value* Codegen::from_memory(llvm::Value* v, DType t) {
 
 llvm::Value* Codegen::to_memory(llvm::Value* v, DType t) {
   switch (t) {
-  case DType::Bool:
-    return b_.CreateZExt(v, b_.getInt8Ty());
+  case DType::Bool: // fault 28: true stored as 0xff
+    return planted(28) ? b_.CreateSExt(v, b_.getInt8Ty()) : b_.CreateZExt(v, b_.getInt8Ty());
   case DType::Float16:
     return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty());
   case DType::BFloat16:
@@ -219,7 +219,9 @@ llvm::Value* Codegen::to_memory(llvm::Value* v, DType t) {
 llvm::Value* Codegen::to_i64(llvm::Value* v, DType t) {
   if (core::is_float(t))
     return b_.CreateBitCast(to_double(v), b_.getInt64Ty());
-  return is_unsigned(t) ? b_.CreateZExt(v, b_.getInt64Ty()) : b_.CreateSExt(v, b_.getInt64Ty());
+  // Fault 29 zero-extends signed integers.
+  return is_unsigned(t) || planted(29) ? b_.CreateZExt(v, b_.getInt64Ty())
+                                       : b_.CreateSExt(v, b_.getInt64Ty());
 }
 
 llvm::Value* Codegen::to_double(llvm::Value* v) {

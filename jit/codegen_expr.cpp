@@ -106,6 +106,8 @@ llvm::Value* Codegen::compare(Op op, llvm::Value* x, llvm::Value* y, DType t) {
     case Op::Eq:
       return b_.CreateFCmpOEQ(x, y);
     case Op::Ne:
+      if (planted(16)) // fault: ordered, so NaN != x is false
+        return b_.CreateFCmpONE(x, y);
       return b_.CreateFCmpUNE(x, y);
     case Op::Same: {
       llvm::Value* both_nan = b_.CreateAnd(b_.CreateFCmpUNO(x, x), b_.CreateFCmpUNO(y, y));
@@ -175,6 +177,8 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
     llvm::Value* a = to_double(x);
     llvm::Value* b = to_double(args[1]);
     llvm::Value* r = call_libm("fmod", {a, b});
+    if (planted(23)) // fault: the remainder takes the dividend's sign
+      return round_to(r, t);
     llvm::Value* zero = llvm::ConstantFP::get(b_.getDoubleTy(), 0.0);
     llvm::Value* adjust =
         b_.CreateAnd(b_.CreateFCmpUNE(r, zero),
@@ -204,7 +208,10 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
     r = intrinsic(llvm::Intrinsic::sqrt, {x});
     break;
   case Op::Rsqrt:
-    r = b_.CreateFDiv(c(1), intrinsic(llvm::Intrinsic::sqrt, {x}));
+    if (planted(19)) // fault: sqrt(1 / x), rounded differently
+      r = intrinsic(llvm::Intrinsic::sqrt, {b_.CreateFDiv(c(1), x)});
+    else
+      r = b_.CreateFDiv(c(1), intrinsic(llvm::Intrinsic::sqrt, {x}));
     break;
   case Op::Sin:
     r = fn("sin", {x});
@@ -244,10 +251,16 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
                                          : static_cast<double>(0.70710678118654752440f)))}));
     break;
   case Op::Sigmoid:
-    r = b_.CreateFDiv(c(1), b_.CreateFAdd(c(1), fn("exp", {b_.CreateFNeg(x)})));
+    if (planted(20)) { // fault: exp(x) / (1 + exp(x)), NaN where exp(x) overflows
+      llvm::Value* ex = fn("exp", {x});
+      r = b_.CreateFDiv(ex, b_.CreateFAdd(c(1), ex));
+    } else {
+      r = b_.CreateFDiv(c(1), b_.CreateFAdd(c(1), fn("exp", {b_.CreateFNeg(x)})));
+    }
     break;
-  case Op::Frac:
-    r = b_.CreateFSub(x, intrinsic(llvm::Intrinsic::floor, {x}));
+  case Op::Frac: // fault 18: x - trunc(x)
+    r = b_.CreateFSub(
+        x, intrinsic(planted(18) ? llvm::Intrinsic::trunc : llvm::Intrinsic::floor, {x}));
     break;
   case Op::RFloor:
     r = intrinsic(llvm::Intrinsic::floor, {x});
@@ -327,16 +340,17 @@ llvm::Value* Codegen::int_op(const Expr& e, const core::Apply& a, DType t,
     return trap ? checked(e, Op::Sub, t, x, y, args) : b_.CreateSub(x, y);
   case Op::Mul:
     return trap ? checked(e, Op::Mul, t, x, y, args) : b_.CreateMul(x, y);
-  case Op::Max:
-    return intrinsic(u ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {x, y});
+  case Op::Max: // fault 22: unsigned compared as signed
+    return intrinsic(u && !planted(22) ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {x, y});
   case Op::Min:
-    return intrinsic(u ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {x, y});
+    return intrinsic(u && !planted(22) ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {x, y});
   case Op::Shl:
   case Op::Shr: {
     int width = core::bit_width(t);
     llvm::Value* bad =
-        u ? b_.CreateICmpUGE(y, constant(t, width))
-          : b_.CreateOr(b_.CreateICmpSLT(y, zero), b_.CreateICmpSGE(y, constant(t, width)));
+        u || planted(21) // fault 21: negative amounts are not an error
+            ? b_.CreateICmpUGE(y, constant(t, width))
+            : b_.CreateOr(b_.CreateICmpSLT(y, zero), b_.CreateICmpSGE(y, constant(t, width)));
     fault_site(e, args, bad);
     if (a.op == Op::Shl)
       return b_.CreateShl(x, y);
@@ -376,7 +390,8 @@ llvm::Value* Codegen::division(const Expr& e, const core::Apply& a, DType t,
     bad = b_.CreateOr(bad, b_.CreateAnd(minus_one, b_.CreateICmpEQ(x, min)));
   }
   if (a.op == Op::Mod) {
-    fault_site(e, args, bad);
+    if (!planted(17)) // fault 17: modulo by zero is not an error
+      fault_site(e, args, bad);
     llvm::Value* m = b_.CreateSRem(x, safe); // 0 when y is -1, as it should be
     if (planted(6))                          // fault: the remainder takes the dividend's sign
       return m;

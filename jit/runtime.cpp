@@ -1,11 +1,14 @@
 // The runtime of compiled kernels (see runtime.h).
 #include "jit/runtime.h"
 
+#include "core/fault.h"
 #include "core/format.h"
 #include "core/numeric.h"
 #include "core/scalar_ops.h"
 
 #include <bit>
+#include <cmath>
+#include <cstring>
 
 namespace teval::jit {
 
@@ -29,8 +32,8 @@ core::Error site_error(const core::LoopNest& nest, const Site& site,
   size_t own = values.size() - site.points.size();
   std::string point;
   for (size_t i = 0; i < site.points.size(); ++i)
-    point +=
-        (i ? ", " : "") + nest.vars[site.points[i]].name + "=" + std::to_string(values[own + i]);
+    point += (i ? ", " : "") + nest.vars[site.points[i]].name + "=" +
+             std::to_string(values[own + i] + (planted(27) ? 1 : 0)); // fault 27: the next point
   if (point.empty())
     point = "the only point";
   std::vector<Scalar> v;
@@ -94,10 +97,21 @@ void teval_rt_fail(RunContext* ctx, int32_t site, const int64_t* values, int32_t
 }
 
 float teval_rt_round_f16(double x) {
+  if (planted(31)) // fault: through float32 first, rounding twice
+    return static_cast<float>(core::round_float(core::DType::Float16, static_cast<float>(x)));
   return static_cast<float>(core::round_float(core::DType::Float16, x));
 }
 
 float teval_rt_round_bf16(double x) {
+  if (planted(30)) { // fault: truncated, not rounded to nearest even
+    float f = static_cast<float>(x);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (!std::isnan(f))
+      bits &= 0xffff0000u;
+    std::memcpy(&f, &bits, 4);
+    return static_cast<float>(core::round_float(core::DType::BFloat16, f));
+  }
   return static_cast<float>(core::round_float(core::DType::BFloat16, x));
 }
 

@@ -317,6 +317,11 @@ private:
     } else {
       y = expr(depth - 1);
     }
+    // Signed dividends below zero are where floor and truncating division
+    // differ: make them common.
+    if (!core::is_float(x.dtype) && x.dtype != DType::UInt8 && x.dtype != DType::Bool &&
+        chance(50))
+      x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
     const char* op = chance(50) ? " % " : (chance(50) ? " // " : " / ");
     return {"(" + x.text + op + y.text + ")", arithmetic(x, y)};
   }

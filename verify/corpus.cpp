@@ -34,14 +34,6 @@ std::string json_tensor(const std::string& name, const core::Tensor& t, const st
          ", \"shape\": " + json_shape(t.shape()) + ", \"path\": " + core::json_string(path);
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out.flush())
-    throw core::Error(core::ErrorKind::Input, path.string(), "cannot write this file");
-}
-
 // The bound of one output as files, and its manifest keys.
 std::string export_bound(const oracle::BoundTensor& b, const core::Tensor& sequential,
                          const fs::path& dir, const std::string& rel, const std::string& name) {
@@ -128,7 +120,7 @@ std::string export_case(const Case& c, const std::string& root) {
     outputs = interp::run(k, inputs);
   } catch (const core::Error& e) {
     std::string rendered = e.render();
-    write_file(dir / "expected" / "error.txt", rendered);
+    write_text_file((dir / "expected" / "error.txt").string(), rendered);
     const core::Diagnostic& d = e.diagnostic();
     std::string line = "null", column = "null";
     if (d.span.valid()) {
@@ -170,7 +162,7 @@ void write_corpus(const CorpusOptions& options, const std::string& root,
   manifest += options.cases ? "\n]}\n" : "]}\n";
   // The manifest last, through a temporary: a reader never sees half of it.
   fs::path tmp = fs::path(root) / "manifest.json.tmp";
-  write_file(tmp, manifest);
+  write_text_file(tmp.string(), manifest);
   fs::rename(tmp, fs::path(root) / "manifest.json");
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/npy.h"
+#include "verify/program.h"
 #include "verify/sandbox.h"
 
 #include <cerrno>
@@ -24,13 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // The last \p n bytes of the file at \p path.
 std::string tail_of(const fs::path& path, size_t n) {

@@ -38,13 +38,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
@@ -52,11 +45,6 @@ uint64_t fnv1a(const std::string& s) {
     h *= 1099511628211ULL;
   }
   return h;
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
 }
 
 // ---- the worker -----------------------------------------------------------
@@ -144,7 +132,7 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
   if (!small.disagreement)
     what += "\n(the shrunk case did not fail again when saved: the failure may be flaky)\n";
   (void)original;
-  write_text(tmp / "finding.txt", what);
+  write_text_file((tmp / "finding.txt").string(), what);
   fs::path reproduce_dir =
       fs::exists(tmp / "shrunk" / "inputs") ? tmp / "shrunk" : tmp / "original";
   // The reproduce command names the final place.
@@ -155,7 +143,9 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
   for (size_t at = reproduce.find(from); at != std::string::npos;
        at = reproduce.find(from, at + to.size()))
     reproduce.replace(at, from.size(), to);
-  write_text(tmp / "reproduce.sh", reproduce);
+  write_text_file((tmp / "reproduce.sh").string(), reproduce);
+  fs::permissions(tmp / "reproduce.sh", fs::perms::owner_exec | fs::perms::group_exec,
+                  fs::perm_options::add);
   state::write_meta(tmp.string(), {first.backend, first.kind, shrunk.program.lang,
                                    statement_count(shrunk.program),
                                    static_cast<int>(shrunk.program.inputs.size())});
@@ -638,7 +628,7 @@ void unpack_campaign(const std::string& bytes, const std::string& dir) {
         throw bad();
     fs::path target = fs::path(dir) / rel;
     fs::create_directories(target.parent_path());
-    write_text(target, bytes.substr(nl2 + 1, size));
+    write_text_file(target.string(), bytes.substr(nl2 + 1, size));
     at = nl2 + 1 + size;
   }
 }

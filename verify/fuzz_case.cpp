@@ -35,23 +35,15 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out)
-    throw core::Error(core::ErrorKind::Input, path.string(), "cannot write this file");
-}
-
 // The outcome of one backend as files: NAME.npy per output, or error.txt.
 void save_outcome(const fs::path& dir, const core::Kernel& k, const core::Outcome& o) {
   fs::create_directories(dir);
   if (o.hang) {
-    write_text(dir / "hang.txt", "stopped: it ran past its time budget\n");
+    write_text_file((dir / "hang.txt").string(), "stopped: it ran past its time budget\n");
     return;
   }
   if (!o.error.empty()) {
-    write_text(dir / "error.txt", o.error);
+    write_text_file((dir / "error.txt").string(), o.error);
     return;
   }
   for (size_t i = 0; i < o.outputs.size() && i < k.outputs.size(); ++i)
@@ -302,6 +294,14 @@ std::string program_file_name(const Program& p) {
   return p.lang == "tile" ? "program.tile" : "program.antares";
 }
 
+void write_text_file(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush())
+    throw core::Error(core::ErrorKind::Input, path, "cannot write this file");
+}
+
 std::string program_file_text(const Program& p) {
   return p.lang == "antares" ? compute_v1_value(p) + "\n" : p.text;
 }
@@ -317,9 +317,9 @@ core::Kernel elaborate_file(const Program& p, const std::string& name,
 
 void write_program_files(const Program& p, const std::string& dir) {
   fs::path d = dir;
-  write_text(d / program_file_name(p), program_file_text(p));
+  write_text_file((d / program_file_name(p)).string(), program_file_text(p));
   if (p.lang == "antares")
-    write_text(d / "compute_v1.txt", compute_v1_line(p) + "\n");
+    write_text_file((d / "compute_v1.txt").string(), compute_v1_line(p) + "\n");
 }
 
 bool known_engine(const std::string& name) {

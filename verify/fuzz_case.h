@@ -98,6 +98,10 @@ std::string program_file_text(const Program& p);
 core::Kernel elaborate_file(const Program& p, const std::string& name,
                             std::shared_ptr<const core::SourceFile>& keep);
 
+/// Writes \p text to the file \p path, making its directory; throws
+/// core::Error(Input) when that fails.
+void write_text_file(const std::string& path, const std::string& text);
+
 /// Writes the program files of \p p into \p dir: program.antares or
 /// program.tile (program_file_text()), and compute_v1.txt for Antares (the
 /// line an Antares build takes).

@@ -15,14 +15,6 @@ namespace teval::verify {
 
 namespace {
 
-// The text with every single quote escaped for a POSIX shell.
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string describe(const std::vector<core::Tensor>& out, size_t i) {
   if (i >= out.size())
     return "(missing)";
@@ -33,6 +25,13 @@ std::string describe(const std::vector<core::Tensor>& out, size_t i) {
 }
 
 } // namespace
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 void showValue(const Program& p, std::ostream& os) {
   os << p.lang << " program:\n  " << p.text << "\ninputs:";

@@ -34,6 +34,9 @@ struct Program {
 /// extra outputs a COMPUTE_V1 value declaring the inputs and the outputs.
 std::string source(const Program& p);
 
+/// \p s in single quotes for a POSIX shell (every `'` escaped).
+std::string shell_quote(const std::string& s);
+
 /// For Antares, the COMPUTE_V1 value that declares every input (and the
 /// extra outputs): `- einstein_v2("...", input_dict={...})`, as Antares
 /// reads it. Tile programs have none (empty).
