@@ -132,7 +132,7 @@ public:
 private:
   Value expr(int depth) {
     // Kinds 0 to 6 are leaves; the rest have operands.
-    int kinds = depth > 0 ? 19 : 7;
+    int kinds = depth > 0 ? 21 : 7;
     switch (pick(0, kinds - 1)) {
     case 0:
     case 4:
@@ -219,6 +219,8 @@ private:
       return {x.text + ".call(`abs`)", x.dtype};
     }
     case 8:
+    case 19: // math functions are where libraries differ most: common
+    case 20:
       return math(depth);
     case 9: {
       Value x = expr(depth - 1), y = expr(depth - 1);
@@ -239,6 +241,11 @@ private:
       // f_op, and an output dtype (`.call(`max`, [y], input0.dtype())`).
       Value x = expr(depth - 1), y = expr(depth - 1);
       const char* fn = chance(50) ? "max" : "min";
+      // Unsigned values past the signed range (wrapped below zero) are
+      // where signed and unsigned comparison differ.
+      for (Value* v : {&x, &y})
+        if (v->dtype == DType::UInt8 && chance(50))
+          *v = {"(" + v->text + " - const(5).cast(`uint8`))", DType::UInt8};
       DType t = arithmetic(x, y);
       std::string out_dtype;
       if (chance(25)) {
@@ -290,12 +297,19 @@ private:
     if (!core::is_float(x.dtype)) {
       const DType floats[] = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
       DType t = floats[pick(0, 3)];
-      x = {x.text + ".cast(`" + dtype_name(t) + "`)", t};
+      // Integers scaled to fractions half the time: fractional parts,
+      // roundings and signs differ there.
+      std::string v = chance(50) ? "(" + x.text + ".cast(`float32`) * const(0.37))" : x.text;
+      x = {v + ".cast(`" + dtype_name(t) + "`)", t};
     }
     const char* unary[] = {"exp",     "log",     "sqrt",   "rsqrt", "sin",      "cos",  "tan",
                            "asin",    "acos",    "atan",   "sinh",  "cosh",     "tanh", "erf",
                            "normcdf", "sigmoid", "rfloor", "rceil", "remainder"};
-    int which = pick(0, 21);
+    // Half the time one of those whose implementations differ in more than
+    // rounding (floor against trunc, 1/sqrt against sqrt(1/x), the form
+    // of sigmoid), else any.
+    const int tricky[] = {3, 15, 16, 17, 18, 19, 20, 21};
+    int which = chance(50) ? tricky[pick(0, 7)] : pick(0, 21);
     if (which < 19)
       return {x.text + ".call(`" + unary[which] + "`)", x.dtype};
     if (which == 19) {
@@ -311,7 +325,7 @@ private:
   Value division(int depth) {
     Value x = expr(depth - 1);
     Value y;
-    if (!core::is_float(x.dtype) && !chance(15)) {
+    if (!core::is_float(x.dtype) && !chance(35)) {
       const char* divisors[] = {"2", "3", "-2", "1", "7"};
       y = {divisors[pick(0, 4)], DType::Int32};
     } else {
@@ -319,8 +333,7 @@ private:
     }
     // Signed dividends below zero are where floor and truncating division
     // differ: make them common.
-    if (!core::is_float(x.dtype) && x.dtype != DType::UInt8 && x.dtype != DType::Bool &&
-        chance(50))
+    if (!core::is_float(x.dtype) && x.dtype != DType::UInt8 && x.dtype != DType::Bool && chance(50))
       x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
     const char* op = chance(50) ? " % " : (chance(50) ? " // " : " / ");
     return {"(" + x.text + op + y.text + ")", arithmetic(x, y)};
@@ -333,8 +346,16 @@ private:
     // Quantized kernels shift signed products; make negative operands common.
     if (chance(50) && x.dtype != DType::UInt8)
       x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
-    return {"(" + x.text + (chance(50) ? " << " : " >> ") + std::to_string(pick(0, 3)) + ")",
-            x.dtype};
+    // Mostly constant amounts; sometimes one from the data, -1 to 2, so
+    // that a negative amount (an error) is drawn too.
+    std::string amount = std::to_string(pick(0, 3));
+    if (chance(20)) {
+      Value a = expr(depth - 1);
+      std::string t = dtype_name(x.dtype);
+      amount = "(" + a.text + ".cast(`" + t + "`) % const(4).cast(`" + t + "`) - const(1).cast(`" +
+               t + "`))";
+    }
+    return {"(" + x.text + (chance(50) ? " << " : " >> ") + amount + ")", x.dtype};
   }
 
   // x.when([cond], y): y only where cond is false.

@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <set>
 #include <sstream>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -340,6 +341,19 @@ std::optional<CampaignSettings> load_settings(const std::string& dir) {
 
 FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, const FuzzRun& run) {
   fs::create_directories(fs::path(dir) / "findings");
+  // One campaign process per directory: a second would log the same cases.
+  std::string lock_path = (fs::path(dir) / "lock").string();
+  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    if (lock >= 0)
+      ::close(lock);
+    throw core::Error(core::ErrorKind::Input, dir,
+                      "another teval fuzz is running on this campaign directory");
+  }
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
   std::string settings_text = state::settings_text(settings);
   if (auto saved = load_settings(dir)) {
     if (state::settings_text(*saved) != settings_text)

@@ -155,6 +155,13 @@ TEST(Fuzz, ARunResumesWhereTheLastStoppedAndALargerCountContinues) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("20 cases (12 in this run)"), std::string::npos) << r.out;
   EXPECT_EQ(sh("sort -n camp/cases.log | cut -d' ' -f1 | uniq | wc -l", dir).out, "20\n");
+  // One campaign process per directory.
+  r = sh("flock camp/lock sleep 2 & sleep 0.5; " + teval_path() +
+             " fuzz --out camp --cases 30; "
+             "echo \"status $?\"; wait",
+         dir);
+  EXPECT_NE(r.out.find("status 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("another teval fuzz is running"), std::string::npos) << r.err;
   // The saved settings stand; changing them is a usage error.
   EXPECT_EQ(teval("fuzz --out camp --cases 30 --seed 4", dir).exit_code, 2);
   EXPECT_EQ(teval("fuzz --out camp --cases 30 --lang tile", dir).exit_code, 2);
