@@ -6,14 +6,15 @@
 #include "verify/program.h"
 #include "verify/sandbox.h"
 
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -35,16 +36,40 @@ std::string tail_of(const fs::path& path, size_t n) {
   return s;
 }
 
-[[noreturn]] void exec_command(const std::string& command, const fs::path& work_dir,
-                               int64_t memory) {
+// The resident memory of every process of group \p group, in bytes, from
+// /proc/PID/stat (field 5 the group, field 24 the resident pages).
+int64_t group_resident_bytes(pid_t group) {
+  static const int64_t page = ::sysconf(_SC_PAGESIZE);
+  int64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
+      continue;
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t close = stat.rfind(')'); // the command name may hold spaces
+    if (close == std::string::npos)
+      continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string state;
+    long long ppid = 0, pgrp = 0, skip = 0, rss = 0;
+    fields >> state >> ppid >> pgrp;
+    if (!fields || pgrp != group)
+      continue;
+    for (int i = 6; i < 24 && fields >> skip; ++i) {
+    }
+    if (fields >> rss)
+      total += rss * page;
+  }
+  return total;
+}
+
+[[noreturn]] void exec_command(const std::string& command, const fs::path& work_dir) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGPIPE, SIG_DFL);
-  if (memory > 0) {
-    rlimit limit{static_cast<rlim_t>(memory), static_cast<rlim_t>(memory)};
-    ::setrlimit(RLIMIT_AS, &limit);
-  }
   int in = ::open("/dev/null", O_RDONLY);
   int out = ::open((work_dir / "stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int err = ::open((work_dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -102,20 +127,27 @@ ExternalRun run_external(const ExternalBackend& backend, const std::string& work
     throw core::Error(core::ErrorKind::Limit, "--backend-cmd",
                       std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0)
-    exec_command(command, work_dir, backend.memory);
+    exec_command(command, work_dir);
   ::setpgid(pid, pid); // also in the child: whichever runs first
 
   int status = 0;
-  bool hung = false;
+  bool hung = false, hog = false;
   auto deadline = start + backend.timeout;
+  auto next_measure = start + std::chrono::milliseconds(50);
+  int64_t peak = 0;
   for (auto nap = std::chrono::microseconds(200);;) {
     pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid)
       break;
     if (done < 0 && errno != EINTR)
       break;
-    if (Clock::now() >= deadline) {
-      hung = true;
+    if (backend.memory > 0 && Clock::now() >= next_measure) {
+      next_measure = Clock::now() + std::chrono::milliseconds(50);
+      peak = std::max(peak, group_resident_bytes(pid));
+      hog = peak > backend.memory;
+    }
+    if (hog || Clock::now() >= deadline) {
+      hung = !hog;
       ::kill(-pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
@@ -129,6 +161,13 @@ ExternalRun run_external(const ExternalBackend& backend, const std::string& work
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::string err = tail_of(fs::path(work_dir) / "stderr.txt", 2000);
   std::string said = err.empty() ? "" : "\nits standard error ends:\n" + err;
+  if (hog) {
+    r.end = ExternalRun::End::Memory;
+    r.detail = "the command's processes held " + std::to_string(peak >> 20) +
+               " MiB of resident memory, past the budget of " +
+               std::to_string(backend.memory >> 20) + " MiB, and were killed" + said;
+    return r;
+  }
   if (hung) {
     r.end = ExternalRun::End::Hang;
     r.detail = "the command was still running after " + std::to_string(backend.timeout.count()) +

@@ -21,7 +21,9 @@ struct ExternalBackend {
   /// {lang} (antares or tile) and {entry} (the Tile function, else "").
   std::string command;
   std::chrono::milliseconds timeout{60'000};
-  /// The address-space limit of the command's process (RLIMIT_AS);
+  /// The resident memory the command's process group may hold, in bytes;
+  /// watched while it runs (every 50 ms), so a command built with a
+  /// sanitizer, which reserves terabytes of address space, runs as well.
   /// 0: none.
   int64_t memory = int64_t{4} << 30;
 };
@@ -41,6 +43,7 @@ struct ExternalRun {
     Crash,      ///< killed by a signal
     Exit,       ///< exited non-zero
     Hang,       ///< still running at the timeout (killed)
+    Memory,     ///< past its resident-memory budget (killed)
     Missing,    ///< exited 0 without writing some output
     Unreadable, ///< an output is not a .npy file teval reads
   };

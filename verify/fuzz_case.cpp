@@ -175,6 +175,8 @@ const char* external_kind(ExternalRun::End e) {
     return "exit";
   case ExternalRun::End::Hang:
     return "hang";
+  case ExternalRun::End::Memory:
+    return "memory";
   case ExternalRun::End::Missing:
     return "missing-output";
   case ExternalRun::End::Unreadable:

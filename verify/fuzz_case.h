@@ -67,7 +67,7 @@ struct CaseResult {
   /// The first disagreement, if any. Kinds (docs/TESTING.md): teval's
   /// engines "outputs", "error", "hang", "crash"; the reference itself
   /// "elaboration", "crash", "hang" (backend "interp"); the external
-  /// backend "crash", "exit", "hang", "missing-output",
+  /// backend "crash", "exit", "hang", "memory", "missing-output",
   /// "unreadable-output", "dtype", "shape", "nan", "inf", "value",
   /// "no-error" (backend "external").
   std::optional<Disagreement> disagreement;

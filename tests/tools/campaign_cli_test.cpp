@@ -97,12 +97,12 @@ TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
     const char* kind;
   };
   for (Mode m : {Mode{"crash", "crash"}, Mode{"exit", "exit"}, Mode{"missing", "missing-output"},
-                 Mode{"garbage", "unreadable-output"}, Mode{"hang", "hang"},
+                 Mode{"hog", "memory"}, Mode{"garbage", "unreadable-output"}, Mode{"hang", "hang"},
                  Mode{"negate-first", "value"}}) {
     std::string out = std::string("camp-") + m.mode;
     Result r = teval("fuzz --out " + out +
                          " --cases 4 --seed 1 --quiet --backend-timeout 1s "
-                         "--shrink-time 4s" +
+                         "--backend-memory 200M --shrink-time 4s" +
                          backend(m.mode),
                      dir);
     EXPECT_EQ(r.exit_code, 1) << m.mode << r.out << r.err;

@@ -82,7 +82,8 @@ options:
   --expect-errors        give it programs the interpreter rejects too, and
                          expect it to exit non-zero on them
   --backend-timeout D    its time budget per case (default 60s)
-  --backend-memory SIZE  its address-space limit (default 4G; 0: none)
+  --backend-memory SIZE  its resident-memory budget, its processes killed past
+                         it (default 4G; 0: none)
   --shrink-time D        the time budget of shrinking one finding (default 120s)
   --stop-after N         stop once N cases of this run have findings
   --quiet                no progress and no finding lines on stderr
