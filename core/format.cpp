@@ -2,6 +2,7 @@
 #include "core/format.h"
 
 #include "core/error.h"
+#include "core/tensor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,6 +37,16 @@ std::string format_scalar(const Scalar& v) {
   }
   std::snprintf(buf, sizeof buf, "%.*f", std::max(digits - 1 - exponent, 1), v.f);
   return buf;
+}
+
+std::string format_element(const Tensor& t, int64_t at) {
+  std::string s = format_scalar(t.get(at));
+  if (t.dtype() == DType::Bool) {
+    auto byte = std::to_integer<unsigned>(t.bytes()[static_cast<size_t>(at)]);
+    if (byte > 1)
+      s += " (stored as byte " + std::to_string(byte) + ")";
+  }
+  return s;
 }
 
 std::string format_point(const std::vector<IndexVar>& vars, const std::vector<int64_t>& point) {

@@ -3,6 +3,7 @@
 
 #include "core/kernel.h"
 #include "core/numeric.h"
+#include "core/tensor.h"
 
 #include <functional>
 #include <string>
@@ -13,6 +14,10 @@ namespace teval::core {
 /// The shortest text that reads back as the same value of its dtype, in
 /// Python's style: "3", "-0.5", "1.0", "1e-05", "inf", "nan", "True".
 std::string format_scalar(const Scalar& v);
+
+/// Element \p at of \p t as format_scalar shows it; a bool stored as a
+/// byte other than 0 or 1 says so.
+std::string format_element(const Tensor& t, int64_t at);
 
 /// "1, 2, 3": an index tuple as error messages show it.
 std::string format_index(const std::vector<int64_t>& index);

@@ -98,8 +98,7 @@ private:
     }));
     writer_ = -1;
     bool first_value = s.start == Start::FirstValue && !planted(13); // fault 13: from the fill
-    // Fault 25: two points writing one location with `=` is not an error.
-    if (first_value || (s.aggregation == Aggregation::Assign && !injective(s) && !planted(25))) {
+    if (first_value || (s.aggregation == Aggregation::Assign && !injective(s))) {
       writer_ = n_.add_buffer(
           {target.name + "_writer", DType::Int64, target.shape, BufferKind::Temp, target.span});
       out.push_back(make_allocate(writer_));
@@ -235,6 +234,8 @@ private:
     Stmt again;
     if (s.aggregation != Aggregation::Assign) {
       again = make_store(s.target, out, combine(current, ref));
+    } else if (planted(25)) { // fault 25: a second write with `=` is not an error; it wins
+      again = make_store(s.target, out, ref);
     } else {
       again = conflict(out, current, ref, first_writer);
       if (s.conflict == WriteConflict::ErrorIfDifferent)

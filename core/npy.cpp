@@ -2,6 +2,7 @@
 #include "core/npy.h"
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/files.h"
 
 #include <cctype>
@@ -205,7 +206,8 @@ Tensor decode_npy(std::string_view bytes, const std::string& origin) {
   if (data.size() > t.bytes().size())
     return fail("unexpected " + std::to_string(data.size() - t.bytes().size()) +
                 " bytes after the data");
-  if (!h.fortran_order || h.shape.size() < 2) {
+  // fault 35: every array read as Fortran order, whatever its header says
+  if ((!h.fortran_order && !planted(35)) || h.shape.size() < 2) {
     if (!data.empty())
       std::memcpy(t.bytes().data(), data.data(), data.size());
     return t;
@@ -272,6 +274,8 @@ Tensor read_npy(const std::string& path) {
 
 std::string encode_npy(const Tensor& t) {
   std::string shape = "(";
+  if (planted(34) && t.shape().empty()) // fault 34: a rank-0 array written as shape (1,)
+    shape += "1,";
   for (size_t i = 0; i < t.shape().size(); ++i) {
     shape += std::to_string(t.shape()[i]);
     shape += t.shape().size() == 1 ? "," : (i + 1 < t.shape().size() ? ", " : "");

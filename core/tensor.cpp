@@ -199,13 +199,19 @@ void check_input(const std::string& name, DType dtype, const Shape& shape, Span 
                     std::string(core::name(dtype)) + to_string(shape));
 }
 
+int64_t first_difference(const Tensor& a, const Tensor& b) {
+  TEVAL_ASSERT(a.dtype() == b.dtype() && a.shape() == b.shape(), "tensors of different types");
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (a.dtype() == DType::Bool
+            ? a.bytes()[static_cast<size_t>(i)] != b.bytes()[static_cast<size_t>(i)]
+            : !identical(a.get(i), b.get(i)))
+      return i;
+  }
+  return -1;
+}
+
 bool identical(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape())
-    return false;
-  for (int64_t i = 0; i < a.numel(); ++i)
-    if (!identical(a.get(i), b.get(i)))
-      return false;
-  return true;
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && first_difference(a, b) < 0;
 }
 
 } // namespace teval::core

@@ -76,7 +76,12 @@ private:
 void check_input(const std::string& name, DType dtype, const Shape& shape, Span span,
                  const Tensor& input);
 
-/// Same dtype, shape and element bits (NaN payloads aside).
+/// Same dtype, shape and element bits (NaN payloads aside; a bool element
+/// is its byte, so a true stored as 0xff is not a true stored as 1).
 bool identical(const Tensor& a, const Tensor& b);
+
+/// The first flat index where \p a and \p b, of one dtype and shape,
+/// differ in the sense of identical(), or -1.
+int64_t first_difference(const Tensor& a, const Tensor& b);
 
 } // namespace teval::core

@@ -347,11 +347,14 @@ llvm::Value* Codegen::int_op(const Expr& e, const core::Apply& a, DType t,
   case Op::Shl:
   case Op::Shr: {
     int width = core::bit_width(t);
-    llvm::Value* bad =
-        u || planted(21) // fault 21: negative amounts are not an error
-            ? b_.CreateICmpUGE(y, constant(t, width))
+    if (planted(21)) { // fault 21: amounts masked to the width as x86 does, not checked
+      y = b_.CreateAnd(y, constant(t, width - 1));
+    } else {
+      llvm::Value* bad =
+          u ? b_.CreateICmpUGE(y, constant(t, width))
             : b_.CreateOr(b_.CreateICmpSLT(y, zero), b_.CreateICmpSGE(y, constant(t, width)));
-    fault_site(e, args, bad);
+      fault_site(e, args, bad);
+    }
     if (a.op == Op::Shl)
       return b_.CreateShl(x, y);
     return u || planted(10) ? b_.CreateLShr(x, y) : b_.CreateAShr(x, y); // fault 10

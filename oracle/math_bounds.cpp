@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace teval::oracle {
@@ -115,6 +116,9 @@ Interval math_bound(Op op, DType t, const Interval& x, const BoundOptions& optio
   case Op::Asin:
   case Op::Acos:
     clip(-1, 1);
+    break;
+  case Op::Frac: // inf - floor(inf) is NaN
+    clip(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
     break;
   default:
     break;

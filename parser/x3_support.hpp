@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "parser/ast.h"
 #include "parser/text.h"
 
@@ -170,8 +171,12 @@ inline auto const mk_method = [](auto& ctx) {
 inline auto const mk_float = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   const std::string& text = fusion::at_c<1>(a);
+  std::string digits = text;
+  if (size_t e = digits.find_first_of("eE");
+      planted(32) && e != std::string::npos && e + 1 < digits.size() && digits[e + 1] == '-')
+    digits.erase(e + 1, 1); // fault 32: the exponent's sign is lost
   x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
-                       ast::FloatLit{std::strtod(text.c_str(), nullptr), text});
+                       ast::FloatLit{std::strtod(digits.c_str(), nullptr), text});
 };
 
 // C value of an integer constant: decimal, 0x hex, or 0-prefixed octal;

@@ -6,9 +6,11 @@
 #include "verify/generators.h"
 
 #include "core/dtype.h"
+#include "verify/choice.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace teval::verify {
 
@@ -20,15 +22,6 @@ using core::DType;
 const std::vector<DType> kDTypes = {DType::Float32, DType::Int32,   DType::Float64,  DType::Int8,
                                     DType::Int64,   DType::Float16, DType::BFloat16, DType::Int16,
                                     DType::UInt8,   DType::Bool};
-
-int pick(int lo, int hi) {
-  return *rc::gen::inRange(lo, hi + 1);
-}
-
-// True with probability \p percent; shrinks to false.
-bool chance(int percent) {
-  return *rc::gen::inRange(0, 100) >= 100 - percent;
-}
 
 // Half the time float32, as in real kernels; otherwise any dtype.
 DType pick_dtype() {
@@ -188,7 +181,18 @@ private:
                               "(const(-1.0) / const(0.0))",
                               "const(1e-40)",
                               "const(3e38)"};
-      return {floats[pick(0, 11)], DType::Float32};
+      int which = pick(0, 13);
+      if (which < 12)
+        return {floats[which], DType::Float32};
+      // Data clamped in float64 to a value just past a float16 or bfloat16
+      // tie (1 + 2^-11 + 2^-40, 1 + 2^-8 + 2^-40) and narrowed, which
+      // rounding through float32 first gets wrong.
+      Value x = number(access());
+      const char* bound = which == 12 ? "1.0004882812509095" : "1.0039062500009095";
+      const char* narrow = which == 12 ? "float16" : "bfloat16";
+      return {x.text + ".cast(`float64`).call(`max`, [const(" + bound + ", `float64`)]).cast(`" +
+                  narrow + "`)",
+              which == 12 ? DType::Float16 : DType::BFloat16};
     }
     case 3:
       if (axes_.empty())
@@ -243,9 +247,15 @@ private:
       const char* fn = chance(50) ? "max" : "min";
       // Unsigned values past the signed range (wrapped below zero) are
       // where signed and unsigned comparison differ.
-      for (Value* v : {&x, &y})
+      // Quantized kernels clamp uint8 values: integers made uint8 (those
+      // below zero wrap) are common too.
+      bool unsigned_pair = chance(30);
+      for (Value* v : {&x, &y}) {
+        if (unsigned_pair && core::is_integer(v->dtype) && v->dtype != DType::UInt8)
+          *v = {v->text + ".cast(`uint8`)", DType::UInt8};
         if (v->dtype == DType::UInt8 && chance(50))
           *v = {"(" + v->text + " - const(5).cast(`uint8`))", DType::UInt8};
+      }
       DType t = arithmetic(x, y);
       std::string out_dtype;
       if (chance(25)) {
@@ -323,11 +333,17 @@ private:
 
   // `/` and `%`; integer divisors are mostly nonzero constants.
   Value division(int depth) {
-    Value x = expr(depth - 1);
+    // Integer dividends are common: quantized kernels divide integers.
+    const DType ints[] = {DType::Int32, DType::Int8, DType::Int64, DType::Int16, DType::UInt8};
+    Value x = chance(30) ? access(ints[pick(0, 4)]) : expr(depth - 1);
     Value y;
     if (!core::is_float(x.dtype) && !chance(35)) {
       const char* divisors[] = {"2", "3", "-2", "1", "7"};
       y = {divisors[pick(0, 4)], DType::Int32};
+    } else if (!core::is_float(x.dtype) && x.dtype != DType::Bool && chance(50)) {
+      // A divisor read from a tensor of the dividend's dtype (values -10
+      // to 10): zero at some points, an error every backend must report.
+      y = access(x.dtype);
     } else {
       y = expr(depth - 1);
     }
@@ -451,8 +467,8 @@ private:
 
   // A read of a new input or of an earlier output, maybe out of range,
   // maybe guarded with .when.
-  Value access() {
-    bool earlier = !readable_.empty() && chance(40);
+  Value access(std::optional<DType> dtype = std::nullopt) {
+    bool earlier = !readable_.empty() && !dtype && chance(40);
     Readable r;
     std::vector<Index> index;
     if (earlier) {
@@ -472,7 +488,7 @@ private:
           --size;
         r.shape.push_back(size);
       }
-      r.dtype = pick_dtype();
+      r.dtype = dtype ? *dtype : pick_dtype();
       r.name = new_input(r.dtype, r.shape);
     }
     for (size_t d = 0; d < index.size(); ++d)
@@ -493,7 +509,7 @@ private:
         risks.push_back(index[d].text + " < " + std::to_string(r.shape[d]));
     }
     text += "]";
-    if (risks.empty() || chance(20))
+    if (risks.empty() || chance(8))
       return {text, r.dtype};
     std::string cond;
     for (size_t i = 0; i < risks.size(); ++i)

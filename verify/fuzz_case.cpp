@@ -151,16 +151,14 @@ std::optional<Disagreement> judge_external(const core::Kernel& k,
       oracle::explain(v, k, inputs, i);
       return Disagreement{v.kind, "external", oracle::describe(v)};
     }
-    if (core::identical(want, have))
+    int64_t at = core::first_difference(want, have);
+    if (at < 0)
       continue;
-    int64_t at = 0;
-    while (at < want.numel() && core::identical(want.get(at), have.get(at)))
-      ++at;
     return Disagreement{"value", "external",
                         fallback + "output " + name +
                             " differs from the interpreter's at flat index " + std::to_string(at) +
-                            ": " + core::format_scalar(have.get(at)) +
-                            " where the interpreter gives " + core::format_scalar(want.get(at))};
+                            ": " + core::format_element(have, at) +
+                            " where the interpreter gives " + core::format_element(want, at)};
   }
   return std::nullopt;
 }

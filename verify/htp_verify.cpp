@@ -383,7 +383,7 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
   return g;
 }
 
-std::string first_difference(const core::Tensor& a, const core::Tensor& b) {
+std::string describe_difference(const core::Tensor& a, const core::Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape())
     return "the output changes type: before " + std::string(core::name(a.dtype())) +
            core::to_string(a.shape()) + ", after " + std::string(core::name(b.dtype())) +
@@ -473,7 +473,7 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
         if (after.nodes[j].name == before->nodes[id].name &&
             after.nodes[j].kind == Node::Kind::Input)
           after_inputs[j] = t;
-    difference = first_difference(expected, evaluate(after, ops_, after_inputs));
+    difference = describe_difference(expected, evaluate(after, ops_, after_inputs));
   } catch (const NotEvaluable& e) {
     *reason = e.reason;
     return Outcome::Unverifiable;

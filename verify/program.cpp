@@ -147,14 +147,13 @@ std::optional<Disagreement> compare_outcomes(const core::Kernel& kernel, const s
       continue;
     const std::string& tensor = kernel.tensors[kernel.outputs[i]].name;
     int64_t at = -1;
-    for (int64_t k = 0; i < out.size() && k < ref[i].numel() && at < 0; ++k)
-      if (!core::identical(ref[i].get(k), out[i].get(k)))
-        at = k;
+    if (i < out.size() && ref[i].dtype() == out[i].dtype() && ref[i].shape() == out[i].shape())
+      at = core::first_difference(ref[i], out[i]);
     return Disagreement{"outputs", name,
                         who + " disagree on output " + tensor +
                             (at >= 0 ? " at flat index " + std::to_string(at) + ": " +
-                                           core::format_scalar(ref[i].get(at)) + " vs " +
-                                           core::format_scalar(out[i].get(at))
+                                           core::format_element(ref[i], at) + " vs " +
+                                           core::format_element(out[i], at)
                                      : std::string()) +
                             "\n" + first + ": " + describe(ref, i) + "\n" + name + ": " +
                             describe(out, i) + "\nloop nest:\n" +

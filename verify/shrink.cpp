@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -115,6 +116,183 @@ void drop_statements(const Program& p, std::vector<Program>& out) {
       c.inputs.push_back({name, {it->dtype, it->shape, {}}});
     }
     out.push_back(tidy(std::move(c)));
+  }
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const std::string& l : lines)
+    s += l + "\n";
+  return s;
+}
+
+// The identifiers of a generated Tile function's lines other than those
+// \p skip accepts.
+std::set<std::string> identifiers_except(const std::vector<std::string>& lines,
+                                         const std::function<bool(const std::string&)>& skip) {
+  std::set<std::string> used;
+  for (const std::string& l : lines)
+    if (!skip(l))
+      used.merge(identifiers(l));
+  return used;
+}
+
+// `A, B` with \p name removed from the comma-separated list after \p head
+// (`  TensorDim `, `  TensorIndex `, up to `;`), or the empty string when
+// nothing is left.
+std::string without_item(const std::string& line, const std::string& head,
+                         const std::set<std::string>& names) {
+  std::string list = line.substr(head.size(), line.rfind(';') - head.size());
+  std::string kept;
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos)
+      end = list.size();
+    std::string item = trim(list.substr(start, end - start));
+    if (!item.empty() && !names.count(item))
+      kept += (kept.empty() ? "" : ", ") + item;
+    start = end + 1;
+  }
+  return kept.empty() ? "" : head + kept + ";";
+}
+
+// Tile (the generator's one function, a statement per line): a
+// contraction whose result an elementwise statement reads is dropped, its
+// result made an input of the same type; index variables and dimensions
+// nothing uses any more go with it.
+void drop_tile_contractions(const Program& p, std::vector<Program>& out) {
+  if (p.lang != "tile")
+    return;
+  std::vector<std::string> lines = split_lines(p.text);
+  std::shared_ptr<const core::SourceFile> keep;
+  core::Kernel k;
+  try {
+    k = elaborate(p, keep);
+  } catch (const core::Error&) {
+    return;
+  }
+  const std::string output_head = "  auto ";
+  for (const std::string& line : lines) {
+    size_t at = line.find(" = TensorOutput(");
+    if (!line.starts_with(output_head) || at == std::string::npos)
+      continue;
+    std::string name = line.substr(output_head.size(), at - output_head.size());
+    auto own = [&](const std::string& l) {
+      return l.starts_with("  " + name + "(") || l.starts_with("  " + name + ".add_constraint(") ||
+             l == line;
+    };
+    std::set<std::string> used = identifiers_except(
+        lines, [&](const std::string& l) { return own(l) || l.starts_with("Tensor "); });
+    auto it = std::find_if(k.tensors.begin(), k.tensors.end(),
+                           [&](const core::TensorDecl& t) { return t.name == name; });
+    if (!used.count(name) || it == k.tensors.end() || lines.empty())
+      continue;
+    std::vector<std::string> rest;
+    for (const std::string& l : lines)
+      if (!own(l))
+        rest.push_back(l);
+    rest[0].insert(rest[0].find('(') + 1, "const Tensor& " + name + ", ");
+    // Index variables no statement uses any more.
+    std::set<std::string> left = identifiers_except(
+        rest, [](const std::string& l) { return l.starts_with("  TensorIndex "); });
+    for (std::string& l : rest)
+      if (l.starts_with("  TensorIndex ")) {
+        std::set<std::string> unused;
+        for (const std::string& v : identifiers(l.substr(14)))
+          if (!left.count(v))
+            unused.insert(v);
+        l = without_item(l, "  TensorIndex ", unused);
+      }
+    std::erase(rest, "");
+    Program c = p;
+    c.text = join_lines(rest);
+    c.inputs.push_back({name, {it->dtype, it->shape, {}}});
+    out.push_back(std::move(c));
+  }
+}
+
+// Tile: an elementwise definition the function returns is dropped, the
+// function returning the contraction's result instead.
+void drop_tile_epilogues(const Program& p, std::vector<Program>& out) {
+  if (p.lang != "tile")
+    return;
+  std::vector<std::string> lines = split_lines(p.text);
+  std::string output;
+  for (const std::string& l : lines)
+    if (size_t at = l.find(" = TensorOutput("); l.starts_with("  auto ") && at != std::string::npos)
+      output = l.substr(7, at - 7);
+  if (output.empty())
+    return;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    size_t at = l.find(" = ");
+    if (!l.starts_with("  auto ") || at == std::string::npos ||
+        l.find(" = TensorOutput(") != std::string::npos)
+      continue;
+    std::string name = l.substr(7, at - 7);
+    std::vector<std::string> rest;
+    for (size_t j = 0; j < lines.size(); ++j)
+      if (j != i)
+        rest.push_back(lines[j] == "  return " + name + ";" ? "  return " + output + ";"
+                                                            : lines[j]);
+    Program c = p;
+    c.text = join_lines(rest);
+    out.push_back(std::move(c));
+  }
+}
+
+// Tile: a tensor parameter nothing reads any more (but its bind_dims, of
+// dimensions nothing uses) is dropped.
+void drop_tile_inputs(const Program& p, std::vector<Program>& out) {
+  if (p.lang != "tile")
+    return;
+  std::vector<std::string> lines = split_lines(p.text);
+  if (lines.empty())
+    return;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const std::string& name = p.inputs[i].first;
+    std::string bind = "  " + name + ".bind_dims(";
+    std::set<std::string> dims;
+    for (const std::string& l : lines)
+      if (l.starts_with(bind))
+        dims = identifiers(l.substr(bind.size()));
+    std::set<std::string> used = identifiers_except(lines, [&](const std::string& l) {
+      return l.starts_with("Tensor ") || l.starts_with("  TensorDim ") || l.starts_with(bind);
+    });
+    if (used.count(name) ||
+        std::any_of(dims.begin(), dims.end(), [&](const std::string& d) { return used.count(d); }))
+      continue;
+    std::vector<std::string> rest;
+    for (const std::string& l : lines) {
+      if (l.starts_with(bind))
+        continue;
+      rest.push_back(l.starts_with("  TensorDim ") ? without_item(l, "  TensorDim ", dims) : l);
+    }
+    std::erase(rest, "");
+    std::string param = "const Tensor& " + name;
+    std::string& head = rest[0];
+    if (size_t at = head.find(param + ", "); at != std::string::npos)
+      head.erase(at, param.size() + 2);
+    else if (size_t at2 = head.find(", " + param); at2 != std::string::npos)
+      head.erase(at2, param.size() + 2);
+    else if (size_t at3 = head.find(param); at3 != std::string::npos)
+      head.erase(at3, param.size());
+    Program c = p;
+    c.text = join_lines(rest);
+    c.inputs.erase(c.inputs.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(std::move(c));
   }
 }
 
@@ -409,6 +587,9 @@ int statement_count(const Program& p) {
 std::vector<Program> shrink_candidates(const Program& p) {
   std::vector<Program> out;
   drop_statements(p, out);
+  drop_tile_contractions(p, out);
+  drop_tile_epilogues(p, out);
+  drop_tile_inputs(p, out);
   drop_extra_outputs(p, out);
   simplify_expressions(p, out);
   fewer_parentheses(p, out);

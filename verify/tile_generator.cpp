@@ -12,20 +12,13 @@
 #include "verify/generators.h"
 
 #include "core/dtype.h"
+#include "verify/choice.h"
 
 namespace teval::verify {
 
 namespace {
 
 using core::DType;
-
-int pick(int lo, int hi) {
-  return *rc::gen::inRange(lo, hi + 1);
-}
-
-bool chance(int percent) {
-  return *rc::gen::inRange(0, 100) >= 100 - percent;
-}
 
 struct Tensor {
   std::string name;
@@ -103,19 +96,135 @@ public:
     const char* aggs[] = {"+=", ">=", "<=", "*=", "="};
     std::string agg = aggs[chance(50) ? pick(1, 4) : 0];
     std::string value = read(ins[0], access[0]);
+    DType out = t;
     if (ins.size() > 1) {
-      const char* ops[] = {" * ", " + "};
-      value += ops[pick(0, 1)] + read(ins[1], access[1]);
+      // == gives bool: a bool sum or product accumulates in int8.
+      const char* ops[] = {" * ", " + ", " == "};
+      int op = chance(15) ? 2 : pick(0, 1);
+      value += ops[op] + read(ins[1], access[1]);
+      if (op == 2)
+        out = agg == std::string("+=") || agg == std::string("*=") ? DType::Int8 : DType::Bool;
     }
     body += "  O(" + join(out_index) + ") " + agg + " " + value + ";\n";
     if (chance(30))
       constraints_.push_back(index_expr() + " < " + std::to_string(pick(1, 5)));
     for (const std::string& c : constraints_)
       body += "  O.add_constraint(" + c + ");\n";
+    if (chance(40)) {
+      // An elementwise epilogue on the contraction's result, as real
+      // kernels have one (a bias, an activation, a comparison).
+      Ew o{"O", out, false};
+      Ew e = elementwise(o, ins, pick(1, 3));
+      if (e.weak) // a literal or dimension alone is not a tensor
+        e = arithmetic("(" + e.text + " + O)", e, o);
+      return body + "  auto E = " + e.text + ";\n  return E;\n}\n";
+    }
     return body + "  return O;\n}\n";
   }
 
 private:
+  // An elementwise value: its text, dtype, and whether it is a weak
+  // scalar (a literal or a dimension, taking the other operand's dtype).
+  struct Ew {
+    std::string text;
+    DType dtype;
+    bool weak;
+  };
+
+  // The dtype of arithmetic on a and b (docs/SEMANTICS.md, Elementwise
+  // statements).
+  static Ew arithmetic(const std::string& text, const Ew& a, const Ew& b) {
+    if (a.weak && b.weak)
+      return {text,
+              core::is_float(a.dtype) || core::is_float(b.dtype) ? DType::Float64 : DType::Int64,
+              true};
+    if (a.weak || b.weak) {
+      const Ew& strong = a.weak ? b : a;
+      const Ew& weak = a.weak ? a : b;
+      if (core::is_float(weak.dtype) && !core::is_float(strong.dtype))
+        return {text, DType::Float32, false};
+      return {text, strong.dtype, false};
+    }
+    DType t = core::promote(a.dtype, b.dtype);
+    return {text, t == DType::Bool ? DType::Int8 : t, false};
+  }
+
+  // A number from a condition: select(c, x, -x).
+  static Ew number(const Ew& x, const Ew& other) {
+    if (x.dtype != DType::Bool)
+      return x;
+    return arithmetic("select(" + x.text + ", " + other.text + ", -" + other.text + ")", other,
+                      other);
+  }
+
+  // An elementwise expression over the contraction's result \p o, literals
+  // and dimensions: arithmetic (integer / and % by values that may be
+  // zero), comparisons, select, negation and math functions.
+  Ew elementwise(const Ew& o, const std::vector<Tensor>& ins, int depth) {
+    if (depth == 0) {
+      switch (pick(0, 5)) {
+      case 0:
+      case 1:
+        return o;
+      case 2:
+        return {std::to_string(pick(-2, 3)), DType::Int64, true};
+      case 3: {
+        const char* floats[] = {"0.5", "1.5", "-0.25", "2.0"};
+        return {floats[pick(0, 3)], DType::Float64, true};
+      }
+      case 4: {
+        const Tensor& t = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))];
+        return {t.dims[static_cast<size_t>(pick(0, static_cast<int>(t.dims.size()) - 1))],
+                DType::Int64, true};
+      }
+      default:
+        return o;
+      }
+    }
+    Ew x = elementwise(o, ins, depth - 1);
+    switch (pick(0, 5)) {
+    case 0: {
+      Ew y = elementwise(o, ins, depth - 1);
+      const char* ops[] = {" + ", " - ", " * ", " / ", " % "};
+      Ew a = number(x, o), b = number(y, o);
+      int op = pick(0, 4);
+      // Between scalars this is dimension arithmetic, done while the
+      // program is read, where a zero extent divides by zero.
+      if (op >= 3 && a.weak && b.weak)
+        a = o;
+      return arithmetic("(" + a.text + ops[op] + b.text + ")", a, b);
+    }
+    case 1: {
+      Ew y = elementwise(o, ins, depth - 1);
+      const char* ops[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
+      Ew a = number(x, o), b = number(y, o);
+      if (a.weak && b.weak) // between scalars, a comparison is a constraint
+        a = o;
+      return {"(" + a.text + ops[pick(0, 5)] + b.text + ")", DType::Bool, false};
+    }
+    case 2: {
+      Ew c = elementwise(o, ins, depth - 1);
+      if (c.weak)
+        c = o;
+      Ew y = number(elementwise(o, ins, depth - 1), o);
+      Ew a = number(x, o);
+      return arithmetic("select(" + c.text + ", " + a.text + ", " + y.text + ")", a, y);
+    }
+    case 3: {
+      return arithmetic(x.text[0] == '-' ? "(-(" + x.text + "))" : "(-" + x.text + ")", x, x);
+    }
+    default: {
+      // Math functions take floats: an integer operand is made one.
+      Ew a = number(x, o);
+      if (!core::is_float(a.dtype) || a.weak)
+        a = arithmetic("(" + a.text + " * 1.0)", a, {"1.0", DType::Float64, true});
+      const char* fns[] = {"remainder", "exp", "sqrt", "rsqrt",  "sigmoid",
+                           "tanh",      "log", "sin",  "rfloor", "rceil"};
+      return {std::string(fns[pick(0, 9)]) + "(" + a.text + ")", a.dtype, a.weak};
+    }
+    }
+  }
+
   static DType pick_dtype() {
     const DType types[] = {DType::Float32, DType::Int32, DType::Float16, DType::Float64,
                            DType::Int8};

@@ -2,6 +2,7 @@
 #include "parser/antares/antares_lowering.h"
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/format.h"
 
 #include <cctype>
@@ -426,7 +427,8 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
     throw Error(ErrorKind::Type, c.args[0]->span, "const(...) takes a number literal");
   const ast::Expr* dtype_arg = c.args.size() > 1 ? c.args[1].get() : nullptr;
   for (const ast::Keyword& k : c.keywords)
-    dtype_arg = k.value.get();
+    if (!planted(33)) // fault 33: const(k, dtype=...) read as const(k)
+      dtype_arg = k.value.get();
   if (!dtype_arg)
     return lower(*c.args[0]); // a plain literal: int32 or float32
   DType t = dtype_argument(*dtype_arg);

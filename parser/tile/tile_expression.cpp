@@ -1,6 +1,8 @@
 // Tile expressions: dimensions, index polynomials and elementwise tensors.
 #include "parser/tile/tile_elaborator.h"
 
+#include "core/fault.h"
+
 namespace teval::parser::tile {
 
 // The kernel tensor \p v stands for (materialising or emitting it).
@@ -114,7 +116,7 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Unary& u) {
   if (auto* f = std::get_if<FloatV>(&x.v))
     return {FloatV{-f->v}, e.span};
   if (auto* p = std::get_if<PolyV>(&x.v))
-    return {PolyV{-p->p}, e.span};
+    return {PolyV{planted(36) ? p->p : -p->p}, e.span}; // fault 36: the sign is lost
   return {EwV{tile::ew_apply(core::Op::Neg, {as_elementwise(x)}, e.span)}, e.span};
 }
 

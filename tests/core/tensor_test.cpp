@@ -34,6 +34,24 @@ TEST(Tensor, EveryDtypeStoresItsValues) {
   }
 }
 
+TEST(Tensor, IdenticalComparesBitsAndABoolIsItsByte) {
+  Tensor a(DType::Bool, {3}), b(DType::Bool, {3});
+  a.set(1, core::constant(DType::Bool, 1));
+  b.set(1, core::constant(DType::Bool, 1));
+  EXPECT_TRUE(core::identical(a, b));
+  // A true stored as 0xff reads as true but is not the byte numpy and
+  // every consumer expect.
+  b.bytes()[1] = std::byte{0xff};
+  EXPECT_TRUE(core::identical(a.get(1), b.get(1)));
+  EXPECT_FALSE(core::identical(a, b));
+  EXPECT_EQ(core::first_difference(a, b), 1);
+  Tensor x(DType::Float32, {2}), y(DType::Float32, {2});
+  x.set(1, Scalar::of_float(DType::Float32, 0.0));
+  y.set(1, Scalar::of_float(DType::Float32, -0.0));
+  EXPECT_EQ(core::first_difference(x, y), 1); // -0 is another bit pattern
+  EXPECT_EQ(core::first_difference(x, x), -1);
+}
+
 TEST(Tensor, RankZeroHasOneElement) {
   Tensor t(DType::Float64, {});
   EXPECT_EQ(t.numel(), 1);

@@ -229,6 +229,20 @@ TEST(Bounds, MathFunctionsAtExtremeArguments) {
   }
 }
 
+// remainder(x) = x - floor(x) is NaN at ±inf: over a value one order of
+// summation makes infinite (3e38 + 3e38 overflows before - 3e38), NaN is
+// legal.
+TEST(Bounds, RemainderOfAValueThatMayBeInfiniteMayBeNaN) {
+  core::Tensor x = test::tensor(DType::Float32, {3}, {3e38, 3e38, -3e38});
+  core::Kernel k = test::elaborate(
+      "mediate0[] +=! input0[K]; output0[] = mediate0[].call(`remainder`)", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  Interval b = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, NAN)));
+  EXPECT_TRUE(b.contains(interp::run(k, in)[0].get(0)));
+  EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, 0.0)));
+}
+
 // Subnormals are kept: a sum of subnormal terms is not legally zero.
 TEST(Bounds, NoFlushToZero) {
   double tiny = std::ldexp(1.0, -140);

@@ -77,6 +77,16 @@ parser::InputType f32(core::Shape shape) {
   return {core::DType::Float32, std::move(shape), {}};
 }
 
+bool elaborates(const Program& p) {
+  std::shared_ptr<const core::SourceFile> keep;
+  try {
+    elaborate(p, keep);
+  } catch (const core::Error&) {
+    return false;
+  }
+  return true;
+}
+
 TEST(Shrink, StatementsAreSplitAtTopLevelSemicolons) {
   EXPECT_EQ(antares_statements("a[N] = b[N]; c[N] = a[N].when([N < 1; ], 0.0) ;"),
             (std::vector<std::string>{"a[N] = b[N]", "c[N] = a[N].when([N < 1; ], 0.0)"}));
@@ -101,21 +111,63 @@ TEST(Shrink, ReachesTheSmallestProgramThatStillFails) {
   Program p = antares("mediate0[N, M] = input0[N, M] * 3.5 + input1[M]; "
                       "output0[N] +=! (mediate0[N, M] / input1[M]).call(`exp`) where N in 4",
                       {{"input0", f32({4, 5})}, {"input1", f32({5})}});
-  ShrinkResult r = shrink(p, [](const Program& q) {
-    std::shared_ptr<const core::SourceFile> keep;
-    try {
-      elaborate(q, keep);
-    } catch (const core::Error&) {
-      return false;
-    }
-    return q.text.find('/') != std::string::npos;
-  });
+  ShrinkResult r = shrink(
+      p, [](const Program& q) { return elaborates(q) && q.text.find('/') != std::string::npos; });
   EXPECT_EQ(statement_count(r.program), 1) << r.program.text;
   EXPECT_LE(r.program.inputs.size(), 2u) << r.program.text;
   EXPECT_LT(r.program.text.size(), 40u) << r.program.text;
   for (const auto& [name, type] : r.program.inputs)
     for (int64_t d : type.shape)
       EXPECT_LE(d, 1) << name;
+}
+
+TEST(Shrink, ATileContractionAnEpilogueReadsBecomesAnInputAndUnusedInputsGo) {
+  // "Fails" while the program takes remainder: the contraction, its index
+  // variables and both inputs must go, O becoming the one input.
+  Program p;
+  p.lang = "tile";
+  p.entry = "f";
+  p.text = "Tensor f(const Tensor& A, const Tensor& B) {\n"
+           "  TensorDim DA0, DB0;\n"
+           "  TensorIndex i, j;\n"
+           "  A.bind_dims(DA0);\n"
+           "  B.bind_dims(DB0);\n"
+           "  auto O = TensorOutput(DA0);\n"
+           "  O(i) += A(i) * B(j);\n"
+           "  O.add_constraint(j < 2);\n"
+           "  auto E = remainder((O * 1.5));\n"
+           "  return E;\n"
+           "}\n";
+  p.inputs = {{"A", f32({3})}, {"B", f32({4})}};
+  ShrinkResult r = shrink(p, [](const Program& q) {
+    return elaborates(q) && q.text.find("remainder(") != std::string::npos;
+  });
+  EXPECT_EQ(statement_count(r.program), 1) << r.program.text;
+  ASSERT_EQ(r.program.inputs.size(), 1u) << r.program.text;
+  EXPECT_EQ(r.program.inputs[0].first, "O");
+  EXPECT_EQ(r.program.text.find("TensorIndex"), std::string::npos) << r.program.text;
+  EXPECT_EQ(r.program.text.find("bind_dims"), std::string::npos) << r.program.text;
+}
+
+TEST(Shrink, ATileEpilogueIsDroppedWhenTheContractionAloneFails) {
+  Program p;
+  p.lang = "tile";
+  p.entry = "f";
+  p.text = "Tensor f(const Tensor& A) {\n"
+           "  TensorDim DA0;\n"
+           "  TensorIndex i;\n"
+           "  A.bind_dims(DA0);\n"
+           "  auto O = TensorOutput(DA0);\n"
+           "  O(i / 2) = A(i);\n"
+           "  auto E = exp(O);\n"
+           "  return E;\n"
+           "}\n";
+  p.inputs = {{"A", f32({4})}};
+  ShrinkResult r = shrink(p, [](const Program& q) {
+    return elaborates(q) && q.text.find("O(i / 2) = ") != std::string::npos;
+  });
+  EXPECT_EQ(statement_count(r.program), 1) << r.program.text;
+  EXPECT_NE(r.program.text.find("return O;"), std::string::npos) << r.program.text;
 }
 
 TEST(Signature, NamesSizesAndConstantsDoNotMatterButOperatorsDo) {
