@@ -145,12 +145,37 @@ const std::map<std::string, Wrapper>& header_wrappers() {
   return wrappers;
 }
 
+// What a #define, an #undef or a string constant does to the macros in
+// effect: from its line on, as the C preprocessor reads them, NAME means
+// the rule-expression macro, the rule wrapper, or (neither: an #undef, or
+// a body that is C++ for the compiler's eyes only) none of teval's macros.
+struct Definition {
+  size_t at = 0;
+  std::string name;
+  std::optional<MacroDef> macro;
+  std::optional<Wrapper> wrapper;
+};
+
+// The macros and rule wrappers in effect at one point of a file.
+struct Scope {
+  MacroTable macros = MacroTable::headers();
+  std::map<std::string, Wrapper> wrappers = header_wrappers();
+
+  void apply(const Definition& d) {
+    macros.undefine(d.name);
+    wrappers.erase(d.name);
+    if (d.macro)
+      macros.define(d.name, *d.macro);
+    if (d.wrapper)
+      wrappers[d.name] = *d.wrapper;
+  }
+};
+
 class Reader {
 public:
   explicit Reader(std::shared_ptr<const core::SourceFile> source)
       : source_(std::move(source)), text_(source_->text()),
-        code_(blank_comments(text_, &unclosed_comment_)), local_macros_(MacroTable::headers()),
-        wrappers_(header_wrappers()) {}
+        code_(blank_comments(text_, &unclosed_comment_)) {}
 
   RuleFile read() {
     RuleFile file;
@@ -162,9 +187,15 @@ public:
                      "this comment is never closed: every rule after it would be ignored"));
     read_externals(file);
     std::vector<size_t> starts = find_starts(file);
+    // Each rule is read with the definitions above it, as find_starts saw
+    // them.
+    Scope scope;
+    size_t next = 0;
     for (size_t i = 0; i < starts.size(); ++i) {
+      for (; next < definitions_.size() && definitions_[next].at < starts[i]; ++next)
+        scope.apply(definitions_[next]);
       size_t end = i + 1 < starts.size() ? starts[i + 1] : text_.size();
-      file.rules.push_back(read_rule(starts[i], end));
+      file.rules.push_back(read_rule(starts[i], end, scope));
     }
     for (Rule& r : file.rules)
       check_rule(r, file.externals);
@@ -233,6 +264,8 @@ private:
           depth = 0;
         } else if (directive.starts_with("define")) {
           li = read_define(lines, li, at);
+        } else if (directive.starts_with("undef")) {
+          read_undef(directive, at);
         }
         continue;
       }
@@ -243,15 +276,16 @@ private:
       size_t name_end = identifier_end(code_, at);
       std::string_view word = std::string_view(code_).substr(at, name_end - at);
       bool call = skip_spaces(code_, name_end) < end && code_[skip_spaces(code_, name_end)] == '(';
-      if (call && wrappers_.count(std::string(word)) &&
-          !wrappers_.at(std::string(word)).problem.empty()) {
-        file.diagnostics.push_back(diagnostic(
-            Severity::Warning, span(at, name_end),
-            std::string(word) + " is a #define that wraps a rule, but " +
-                wrappers_.at(std::string(word)).problem + "; this use is not read as a rule"));
+      auto wrapper = scan_.wrappers.find(std::string(word));
+      bool wraps = wrapper != scan_.wrappers.end();
+      if (call && wraps && !wrapper->second.problem.empty()) {
+        file.diagnostics.push_back(
+            diagnostic(Severity::Warning, span(at, name_end),
+                       std::string(word) + " is a #define that wraps a rule, but " +
+                           wrapper->second.problem + "; this use is not read as a rule"));
         continue;
       }
-      if (call && (top_level(word) || wrappers_.count(std::string(word)))) {
+      if (call && (top_level(word) || wraps)) {
         starts.push_back(at);
         continue;
       }
@@ -309,38 +343,61 @@ private:
     std::string name = text.substr(name_at, name_end - name_at);
     if (top_level(name))
       return last; // the rule macros themselves are read as rules, never expanded
+    define(read_definition({at, name, {}, {}}, text, name_end));
+    return last;
+  }
+
+  // \p d with the meaning of `#define NAME...` (\p text, at d.at of the
+  // file), read from the end of NAME on.
+  Definition read_definition(Definition d, const std::string& text, size_t name_end) {
+    size_t end = text.size(), at = d.at;
     MacroDef def;
     size_t body_at = name_end;
     if (body_at < end && text[body_at] == '(') {
       size_t close = text.find(')', body_at);
       if (close == std::string::npos)
-        return last;
+        return d;
       def.params = split_list(text.substr(body_at + 1, close - body_at - 1));
       body_at = close + 1;
     } else {
       def.function_like = false;
     }
     if (trim(text.substr(body_at)).empty())
-      return last;
-    if (read_wrapper(name, def, text, body_at, at))
-      return last;
+      return d;
+    d.wrapper = read_wrapper(def, text, body_at, at);
+    if (d.wrapper)
+      return d;
     try {
       def.body = parse_htp_expression(std::string_view(text).substr(body_at),
                                       TextOrigin(source_.get(), uint32_t(at + body_at)));
-      local_macros_.define(name, std::move(def));
+      d.macro = std::move(def);
     } catch (const Error&) {
       // Not a rule expression: C++ for the compiler's eyes only.
     }
-    return last;
+    return d;
+  }
+
+  // `#undef NAME`.
+  void read_undef(const std::string& directive, size_t at) {
+    size_t name_at = skip_spaces(directive, std::string_view("undef").size());
+    size_t name_end = identifier_end(directive, name_at);
+    if (name_end > name_at)
+      define({at, directive.substr(name_at, name_end - name_at), {}, {}});
+  }
+
+  // Records \p d: it takes effect for the rules after it.
+  void define(Definition d) {
+    scan_.apply(d);
+    definitions_.push_back(std::move(d));
   }
 
   // A #define whose body is a whole rule (`#define RENAME(F, T)
   // DEF_PACKAGE_OPTIMIZATION(...)`, as the HTP headers' own
   // CONVERT_BINARY_OP_TO_FP16): its uses at the start of a line are rules.
   // A body that holds a rule macro elsewhere cannot be read: its uses are
-  // warned about. Returns whether the #define was either.
-  bool read_wrapper(const std::string& name, const MacroDef& def, const std::string& text,
-                    size_t body_at, size_t at) {
+  // warned about. Returns the wrapper if the #define is either.
+  std::optional<Wrapper> read_wrapper(const MacroDef& def, const std::string& text, size_t body_at,
+                                      size_t at) {
     size_t first = skip_spaces(text, body_at);
     while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first])))
       ++first;
@@ -358,8 +415,7 @@ private:
       } catch (const Error& e) {
         w.problem = "its rule does not parse: " + e.message();
       }
-      wrappers_[name] = std::move(w);
-      return true;
+      return w;
     }
     for (const TopLevel& top : kTopLevel) {
       size_t found = text.find(top.macro, body_at);
@@ -370,11 +426,10 @@ private:
         w.kind = top.kind;
         w.problem = std::string("its body holds ") + top.macro +
                     " after other text, which the rule parser does not read";
-        wrappers_[name] = std::move(w);
-        return true;
+        return w;
       }
     }
-    return false;
+    return std::nullopt;
   }
 
   // `const char *NAME = "Op";` (also static, constexpr, `NAME[]`): packages
@@ -404,15 +459,16 @@ private:
     def.warning = "op name `" + name + "` is a C identifier bound to " + m[3].str() + " on line " +
                   std::to_string(source_->location(begin).line) +
                   "; the seed's grammar wants a string constant, which teval reads in its place";
-    local_macros_.define(name, std::move(def));
+    define({begin, name, std::move(def), {}});
     return true;
   }
 
-  Rule read_rule(size_t begin, size_t end) {
+  Rule read_rule(size_t begin, size_t end, const Scope& scope) {
     Rule rule;
     size_t name_end = identifier_end(code_, begin);
     rule.macro = std::string(text_.substr(begin, name_end - begin));
-    const Wrapper* wrapper = wrappers_.count(rule.macro) ? &wrappers_.at(rule.macro) : nullptr;
+    auto found = scope.wrappers.find(rule.macro);
+    const Wrapper* wrapper = found != scope.wrappers.end() ? &found->second : nullptr;
     rule.kind = wrapper ? wrapper->kind : top_level(rule.macro)->kind;
     rule.span = span(begin, name_end);
     try {
@@ -430,7 +486,7 @@ private:
             Severity::Error, span(after, after + 1),
             std::string("`") + text_[after] + "` may not follow the closing `)` of " + rule.macro));
       std::vector<MacroUse> uses;
-      rule.invocation = local_macros_.expand(rule.invocation, &uses);
+      rule.invocation = scope.macros.expand(rule.invocation, &uses);
       for (const MacroUse& u : uses)
         if (warned_.insert(u.name).second)
           rule.diagnostics.push_back(diagnostic(Severity::Warning, u.span, u.warning));
@@ -478,8 +534,10 @@ private:
   // Before code_, which sets it as it is made.
   std::optional<size_t> unclosed_comment_;
   std::string code_;
-  MacroTable local_macros_;
-  std::map<std::string, Wrapper> wrappers_;
+  // The definitions in the order of the file, and those in effect at the
+  // line find_starts is at.
+  std::vector<Definition> definitions_;
+  Scope scan_;
   // Constructs outside the seed's grammar already warned about: once per
   // file is enough.
   std::set<std::string> warned_;

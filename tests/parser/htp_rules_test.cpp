@@ -92,6 +92,46 @@ TEST(HtpMacros, HeaderAndLocalMacros) {
             "WITH_SIZE(\"x\", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op(\"QNN_Cast\", \"x\")))");
 }
 
+// As the C preprocessor reads them, a #define takes effect from its line
+// on, a later one replaces it, and #undef ends it: each rule is read with
+// the definitions above it.
+TEST(HtpMacros, DefinitionsTakeEffectFromTheirLineOn) {
+  RuleFile f = read("#define IN \"a\"\n"
+                    "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", IN), OK, IN)\n"
+                    "#define IN \"b\"\n"
+                    "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", IN), OK, IN)\n"
+                    "#undef IN\n"
+                    "#define IS_FLOAT(X) EQ(DTYPE_OF(X), DType::Int32)\n"
+                    "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"c\"), IS_FLOAT(\"c\"), \"c\")\n"
+                    "#undef IS_FLOAT\n"
+                    "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"d\"), IS_FLOAT(\"d\"), \"d\")\n");
+  ASSERT_EQ(f.rules.size(), 4u);
+  EXPECT_EQ(to_text(*f.rules[0].match), "Op(\"A\", \"a\")");
+  EXPECT_EQ(to_text(*f.rules[1].match), "Op(\"A\", \"b\")");
+  EXPECT_EQ(to_text(*f.rules[2].constraint), "EQ(DTYPE_OF(\"c\"), DType::Int32)");
+  // The seed's macros are part of the rule grammar: after #undef of the
+  // file's own IS_FLOAT, the seed's is in effect again.
+  EXPECT_EQ(to_text(*f.rules[3].constraint), "EQ(DTYPE_OF(\"d\"), DType::Float32)");
+}
+
+// A rule wrapper redefined, after a use, with a body that does not parse
+// (found by the htp_rules harness: the use was read with the broken
+// definition and expanded a null body).
+TEST(HtpMacros, ARuleWrapperRedefinedLaterDoesNotChangeAnEarlierUse) {
+  RuleFile f = read("#define NEG(F) \\\n"
+                    "  DEF_PACKAGE_OPTIMIZATION(EARLY, Op(F, \"x\"), OK, Op(\"Neg\", \"x\"))\n"
+                    "NEG(\"Tanh\")\n"
+                    "#define NEG(F) \\\n"
+                    "  DEF_PACKAGE_OPTIMIZATION(EARLY, Op(F, \"x\"), OK, Op(\"Neg\", \"x\"\n"
+                    "NEG(\"Sigmoid\")\n");
+  ASSERT_EQ(f.rules.size(), 1u);
+  EXPECT_FALSE(f.rules[0].malformed());
+  EXPECT_EQ(to_text(*f.rules[0].match), "Op(\"Tanh\", \"x\")");
+  // The use after the broken definition is warned about, not read.
+  ASSERT_EQ(f.diagnostics.size(), 1u);
+  EXPECT_NE(f.diagnostics[0].message.find("its rule does not parse"), std::string::npos);
+}
+
 TEST(HtpMacros, ErrorsInExpansionsPointAtTheUse) {
   RuleFile f = read("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), IS_FLOAT(\"y\"), \"x\")");
   ASSERT_EQ(f.rules[0].diagnostics.size(), 1u);
