@@ -35,6 +35,8 @@ public:
   const OpDef* find(const std::string& op) const;
   /// True for an op teval can evaluate: defined here or built in.
   bool knows(const std::string& op) const;
+  /// Every definition, by op name.
+  const std::map<std::string, OpDef>& definitions() const { return defs_; }
 
 private:
   std::shared_ptr<const core::SourceFile> source_;

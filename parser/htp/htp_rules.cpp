@@ -207,31 +207,32 @@ private:
     return Span{source_.get(), uint32_t(begin), uint32_t(end)};
   }
 
-  // `// :::EXTERNAL_SHAPEFN::: { type name(params); }` annotations.
+  // `// :::EXTERNAL_SHAPEFN::: { type name(params); }` annotations. The
+  // pattern is tried only where the marker is: a search from every offset
+  // of a large file is slow.
   void read_externals(RuleFile& file) {
+    static constexpr std::string_view marker = ":::EXTERNAL_SHAPEFN:::";
     static const std::regex annotation(
         R"(:::EXTERNAL_SHAPEFN:::\s*\{\s*([^{}]*?)\s*([A-Za-z_]\w*)\s*\(([^()]*)\)\s*;\s*\})");
-    for (auto it = std::cregex_iterator(text_.data(), text_.data() + text_.size(), annotation);
-         it != std::cregex_iterator(); ++it) {
-      const std::cmatch& m = *it;
-      ExternalFunction fn;
-      fn.return_type = trim(m[1].str());
-      fn.name = m[2].str();
-      fn.params = split_list(m[3].str());
-      size_t begin = m.position(2);
-      fn.span = span(begin, begin + fn.name.size());
-      file.externals.push_back(std::move(fn));
-    }
-    // An annotation that does not have the stated form is worth a word.
-    for (size_t at = text_.find(":::EXTERNAL_SHAPEFN:::"); at != std::string::npos;
-         at = text_.find(":::EXTERNAL_SHAPEFN:::", at + 1)) {
-      bool read = false;
-      for (const ExternalFunction& fn : file.externals)
-        read = read || (fn.span.begin > at && fn.span.begin < text_.find('\n', at));
-      if (!read)
+    for (size_t at = text_.find(marker); at != std::string::npos; at = text_.find(marker, at + 1)) {
+      std::cmatch m;
+      // The function's name must be on the marker's line.
+      if (std::regex_search(text_.data() + at, text_.data() + text_.size(), m, annotation,
+                            std::regex_constants::match_continuous) &&
+          at + m.position(2) < std::min(text_.find('\n', at), text_.size())) {
+        ExternalFunction fn;
+        fn.return_type = trim(m[1].str());
+        fn.name = m[2].str();
+        fn.params = split_list(m[3].str());
+        size_t begin = at + m.position(2);
+        fn.span = span(begin, begin + fn.name.size());
+        file.externals.push_back(std::move(fn));
+      } else {
+        // An annotation that does not have the stated form is worth a word.
         file.diagnostics.push_back(
-            diagnostic(Severity::Warning, span(at, at + 22),
+            diagnostic(Severity::Warning, span(at, at + marker.size()),
                        "malformed EXTERNAL_SHAPEFN annotation; expected `{ type name(params); }`"));
+      }
     }
   }
 
@@ -443,6 +444,9 @@ private:
     std::string line(text_.substr(begin, end - begin));
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
       line.pop_back();
+    // Every line is asked: the pattern only where it may match.
+    if (line.empty() || line.back() != ';' || line.find("char") == std::string::npos)
+      return false;
     std::smatch m;
     if (!std::regex_match(line, m, declaration))
       return false;
