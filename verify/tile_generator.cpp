@@ -106,8 +106,18 @@ public:
         out = agg == std::string("+=") || agg == std::string("*=") ? DType::Int8 : DType::Bool;
     }
     body += "  O(" + join(out_index) + ") " + agg + " " + value + ";\n";
-    if (chance(30))
-      constraints_.push_back(index_expr() + " < " + std::to_string(pick(1, 5)));
+    if (chance(45)) {
+      // A constant bound, or a dimension as real kernels have (`i + j <
+      // N` at a padding edge), which an index reaches at its range's end.
+      std::string bound = std::to_string(pick(1, 5));
+      if (chance(50)) {
+        const Tensor& in = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))];
+        bound = in.dims[static_cast<size_t>(pick(0, static_cast<int>(in.dims.size()) - 1))];
+        if (chance(50))
+          bound += " - " + std::to_string(pick(1, 2));
+      }
+      constraints_.push_back(index_expr() + " < " + bound);
+    }
     for (const std::string& c : constraints_)
       body += "  O.add_constraint(" + c + ");\n";
     if (chance(40)) {
