@@ -116,7 +116,7 @@ public:
         if (chance(50))
           bound += " - " + std::to_string(pick(1, 2));
       }
-      constraints_.push_back(index_expr() + " < " + bound);
+      constraints_.push_back(constraint_expr() + " < " + bound);
     }
     for (const std::string& c : constraints_)
       body += "  O.add_constraint(" + c + ");\n";
@@ -254,6 +254,26 @@ private:
 
   std::string var() {
     return vars_[static_cast<size_t>(pick(0, static_cast<int>(vars_.size()) - 1))];
+  }
+
+  // A constraint's expression: mostly over two variables (`i + j`, `i - j
+  // + 1`), as a convolution's padding edges are. Over one variable a
+  // constraint only narrows the loop box; over two the box holds points
+  // it excludes, and each point is checked.
+  std::string constraint_expr() {
+    if (vars_.size() < 2 || chance(25))
+      return index_expr();
+    size_t a = static_cast<size_t>(pick(0, static_cast<int>(vars_.size()) - 1));
+    size_t b =
+        (a + static_cast<size_t>(pick(1, static_cast<int>(vars_.size()) - 1))) % vars_.size();
+    switch (pick(0, 2)) {
+    case 0:
+      return vars_[a] + " + " + vars_[b];
+    case 1:
+      return vars_[a] + " - " + vars_[b] + " + " + std::to_string(pick(0, 2));
+    default:
+      return "2 * " + vars_[a] + " + " + vars_[b];
+    }
   }
 
   // A compound index that bounds variable v given variables 0..v-1: a
