@@ -224,10 +224,21 @@ void wake(void* thread) {
   pthread_kill(reinterpret_cast<pthread_t>(thread), kWakeSignal);
 }
 
+// Clang's -fsanitize=function (part of -fsanitize=undefined) checks an
+// indirect call by reading a type signature from the words before the
+// callee's entry. Code LLVM compiled at run time has none, and its entry may
+// start a page, so the check reads unmapped memory: exempt the one call into
+// it, so that teval built or linked with clang's sanitizers runs kernels.
+#if defined(__clang__)
+#define TEVAL_CALLS_JIT_CODE __attribute__((no_sanitize("function")))
+#else
+#define TEVAL_CALLS_JIT_CODE
+#endif
+
 // Calls the kernel; -1 when \p interrupt stopped it. Nothing with a
 // destructor lives in this frame, since siglongjmp may return into it.
-int32_t call_kernel(int32_t (*entry)(void**, RunContext*), void** pointers, RunContext* ctx,
-                    core::Interrupt* interrupt) {
+TEVAL_CALLS_JIT_CODE int32_t call_kernel(int32_t (*entry)(void**, RunContext*), void** pointers,
+                                         RunContext* ctx, core::Interrupt* interrupt) {
   if (!interrupt)
     return entry(pointers, ctx);
   install_wake_handler();
