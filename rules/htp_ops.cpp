@@ -9,6 +9,8 @@
 #include "rules/htp_eval.h"
 
 #include <cctype>
+#include <charconv>
+#include <limits>
 #include <regex>
 
 namespace teval::rules {
@@ -164,13 +166,29 @@ std::string evaluate_arithmetic(const std::string& text, const std::string& op) 
   return out + text.substr(last);
 }
 
+// A definition's $ fields: $inK[d], $inK.zero, .step, .dtype, .rank, and
+// the same of $out0.
+const std::regex& field_pattern() {
+  static const std::regex field(R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank)))");
+  return field;
+}
+
+// The number a field's digits spell; past size_t's range it saturates, an
+// operand or an axis no node has.
+size_t field_number(const std::ssub_match& digits) {
+  std::string text = digits.str();
+  size_t value = 0;
+  if (std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc())
+    return std::numeric_limits<size_t>::max();
+  return value;
+}
+
 // A definition's mistakes that do not depend on the node it describes are
 // errors of the ops file, at the definition: a malformed or unclosed
 // `$(...)` field, and a program that does not parse. (Checked with every
 // `$` field a small extent; what depends on the node's types is found when
 // a node is evaluated.)
 void check_definition(const OpDef& def) {
-  static const std::regex field(R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank)))");
   // Two sets of extents: a division by zero under both is the
   // definition's own, under one it may depend on the node.
   std::string program;
@@ -178,7 +196,8 @@ void check_definition(const OpDef& def) {
   std::string why;
   for (const char* extent : {"7", "11"}) {
     try {
-      program = evaluate_arithmetic(std::regex_replace(def.program, field, extent), def.name);
+      program =
+          evaluate_arithmetic(std::regex_replace(def.program, field_pattern(), extent), def.name);
     } catch (const IllTyped& e) {
       if (e.message.find("divides by zero") == std::string::npos)
         throw Error(ErrorKind::Syntax, def.span, e.message);
@@ -201,17 +220,16 @@ void check_definition(const OpDef& def) {
 // The definition's program with its $ fields replaced for one node.
 std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& in,
                         const TensorType* out) {
-  static const std::regex field(R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank)))");
   std::string result;
   std::string text = def.program;
-  auto begin = std::sregex_iterator(text.begin(), text.end(), field);
+  auto begin = std::sregex_iterator(text.begin(), text.end(), field_pattern());
   size_t last = 0;
   for (auto it = begin; it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
     result += text.substr(last, m.position() - last);
     last = m.position() + m.length();
     bool is_in = m[1] == "in";
-    size_t k = std::stoul(m[2]);
+    size_t k = field_number(m[2]);
     const TensorType* t = nullptr;
     if (is_in && k < in.size())
       t = in[k];
@@ -221,7 +239,7 @@ std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& 
       throw IllTyped{def.name + "'s definition uses " + m.str() + ", but the node has " +
                      (is_in ? std::to_string(in.size()) + " input(s)" : "no known output type")};
     if (m[3].matched) {
-      size_t d = std::stoul(m[3]);
+      size_t d = field_number(m[3]);
       if (d >= t->shape.size())
         throw IllTyped{def.name + "'s definition uses " + m.str() + " of a rank-" +
                        std::to_string(t->shape.size()) + " tensor"};

@@ -415,5 +415,29 @@ TEST(HtpOps, DeclaredOutputsMustMatchDefinitions) {
   EXPECT_EQ(t.get(2).i, 9);
 }
 
+// A $ field's operand or axis past any node's, even past size_t, is the
+// node's type error, not a crash of the reader (found by the htp_ops harness).
+TEST(HtpOps, FieldNumbersPastAnyNodeAreTypeErrors) {
+  Graph g = graph("const a: float32[1, 1, 1, 2] = [1, -2]\nr = Wide(a): float32[1, 1, 1, 2]\n"
+                  "output r\n");
+  auto message_of = [&](const std::string& field) {
+    OpSet o = OpSet::read(core::SourceFile::make(
+        "ops.txt", "\"Wide\": out0[N, H, W, C] = in0[N, H, W, C] + " + field + "\n"));
+    try {
+      evaluate(g, o, {});
+    } catch (const IllTyped& e) {
+      return e.message;
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of("$in99999999999999999999999.rank"),
+            "Wide's definition uses $in99999999999999999999999.rank, but the node has 1 input(s)");
+  EXPECT_EQ(message_of("$in0[99999999999999999999999]"),
+            "Wide's definition uses $in0[99999999999999999999999] of a rank-4 tensor");
+  EXPECT_EQ(message_of("$out18446744073709551616.zero"),
+            "Wide's definition uses $out18446744073709551616.zero, but the node has no known "
+            "output type");
+}
+
 } // namespace
 } // namespace teval::rules
