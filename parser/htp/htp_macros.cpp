@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "parser/htp/htp_grammar.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace teval::parser::htp {
@@ -244,36 +245,54 @@ const MacroTable& MacroTable::headers() {
   return table;
 }
 
-ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses) const {
-  size_t visited = 0;
-  return expand(e, 0, uses, visited);
+ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses,
+                                size_t* file_budget) const {
+  Visits visits;
+  if (file_budget && *file_budget < visits.limit) {
+    visits.limit = *file_budget;
+    visits.file_limit = true;
+  }
+  auto charge = [&] {
+    if (file_budget)
+      *file_budget -= std::min(*file_budget, visits.count);
+  };
+  try {
+    ast::ExprPtr out = expand(e, 0, uses, visits);
+    charge();
+    return out;
+  } catch (...) {
+    charge();
+    throw;
+  }
 }
 
 ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses,
-                                size_t& visited) const {
+                                Visits& visits) const {
   if (depth > 64)
     throw Error(ErrorKind::Limit, e->span, "macro expansion nested more than 64 deep");
   // A few doubling macros make a tree of 2^40 nodes: the work is bounded
   // by the nodes the expansion visits.
-  if (++visited > kMaxExpandedNodes)
-    throw Error(ErrorKind::Limit, e->span,
-                "macro expansion makes more than " + std::to_string(kMaxExpandedNodes) + " nodes");
+  if (++visits.count > visits.limit)
+    throw Error(
+        ErrorKind::Limit, e->span,
+        visits.file_limit
+            ? "the macro expansions of this file's rules make more than " +
+                  std::to_string(kExpandedNodesPerFileByte) + " nodes per byte of the file in all"
+            : "macro expansion makes more than " + std::to_string(kMaxExpandedNodes) + " nodes");
   // A use the expansion of a warned macro made (its nodes carry the use's
   // span) is part of that use, not one of its own.
   auto note = [&](const std::string& name, const MacroDef& def, core::Span span) {
     if (!uses || def.warning.empty())
       return;
-    for (const MacroUse& u : *uses)
-      if (u.span.file == span.file && u.span.begin == span.begin && u.span.end == span.end)
-        return;
-    uses->push_back({name, span, def.warning});
+    if (visits.noted.insert({span.file, span.begin, span.end}).second)
+      uses->push_back({name, span, def.warning});
   };
   if (const auto* name = std::get_if<ast::Name>(&e->node)) {
     auto it = macros_.find(name->id);
     if (it == macros_.end() || it->second.function_like)
       return e;
     note(name->id, it->second, e->span);
-    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses, visited);
+    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses, visits);
   }
   if (const auto* call = std::get_if<ast::Call>(&e->node)) {
     auto it = macros_.find(call->callee);
@@ -281,13 +300,13 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<Ma
       auto out = std::make_shared<ast::Expr>(*e);
       auto& c = std::get<ast::Call>(out->node);
       for (ast::ExprPtr& a : c.args)
-        a = expand(a, depth, uses, visited);
+        a = expand(a, depth, uses, visits);
       return out;
     }
     const MacroDef& def = it->second;
     note(call->callee, def, e->span);
     if (def.native)
-      return expand(def.native(call->args, e->span), depth + 1, uses, visited);
+      return expand(def.native(call->args, e->span), depth + 1, uses, visits);
     bool variadic = !def.params.empty() && def.params.back() == "...";
     size_t fixed = def.params.size() - (variadic ? 1 : 0);
     if (call->args.size() < fixed || (!variadic && call->args.size() > fixed))
@@ -295,11 +314,11 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<Ma
                   "macro " + call->callee + " takes " + std::to_string(fixed) +
                       (variadic ? " or more" : "") + " argument" + (fixed == 1 ? "" : "s") +
                       ", not " + std::to_string(call->args.size()));
-    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses, visited);
+    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses, visits);
   }
   if (const auto* unary = std::get_if<ast::Unary>(&e->node)) {
     auto out = std::make_shared<ast::Expr>(*e);
-    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses, visited);
+    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses, visits);
     return out;
   }
   return e;

@@ -8,7 +8,9 @@
 #include "parser/ast.h"
 
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace teval::parser::htp {
@@ -38,6 +40,11 @@ struct MacroUse {
 /// doubling macros (tests/data/htp/reject/blowup.cpp) to milliseconds per
 /// rule.
 inline constexpr size_t kMaxExpandedNodes = 100000;
+/// The most nodes the expansions of all a file's rules may visit, per byte
+/// of the file: without it, each rule of a file may use a doubling macro
+/// and make the work grow as rules times kMaxExpandedNodes (a 14 KB file
+/// took 8 s). Rules in the wild make fewer nodes than they have bytes.
+inline constexpr size_t kExpandedNodesPerFileByte = 16;
 
 /// A set of macros and their expansion.
 class MacroTable {
@@ -56,12 +63,22 @@ public:
   /// theirs. Throws Error for a wrong argument count, a recursion deeper
   /// than 64 expansions or a result of more than kMaxExpandedNodes nodes.
   /// When \p uses is given, every use of a macro with a warning is
-  /// appended to it.
-  ast::ExprPtr expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses = nullptr) const;
+  /// appended to it. When \p file_budget is given, the nodes visited are
+  /// taken from it, and an expansion that would visit more than it holds
+  /// throws Error(Limit) too.
+  ast::ExprPtr expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses = nullptr,
+                      size_t* file_budget = nullptr) const;
 
 private:
+  struct Visits {
+    size_t count = 0;
+    size_t limit = kMaxExpandedNodes;
+    bool file_limit = false; ///< the limit is what is left of the file's budget
+    /// The spans of the warned uses noted so far.
+    std::set<std::tuple<const core::SourceFile*, uint32_t, uint32_t>> noted;
+  };
   ast::ExprPtr expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses,
-                      size_t& visited) const;
+                      Visits& visits) const;
   std::map<std::string, MacroDef> macros_;
 };
 

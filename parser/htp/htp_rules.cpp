@@ -490,7 +490,7 @@ private:
             Severity::Error, span(after, after + 1),
             std::string("`") + text_[after] + "` may not follow the closing `)` of " + rule.macro));
       std::vector<MacroUse> uses;
-      rule.invocation = scope.macros.expand(rule.invocation, &uses);
+      rule.invocation = scope.macros.expand(rule.invocation, &uses, &expansion_budget_);
       for (const MacroUse& u : uses)
         if (warned_.insert(u.name).second)
           rule.diagnostics.push_back(diagnostic(Severity::Warning, u.span, u.warning));
@@ -545,6 +545,8 @@ private:
   // Constructs outside the seed's grammar already warned about: once per
   // file is enough.
   std::set<std::string> warned_;
+  // The nodes the rules' macro expansions may still visit.
+  size_t expansion_budget_ = kMaxExpandedNodes + kExpandedNodesPerFileByte * text_.size();
 };
 
 } // namespace

@@ -2,6 +2,8 @@
 // priorities, constants, annotations and rule regions.
 #include "parser/htp/htp_rules.h"
 
+#include "parser/htp/htp_macros.h"
+
 #include <gtest/gtest.h>
 
 namespace teval::parser::htp {
@@ -130,6 +132,39 @@ TEST(HtpMacros, ARuleWrapperRedefinedLaterDoesNotChangeAnEarlierUse) {
   // The use after the broken definition is warned about, not read.
   ASSERT_EQ(f.diagnostics.size(), 1u);
   EXPECT_NE(f.diagnostics[0].message.find("its rule does not parse"), std::string::npos);
+}
+
+// Each rule's expansion is bounded, and so are all of a file's together,
+// in proportion to its size: else every rule of a file may use a doubling
+// macro, and the work grows as rules times the bound per rule (found by the
+// htp_rules harness, whose executions slowed to 30 a second).
+TEST(HtpMacros, AFilesExpansionsTogetherAreBoundedByItsSize) {
+  std::string text = "#define D0 Op(\"A\", \"x\")\n";
+  for (int i = 1; i < 20; ++i)
+    text += "#define D" + std::to_string(i) + " Op(\"Add\", D" + std::to_string(i - 1) + ", D" +
+            std::to_string(i - 1) + ")\n";
+  const int kRules = 300;
+  for (int r = 0; r < kRules; ++r)
+    text += "DEF_PACKAGE_OPTIMIZATION(EARLY, D19, OK, \"x\")\n";
+  RuleFile f = read(text);
+  ASSERT_EQ(f.rules.size(), size_t(kRules));
+  size_t budget = kMaxExpandedNodes + kExpandedNodesPerFileByte * text.size();
+  size_t per_rule = 0, per_file = 0;
+  for (const Rule& r : f.rules) {
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    const std::string& m = r.diagnostics[0].message;
+    if (m == "macro expansion makes more than 100000 nodes")
+      ++per_rule;
+    else if (m == "the macro expansions of this file's rules make more than 16 nodes per byte of "
+                  "the file in all")
+      ++per_file;
+  }
+  // Every rule stopped at one bound or the other; those that reached the
+  // bound of a rule used up at most the file's budget between them.
+  EXPECT_EQ(per_rule + per_file, size_t(kRules));
+  EXPECT_GE(per_rule, 1u);
+  EXPECT_LE(per_rule * kMaxExpandedNodes, budget);
+  EXPECT_GE(per_file, size_t(kRules) - budget / kMaxExpandedNodes);
 }
 
 TEST(HtpMacros, ErrorsInExpansionsPointAtTheUse) {
