@@ -300,13 +300,17 @@ private:
   }
 
   // acc combined with value under the statement's aggregation, as the
-  // interpreter's combine().
+  // interpreter's combine(). The value comes first in && and ||, whose
+  // second operand is evaluated only when the first does not decide: the
+  // interpreter evaluates the value at every point, so an error in it is
+  // raised whatever the accumulator holds (`acc && value` skipped the value
+  // once a bool min reached false, and with it an out-of-range read).
   Expr combine(const Expr& acc, const Expr& value) {
     DType t = acc->dtype;
     auto logical = [&](Op op) {
       if (is_float(t))
-        return make_cast(make_apply(op, {acc, value}, {}, DType::Bool), t);
-      return make_apply(op, {acc, value}, {}, t);
+        return make_cast(make_apply(op, {value, acc}, {}, DType::Bool), t);
+      return make_apply(op, {value, acc}, {}, t);
     };
     switch (s_->aggregation) {
     case Aggregation::Sum:
