@@ -92,6 +92,11 @@ public:
       const char* ops[] = {"+=!", ">=!", "<=!", "*=!", "&=!", "|=!"};
       op = chance(50) ? ops[pick(1, 5)] : ops[0];
     }
+    // "Is it true everywhere / anywhere": a max or min of bools, whose
+    // result is decided before every value is read (a compiler that stops
+    // there also skips the reads' errors).
+    if ((op == "<=!" || op == ">=!") && chance(30))
+      v = {"(" + v.text + ").cast(`bool`)", DType::Bool};
     std::string name = "output" + std::to_string(number);
     std::string text = name + "[";
     core::Shape shape;
