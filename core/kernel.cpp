@@ -2,6 +2,7 @@
 #include "core/kernel.h"
 
 #include "core/error.h"
+#include "core/tensor.h"
 
 #include <algorithm>
 #include <atomic>
@@ -252,14 +253,8 @@ void check_tensor_size(DType dtype, const Shape& shape, Span span, std::string_v
     throw Error(ErrorKind::Limit, span,
                 std::string(what) + " has rank " + std::to_string(shape.size()) +
                     "; teval's limit is " + std::to_string(kMaxRank));
-  std::optional<int64_t> n = checked_numel(shape);
-  int64_t bytes = 0;
-  if (!n || __builtin_mul_overflow(*n, int64_t{size_bytes(dtype)}, &bytes) ||
-      bytes > kMaxTensorBytes)
-    throw Error(ErrorKind::Limit, span,
-                std::string(what) + " of shape " + to_string(shape) + " and dtype " +
-                    std::string(name(dtype)) + " is larger than teval's limit of " +
-                    std::to_string(kMaxTensorBytes) + " bytes");
+  if (std::string why = size_limit_violation(what, dtype, shape); !why.empty())
+    throw Error(ErrorKind::Limit, span, why);
 }
 
 Scalar aggregation_init(Aggregation a, DType t) {

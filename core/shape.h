@@ -18,8 +18,9 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 34;
 /// tensor's dimensions is then bounded.
 inline constexpr size_t kMaxRank = 64;
 
-/// Number of elements, or nothing when a negative extent or overflow of
-/// int64 makes it meaningless.
+/// Number of elements, or nothing when an extent is negative or the
+/// nonzero extents multiply past int64 (a shape with a zero extent has no
+/// element, but its strides are still computed).
 std::optional<int64_t> checked_numel(const Shape& shape);
 /// Row-major (C order) strides in elements.
 std::vector<int64_t> strides(const Shape& shape);

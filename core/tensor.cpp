@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace teval::core {
@@ -22,17 +23,26 @@ template <class T> void store(std::byte* p, T v) {
 
 } // namespace
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
-  std::optional<int64_t> n = checked_numel(shape_);
+std::string size_limit_violation(std::string_view what, DType dtype, const Shape& shape) {
+  std::optional<int64_t> n = checked_numel(shape);
   int64_t bytes = 0;
+  std::string it = std::string(what) + " of shape " + to_string(shape) + " and dtype " +
+                   std::string(name(dtype));
+  bool has_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  if (!n && has_zero)
+    return it + " has no element, but its other extents multiply past 2^63, beyond the strides "
+                "teval can compute";
   if (!n || __builtin_mul_overflow(*n, int64_t{size_bytes(dtype)}, &bytes) ||
       bytes > kMaxTensorBytes)
-    throw Error(ErrorKind::Limit, "",
-                "tensor of shape " + to_string(shape_) + " and dtype " + std::string(name(dtype)) +
-                    " is larger than teval's limit of " + std::to_string(kMaxTensorBytes) +
-                    " bytes");
-  numel_ = *n;
-  size_ = static_cast<size_t>(bytes);
+    return it + " is larger than teval's limit of " + std::to_string(kMaxTensorBytes) + " bytes";
+  return "";
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  if (std::string why = size_limit_violation("tensor", dtype, shape_); !why.empty())
+    throw Error(ErrorKind::Limit, "", why);
+  numel_ = *checked_numel(shape_);
+  size_ = static_cast<size_t>(numel_ * size_bytes(dtype));
   bytes_.assign(size_, std::byte{0});
 }
 

@@ -15,6 +15,11 @@
 
 namespace teval::core {
 
+/// Why a tensor of this dtype and shape is beyond teval's limits (its bytes
+/// past kMaxTensorBytes, or, when it has no element, its nonzero extents
+/// multiplying past int64), naming it `what`; empty when it is within them.
+std::string size_limit_violation(std::string_view what, DType dtype, const Shape& shape);
+
 /// A dtype, a shape and contiguous C-order storage. Element values are
 /// read and written as Scalars; raw bytes are available for I/O and for
 /// compiled code.

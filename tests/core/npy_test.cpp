@@ -191,6 +191,16 @@ TEST(Npy, Errors) {
                          "")),
             "x.npy: error: tensor of shape [99999999999, 99999999999] and dtype float32 is larger "
             "than teval's limit of 17179869184 bytes\n");
+  // A zero extent leaves no element, but the other extents still make the
+  // strides: they must multiply within int64, in either order (found by the
+  // npy harness: the Fortran reorder computed strides past int64).
+  for (const char* order : {"True", "False"})
+    EXPECT_EQ(error_of(npy(std::string("{'descr': '<i2', 'fortran_order': ") + order +
+                               ", 'shape': (0, 4294967296, 4294967296), }",
+                           "")),
+              "x.npy: error: tensor of shape [0, 4294967296, 4294967296] and dtype int16 has no "
+              "element, but its other extents multiply past 2^63, beyond the strides teval can "
+              "compute\n");
   // numpy's own rank limit, 64: a 65th extent is an error in the header.
   std::string ones;
   for (int i = 0; i < 65; ++i)
