@@ -196,6 +196,23 @@ TEST(TileSemantics, IndexVariablesMayBeNegative) {
             (V{7, 7}));
 }
 
+TEST(TileSemantics, NegatedIndicesReverse) {
+  // O[i] = I[-i + 3] reverses I; O[i] = I[-(i - 3)] and I[3 - i] are the
+  // same; with -i alone only i = 0 reads inside I.
+  auto I = f32({4}, {1, 2, 4, 8});
+  for (const char* index : {"-i + 3", "-(i - 3)", "3 - i", "+(-i) + 3"})
+    EXPECT_EQ(values(run_tile(std::string("def f(I):\n  i = TensorIndex()\n  O = TensorOutput(4)\n"
+                                          "  O[i] += I[") +
+                                  index + "]\n  return O\n",
+                              {{"I", I}})),
+              (V{8, 4, 2, 1}))
+        << index;
+  EXPECT_EQ(values(run_tile("Tensor f(const Tensor& I) { TensorIndex i; auto O = TensorOutput(4); "
+                            "O(i) += I(-i); return O; }",
+                            {{"I", I}})),
+            (V{1, 0, 0, 0}));
+}
+
 TEST(TileSemantics, AssignWritesOnceAndReportsDoubleWrites) {
   auto I = f32({3}, {1, 2, 3});
   EXPECT_EQ(values(run_tile("Tensor f(const Tensor& I) { TensorIndex i; auto O = "

@@ -72,6 +72,27 @@ TEST(AntaresElaboration, LiteralsConvertExactlyAndNegativesFold) {
             "outputs: output0\n");
 }
 
+TEST(AntaresElaboration, ConstTakesItsDtypeByPositionOrKeyword) {
+  // const(k, dtype=T) is const(k, T): an int8 constant wraps in int8
+  // arithmetic, an int64 one holds 3000000000, a float16 one is float16.
+  EXPECT_EQ(dump("output0[N] = const(100, dtype=`int8`) + const(100, `int8`) + N.cast(`int8`) "
+                 "where N in 2; output1[N] = const(3000000000, dtype=`int64`) + N where N in 2; "
+                 "output2[N] = const(0.5, dtype=`float16`) where N in 2"),
+            "intermediate %0 output0: int8[2]\n"
+            "intermediate %1 output1: int64[2]\n"
+            "output %2 output2: float16[2]\n"
+            "%0 output0[N] assign= ((int8(100) + int8(100)) + cast<int8>(N))\n"
+            "  for N in [0, 2)\n"
+            "  start 0, accumulate from it, out-of-range is an error, rewrites are errors\n"
+            "%1 output1[N] assign= (int64(3000000000) + cast<int64>(N))\n"
+            "  for N in [0, 2)\n"
+            "  start 0, accumulate from it, out-of-range is an error, rewrites are errors\n"
+            "%2 output2[N] assign= float16(0.5)\n"
+            "  for N in [0, 2)\n"
+            "  start 0.0, accumulate from it, out-of-range is an error, rewrites are errors\n"
+            "outputs: output2\n");
+}
+
 TEST(AntaresElaboration, WhenLogicAndComparisons) {
   auto x = tensor(DType::Float32, {3}, {0, 0, 0});
   EXPECT_EQ(dump("output0[N] = x[N].when([x[N] > 0, N != 1], 0.0, merge_op=`any`)", {{"x", x}}),
