@@ -221,9 +221,15 @@ std::string stmt(const Stmt& s) {
           return out + ")";
         } else if constexpr (std::is_same_v<T, Function>) {
           std::string out = "(def " + n.name + " (";
-          for (size_t i = 0; i < n.params.size(); ++i)
+          for (size_t i = 0; i < n.params.size(); ++i) {
             out += (i ? " " : "") + n.params[i].name;
-          return out + ")" + block(n.body) + ")";
+            if (n.params[i].type_expr)
+              out += ":" + dump(*n.params[i].type_expr);
+          }
+          out += ")";
+          if (n.result_type)
+            out += " -> " + dump(*n.result_type);
+          return out + block(n.body) + ")";
         } else {
           static_assert(std::is_same_v<T, Loop>);
           return "(for " + n.var + " " + dump(*n.begin) + " " + dump(*n.end) + block(n.body) + ")";

@@ -166,16 +166,21 @@ struct Declare {
   std::vector<ExprPtr> ctor_args;
   ExprPtr init;
 };
+/// A parameter: its type as written (Tile's C++ spelling) and, in MLIR,
+/// as a tree (`tensor<4x?xf32>` is the Call tensor(4, ?, f32)).
 struct Param {
   std::string type;
   std::string name;
   Span span;
+  ExprPtr type_expr;
 };
-/// A function definition (Tile: `Tensor f(...) {...}` or `def f(...):`).
+/// A function definition (Tile: `Tensor f(...) {...}` or `def f(...):`;
+/// MLIR: `func.func @f(...) -> (...) {...}`, whose result types are a Tuple).
 struct Function {
   std::string name;
   std::vector<Param> params;
   std::vector<StmtPtr> body;
+  ExprPtr result_type;
 };
 /// A counted loop: var walks [begin, end) in steps of 1.
 struct Loop {
