@@ -406,7 +406,8 @@ TEST_P(ErrorGolden, DiagnosticExitCodeAndNoOutput) {
 
 std::vector<ErrorCase> error_cases() {
   std::vector<ErrorCase> cases;
-  for (auto [dir, extension] : {std::pair{"antares", ".antares"}, std::pair{"tile", ".tile"}})
+  for (auto [dir, extension] :
+       {std::pair{"antares", ".antares"}, std::pair{"tile", ".tile"}, std::pair{"mlir", ".mlir"}})
     for (const fs::path& p :
          test::files_with_extension(test::source_dir() / "tests/errors" / dir, extension))
       cases.push_back({dir, p.stem().string(), extension});

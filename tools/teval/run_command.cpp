@@ -15,8 +15,11 @@
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
+#include "ops/decompose.h"
+#include "ops/native.h"
 #include "oracle/exact_eval.h"
 #include "parser/antares/antares.h"
+#include "parser/mlir/mlir.h"
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
 #include "tools/teval/array_print.h"
@@ -35,7 +38,8 @@
 
 namespace teval::tools {
 
-const char* const kRunHelp = R"(usage: teval run [--lang antares|tile] (FILE | -e TEXT) [options]
+const char* const kRunHelp =
+    R"(usage: teval run [--lang antares|tile|mlir] (FILE | -e TEXT) [options]
 
 Evaluates a program with teval's ground-truth interpreter and writes or
 prints its outputs.
@@ -48,11 +52,20 @@ A PlaidML Tile source (FILE.tile) holds functions in the tutorial's C++ or
 Python spelling; --entry picks the one to run, its tensor parameters come
 from -i and its integer parameters from -p. Its result is written as
 DIR/<returned name>.npy (`result` for an unnamed returned expression).
+An MLIR file (FILE.mlir) holds a module of func.func: --entry picks one
+(default @main, or the only one); its arguments are the inputs arg0, arg1,
+... and what it returns the outputs result0, result1, ... Its ops are
+mhlo/stablehlo ops and ByteIR custom calls (docs/BYTEIR.md); the
+interpreter runs each op's native reference, ireval and jit its einstein_v2
+decomposition (teval lower prints it).
 
 options:
   -e TEXT                the program text itself instead of FILE
-  --lang antares|tile    the notation (default: tile for *.tile files, else antares)
-  --entry NAME           the Tile function to run (needed when there are several)
+  --lang antares|tile|mlir
+                         the notation (default: tile for *.tile files, mlir for
+                         *.mlir files, else antares)
+  --entry NAME           the Tile function to run (needed when there are
+                         several), or the MLIR function
   -p NAME=INT            an integer parameter of the Tile function
   -p NAME=[I,J,...]      an integer-list parameter (std::vector<size_t>)
   -i NAME=PATH.npy       read input NAME from a numpy .npy file (C or Fortran
@@ -207,8 +220,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.text = value(i);
     } else if (a == "--lang") {
       o.lang = value(i);
-      if (o.lang != "antares" && o.lang != "tile")
-        throw UsageError{"unknown --lang '" + o.lang + "'; teval run reads: antares, tile"};
+      if (o.lang != "antares" && o.lang != "tile" && o.lang != "mlir")
+        throw UsageError{"unknown --lang '" + o.lang + "'; teval run reads: antares, tile, mlir"};
     } else if (a == "--entry") {
       o.entry = value(i);
     } else if (a == "-p") {
@@ -354,25 +367,85 @@ std::map<std::string, parser::InputType> input_types(const Options& o,
   return types;
 }
 
+bool ends_with(const std::optional<std::string>& file, std::string_view suffix) {
+  return file && file->size() > suffix.size() &&
+         file->compare(file->size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 bool is_tile(const Options& o) {
-  if (!o.lang.empty())
-    return o.lang == "tile";
-  return o.file && o.file->size() > 5 && o.file->substr(o.file->size() - 5) == ".tile";
+  return o.lang.empty() ? ends_with(o.file, ".tile") : o.lang == "tile";
+}
+
+bool is_mlir(const Options& o) {
+  return o.lang.empty() ? ends_with(o.file, ".mlir") : o.lang == "mlir";
+}
+
+std::shared_ptr<const core::SourceFile> source_file(const Options& o) {
+  return o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
+                : core::SourceFile::make("<command line>", *o.text);
+}
+
+/// The files a program's spans point into: the source, and for an MLIR
+/// function the text of its decomposition.
+struct Sources {
+  std::shared_ptr<const core::SourceFile> file;
+  std::shared_ptr<const core::SourceFile> decomposition;
+};
+
+// The op graph of the MLIR function the options name; fills \p given with
+// the inputs read from .npy files.
+core::Graph elaborate_graph(const Options& o, const core::SourceFile& file,
+                            std::map<std::string, core::Tensor>& given) {
+  if (!o.params.empty())
+    throw UsageError{"-p applies to Tile functions"};
+  ast::Program program = parser::read_mlir(file);
+  return parser::elaborate_mlir(program, o.entry, input_types(o, {}, given));
+}
+
+// One tensor per graph input: given, or seeded random data.
+std::vector<core::Tensor> graph_inputs(const core::Graph& g,
+                                       const std::map<std::string, core::Tensor>& given,
+                                       uint64_t seed) {
+  std::vector<core::Tensor> inputs;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    std::string name = core::graph_input_name(i);
+    const core::ValueType& t = g.values[static_cast<size_t>(g.inputs[i])];
+    auto it = given.find(name);
+    inputs.push_back(it != given.end() ? it->second
+                                       : interp::random_tensor(t.dtype, t.shape, seed, name));
+  }
+  return inputs;
+}
+
+// The kernel of the graph's einstein_v2 decomposition, its constants added
+// to \p given.
+core::Kernel decomposition_kernel(const core::Graph& g, Sources& sources,
+                                  std::map<std::string, core::Tensor>& given) {
+  ops::Decomposition d = ops::decompose(g);
+  sources.decomposition =
+      core::SourceFile::make("<decomposition of " + sources.file->name() + ">", d.program);
+  parser::AntaresSource source = parser::read_antares(*sources.decomposition);
+  for (auto& [name, t] : d.constants)
+    given.emplace(name, std::move(t));
+  return parser::elaborate_antares(source, parser::declared_inputs(source));
 }
 
 // The kernel of the program the options name; fills \p given with the
-// inputs read from .npy files. \p file keeps the source alive.
-core::Kernel elaborate(const Options& o, std::shared_ptr<const core::SourceFile>& file,
+// inputs read from .npy files (and an MLIR function's constants).
+core::Kernel elaborate(const Options& o, Sources& sources,
                        std::map<std::string, core::Tensor>& given) {
-  file = o.file ? core::SourceFile::make(*o.file, read_source(*o.file))
-                : core::SourceFile::make("<command line>", *o.text);
+  sources.file = source_file(o);
+  if (is_mlir(o)) {
+    core::Graph g = elaborate_graph(o, *sources.file, given);
+    return decomposition_kernel(g, sources, given);
+  }
   if (is_tile(o)) {
-    ast::Program program = parser::read_tile(*file);
+    ast::Program program = parser::read_tile(*sources.file);
     return parser::elaborate_tile(program, o.entry, input_types(o, {}, given), o.params);
   }
   if (!o.entry.empty() || !o.params.empty())
-    throw UsageError{"--entry and -p apply to Tile functions"};
-  parser::AntaresSource source = parser::read_antares(*file);
+    throw UsageError{"--entry and -p apply to Tile and MLIR functions"};
+  parser::AntaresSource source = parser::read_antares(*sources.file);
   return parser::elaborate_antares(source, input_types(o, parser::declared_inputs(source), given));
 }
 
@@ -383,9 +456,14 @@ int show(const Options& o, Command command) {
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --max-memory)" +
                      std::string(command == Command::Jit ? " and --emit" : "")};
-  std::shared_ptr<const core::SourceFile> file;
+  Sources sources;
   std::map<std::string, core::Tensor> given;
-  core::Kernel kernel = elaborate(o, file, given);
+  if (command == Command::Lower && is_mlir(o)) {
+    sources.file = source_file(o);
+    std::cout << ops::decompose(elaborate_graph(o, *sources.file, given)).program;
+    return 0;
+  }
+  core::Kernel kernel = elaborate(o, sources, given);
   core::LoopNest nest = core::lower(kernel);
   if (command == Command::Lower) {
     std::cout << core::to_string(nest);
@@ -409,14 +487,79 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
   return interp::run(kernel, inputs);
 }
 
+// Runs \p f, within --timeout when one is given; on a terminal, a long
+// evaluation shows how far it has come.
+void evaluate_within(const Options& o, const core::SourceFile& file,
+                     const std::function<void()>& f) {
+  core::Progress progress;
+  core::ProgressScope progress_scope(progress);
+  std::optional<core::ProgressLine> progress_line;
+  if (!o.no_progress)
+    progress_line.emplace(progress, "teval run");
+  if (o.timeout <= 0)
+    return f();
+  auto budget = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+  if (!core::run_within(budget, f))
+    throw core::Error(core::ErrorKind::Limit, file.name(),
+                      "the evaluation did not finish within --timeout " + o.timeout_text +
+                          " s; nothing was written");
+}
+
+// `teval run FILE.mlir`: the native references on the interpreter, the
+// decomposition on the other engines.
+int run_mlir(const Options& o) {
+  if (o.exact)
+    throw UsageError{"--exact is not available for MLIR functions yet"};
+  Sources sources;
+  sources.file = source_file(o);
+  std::map<std::string, core::Tensor> given;
+  core::Graph g = elaborate_graph(o, *sources.file, given);
+  if (o.dump_kernel)
+    std::cout << core::to_string(g);
+  for (const InputArg& in : o.inputs) {
+    bool known = false;
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      known = known || in.name == core::graph_input_name(i);
+    if (!known)
+      std::cerr << "teval run: warning: the function has no argument for input `" << in.name
+                << "` given with -i (its inputs are arg0, arg1, ...)\n";
+  }
+  std::vector<core::Tensor> inputs = graph_inputs(g, given, o.seed);
+  std::vector<core::Tensor> outputs;
+  if (o.engine == "interp") {
+    evaluate_within(o, *sources.file, [&] { outputs = ops::evaluate(g, inputs); });
+  } else {
+    std::map<std::string, core::Tensor> all;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      all.emplace(core::graph_input_name(i), inputs[i]);
+    core::Kernel kernel = decomposition_kernel(g, sources, all);
+    std::vector<core::Tensor> kernel_inputs = interp::make_inputs(kernel, all, o.seed);
+    evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, kernel, kernel_inputs); });
+  }
+  core::OutputSet files;
+  if (o.out_dir)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      files.add(*o.out_dir, core::graph_output_name(i) + ".npy", core::encode_npy(outputs[i]));
+  if (o.save_inputs)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      files.add(*o.save_inputs, core::graph_input_name(i) + ".npy", core::encode_npy(inputs[i]));
+  files.commit();
+  if (o.print || !o.out_dir)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      std::cout << core::graph_output_name(i) << " = " << format_array(outputs[i]) << "\n";
+  return 0;
+}
+
 int run(const Options& o) {
   if (!o.emit.empty())
     throw UsageError{"--emit applies to teval jit"};
   if (o.exact && o.engine != "interp")
     throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
-  std::shared_ptr<const core::SourceFile> file;
+  if (is_mlir(o))
+    return run_mlir(o);
+  Sources sources;
   std::map<std::string, core::Tensor> given;
-  core::Kernel kernel = elaborate(o, file, given);
+  core::Kernel kernel = elaborate(o, sources, given);
   if (o.dump_kernel)
     std::cout << core::to_string(kernel);
 
@@ -434,22 +577,7 @@ int run(const Options& o) {
   }
   std::vector<core::Tensor> inputs = interp::make_inputs(kernel, given, o.seed);
   std::vector<core::Tensor> outputs;
-  // On a terminal, a long evaluation shows how far it has come.
-  core::Progress progress;
-  core::ProgressScope progress_scope(progress);
-  std::optional<core::ProgressLine> progress_line;
-  if (!o.no_progress)
-    progress_line.emplace(progress, "teval run");
-  if (o.timeout > 0) {
-    auto budget = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
-    if (!core::run_within(budget, [&] { outputs = evaluate(o, kernel, inputs); }))
-      throw core::Error(core::ErrorKind::Limit, file->name(),
-                        "the evaluation did not finish within --timeout " + o.timeout_text +
-                            " s; nothing was written");
-  } else {
-    outputs = evaluate(o, kernel, inputs);
-  }
-  progress_line.reset();
+  evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, kernel, inputs); });
   // Every file is written, or none (core::OutputSet).
   core::OutputSet files;
   if (o.out_dir)
@@ -489,7 +617,10 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
     core::set_memory_budget(o.max_memory);
   LoadedProgram p;
   std::map<std::string, core::Tensor> given;
-  p.kernel = elaborate(o, p.file, given);
+  Sources sources;
+  p.kernel = elaborate(o, sources, given);
+  p.file = sources.file;
+  p.decomposition = sources.decomposition;
   for (const InputArg& in : o.inputs)
     if (std::none_of(p.kernel.tensors.begin(), p.kernel.tensors.end(), [&](const auto& t) {
           return t.name == in.name && t.role == core::TensorRole::Input;

@@ -28,6 +28,9 @@ int run_command(const std::vector<std::string>& args, Command command = Command:
 /// inputs it runs on (read from files or seeded random).
 struct LoadedProgram {
   std::shared_ptr<const core::SourceFile> file;
+  /// For an MLIR function, the text of the einstein_v2 decomposition the
+  /// kernel is made from.
+  std::shared_ptr<const core::SourceFile> decomposition;
   core::Kernel kernel;
   std::vector<core::Tensor> inputs; ///< in interp::input_ids() order
 };

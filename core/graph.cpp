@@ -1,0 +1,143 @@
+// The op graph: names, attribute access and the text form.
+#include "core/graph.h"
+
+#include "core/error.h"
+#include "core/format.h"
+
+namespace teval::core {
+
+namespace {
+
+constexpr std::string_view kGraphOpNames[] = {
+#define TEVAL_GRAPH_OP(e, name) name,
+#include "core/graph_ops.def"
+};
+
+template <class T> const T& attr(const GraphNode& n, const std::string& name) {
+  auto it = n.attrs.find(name);
+  TEVAL_ASSERT(it != n.attrs.end() && std::holds_alternative<T>(it->second),
+               "elaboration left attribute " + name + " of " + std::string(graph_op_name(n.op)) +
+                   " undecoded");
+  return std::get<T>(it->second);
+}
+
+std::string mlir_element(DType t) {
+  switch (t) {
+  case DType::Bool:
+    return "i1";
+  case DType::UInt8:
+    return "ui8";
+  case DType::Float16:
+    return "f16";
+  case DType::BFloat16:
+    return "bf16";
+  case DType::Float32:
+    return "f32";
+  case DType::Float64:
+    return "f64";
+  default:
+    return "i" + std::to_string(size_bytes(t) * 8);
+  }
+}
+
+std::string attr_text(const GraphAttr& a) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          return std::to_string(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return format_scalar(Scalar::of_float(DType::Float64, v));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return "\"" + v + "\"";
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          std::string s = "[";
+          for (size_t i = 0; i < v.size(); ++i)
+            s += (i ? ", " : "") + std::to_string(v[i]);
+          return s + "]";
+        } else {
+          std::string s = "dense<";
+          for (int64_t i = 0; i < v.numel() && i < 8; ++i)
+            s += (i ? ", " : "") + format_element(v, i);
+          return s + (v.numel() > 8 ? ", ...>" : ">");
+        }
+      },
+      a);
+}
+
+} // namespace
+
+std::string_view graph_op_name(GraphOp op) {
+  return kGraphOpNames[static_cast<size_t>(op)];
+}
+
+std::string to_mlir(const ValueType& t) {
+  std::string s = "tensor<";
+  for (int64_t d : t.shape)
+    s += std::to_string(d) + "x";
+  return s + mlir_element(t.dtype) + ">";
+}
+
+int64_t GraphNode::int_attr(const std::string& name) const {
+  return attr<int64_t>(*this, name);
+}
+double GraphNode::float_attr(const std::string& name) const {
+  return attr<double>(*this, name);
+}
+bool GraphNode::bool_attr(const std::string& name) const {
+  return attr<bool>(*this, name);
+}
+const std::string& GraphNode::string_attr(const std::string& name) const {
+  return attr<std::string>(*this, name);
+}
+const std::vector<int64_t>& GraphNode::ints_attr(const std::string& name) const {
+  return attr<std::vector<int64_t>>(*this, name);
+}
+const Tensor& GraphNode::tensor_attr(const std::string& name) const {
+  return attr<Tensor>(*this, name);
+}
+
+std::string graph_input_name(size_t i) {
+  return "arg" + std::to_string(i);
+}
+
+std::string graph_output_name(size_t i) {
+  return "result" + std::to_string(i);
+}
+
+std::string to_string(const Graph& g) {
+  auto value = [&](int v) {
+    return g.value_names[static_cast<size_t>(v)] + ":" +
+           std::string(name(g.values[static_cast<size_t>(v)].dtype)) +
+           to_string(g.values[static_cast<size_t>(v)].shape);
+  };
+  std::string out;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    out += "input " + graph_input_name(i) + " " + value(g.inputs[i]) + "\n";
+  for (const GraphNode& n : g.nodes) {
+    for (size_t i = 0; i < n.results.size(); ++i)
+      out += (i ? ", " : "") + value(n.results[i]);
+    out += " = " + std::string(graph_op_name(n.op)) + "(";
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      out += (i ? ", " : "") + g.value_names[static_cast<size_t>(n.operands[i])];
+    out += ")";
+    if (!n.attrs.empty()) {
+      out += " {";
+      bool first = true;
+      for (const auto& [k, v] : n.attrs) {
+        out += (first ? "" : ", ") + k + " = " + attr_text(v);
+        first = false;
+      }
+      out += "}";
+    }
+    out += "\n";
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    out += "output " + graph_output_name(i) + " " +
+           g.value_names[static_cast<size_t>(g.outputs[i])] + "\n";
+  return out;
+}
+
+} // namespace teval::core

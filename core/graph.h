@@ -1,0 +1,85 @@
+// The op graph: what an MLIR function of mhlo/stablehlo ops and ByteIR
+// coarse-grained custom calls elaborates to. Every value has a concrete
+// dtype and shape (a `?` dimension took its extent from the input), every
+// node a kind and its attributes checked and decoded. Nothing downstream
+// knows how the function was spelled; ops/ gives each node kind its two
+// meanings (a native reference and an einstein_v2 decomposition).
+#pragma once
+
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/source.h"
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace teval::core {
+
+/// A node kind (graph_ops.def): the plain ops between calls, then the
+/// ByteIR coarse-grained ops.
+enum class GraphOp : uint8_t {
+#define TEVAL_GRAPH_OP(e, name) e,
+#include "core/graph_ops.def"
+};
+
+/// The name as written: "add" (mhlo.add, stablehlo.add), "byteir.softmax".
+std::string_view graph_op_name(GraphOp op);
+
+/// A value: its dtype and shape.
+struct ValueType {
+  DType dtype = DType::Float32;
+  Shape shape;
+};
+
+/// "tensor<4x64xf32>", as MLIR spells it.
+std::string to_mlir(const ValueType& t);
+
+/// A decoded attribute: an integer, a float, a bool, a string, a list of
+/// integers, or a tensor (a `dense<...>` constant, an `on_value`).
+using GraphAttr = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, Tensor>;
+
+struct GraphNode {
+  GraphOp op;
+  std::vector<int> operands; ///< value ids
+  std::vector<int> results;  ///< value ids
+  /// Checked and decoded; every attribute the op's meaning uses is here
+  /// (defaults filled in).
+  std::map<std::string, GraphAttr> attrs;
+  Span span;
+
+  int64_t int_attr(const std::string& name) const;
+  double float_attr(const std::string& name) const;
+  bool bool_attr(const std::string& name) const;
+  const std::string& string_attr(const std::string& name) const;
+  const std::vector<int64_t>& ints_attr(const std::string& name) const;
+  const Tensor& tensor_attr(const std::string& name) const;
+};
+
+struct Graph {
+  std::vector<ValueType> values;
+  /// Each value's name in the source (`%arg0`, `%0#1`), for messages.
+  std::vector<std::string> value_names;
+  /// The function's arguments, in order: inputs arg0, arg1, ...
+  std::vector<int> inputs;
+  /// In order of definition: a node reads only inputs and earlier results.
+  std::vector<GraphNode> nodes;
+  /// What the function returns, in order: outputs result0, result1, ...
+  std::vector<int> outputs;
+  /// Where each input and output is declared, for messages.
+  std::vector<Span> input_spans, output_spans;
+};
+
+/// The name teval gives input \p i ("arg0") and output \p i ("result0").
+std::string graph_input_name(size_t i);
+std::string graph_output_name(size_t i);
+
+/// One line per node, for tests and --dump-kernel:
+/// `%2:f32[4, 64] = byteir.softmax(%0) {axis = 1}`.
+std::string to_string(const Graph& g);
+
+} // namespace teval::core

@@ -1,0 +1,289 @@
+// The einstein_v2 decomposition of an op graph (see decompose.h and the
+// ByteIR section of docs/SEMANTICS.md).
+#include "ops/decompose.h"
+
+#include "core/error.h"
+#include "core/format.h"
+
+#include <cmath>
+#include <set>
+
+namespace teval::ops {
+
+namespace {
+
+using core::DType;
+using core::GraphNode;
+using core::GraphOp;
+using core::Shape;
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i)
+    s += (i ? ", " : "") + items[i];
+  return s;
+}
+
+std::vector<std::string> axes(size_t rank) {
+  std::vector<std::string> a;
+  for (size_t i = 0; i < rank; ++i)
+    a.push_back("D" + std::to_string(i));
+  return a;
+}
+
+std::string dtype_word(DType t) {
+  return "`" + std::string(core::name(t)) + "`";
+}
+
+class Decomposer {
+public:
+  explicit Decomposer(const core::Graph& g) : g_(g) {}
+
+  Decomposition run() {
+    for (size_t i = 0; i < g_.inputs.size(); ++i)
+      names_[g_.inputs[i]] = core::graph_input_name(i);
+    for (const GraphNode& n : g_.nodes) {
+      for (int r : n.results)
+        names_[r] = fresh(g_.value_names[static_cast<size_t>(r)]);
+      node_ = &n;
+      node(n);
+    }
+    std::vector<std::string> extra;
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      std::string out = core::graph_output_name(i);
+      int v = g_.outputs[i];
+      statement(out, type(v).shape, "=",
+                names_.at(v) + "[" + join(axes(type(v).shape.size())) + "]");
+      if (i + 1 < g_.outputs.size())
+        extra.push_back("\"" + out + "\"");
+    }
+    std::vector<std::string> dict;
+    for (size_t i = 0; i < g_.inputs.size(); ++i)
+      dict.push_back(entry(core::graph_input_name(i), type(g_.inputs[i])));
+    for (const auto& [name, t] : out_.constants)
+      dict.push_back(entry(name, {t.dtype(), t.shape()}));
+    std::string statements;
+    for (size_t i = 0; i < lines_.size(); ++i)
+      statements += lines_[i] + (i + 1 < lines_.size() ? ";\n" : "\n");
+    out_.program = "- einstein_v2(\"\"\"\n" + statements + "\"\"\", input_dict={" + join(dict) +
+                   "}" + (extra.empty() ? "" : ", extra_outputs=[" + join(extra) + "]") + ")\n";
+    return std::move(out_);
+  }
+
+private:
+  static std::string entry(const std::string& name, const core::ValueType& t) {
+    std::vector<std::string> dims;
+    for (int64_t d : t.shape)
+      dims.push_back(std::to_string(d));
+    return "\"" + name + "\": {\"dtype\": \"" + std::string(core::name(t.dtype)) +
+           "\", \"shape\": [" + join(dims) + "]}";
+  }
+
+  // A tensor name from an MLIR value name: %0 -> v0, %0#1 -> v0_1.
+  std::string fresh(const std::string& mlir) {
+    std::string base = "v";
+    for (char c : mlir.substr(1))
+      base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    std::string name = base;
+    for (int i = 2; used_.count(name); ++i)
+      name = base + "_" + std::to_string(i);
+    used_.insert(name);
+    return name;
+  }
+
+  const core::ValueType& type(int v) const { return g_.values[static_cast<size_t>(v)]; }
+  const core::ValueType& result_type() const { return type(node_->results[0]); }
+  const std::string& result() const { return names_.at(node_->results[0]); }
+  std::string operand(size_t i, const std::vector<std::string>& index) const {
+    return names_.at(node_->operands[i]) + "[" + join(index) + "]";
+  }
+  void emit(std::string line) { lines_.push_back(std::move(line)); }
+
+  // `TARGET[D0, ...] OP VALUE where D0 in E0, ...`: every data axis's
+  // extent is stated, whether the right-hand side indexes a whole
+  // dimension with it or not (a broadcast does not).
+  void statement(const std::string& target, const Shape& shape, const std::string& op,
+                 const std::string& value) {
+    std::vector<std::string> index = axes(shape.size()), where;
+    for (size_t d = 0; d < shape.size(); ++d)
+      where.push_back(index[d] + " in " + std::to_string(shape[d]));
+    emit(target + "[" + join(index) + "] " + op + " " + value +
+         (where.empty() ? "" : " where " + join(where)));
+  }
+  // The node's (first) result = VALUE.
+  void assign(const std::string& value) { statement(result(), result_type().shape, "=", value); }
+
+  std::string same(size_t i) const { return operand(i, axes(result_type().shape.size())); }
+
+  void constant() {
+    const core::Tensor& value = node_->tensor_attr("value");
+    bool splat = value.numel() > 0;
+    for (int64_t i = 1; splat && i < value.numel(); ++i)
+      splat = core::identical(value.get(i), value.get(0));
+    bool finite = splat && (!core::is_float(value.dtype()) || std::isfinite(value.get(0).f));
+    if (!splat || !finite) {
+      std::string name = "c_" + result();
+      out_.constants.emplace(name, value);
+      assign(name + "[" + join(axes(value.shape().size())) + "]");
+      return;
+    }
+    std::string v = core::format_scalar(value.get(0));
+    if (value.dtype() == DType::Bool)
+      v = value.get(0).i ? "1" : "0";
+    assign("const(" + v + ", dtype=" + dtype_word(value.dtype()) + ")");
+  }
+
+  void reshape() {
+    const Shape& from = type(node_->operands[0]).shape;
+    const Shape& to = result_type().shape;
+    std::vector<std::string> out_axes = axes(to.size());
+    std::vector<int64_t> to_strides = core::strides(to);
+    std::string flat;
+    for (size_t d = 0; d < to.size(); ++d) {
+      if (to[d] == 1)
+        continue;
+      std::string term =
+          out_axes[d] + (to_strides[d] == 1 ? "" : " * " + std::to_string(to_strides[d]));
+      flat += (flat.empty() ? "" : " + ") + term;
+    }
+    if (flat.empty())
+      flat = "0";
+    std::vector<int64_t> from_strides = core::strides(from);
+    std::vector<std::string> index;
+    for (size_t d = 0; d < from.size(); ++d) {
+      std::string i =
+          from_strides[d] == 1 ? flat : "(" + flat + ") / " + std::to_string(from_strides[d]);
+      if (d > 0)
+        i = "(" + i + ") % " + std::to_string(from[d]);
+      index.push_back(from[d] == 1 ? "0" : i);
+    }
+    assign(operand(0, index));
+  }
+
+  void broadcast() {
+    const Shape& from = type(node_->operands[0]).shape;
+    const std::vector<int64_t>& dims = node_->ints_attr("dims");
+    std::vector<std::string> out_axes = axes(result_type().shape.size());
+    std::vector<std::string> index;
+    for (size_t d = 0; d < dims.size(); ++d)
+      index.push_back(from[d] == 1 ? "0" : out_axes[static_cast<size_t>(dims[d])]);
+    assign(operand(0, index));
+  }
+
+  // softmax: m = max over the axis, e = exp(x - m), s = sum of e, e / s;
+  // log_softmax: (x - m) - log(s).
+  void softmax(bool log) {
+    const Shape& shape = result_type().shape;
+    size_t axis = static_cast<size_t>(node_->int_attr("axis"));
+    std::vector<std::string> all = axes(shape.size());
+    std::vector<std::string> reduced = all;
+    reduced[axis] = "K" + std::to_string(axis);
+    // The reduced tensors keep the axis with extent 1, so the data axes
+    // keep their names.
+    Shape outer_shape = shape;
+    outer_shape[axis] = 1;
+    std::vector<std::string> outer = all;
+    outer[axis] = "0";
+    std::string m = result() + "_max", e = result() + "_exp", s = result() + "_sum";
+    used_.insert({m, e, s});
+    auto at = [&](const std::string& t, const std::vector<std::string>& index) {
+      return t + "[" + join(index) + "]";
+    };
+    std::string x = same(0);
+    statement(m, outer_shape, ">=!", operand(0, reduced));
+    std::string shifted = "(" + x + " - " + at(m, outer) + ")";
+    if (log) {
+      statement(s, outer_shape, "+=!",
+                "(" + operand(0, reduced) + " - " + at(m, outer) + ").call(`exp`)");
+      assign(shifted + " - " + at(s, outer) + ".call(`log`)");
+      return;
+    }
+    statement(e, shape, "=", shifted + ".call(`exp`)");
+    statement(s, outer_shape, "+=!", at(e, reduced));
+    assign(at(e, all) + " / " + at(s, outer));
+  }
+
+  // A float constant of the node's element type: a bare literal is
+  // float32, and would promote a float16 operand (and round a float64
+  // constant to float32).
+  std::string constant_of(const std::string& digits) const {
+    DType t = result_type().dtype;
+    return t == DType::Float32 ? digits : "const(" + digits + ", dtype=" + dtype_word(t) + ")";
+  }
+
+  void gelu() {
+    std::string x = same(0);
+    std::string inner;
+    if (node_->string_attr("approximate") == "tanh")
+      inner = "(" + constant_of("0.79788456") + " * (" + x + " + " + constant_of("0.044715") +
+              " * (" + x + " * " + x + " * " + x + "))).call(`tanh`)";
+    else
+      inner = "(" + x + " * " + constant_of("0.707106781") + ").call(`erf`)";
+    assign(constant_of("0.5") + " * " + x + " * (" + constant_of("1.0") + " + " + inner + ")");
+  }
+
+  void node(const GraphNode& n) {
+    auto binary = [&](const std::string& op) { assign(same(0) + " " + op + " " + same(1)); };
+    auto call = [&](const std::string& fn) { assign(same(0) + ".call(`" + fn + "`)"); };
+    switch (n.op) {
+    case GraphOp::Constant:
+      return constant();
+    case GraphOp::Add:
+      return binary("+");
+    case GraphOp::Subtract:
+      return binary("-");
+    case GraphOp::Multiply:
+      return binary("*");
+    case GraphOp::Divide:
+      return binary("/");
+    case GraphOp::Maximum:
+      return assign(same(0) + ".call(`max`, [" + same(1) + "])");
+    case GraphOp::Minimum:
+      return assign(same(0) + ".call(`min`, [" + same(1) + "])");
+    case GraphOp::Negate:
+      return assign("-" + same(0));
+    case GraphOp::Abs:
+      return call("abs");
+    case GraphOp::Exponential:
+      return call("exp");
+    case GraphOp::Log:
+      return call("log");
+    case GraphOp::Tanh:
+      return call("tanh");
+    case GraphOp::Sqrt:
+      return call("sqrt");
+    case GraphOp::Rsqrt:
+      return call("rsqrt");
+    case GraphOp::Erf:
+      return call("erf");
+    case GraphOp::Convert:
+      return assign(same(0) + ".cast(" + dtype_word(result_type().dtype) + ")");
+    case GraphOp::Reshape:
+      return reshape();
+    case GraphOp::BroadcastInDim:
+      return broadcast();
+    case GraphOp::Softmax:
+      return softmax(false);
+    case GraphOp::LogSoftmax:
+      return softmax(true);
+    case GraphOp::Gelu:
+      return gelu();
+    }
+    TEVAL_UNREACHABLE("graph op without a decomposition");
+  }
+
+  const core::Graph& g_;
+  const GraphNode* node_ = nullptr;
+  std::map<int, std::string> names_;
+  std::set<std::string> used_;
+  std::vector<std::string> lines_;
+  Decomposition out_;
+};
+
+} // namespace
+
+Decomposition decompose(const core::Graph& g) {
+  return Decomposer(g).run();
+}
+
+} // namespace teval::ops

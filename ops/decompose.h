@@ -1,0 +1,29 @@
+// The einstein_v2 meaning of an op graph: each node as one or a few
+// einstein_v2 statements over tensors named after its values, the whole
+// function as one COMPUTE_V1 program (`teval lower FILE.mlir` prints it, and
+// it is what IREval and the JIT run). Each op's statements perform the same
+// operations in the same order as its native reference (native.h), so the
+// two agree bit for bit.
+#pragma once
+
+#include "core/graph.h"
+#include "core/tensor.h"
+
+#include <map>
+#include <string>
+
+namespace teval::ops {
+
+struct Decomposition {
+  /// A COMPUTE_V1 value: `- einstein_v2("""...""", input_dict={...},
+  /// extra_outputs=[...])`, one statement per line; its outputs are
+  /// result0, result1, ... in order.
+  std::string program;
+  /// Constants the statements cannot spell (non-splat or non-finite
+  /// values): inputs of the program besides arg0, arg1, ..., by name.
+  std::map<std::string, core::Tensor> constants;
+};
+
+Decomposition decompose(const core::Graph& g);
+
+} // namespace teval::ops

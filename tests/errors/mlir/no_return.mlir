@@ -1,0 +1,3 @@
+func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.exponential %arg0 : tensor<4xf32>
+}

@@ -1,0 +1,5 @@
+// ARGS: -i arg0=float32[3,7]
+func.func @main(%arg0: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %0 = stablehlo.custom_call @byteir.erf(%arg0) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

@@ -1,0 +1,160 @@
+// The property behind every ByteIR op's two meanings: on random ops,
+// attributes, dtypes, shapes and inputs (NaN, infinities, signed zeros,
+// ties, large magnitudes), the native reference and the einstein_v2
+// decomposition give the same bits, or both report an error.
+#include "core/error.h"
+#include "core/format.h"
+#include "core/graph.h"
+#include "tests/support/mlir.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+
+namespace teval {
+namespace {
+
+using core::DType;
+
+struct Case {
+  std::string text;
+  std::vector<core::Tensor> inputs;
+};
+
+std::string type_of(DType t, const core::Shape& shape) {
+  return core::to_mlir({t, shape});
+}
+
+// Element values that find the corners: specials, ties, large and tiny
+// magnitudes.
+core::Tensor values(DType t, const core::Shape& shape) {
+  core::Tensor out(t, shape);
+  double scale = *rc::gen::element(1.0, 3.0, 100.0, 1e4);
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int kind = *rc::gen::inRange(0, 20);
+    double v = 0;
+    if (core::is_float(t)) {
+      if (kind == 0)
+        v = NAN;
+      else if (kind == 1)
+        v = INFINITY;
+      else if (kind == 2)
+        v = -INFINITY;
+      else if (kind == 3)
+        v = -0.0;
+      else if (kind < 7 && i > 0)
+        v = out.get(i - 1).f; // a tie
+      else
+        v = scale * (*rc::gen::inRange(-1000, 1000)) / 1000.0;
+      out.set(i, core::Scalar::of_float(t, v));
+    } else {
+      int64_t lo = t == DType::UInt8 ? 0 : -20, hi = 20;
+      out.set(i, core::Scalar::of_int(t, *rc::gen::inRange(lo, hi + 1)));
+    }
+  }
+  return out;
+}
+
+Case one_op_case() {
+  static const std::vector<std::string> float_ops = {
+      "softmax",  "log_softmax", "gelu",    "erf",     "exponential",
+      "log",      "tanh",        "sqrt",    "rsqrt",   "add",
+      "subtract", "multiply",    "divide",  "maximum", "minimum",
+      "negate",   "abs",         "convert", "reshape", "broadcast_in_dim"};
+  static const std::vector<std::string> int_ops = {
+      "add",    "subtract", "multiply", "divide",  "maximum",         "minimum",
+      "negate", "abs",      "convert",  "reshape", "broadcast_in_dim"};
+  bool floats = *rc::gen::inRange(0, 4) != 0;
+  DType t = floats
+                ? *rc::gen::element(DType::Float16, DType::BFloat16, DType::Float32, DType::Float64)
+                : *rc::gen::element(DType::Int8, DType::Int32, DType::Int64, DType::UInt8);
+  std::string op = *rc::gen::elementOf(floats ? float_ops : int_ops);
+  core::Shape shape(static_cast<size_t>(*rc::gen::inRange(1, 4)));
+  for (int64_t& d : shape)
+    d = *rc::gen::inRange(0, 5);
+  std::string in = type_of(t, shape);
+  Case c;
+  c.inputs.push_back(values(t, shape));
+  std::string result = in, call;
+  if (op == "softmax" || op == "log_softmax" || op == "gelu" || op == "erf") {
+    std::string attrs;
+    if (op == "gelu")
+      attrs = std::string(" {byteir_attrs = {approximate = \"") +
+              *rc::gen::element("none", "erf", "tanh") + "\"}}";
+    else if (op != "erf")
+      attrs =
+          " {byteir_attrs = {axis = " + std::to_string(*rc::gen::inRange<size_t>(0, shape.size())) +
+          " : i64}}";
+    call = "stablehlo.custom_call @byteir." + op + "(%arg0)" + attrs + " : (" + in + ") -> " + in;
+  } else if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
+             op == "maximum" || op == "minimum") {
+    c.inputs.push_back(values(t, shape));
+    call = "stablehlo." + op + " %arg0, %arg1 : " + in;
+  } else if (op == "convert") {
+    DType to = *rc::gen::element(DType::Bool, DType::Int8, DType::Int32, DType::UInt8,
+                                 DType::Float16, DType::BFloat16, DType::Float32, DType::Float64);
+    result = type_of(to, shape);
+    call = "stablehlo.convert %arg0 : (" + in + ") -> " + result;
+  } else if (op == "reshape") {
+    result = type_of(t, {core::checked_numel(shape).value_or(0)});
+    call = "stablehlo.reshape %arg0 : (" + in + ") -> " + result;
+  } else if (op == "broadcast_in_dim") {
+    core::Shape to = shape;
+    to.insert(to.begin(), 2);
+    std::string dims;
+    for (size_t d = 0; d < shape.size(); ++d)
+      dims += (d ? ", " : "") + std::to_string(d + 1);
+    result = type_of(t, to);
+    call = "stablehlo.broadcast_in_dim %arg0, dims = [" + dims + "] : (" + in + ") -> " + result;
+  } else {
+    call = "stablehlo." + op + " %arg0 : " + in;
+  }
+  std::string args = "%arg0: " + in + (c.inputs.size() > 1 ? ", %arg1: " + in : "");
+  c.text = "func.func @main(" + args + ") -> " + result + " {\n  %0 = " + call +
+           "\n  return %0 : " + result + "\n}\n";
+  return c;
+}
+
+// The outcome of one engine: the result's elements, or "error".
+std::optional<core::Tensor> outcome(const Case& c, const std::string& engine) {
+  try {
+    return test::run_mlir(c.text, c.inputs, engine).at(0);
+  } catch (const core::Error&) {
+    return std::nullopt;
+  }
+}
+
+void check_one(const std::string& engine) {
+  Case c = one_op_case();
+  RC_LOG() << c.text;
+  for (const core::Tensor& t : c.inputs) {
+    std::string v;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      v += core::format_element(t, i) + " ";
+    RC_LOG() << "input: " << v << "\n";
+  }
+  std::optional<core::Tensor> native = outcome(c, "interp");
+  std::optional<core::Tensor> other = outcome(c, engine);
+  RC_TAG(native ? "value" : "error");
+  RC_ASSERT(native.has_value() == other.has_value());
+  if (native)
+    RC_ASSERT(test::first_difference(*native, *other) == "");
+}
+
+// Each case draws several ops: one is quick to check.
+void check(const std::string& engine) {
+  for (int i = 0; i < 10; ++i)
+    check_one(engine);
+}
+
+RC_GTEST_PROP(ByteirProperties, NativeEqualsTheDecomposition, ()) {
+  check("decomposition");
+}
+
+RC_GTEST_PROP(ByteirProperties, NativeEqualsTheJit, ()) {
+  check("jit");
+}
+
+} // namespace
+} // namespace teval

@@ -1,0 +1,253 @@
+// ByteIR ops read from MLIR: each op's native reference against values
+// PyTorch computed (tests/data/byteir/make_references.py), its einstein_v2
+// decomposition on every engine against the native reference bit for bit,
+// the graph elaboration makes, and every error class of the MLIR reader.
+#include "core/error.h"
+#include "core/format.h"
+#include "core/lower.h"
+#include "core/npy.h"
+#include "interp/interpreter.h"
+#include "interp/ireval.h"
+#include "jit/jit.h"
+#include "ops/decompose.h"
+#include "ops/native.h"
+#include "parser/mlir/mlir.h"
+#include "tests/support/mlir.h"
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace teval {
+namespace {
+
+using core::Tensor;
+
+std::filesystem::path data(const std::string& name) {
+  return test::source_dir() / "tests/data/byteir" / name;
+}
+
+std::string example(const std::string& name) {
+  return test::read_file(test::source_dir() / "examples/byteir" / name);
+}
+
+/// |a - b| <= 8 float32 ulps of |b| plus \p cancellation times 2^-24
+/// (for the erf form of gelu, whose 1 + erf(x / sqrt 2) cancels for x < -2
+/// in PyTorch as here: the bound is |x| ulps of 1), NaN matching NaN.
+void expect_close(const Tensor& actual, const Tensor& expected, const std::string& what,
+                  const Tensor* cancellation = nullptr) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    double a = actual.get(i).f, b = expected.get(i).f;
+    if (std::isnan(b)) {
+      EXPECT_TRUE(std::isnan(a)) << what << " element " << i;
+      continue;
+    }
+    double bound = 8 * std::ldexp(1.0, std::ilogb(std::max(std::abs(b), 1e-38)) - 23);
+    if (cancellation)
+      bound += 8 * std::abs(cancellation->get(i).f) * std::ldexp(1.0, -24);
+    EXPECT_LE(std::abs(a - b), bound) << what << " element " << i << ": " << a << " vs " << b;
+  }
+}
+
+TEST(ByteirReference, MatchesPyTorch) {
+  struct Case {
+    std::string file, input, reference;
+    size_t output;
+  };
+  for (const Case& c : std::vector<Case>{{"softmax.mlir", "x", "softmax_axis1", 0},
+                                         {"log_softmax.mlir", "x", "log_softmax_axis0", 0},
+                                         {"gelu.mlir", "g", "gelu_erf", 0},
+                                         {"gelu.mlir", "g", "gelu_tanh", 1},
+                                         {"erf.mlir", "g", "erf", 0}}) {
+    Tensor x = core::read_npy(data(c.input + ".npy").string());
+    std::vector<Tensor> out = test::run_mlir(example(c.file), {x}, "interp");
+    expect_close(out.at(c.output), core::read_npy(data(c.reference + ".npy").string()),
+                 c.file + " " + c.reference, c.reference == "gelu_erf" ? &x : nullptr);
+  }
+}
+
+TEST(ByteirReference, SoftmaxAlongEitherAxisAndLogSoftmaxAlongAxis1) {
+  // The other axis of each, through a one-line function.
+  Tensor x = core::read_npy(data("x.npy").string());
+  for (auto [op, axis, reference] : {std::tuple{"softmax", 0, "softmax_axis0"},
+                                     std::tuple{"log_softmax", 1, "log_softmax_axis1"}}) {
+    std::string text = std::string("func.func @main(%a: tensor<3x5xf32>) -> tensor<3x5xf32> {\n") +
+                       "  %0 = stablehlo.custom_call @byteir." + op +
+                       "(%a) {byteir_attrs = {axis = " + std::to_string(axis) +
+                       " : i64}} : (tensor<3x5xf32>) -> tensor<3x5xf32>\n" +
+                       "  return %0 : tensor<3x5xf32>\n}\n";
+    expect_close(test::run_mlir(text, {x}, "interp").at(0),
+                 core::read_npy(data(std::string(reference) + ".npy").string()), reference);
+  }
+}
+
+TEST(ByteirEngines, EveryExampleGivesTheSameBitsOnEveryEngine) {
+  for (const auto& path :
+       test::files_with_extension(test::source_dir() / "examples/byteir", ".mlir")) {
+    std::string text = test::read_file(path);
+    std::vector<Tensor> inputs = test::mlir_random_inputs(text, 7);
+    std::vector<Tensor> native = test::run_mlir(text, inputs, "interp");
+    for (const char* engine : {"decomposition", "ireval", "jit"}) {
+      std::vector<Tensor> other = test::run_mlir(text, inputs, engine);
+      ASSERT_EQ(other.size(), native.size()) << path << " " << engine;
+      for (size_t i = 0; i < native.size(); ++i)
+        EXPECT_EQ(test::first_difference(native[i], other[i]), "")
+            << path.filename() << " result" << i << " on " << engine;
+    }
+  }
+}
+
+TEST(ByteirSemantics, SoftmaxSubtractsTheMaximum) {
+  // exp(100) overflows float32; the max-subtracted form gives exact values:
+  // a row [100, 100] is [0.5, 0.5]; a row of -inf and a value is [0, 1].
+  Tensor x = core::Tensor(core::DType::Float32, {2, 2});
+  x.set(0, core::Scalar::of_float(core::DType::Float32, 100));
+  x.set(1, core::Scalar::of_float(core::DType::Float32, 100));
+  x.set(2, core::Scalar::of_float(core::DType::Float32, -INFINITY));
+  x.set(3, core::Scalar::of_float(core::DType::Float32, 3));
+  std::string text = "func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+                     "  %0 = stablehlo.custom_call @byteir.softmax(%a) {byteir_attrs = {axis = 1 : "
+                     "i64}} : (tensor<2x2xf32>) -> tensor<2x2xf32>\n"
+                     "  return %0 : tensor<2x2xf32>\n}\n";
+  for (const char* engine : {"interp", "jit"}) {
+    Tensor y = test::run_mlir(text, {x}, engine).at(0);
+    EXPECT_EQ(core::format_element(y, 0) + " " + core::format_element(y, 1) + " " +
+                  core::format_element(y, 2) + " " + core::format_element(y, 3),
+              "0.5 0.5 0.0 1.0")
+        << engine;
+  }
+}
+
+TEST(ByteirSemantics, GeluNoneIsErfAndMinusInfinityIsNaN) {
+  // "none" is "erf"; at -inf the formula is -inf * 0: NaN, as in PyTorch.
+  Tensor x = core::Tensor(core::DType::Float32, {3});
+  x.set(0, core::Scalar::of_float(core::DType::Float32, -INFINITY));
+  x.set(1, core::Scalar::of_float(core::DType::Float32, INFINITY));
+  x.set(2, core::Scalar::of_float(core::DType::Float32, 0));
+  for (const char* approximate : {"none", "erf"}) {
+    std::string text =
+        std::string("func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {\n") +
+        "  %0 = stablehlo.custom_call @byteir.gelu(%a) {byteir_attrs = {approximate = \"" +
+        approximate + "\"}} : (tensor<3xf32>) -> tensor<3xf32>\n" +
+        "  return %0 : tensor<3xf32>\n}\n";
+    Tensor y = test::run_mlir(text, {x}, "interp").at(0);
+    EXPECT_EQ(core::format_element(y, 0) + " " + core::format_element(y, 1) + " " +
+                  core::format_element(y, 2),
+              "nan inf 0.0")
+        << approximate;
+  }
+}
+
+TEST(MlirElaboration, TheGraphOfAFunction) {
+  EXPECT_EQ(test::mlir_graph(example("graph.mlir")),
+            "input arg0 %arg0:float32[4, 64]\n"
+            "input arg1 %arg1:float32[64]\n"
+            "%0:float32[4, 64] = broadcast_in_dim(%arg1) {dims = [1]}\n"
+            "%1:float32[4, 64] = add(%arg0, %0)\n"
+            "%scale:float32[4, 64] = constant() {value = dense<2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, "
+            "2.0, ...>}\n"
+            "%2:float32[4, 64] = multiply(%1, %scale)\n"
+            "%3:float16[4, 64] = convert(%2)\n"
+            "%4:float16[4, 64] = byteir.gelu(%3) {approximate = \"tanh\"}\n"
+            "%5:float16[4, 64] = byteir.softmax(%4) {axis = 1}\n"
+            "%6:float16[4, 64] = byteir.log_softmax(%4) {axis = 1}\n"
+            "output result0 %5\n"
+            "output result1 %6\n");
+}
+
+TEST(MlirElaboration, ADynamicDimensionTakesTheInputsExtent) {
+  std::map<std::string, parser::InputType> inputs{{"arg0", {core::DType::Float32, {2, 7}, {}}}};
+  EXPECT_EQ(test::mlir_graph(example("erf.mlir"), inputs), "input arg0 %arg0:float32[2, 7]\n"
+                                                           "%0:float32[2, 7] = byteir.erf(%arg0)\n"
+                                                           "output result0 %0\n");
+}
+
+std::string error_of(const std::string& body, const std::string& args = "%a: tensor<4x8xf32>",
+                     const std::map<std::string, parser::InputType>& inputs = {}) {
+  std::string text = "func.func @main(" + args + ") -> tensor<4x8xf32> {\n" + body + "}\n";
+  try {
+    test::mlir_graph(text, inputs);
+  } catch (const core::Error& e) {
+    return e.render();
+  }
+  return "no error";
+}
+
+TEST(MlirElaboration, Errors) {
+  EXPECT_EQ(
+      error_of("  %0 = stablehlo.custom_call @byteir.softmax(%b) {byteir_attrs = {axis = 1 : "
+               "i64}} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
+      "m.mlir:2:46: error: use of undefined value %b\n"
+      "  %0 = stablehlo.custom_call @byteir.softmax(%b) {byteir_attrs = {axis = 1 : i64}} : "
+      "(tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+      "                                             ^~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
+                     "tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
+            "m.mlir:2:30: error: unknown custom call target \"byteir.softmaxx\"; teval gives "
+            "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf\n"
+            "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
+            "tensor<4x8xf32>\n"
+            "                             ^~~~~~~~~~~~~~~~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.custom_call @byteir.softmax(%a) {byteir_attrs = {}} : "
+                     "(tensor<4x8xf32>) -> tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
+            "m.mlir:2:66: error: stablehlo.custom_call byteir.softmax needs the attribute `axis`\n"
+            "  %0 = stablehlo.custom_call @byteir.softmax(%a) {byteir_attrs = {}} : "
+            "(tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+            "                                                                 ^~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.custom_call @byteir.softmax(%a) {byteir_attrs = {axis = -1 "
+                     ": i64}} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n  return %0 : "
+                     "tensor<4x8xf32>\n"),
+            "m.mlir:2:74: error: `axis` is -1; the operand has rank 2 and ByteIR's axes are in "
+            "[0, rank) (frontends normalize negative axes)\n"
+            "  %0 = stablehlo.custom_call @byteir.softmax(%a) {byteir_attrs = {axis = -1 : i64}} "
+            ": (tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+            "                                                                         ^~~~~~~~\n");
+  EXPECT_EQ(
+      error_of("  %0 = stablehlo.custom_call @byteir.gelu(%a) {byteir_attrs = {approximate = "
+               "\"fast\", extra = 1}} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n  return %0 : "
+               "tensor<4x8xf32>\n"),
+      "m.mlir:2:86: error: `extra` is not an attribute of byteir.gelu; it takes approximate\n"
+      "  %0 = stablehlo.custom_call @byteir.gelu(%a) {byteir_attrs = {approximate = \"fast\", "
+      "extra = 1}} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+      "                                                                                     "
+      "^~~~~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.custom_call @byteir.erf(%a) : (tensor<4x8xf32>) -> "
+                     "tensor<4x9xf32>\n  return %0 : tensor<4x8xf32>\n"),
+            "m.mlir:2:30: error: result 0 of stablehlo.custom_call is tensor<4x8xf32>, but its "
+            "type says tensor<4x9xf32>\n"
+            "  %0 = stablehlo.custom_call @byteir.erf(%a) : (tensor<4x8xf32>) -> tensor<4x9xf32>\n"
+            "                             ^~~~~~~~~~~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.custom_call @byteir.erf(%a) : (tensor<4x8xi32>) -> "
+                     "tensor<4x8xi32>\n  return %0 : tensor<4x8xi32>\n",
+                     "%a: tensor<4x8xi32>"),
+            "m.mlir:2:30: error: byteir.erf takes a float tensor, not tensor<4x8xi32>\n"
+            "  %0 = stablehlo.custom_call @byteir.erf(%a) : (tensor<4x8xi32>) -> tensor<4x8xi32>\n"
+            "                             ^~~~~~~~~~~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.erf %a : tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
+            "m.mlir:2:8: error: `stablehlo.erf` is not an op teval reads; between custom calls it "
+            "reads constant, add, subtract, multiply, divide, maximum, minimum, negate, abs, "
+            "exponential, log, tanh, sqrt, rsqrt, convert, reshape, broadcast_in_dim\n"
+            "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
+            "       ^~~~~~~~~~~~~\n");
+  EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<?x8xf32>"),
+            "m.mlir:1:17: error: argument %a of type tensor<?x8xf32> has a dynamic dimension: give "
+            "input arg0 (-i arg0=FILE.npy or -i arg0=DTYPE[d0,...])\n"
+            "func.func @main(%a: tensor<?x8xf32>) -> tensor<4x8xf32> {\n"
+            "                ^~\n");
+  EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<4x8xf32>",
+                     {{"arg0", {core::DType::Float32, {4, 9}, {}}}}),
+            "m.mlir:1:17: error: argument %a (input arg0) is declared tensor<4x8xf32>, but the "
+            "input given is tensor<4x9xf32>\n"
+            "func.func @main(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
+            "                ^~\n");
+  EXPECT_EQ(error_of("  %0 = stablehlo.add %a, %a : tensor<4x8xf32>\n  %0 = stablehlo.add %a, %a : "
+                     "tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
+            "m.mlir:3:3: error: value %0 is defined twice\n"
+            "  %0 = stablehlo.add %a, %a : tensor<4x8xf32>\n"
+            "  ^~\n");
+}
+
+} // namespace
+} // namespace teval
