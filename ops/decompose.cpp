@@ -170,37 +170,103 @@ private:
     assign(operand(0, index));
   }
 
+  // Indexing for a reduction over \p axes of the node's first operand:
+  // the operand indexed with K<a> on the reduced axes, the kept tensors
+  // (reduced axes of extent 1, so the data axes keep their names) indexed
+  // with 0 there, and the kept shape.
+  struct Reduced {
+    std::vector<std::string> all, reduced, kept;
+    Shape kept_shape;
+  };
+  Reduced reduced_over(const std::vector<int64_t>& over) const {
+    const Shape& shape = type(node_->operands[0]).shape;
+    Reduced r{axes(shape.size()), axes(shape.size()), axes(shape.size()), shape};
+    for (int64_t a : over) {
+      size_t d = static_cast<size_t>(a);
+      r.reduced[d] = "K" + std::to_string(d);
+      r.kept[d] = "0";
+      r.kept_shape[d] = 1;
+    }
+    return r;
+  }
+  static std::string at(const std::string& t, const std::vector<std::string>& index) {
+    return t + "[" + join(index) + "]";
+  }
+  // A helper tensor of the node, named after its result.
+  std::string helper(const std::string& suffix) {
+    std::string name = result() + "_" + suffix;
+    used_.insert(name);
+    return name;
+  }
+
   // softmax: m = max over the axis, e = exp(x - m), s = sum of e, e / s;
   // log_softmax: (x - m) - log(s).
   void softmax(bool log) {
-    const Shape& shape = result_type().shape;
-    size_t axis = static_cast<size_t>(node_->int_attr("axis"));
-    std::vector<std::string> all = axes(shape.size());
-    std::vector<std::string> reduced = all;
-    reduced[axis] = "K" + std::to_string(axis);
-    // The reduced tensors keep the axis with extent 1, so the data axes
-    // keep their names.
-    Shape outer_shape = shape;
-    outer_shape[axis] = 1;
-    std::vector<std::string> outer = all;
-    outer[axis] = "0";
-    std::string m = result() + "_max", e = result() + "_exp", s = result() + "_sum";
-    used_.insert({m, e, s});
-    auto at = [&](const std::string& t, const std::vector<std::string>& index) {
-      return t + "[" + join(index) + "]";
-    };
-    std::string x = same(0);
-    statement(m, outer_shape, ">=!", operand(0, reduced));
-    std::string shifted = "(" + x + " - " + at(m, outer) + ")";
+    Reduced r = reduced_over({node_->int_attr("axis")});
+    std::string m = helper("max"), e = helper("exp"), s = helper("sum");
+    std::string x = operand(0, r.all), xk = operand(0, r.reduced);
+    statement(m, r.kept_shape, ">=!", xk);
+    std::string shifted = "(" + x + " - " + at(m, r.kept) + ")";
     if (log) {
-      statement(s, outer_shape, "+=!",
-                "(" + operand(0, reduced) + " - " + at(m, outer) + ").call(`exp`)");
-      assign(shifted + " - " + at(s, outer) + ".call(`log`)");
+      statement(s, r.kept_shape, "+=!", "(" + xk + " - " + at(m, r.kept) + ").call(`exp`)");
+      assign(shifted + " - " + at(s, r.kept) + ".call(`log`)");
       return;
     }
-    statement(e, shape, "=", shifted + ".call(`exp`)");
-    statement(s, outer_shape, "+=!", at(e, reduced));
-    assign(at(e, all) + " / " + at(s, outer));
+    statement(e, result_type().shape, "=", shifted + ".call(`exp`)");
+    statement(s, r.kept_shape, "+=!", at(e, r.reduced));
+    assign(at(e, r.all) + " / " + at(s, r.kept));
+  }
+
+  // layer_norm: mean, then the biased variance of the centred values, then
+  // (x - mean) / den * weight + bias (see native.cpp).
+  void layer_norm() {
+    std::vector<int64_t> axes = node_->ints_attr("axis");
+    Reduced r = reduced_over(axes);
+    int64_t n = 1;
+    std::vector<std::string> affine;
+    for (int64_t a : axes) {
+      n *= type(node_->operands[0]).shape[static_cast<size_t>(a)];
+      affine.push_back(r.all[static_cast<size_t>(a)]);
+    }
+    std::string count = typed_constant(std::to_string(n));
+    std::string eps = typed_constant(epsilon());
+    std::string sum = helper("sum"), mean = helper("mean"), sq = helper("sq"), var = helper("var"),
+                den = helper("den");
+    statement(sum, r.kept_shape, "+=!", operand(0, r.reduced));
+    statement(mean, r.kept_shape, "=", at(sum, r.all) + " / " + count);
+    std::string centred_k = "(" + operand(0, r.reduced) + " - " + at(mean, r.kept) + ")";
+    statement(sq, r.kept_shape, "+=!", centred_k + " * " + centred_k);
+    statement(var, r.kept_shape, "=", at(sq, r.all) + " / " + count);
+    statement(den, r.kept_shape, "=",
+              node_->bool_attr("eps_outside_sqrt")
+                  ? at(var, r.all) + ".call(`sqrt`) + " + eps
+                  : "(" + at(var, r.all) + " + " + eps + ").call(`sqrt`)");
+    assign("(" + operand(0, r.all) + " - " + at(mean, r.kept) + ") / " + at(den, r.kept) + " * " +
+           operand(1, affine) + " + " + operand(2, affine));
+    if (node_->results.size() == 3) {
+      statement(names_.at(node_->results[1]), r.kept_shape, "=", at(mean, r.all));
+      statement(names_.at(node_->results[2]), r.kept_shape, "=",
+                typed_constant("1") + " / " + at(den, r.all));
+    }
+  }
+
+  // l2_norm: s = sum of x * x along the axis, then x / sqrt(max(s, eps)) or
+  // x / max(sqrt(s), eps).
+  void l2_norm() {
+    Reduced r = reduced_over(node_->ints_attr("axis"));
+    std::string eps = typed_constant(epsilon());
+    std::string ss = helper("sumsq"), den = helper("den");
+    statement(ss, r.kept_shape, "+=!", operand(0, r.reduced) + " * " + operand(0, r.reduced));
+    statement(den, r.kept_shape, "=",
+              node_->bool_attr("eps_outside_sqrt")
+                  ? at(ss, r.all) + ".call(`sqrt`).call(`max`, [" + eps + "])"
+                  : at(ss, r.all) + ".call(`max`, [" + eps + "]).call(`sqrt`)");
+    assign(operand(0, r.all) + " / " + at(den, r.kept));
+  }
+
+  std::string epsilon() const {
+    return core::format_scalar(
+        core::Scalar::of_float(DType::Float64, node_->float_attr("epsilon")));
   }
 
   // A float constant of the node's element type: a bare literal is
@@ -208,7 +274,10 @@ private:
   // constant to float32).
   std::string constant_of(const std::string& digits) const {
     DType t = result_type().dtype;
-    return t == DType::Float32 ? digits : "const(" + digits + ", dtype=" + dtype_word(t) + ")";
+    return t == DType::Float32 ? digits : typed_constant(digits);
+  }
+  std::string typed_constant(const std::string& digits) const {
+    return "const(" + digits + ", dtype=" + dtype_word(result_type().dtype) + ")";
   }
 
   void gelu() {
@@ -268,6 +337,16 @@ private:
       return softmax(true);
     case GraphOp::Gelu:
       return gelu();
+    case GraphOp::LayerNorm:
+      return layer_norm();
+    case GraphOp::L2Norm:
+      return l2_norm();
+    case GraphOp::AddN: {
+      std::string sum = same(0);
+      for (size_t i = 1; i < n.operands.size(); ++i)
+        sum += " + " + same(i);
+      return assign(sum);
+    }
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }

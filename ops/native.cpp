@@ -96,47 +96,136 @@ private:
     return map([&](const Scalar& x, int64_t i) { return apply(op, {x, in(1).get(i)}, t, i); });
   }
 
-  // Reductions along one axis: the input seen as [outer, extent, inner].
-  struct Rows {
-    int64_t outer = 1, extent = 1, inner = 1;
-    int64_t at(int64_t o, int64_t k, int64_t i) const { return (o * extent + k) * inner + i; }
+  // A reduction over some axes: for each point of the kept shape (the
+  // reduced axes of extent 1), the input positions that fold into it, in
+  // row-major order of the reduced axes.
+  struct Reduction {
+    Shape kept;
+    std::vector<int64_t> group;                ///< of each input position
+    std::vector<std::vector<int64_t>> members; ///< of each kept point
   };
-  static Rows rows(const Shape& shape, int64_t axis) {
-    Rows r;
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-      (d < axis ? r.outer : d == axis ? r.extent : r.inner) *= shape[static_cast<size_t>(d)];
+  static Reduction reduction(const Shape& shape, const std::vector<int64_t>& axes) {
+    Reduction r;
+    r.kept = shape;
+    for (int64_t a : axes)
+      r.kept[static_cast<size_t>(a)] = 1;
+    std::vector<bool> reduced(shape.size());
+    for (int64_t a : axes)
+      reduced[static_cast<size_t>(a)] = true;
+    std::vector<int64_t> kept_strides = core::strides(r.kept);
+    int64_t n = core::checked_numel(shape).value_or(0);
+    r.members.resize(static_cast<size_t>(core::checked_numel(r.kept).value_or(0)));
+    r.group.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<int64_t> index = unflatten(i, shape);
+      int64_t g = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        if (!reduced[d])
+          g += index[d] * kept_strides[d];
+      r.group[static_cast<size_t>(i)] = g;
+      r.members[static_cast<size_t>(g)].push_back(i);
+    }
     return r;
+  }
+
+  // Folds f(x at each member of group g) with aggregation a, in order.
+  template <class F>
+  Scalar fold(core::Aggregation a, DType t, const Reduction& r, int64_t g, F&& f) const {
+    Scalar acc = core::aggregation_init(a, t);
+    for (int64_t i : r.members[static_cast<size_t>(g)])
+      acc = core::combine(a, acc, f(i));
+    return acc;
   }
 
   // softmax and log_softmax: max-subtracted, the sum in index order.
   Tensor softmax(bool log) const {
     const Tensor& x = in(0);
     DType t = x.dtype();
-    Rows r = rows(x.shape(), node_->int_attr("axis"));
+    Reduction r = reduction(x.shape(), {node_->int_attr("axis")});
     Tensor out(t, x.shape());
-    for (int64_t o = 0; o < r.outer; ++o)
-      for (int64_t i = 0; i < r.inner; ++i) {
-        Scalar m = core::aggregation_init(core::Aggregation::Max, t);
-        for (int64_t k = 0; k < r.extent; ++k)
-          m = core::combine(core::Aggregation::Max, m, x.get(r.at(o, k, i)));
-        Scalar s = core::aggregation_init(core::Aggregation::Sum, t);
-        for (int64_t k = 0; k < r.extent; ++k) {
-          int64_t at = r.at(o, k, i);
-          Scalar e = apply(Op::Exp, {apply(Op::Sub, {x.get(at), m}, t, at)}, t, at);
-          s = core::combine(core::Aggregation::Sum, s, e);
-          if (!log)
-            out.set(at, e);
-        }
-        for (int64_t k = 0; k < r.extent; ++k) {
-          int64_t at = r.at(o, k, i);
-          out.set(at,
-                  log ? apply(Op::Sub,
-                              {apply(Op::Sub, {x.get(at), m}, t, at), apply(Op::Log, {s}, t, at)},
-                              t, at)
-                      : apply(Op::Div, {out.get(at), s}, t, at));
-        }
-      }
+    for (int64_t g = 0; g < static_cast<int64_t>(r.members.size()); ++g) {
+      Scalar m = fold(core::Aggregation::Max, t, r, g, [&](int64_t i) { return x.get(i); });
+      auto shifted = [&](int64_t i) { return apply(Op::Sub, {x.get(i), m}, t, i); };
+      Scalar s = fold(core::Aggregation::Sum, t, r, g,
+                      [&](int64_t i) { return apply(Op::Exp, {shifted(i)}, t, i); });
+      for (int64_t i : r.members[static_cast<size_t>(g)])
+        out.set(i, log ? apply(Op::Sub, {shifted(i), apply(Op::Log, {s}, t, i)}, t, i)
+                       : apply(Op::Div, {apply(Op::Exp, {shifted(i)}, t, i), s}, t, i));
+    }
     return out;
+  }
+
+  // layer_norm: mean and biased variance over the axes (two passes, sums in
+  // index order), y = (x - mean) / den * weight + bias with den =
+  // sqrt(var + eps), or sqrt(var) + eps; mean and 1 / den as results 1, 2.
+  void layer_norm() {
+    const Tensor& x = in(0);
+    DType t = x.dtype();
+    Reduction r = reduction(x.shape(), node_->ints_attr("axis"));
+    Scalar n = constant(t, static_cast<double>(r.members.empty() ? 0 : r.members[0].size()));
+    Scalar eps = constant(t, node_->float_attr("epsilon"));
+    bool outside = node_->bool_attr("eps_outside_sqrt");
+    Tensor y(t, x.shape()), mean(t, r.kept), inv(t, r.kept);
+    std::vector<int64_t> axes = node_->ints_attr("axis");
+    std::vector<int64_t> affine_strides = core::strides(in(1).shape());
+    for (int64_t g = 0; g < mean.numel(); ++g) {
+      Scalar sum = fold(core::Aggregation::Sum, t, r, g, [&](int64_t i) { return x.get(i); });
+      Scalar m = apply(Op::Div, {sum, n}, t, g);
+      auto centred = [&](int64_t i) { return apply(Op::Sub, {x.get(i), m}, t, i); };
+      Scalar squares = fold(core::Aggregation::Sum, t, r, g, [&](int64_t i) {
+        return apply(Op::Mul, {centred(i), centred(i)}, t, i);
+      });
+      Scalar var = apply(Op::Div, {squares, n}, t, g);
+      Scalar den = outside ? apply(Op::Add, {apply(Op::Sqrt, {var}, t, g), eps}, t, g)
+                           : apply(Op::Sqrt, {apply(Op::Add, {var, eps}, t, g)}, t, g);
+      mean.set(g, m);
+      inv.set(g, apply(Op::Div, {constant(t, 1), den}, t, g));
+      for (int64_t i : r.members[static_cast<size_t>(g)]) {
+        std::vector<int64_t> index = unflatten(i, x.shape());
+        int64_t a = 0;
+        for (size_t k = 0; k < axes.size(); ++k)
+          a += index[static_cast<size_t>(axes[k])] * affine_strides[k];
+        Scalar scaled =
+            apply(Op::Mul, {apply(Op::Div, {centred(i), den}, t, i), in(1).get(a)}, t, i);
+        y.set(i, apply(Op::Add, {scaled, in(2).get(a)}, t, i));
+      }
+    }
+    set(0, std::move(y));
+    if (node_->results.size() == 3) {
+      set(1, std::move(mean));
+      set(2, std::move(inv));
+    }
+  }
+
+  // l2_norm: s = sum of x * x along the axis; y = x / sqrt(max(s, eps)), or
+  // x / max(sqrt(s), eps).
+  Tensor l2_norm() const {
+    const Tensor& x = in(0);
+    DType t = x.dtype();
+    Reduction r = reduction(x.shape(), node_->ints_attr("axis"));
+    Scalar eps = constant(t, node_->float_attr("epsilon"));
+    bool outside = node_->bool_attr("eps_outside_sqrt");
+    Tensor out(t, x.shape());
+    for (int64_t g = 0; g < static_cast<int64_t>(r.members.size()); ++g) {
+      Scalar s = fold(core::Aggregation::Sum, t, r, g, [&](int64_t i) {
+        return apply(Op::Mul, {x.get(i), x.get(i)}, t, i);
+      });
+      Scalar den = outside ? apply(Op::Max, {apply(Op::Sqrt, {s}, t, g), eps}, t, g)
+                           : apply(Op::Sqrt, {apply(Op::Max, {s, eps}, t, g)}, t, g);
+      for (int64_t i : r.members[static_cast<size_t>(g)])
+        out.set(i, apply(Op::Div, {x.get(i), den}, t, i));
+    }
+    return out;
+  }
+
+  Tensor addn() const {
+    DType t = result_type(0).dtype;
+    return map([&](const Scalar& first, int64_t i) {
+      Scalar acc = first;
+      for (size_t k = 1; k < node_->operands.size(); ++k)
+        acc = apply(Op::Add, {acc, in(k).get(i)}, t, i);
+      return acc;
+    });
   }
 
   // gelu: 0.5·x·(1 + erf(x·0.707106781)), or with tanh
@@ -232,6 +321,12 @@ private:
       return set(0, softmax(true));
     case GraphOp::Gelu:
       return set(0, gelu());
+    case GraphOp::LayerNorm:
+      return layer_norm();
+    case GraphOp::L2Norm:
+      return set(0, l2_norm());
+    case GraphOp::AddN:
+      return set(0, addn());
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }

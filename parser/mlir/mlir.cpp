@@ -3,6 +3,7 @@
 #include "parser/mlir/mlir.h"
 
 #include "core/error.h"
+#include "core/format.h"
 #include "core/kernel.h"
 #include "parser/mlir/mlir_grammar.h"
 
@@ -631,6 +632,43 @@ private:
     return *v;
   }
 
+  double float_attr(const OpSite& site, const std::string& name) {
+    const ast::Expr* e = find(site, name, true);
+    Typed t = typed(*e);
+    std::optional<DType> type = t.type ? element_type(text(*t.type)) : std::nullopt;
+    std::optional<double> v = float_value(*t.value);
+    if (!v || (t.type && (!type || !core::is_float(*type))))
+      throw Error(ErrorKind::Type, e->span,
+                  "`" + name + "` must be a float, not `" + text(*e) + "`");
+    return *v;
+  }
+
+  bool bool_attr(const OpSite& site, const std::string& name, bool fallback) {
+    const ast::Expr* e = find(site, name, false);
+    if (!e)
+      return fallback;
+    const ast::Name* n = ast::as_name(*e);
+    if (!n || (n->id != "true" && n->id != "false"))
+      throw Error(ErrorKind::Type, e->span,
+                  "`" + name + "` must be true or false, not `" + text(*e) + "`");
+    return n->id == "true";
+  }
+
+  /// A list of distinct axes of a tensor of rank \p rank, in increasing
+  /// order.
+  std::vector<int64_t> axes_attr(const OpSite& site, const std::string& name, size_t rank) {
+    std::vector<int64_t> axes = ints_attr(site, name);
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(rank) || (i && axes[i] <= axes[i - 1]))
+        throw Error(ErrorKind::Range, find(site, name, true)->span,
+                    "`" + name + "` must list axes in [0, " + std::to_string(rank) +
+                        ") in increasing order (ByteIR's axes are non-negative: frontends "
+                        "normalize negative ones)");
+    if (axes.empty())
+      throw Error(ErrorKind::Range, find(site, name, true)->span, "`" + name + "` lists no axis");
+    return axes;
+  }
+
   std::optional<std::string> string_attr(const OpSite& site, const std::string& name,
                                          bool required) {
     const ast::Expr* e = find(site, name, required);
@@ -779,6 +817,60 @@ private:
         only(site, {});
       }
       return {operand(site, 0)};
+    }
+    case GraphOp::AddN: {
+      only(site, {});
+      if (site.operands.empty())
+        throw Error(ErrorKind::Shape, site.span, "byteir.addn takes at least one operand");
+      for (size_t i = 1; i < site.operands.size(); ++i)
+        if (operand(site, i).dtype != operand(site, 0).dtype ||
+            operand(site, i).shape != operand(site, 0).shape)
+          throw Error(ErrorKind::Shape, site.span,
+                      "byteir.addn takes operands of one type; they are " +
+                          type_string(operand(site, 0)) + " and " + type_string(operand(site, i)));
+      if (operand(site, 0).dtype == DType::Bool)
+        throw Error(ErrorKind::Type, site.span, "byteir.addn of i1 values is not defined");
+      return {operand(site, 0)};
+    }
+    case GraphOp::LayerNorm:
+    case GraphOp::L2Norm: {
+      bool layer = site.op == GraphOp::LayerNorm;
+      arity(site, layer ? 3 : 1);
+      float_operand(site, 0);
+      only(site, {"axis", "epsilon", "eps_outside_sqrt"});
+      const ValueType& x = operand(site, 0);
+      std::vector<int64_t> axes = axes_attr(site, "axis", x.shape.size());
+      if (!layer && axes.size() != 1)
+        throw Error(ErrorKind::Range, find(site, "axis", true)->span,
+                    "byteir.l2_norm normalizes along one axis; `axis` lists " +
+                        std::to_string(axes.size()));
+      node.attrs["axis"] = axes;
+      node.attrs["epsilon"] = float_attr(site, "epsilon");
+      node.attrs["eps_outside_sqrt"] = bool_attr(site, "eps_outside_sqrt", false);
+      if (!layer)
+        return {x};
+      // weight and bias: the extents of the normalized axes.
+      ValueType affine{x.dtype, {}};
+      for (int64_t a : axes)
+        affine.shape.push_back(x.shape[static_cast<size_t>(a)]);
+      for (size_t i : {size_t{1}, size_t{2}})
+        if (operand(site, i).dtype != affine.dtype || operand(site, i).shape != affine.shape)
+          throw Error(ErrorKind::Shape, site.call->args[i]->span,
+                      std::string(i == 1 ? "weight" : "bias") + " of byteir.layer_norm is " +
+                          type_string(operand(site, i)) + "; over axes " +
+                          core::format_index(axes) + " of " + type_string(x) + " it must be " +
+                          type_string(affine));
+      if (site.declared_outs.size() != 1 && site.declared_outs.size() != 3)
+        throw Error(ErrorKind::Shape, site.span,
+                    "byteir.layer_norm gives 1 result (output) or 3 (output, mean, "
+                    "inv_std_dev), not " +
+                        std::to_string(site.declared_outs.size()));
+      if (site.declared_outs.size() == 1)
+        return {x};
+      ValueType kept = x;
+      for (int64_t a : axes)
+        kept.shape[static_cast<size_t>(a)] = 1;
+      return {x, kept, kept};
     }
     case GraphOp::Convert: {
       arity(site, 1);

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 namespace teval {
 namespace {
@@ -32,11 +33,13 @@ std::string example(const std::string& name) {
   return test::read_file(test::source_dir() / "examples/byteir" / name);
 }
 
-/// |a - b| <= 8 float32 ulps of |b| plus \p cancellation times 2^-24
-/// (for the erf form of gelu, whose 1 + erf(x / sqrt 2) cancels for x < -2
-/// in PyTorch as here: the bound is |x| ulps of 1), NaN matching NaN.
+/// |a - b| <= 8 float32 ulps of |b| plus 8 * 2^-24 * \p cancellation(i):
+/// the magnitude of the terms a last addition cancels (gelu's 1 + erf(x /
+/// sqrt 2) for x < -2, whose bound is |x| ulps of 1; layer_norm's
+/// normalized value plus its bias), which PyTorch rounds in another order.
+/// NaN matches NaN.
 void expect_close(const Tensor& actual, const Tensor& expected, const std::string& what,
-                  const Tensor* cancellation = nullptr) {
+                  const std::function<double(int64_t)>& cancellation = nullptr) {
   ASSERT_EQ(actual.shape(), expected.shape()) << what;
   for (int64_t i = 0; i < actual.numel(); ++i) {
     double a = actual.get(i).f, b = expected.get(i).f;
@@ -46,25 +49,47 @@ void expect_close(const Tensor& actual, const Tensor& expected, const std::strin
     }
     double bound = 8 * std::ldexp(1.0, std::ilogb(std::max(std::abs(b), 1e-38)) - 23);
     if (cancellation)
-      bound += 8 * std::abs(cancellation->get(i).f) * std::ldexp(1.0, -24);
+      bound += 8 * cancellation(i) * std::ldexp(1.0, -24);
     EXPECT_LE(std::abs(a - b), bound) << what << " element " << i << ": " << a << " vs " << b;
   }
 }
 
 TEST(ByteirReference, MatchesPyTorch) {
   struct Case {
-    std::string file, input, reference;
+    std::string file;
+    std::vector<std::string> inputs;
+    std::string reference;
     size_t output;
   };
-  for (const Case& c : std::vector<Case>{{"softmax.mlir", "x", "softmax_axis1", 0},
-                                         {"log_softmax.mlir", "x", "log_softmax_axis0", 0},
-                                         {"gelu.mlir", "g", "gelu_erf", 0},
-                                         {"gelu.mlir", "g", "gelu_tanh", 1},
-                                         {"erf.mlir", "g", "erf", 0}}) {
-    Tensor x = core::read_npy(data(c.input + ".npy").string());
-    std::vector<Tensor> out = test::run_mlir(example(c.file), {x}, "interp");
-    expect_close(out.at(c.output), core::read_npy(data(c.reference + ".npy").string()),
-                 c.file + " " + c.reference, c.reference == "gelu_erf" ? &x : nullptr);
+  const std::vector<std::string> ln = {"ln_x", "ln_w", "ln_b"};
+  for (const Case& c : std::vector<Case>{
+           {"softmax.mlir", {"x"}, "softmax_axis1", 0},
+           {"log_softmax.mlir", {"x"}, "log_softmax_axis0", 0},
+           {"gelu.mlir", {"g"}, "gelu_erf", 0},
+           {"gelu.mlir", {"g"}, "gelu_tanh", 1},
+           {"erf.mlir", {"g"}, "erf", 0},
+           {"layer_norm.mlir", ln, "layer_norm", 0},
+           {"layer_norm.mlir", ln, "layer_norm_mean", 1},
+           {"layer_norm.mlir", ln, "layer_norm_inv_std", 2},
+           {"layer_norm_eps_outside.mlir", ln, "layer_norm_eps_outside", 0},
+           {"l2_norm.mlir", {"l2_x"}, "l2_norm", 0},
+           {"l2_norm.mlir", {"l2_x"}, "l2_norm_eps_outside", 1},
+           {"addn.mlir", {"x", "x2", "x3"}, "addn", 0},
+       }) {
+    std::vector<Tensor> inputs;
+    for (const std::string& name : c.inputs)
+      inputs.push_back(core::read_npy(data(name + ".npy").string()));
+    std::vector<Tensor> out = test::run_mlir(example(c.file), inputs, "interp");
+    Tensor expected = core::read_npy(data(c.reference + ".npy").string());
+    std::function<double(int64_t)> cancellation;
+    if (c.reference == "gelu_erf")
+      cancellation = [&](int64_t i) { return std::abs(inputs[0].get(i).f); };
+    if (c.file.rfind("layer_norm", 0) == 0 && c.output == 0)
+      cancellation = [&](int64_t i) {
+        double bias = inputs[2].get(i % inputs[2].numel()).f;
+        return std::abs(bias) + std::abs(expected.get(i).f - bias);
+      };
+    expect_close(out.at(c.output), expected, c.file + " " + c.reference, cancellation);
   }
 }
 
@@ -186,7 +211,8 @@ TEST(MlirElaboration, Errors) {
   EXPECT_EQ(error_of("  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
                      "tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
             "m.mlir:2:30: error: unknown custom call target \"byteir.softmaxx\"; teval gives "
-            "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf\n"
+            "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf, "
+            "byteir.layer_norm, byteir.l2_norm, byteir.addn\n"
             "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
             "tensor<4x8xf32>\n"
             "                             ^~~~~~~~~~~~~~~~\n");

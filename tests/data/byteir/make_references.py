@@ -34,3 +34,37 @@ tg = torch.from_numpy(g)
 save("gelu_erf", torch.nn.functional.gelu(tg).numpy())
 save("gelu_tanh", torch.nn.functional.gelu(tg, approximate="tanh").numpy())
 save("erf", torch.erf(tg).numpy())
+
+# layer_norm over the last two axes of a 2x3x4 tensor (PyTorch's
+# normalized_shape), eps 1e-5: y, mean (kept dims) and 1 / sqrt(var + eps);
+# and the eps_outside_sqrt form, the fused pattern w * (x - mean) /
+# (std(unbiased=False) + eps) + b.
+rng = np.random.default_rng(2)
+ln_x = (rng.standard_normal((2, 3, 4)) * 3 + 1).astype(np.float32)
+ln_w = rng.standard_normal((3, 4)).astype(np.float32)
+ln_b = rng.standard_normal((3, 4)).astype(np.float32)
+for name, a in (("ln_x", ln_x), ("ln_w", ln_w), ("ln_b", ln_b)):
+    save(name, a)
+tx, tw, tb = (torch.from_numpy(a) for a in (ln_x, ln_w, ln_b))
+save("layer_norm", torch.nn.functional.layer_norm(tx, (3, 4), tw, tb, eps=1e-5).numpy())
+mean = tx.mean(dim=(1, 2), keepdim=True)
+var = tx.var(dim=(1, 2), unbiased=False, keepdim=True)
+save("layer_norm_mean", mean.numpy())
+save("layer_norm_inv_std", (1 / torch.sqrt(var + 1e-5)).numpy())
+std = tx.std(dim=(1, 2), unbiased=False, keepdim=True)
+save("layer_norm_eps_outside", (tw * (tx - mean) / (std + 1e-2) + tb).numpy())
+
+# l2_norm along axis 1: torch.nn.functional.normalize (x / max(||x||, eps),
+# eps_outside_sqrt) and TensorFlow's l2_normalize (x / sqrt(max(sum x^2,
+# eps))), with a zero row where the epsilon decides.
+l2_x = np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [1e-3, -2e-3, 2e-3], [-1.0, 2.0, 2.0]],
+                dtype=np.float32)
+save("l2_x", l2_x)
+tl = torch.from_numpy(l2_x)
+save("l2_norm_eps_outside", torch.nn.functional.normalize(tl, p=2.0, dim=1, eps=1e-2).numpy())
+save("l2_norm", (tl / torch.sqrt(torch.clamp_min((tl * tl).sum(dim=1, keepdim=True), 1e-4))).numpy())
+
+# addn: a left fold of additions (numpy in float32, left to right).
+save("x2", x * 2)
+save("x3", x * 3)
+save("addn", (x + x * 2) + x * 3)

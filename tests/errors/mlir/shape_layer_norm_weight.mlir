@@ -1,0 +1,4 @@
+func.func @main(%arg0: tensor<2x3x4xf32>, %arg1: tensor<4xf32>, %arg2: tensor<3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = stablehlo.custom_call @byteir.layer_norm(%arg0, %arg1, %arg2) {byteir_attrs = {axis = [1, 2], epsilon = 1.0e-05 : f64}} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
