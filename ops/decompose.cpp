@@ -264,6 +264,99 @@ private:
     assign(operand(0, r.all) + " / " + at(den, r.kept));
   }
 
+  // The kept tensor of a reduction over \p axis read from an output that
+  // drops the axis: input dimension d is output D<d> before the axis and
+  // D<d-1> after it.
+  static std::vector<std::string> dropped(size_t rank, size_t axis) {
+    std::vector<std::string> index;
+    for (size_t d = 0; d < rank; ++d)
+      index.push_back(d == axis ? "0" : "D" + std::to_string(d < axis ? d : d - 1));
+    return index;
+  }
+
+  // Each element's rank along the axis: how many elements come before it
+  // in the order of native.cpp (one beats the other: larger, or smaller
+  // with \p larger false, NaN beating every number; ties by index, the
+  // later first with \p later_first).
+  std::string ranks(const Reduced& r, size_t axis, bool larger, bool later_first) {
+    DType t = type(node_->operands[0]).dtype;
+    std::string k = r.reduced[axis], d = r.all[axis];
+    std::string xj = operand(0, r.reduced), xi = operand(0, r.all);
+    std::string order = "(" + k + (later_first ? " > " : " < ") + d + ")";
+    std::string before = "(" + xj + (larger ? " > " : " < ") + xi + ") | ((" + xj + " == " + xi +
+                         ") & " + order + ")";
+    if (core::is_float(t))
+      before += " | ((" + xj + " != " + xj + ") & ((" + xi + " == " + xi + ") | " + order + "))";
+    std::string rank = helper("rank");
+    statement(rank, type(node_->operands[0]).shape, "+=!", "(" + before + ").cast(`int32`)");
+    return rank;
+  }
+
+  // arg_max / arg_min: the element of rank 0 (no other comes before it),
+  // its index and, by a gather, its value.
+  void arg_extreme(bool max) {
+    size_t axis = static_cast<size_t>(node_->int_attr("axis"));
+    Reduced r = reduced_over({static_cast<int64_t>(axis)});
+    std::string rank = ranks(r, axis, max, node_->bool_attr("select_last_index"));
+    std::string idx = helper("index");
+    statement(idx, r.kept_shape, "+=!",
+              r.reduced[axis] + ".when([" + at(rank, r.reduced) + " == 0], 0)");
+    std::vector<std::string> from =
+        node_->bool_attr("keep_dims") ? r.all : dropped(r.all.size(), axis);
+    if (node_->results.size() == 2) {
+      std::vector<std::string> gather = from;
+      gather[axis] = at(idx, from);
+      statement(names_.at(node_->results[0]), type(node_->results[0]).shape, "=",
+                operand(0, gather));
+    }
+    const core::ValueType& indices = type(node_->results.back());
+    statement(names_.at(node_->results.back()), indices.shape, "=",
+              at(idx, from) + ".cast(" + dtype_word(indices.dtype) + ")");
+  }
+
+  // top_k: each element's rank, the index of each of the first k ranks, and
+  // a gather.
+  void top_k() {
+    size_t axis = static_cast<size_t>(node_->int_attr("axis"));
+    Reduced r = reduced_over({static_cast<int64_t>(axis)});
+    std::string rank = ranks(r, axis, true, false);
+    std::string k = r.reduced[axis], d = r.all[axis];
+    std::string pos = helper("position");
+    const core::ValueType& values = type(node_->results[0]);
+    statement(pos, values.shape, "+=!", k + ".when([" + at(rank, r.reduced) + " == " + d + "], 0)");
+    std::vector<std::string> gather = r.all;
+    gather[axis] = at(pos, r.all);
+    statement(names_.at(node_->results[0]), values.shape, "=", operand(0, gather));
+    const core::ValueType& indices = type(node_->results[1]);
+    statement(names_.at(node_->results[1]), indices.shape, "=",
+              at(pos, r.all) + ".cast(" + dtype_word(indices.dtype) + ")");
+  }
+
+  // A value of the node as einstein_v2 text: a typed literal, or (not
+  // finite) a rank-0 constant input.
+  std::string scalar(const core::Tensor& v, const std::string& name) {
+    core::Scalar x = v.get(0);
+    if (core::is_float(x.dtype) && !std::isfinite(x.f)) {
+      std::string input = "c_" + result() + "_" + name;
+      out_.constants.emplace(input, v);
+      return input + "[]";
+    }
+    std::string text = x.dtype == DType::Bool ? std::to_string(x.i) : core::format_scalar(x);
+    return "const(" + text + ", dtype=" + dtype_word(x.dtype) + ")";
+  }
+
+  void one_hot() {
+    size_t axis = static_cast<size_t>(node_->int_attr("axis"));
+    size_t rank = result_type().shape.size();
+    std::vector<std::string> index;
+    for (size_t dim = 0; dim < rank; ++dim)
+      if (dim != axis)
+        index.push_back("D" + std::to_string(dim));
+    std::string on = scalar(node_->tensor_attr("on_value"), "on");
+    std::string off = scalar(node_->tensor_attr("off_value"), "off");
+    assign(on + ".when([" + operand(0, index) + " == D" + std::to_string(axis) + "], " + off + ")");
+  }
+
   std::string epsilon() const {
     return core::format_scalar(
         core::Scalar::of_float(DType::Float64, node_->float_attr("epsilon")));
@@ -347,6 +440,14 @@ private:
         sum += " + " + same(i);
       return assign(sum);
     }
+    case GraphOp::ArgMax:
+      return arg_extreme(true);
+    case GraphOp::ArgMin:
+      return arg_extreme(false);
+    case GraphOp::TopK:
+      return top_k();
+    case GraphOp::OneHot:
+      return one_hot();
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }

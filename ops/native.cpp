@@ -8,6 +8,8 @@
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace teval::ops {
@@ -218,6 +220,98 @@ private:
     return out;
   }
 
+  // The orders of arg_max, arg_min and top_k: x beats y when it is larger
+  // (smaller for arg_min), NaN beating every number; x ties y when they
+  // are equal (-0 and 0) or both NaN.
+  static bool beats(const Scalar& x, const Scalar& y, bool larger) {
+    if (!core::is_float(x.dtype))
+      return larger ? x.i > y.i : x.i < y.i;
+    if (std::isnan(x.f) || std::isnan(y.f))
+      return std::isnan(x.f) && !std::isnan(y.f);
+    return larger ? x.f > y.f : x.f < y.f;
+  }
+
+  // arg_max / arg_min: the first element along the axis that no other
+  // beats (the last with select_last_index), and its value.
+  void arg_extreme(bool max) {
+    const Tensor& x = in(0);
+    Reduction r = reduction(x.shape(), {node_->int_attr("axis")});
+    bool last = node_->bool_attr("select_last_index");
+    const core::ValueType& index_type = result_type(node_->results.size() - 1);
+    Tensor values(x.dtype(), result_type(0).shape), indices(index_type.dtype, index_type.shape);
+    for (int64_t g = 0; g < static_cast<int64_t>(r.members.size()); ++g) {
+      const std::vector<int64_t>& members = r.members[static_cast<size_t>(g)];
+      size_t at = 0;
+      for (size_t k = 1; k < members.size(); ++k) {
+        Scalar candidate = x.get(members[k]), best = x.get(members[at]);
+        if (beats(candidate, best, max) || (last && !beats(best, candidate, max)))
+          at = k;
+      }
+      values.set(g, x.get(members[at]));
+      indices.set(g, Scalar::of_int(index_type.dtype, static_cast<int64_t>(at)));
+    }
+    if (node_->results.size() == 2)
+      set(0, std::move(values));
+    set(node_->results.size() - 1, std::move(indices));
+  }
+
+  // top_k: the k largest along the axis, in descending order, ties by
+  // index (for sorted = false too: every order is legal, teval gives this).
+  void top_k() {
+    const Tensor& x = in(0);
+    int64_t axis = node_->int_attr("axis");
+    int64_t k = node_->int_attr("k");
+    Reduction r = reduction(x.shape(), {axis});
+    const core::ValueType& index_type = result_type(1);
+    Tensor values(x.dtype(), result_type(0).shape), indices(index_type.dtype, index_type.shape);
+    std::vector<int64_t> out_strides = core::strides(values.shape());
+    for (int64_t g = 0; g < static_cast<int64_t>(r.members.size()); ++g) {
+      std::vector<int64_t> order(r.members[static_cast<size_t>(g)].size());
+      for (size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<int64_t>(i);
+      const std::vector<int64_t>& members = r.members[static_cast<size_t>(g)];
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return beats(x.get(members[static_cast<size_t>(a)]), x.get(members[static_cast<size_t>(b)]),
+                     true);
+      });
+      // The group's first output position: its first member's index with
+      // the axis at 0, in the output's strides.
+      std::vector<int64_t> first = unflatten(members.empty() ? 0 : members[0], x.shape());
+      int64_t base = 0;
+      for (size_t d = 0; d < first.size(); ++d)
+        base += (static_cast<int64_t>(d) == axis ? 0 : first[d]) * out_strides[d];
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t at = base + j * out_strides[static_cast<size_t>(axis)];
+        values.set(at, x.get(members[static_cast<size_t>(order[static_cast<size_t>(j)])]));
+        indices.set(at, Scalar::of_int(index_type.dtype, order[static_cast<size_t>(j)]));
+      }
+    }
+    set(0, std::move(values));
+    set(1, std::move(indices));
+  }
+
+  // one_hot: on_value where the index equals the position along the new
+  // axis, off_value elsewhere (an index outside [0, depth) is off
+  // everywhere).
+  Tensor one_hot() const {
+    const Tensor& idx = in(0);
+    int64_t axis = node_->int_attr("axis");
+    Scalar on = node_->tensor_attr("on_value").get(0);
+    Scalar off = node_->tensor_attr("off_value").get(0);
+    Tensor out(on.dtype, result_type(0).shape);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      std::vector<int64_t> index = unflatten(i, out.shape());
+      int64_t d = index[static_cast<size_t>(axis)];
+      index.erase(index.begin() + axis);
+      int64_t from = 0;
+      std::vector<int64_t> strides = core::strides(idx.shape());
+      for (size_t k = 0; k < index.size(); ++k)
+        from += index[k] * strides[k];
+      out.set(i, idx.get(from).i == d ? on : off);
+    }
+    return out;
+  }
+
   Tensor addn() const {
     DType t = result_type(0).dtype;
     return map([&](const Scalar& first, int64_t i) {
@@ -327,6 +421,14 @@ private:
       return set(0, l2_norm());
     case GraphOp::AddN:
       return set(0, addn());
+    case GraphOp::ArgMax:
+      return arg_extreme(true);
+    case GraphOp::ArgMin:
+      return arg_extreme(false);
+    case GraphOp::TopK:
+      return top_k();
+    case GraphOp::OneHot:
+      return set(0, one_hot());
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }

@@ -669,6 +669,29 @@ private:
     return axes;
   }
 
+  /// A scalar attribute (`1.0 : f32`, `dense<1> : tensor<i64>`, or a bare
+  /// number taking \p fallback's type) as a value of its type.
+  core::Scalar scalar_attr(const OpSite& site, const std::string& name, DType fallback) {
+    const ast::Expr* e = find(site, name, true);
+    Typed t = typed(*e);
+    if (const ast::Call* c = ast::as_call(*t.value); c && c->callee == "dense" && t.type) {
+      ValueType type = tensor_type(*t.type);
+      core::Tensor v = dense_value(*t.value, type);
+      if (v.numel() != 1)
+        throw Error(ErrorKind::Shape, e->span, "`" + name + "` must be one value");
+      return v.get(0);
+    }
+    DType type = fallback;
+    if (t.type) {
+      std::optional<DType> written = element_type(text(*t.type));
+      if (!written)
+        throw Error(ErrorKind::Type, t.type->span,
+                    "`" + text(*t.type) + "` is not an element type teval has");
+      type = *written;
+    }
+    return element_value(*t.value, type);
+  }
+
   std::optional<std::string> string_attr(const OpSite& site, const std::string& name,
                                          bool required) {
     const ast::Expr* e = find(site, name, required);
@@ -871,6 +894,104 @@ private:
       for (int64_t a : axes)
         kept.shape[static_cast<size_t>(a)] = 1;
       return {x, kept, kept};
+    }
+    case GraphOp::ArgMax:
+    case GraphOp::ArgMin:
+    case GraphOp::TopK: {
+      arity(site, 1);
+      const ValueType& x = operand(site, 0);
+      bool top = site.op == GraphOp::TopK;
+      int64_t axis = 0;
+      ValueType values = x;
+      if (top) {
+        only(site, {"k", "axis", "sorted"});
+        std::vector<int64_t> axes = axes_attr(site, "axis", x.shape.size());
+        if (axes.size() != 1)
+          throw Error(ErrorKind::Range, find(site, "axis", true)->span,
+                      "byteir.top_k selects along one axis; `axis` lists " +
+                          std::to_string(axes.size()));
+        axis = axes[0];
+        int64_t k = int_attr(site, "k");
+        int64_t extent = x.shape[static_cast<size_t>(axis)];
+        if (k < 1 || k > extent)
+          throw Error(ErrorKind::Range, find(site, "k", true)->span,
+                      "`k` is " + std::to_string(k) + "; it must be in [1, " +
+                          std::to_string(extent) + "], the extent of axis " + std::to_string(axis));
+        node.attrs["k"] = k;
+        node.attrs["axis"] = axis;
+        node.attrs["sorted"] = bool_attr(site, "sorted", true);
+        values.shape[static_cast<size_t>(axis)] = k;
+      } else {
+        only(site, {"axis", "keep_dims", "select_last_index"});
+        axis = axis_attr(site, "axis", x.shape.size());
+        if (x.shape[static_cast<size_t>(axis)] == 0)
+          throw Error(ErrorKind::Shape, find(site, "axis", true)->span,
+                      std::string(core::graph_op_name(site.op)) +
+                          " along an axis of extent 0: there is no index to give");
+        bool keep = bool_attr(site, "keep_dims", false);
+        node.attrs["axis"] = axis;
+        node.attrs["keep_dims"] = keep;
+        node.attrs["select_last_index"] = bool_attr(site, "select_last_index", false);
+        if (keep)
+          values.shape[static_cast<size_t>(axis)] = 1;
+        else
+          values.shape.erase(values.shape.begin() + axis);
+      }
+      // The indices: the integer type the results declare, wide enough.
+      size_t count = site.declared_outs.size();
+      if (count != 2 && (top || count != 1))
+        throw Error(ErrorKind::Shape, site.span,
+                    std::string(core::graph_op_name(site.op)) +
+                        (top ? " gives 2 results (values, indices), not "
+                             : " gives 1 result (indices) or 2 (values, indices), not ") +
+                        std::to_string(count));
+      ValueType indices = values;
+      indices.dtype = site.declared_outs.back().dtype;
+      int64_t extent = x.shape[static_cast<size_t>(axis)];
+      if (core::is_float(indices.dtype) || indices.dtype == DType::Bool ||
+          core::Scalar::of_int(indices.dtype, extent - 1).i != extent - 1)
+        throw Error(ErrorKind::Type, site.span,
+                    "the indices of " + std::string(core::graph_op_name(site.op)) +
+                        " are declared " + type_string(site.declared_outs.back()) +
+                        "; they must be integers that hold " + std::to_string(extent - 1));
+      if (count == 1)
+        return {indices};
+      return {values, indices};
+    }
+    case GraphOp::OneHot: {
+      arity(site, 1);
+      only(site, {"depth", "axis", "on_value", "off_value"});
+      const ValueType& in = operand(site, 0);
+      if (core::is_float(in.dtype) || in.dtype == DType::Bool)
+        throw Error(ErrorKind::Type, site.span,
+                    "byteir.one_hot takes integer indices, not " + type_string(in));
+      int64_t depth = int_attr(site, "depth");
+      if (depth < 0 || depth > INT32_MAX)
+        throw Error(ErrorKind::Range, find(site, "depth", true)->span,
+                    "`depth` is " + std::to_string(depth) + "; it must be in [0, 2^31)");
+      int64_t axis = int_attr(site, "axis");
+      if (axis < 0 || axis > static_cast<int64_t>(in.shape.size()))
+        throw Error(ErrorKind::Range, find(site, "axis", true)->span,
+                    "`axis` is " + std::to_string(axis) +
+                        "; the new dimension goes at a place in [0, " +
+                        std::to_string(in.shape.size()) + "] (frontends normalize negative axes)");
+      DType t = site.declared_outs.at(0).dtype;
+      core::Scalar on = scalar_attr(site, "on_value", t);
+      core::Scalar off = scalar_attr(site, "off_value", t);
+      if (on.dtype != off.dtype)
+        throw Error(ErrorKind::Type, find(site, "off_value", true)->span,
+                    "on_value is " + core::to_string(on.dtype) + " but off_value " +
+                        core::to_string(off.dtype) + "; they give the output's element type");
+      ValueType out{on.dtype, in.shape};
+      out.shape.insert(out.shape.begin() + axis, depth);
+      node.attrs["depth"] = depth;
+      node.attrs["axis"] = axis;
+      for (auto [name, v] : {std::pair{"on_value", on}, std::pair{"off_value", off}}) {
+        core::Tensor scalar(v.dtype, {});
+        scalar.set(0, v);
+        node.attrs[name] = scalar;
+      }
+      return {out};
     }
     case GraphOp::Convert: {
       arity(site, 1);

@@ -18,6 +18,7 @@ namespace {
 using core::DType;
 
 struct Case {
+  std::string op;
   std::string text;
   std::vector<core::Tensor> inputs;
 };
@@ -57,14 +58,23 @@ core::Tensor values(DType t, const core::Shape& shape) {
 }
 
 Case one_op_case() {
-  static const std::vector<std::string> float_ops = {
-      "softmax",  "log_softmax", "gelu",    "erf",     "exponential",
-      "log",      "tanh",        "sqrt",    "rsqrt",   "add",
-      "subtract", "multiply",    "divide",  "maximum", "minimum",
-      "negate",   "abs",         "convert", "reshape", "broadcast_in_dim"};
+  static const std::vector<std::string> float_ops = {"softmax",     "log_softmax",
+                                                     "gelu",        "erf",
+                                                     "layer_norm",  "l2_norm",
+                                                     "addn",        "arg_max",
+                                                     "arg_min",     "top_k",
+                                                     "exponential", "log",
+                                                     "tanh",        "sqrt",
+                                                     "rsqrt",       "add",
+                                                     "subtract",    "multiply",
+                                                     "divide",      "maximum",
+                                                     "minimum",     "negate",
+                                                     "abs",         "convert",
+                                                     "reshape",     "broadcast_in_dim"};
   static const std::vector<std::string> int_ops = {
-      "add",    "subtract", "multiply", "divide",  "maximum",         "minimum",
-      "negate", "abs",      "convert",  "reshape", "broadcast_in_dim"};
+      "add",     "subtract", "multiply", "divide",  "maximum",          "minimum",
+      "negate",  "abs",      "convert",  "reshape", "broadcast_in_dim", "addn",
+      "arg_max", "arg_min",  "top_k",    "one_hot"};
   bool floats = *rc::gen::inRange(0, 4) != 0;
   DType t = floats
                 ? *rc::gen::element(DType::Float16, DType::BFloat16, DType::Float32, DType::Float64)
@@ -75,6 +85,7 @@ Case one_op_case() {
     d = *rc::gen::inRange(0, 5);
   std::string in = type_of(t, shape);
   Case c;
+  c.op = op;
   c.inputs.push_back(values(t, shape));
   std::string result = in, call, results = "%0";
   size_t result_count = 1;
@@ -115,6 +126,53 @@ Case one_op_case() {
     }
     call = "\"mhlo.custom_call\"(" + operands + ") {byteir_attrs = " + attrs +
            ", call_target_name = \"byteir." + op + "\"} : (" + types + ") -> " + result;
+  } else if (op == "arg_max" || op == "arg_min" || op == "top_k") {
+    size_t axis = *rc::gen::inRange<size_t>(0, shape.size());
+    if (shape[axis] == 0) { // no index to give: draw a longer axis
+      shape[axis] = *rc::gen::inRange(1, 5);
+      in = type_of(t, shape);
+      c.inputs[0] = values(t, shape);
+    }
+    DType index = *rc::gen::element(DType::Int32, DType::Int64);
+    core::Shape out = shape;
+    std::string attrs;
+    bool both = true;
+    if (op == "top_k") {
+      int64_t k = *rc::gen::inRange<int64_t>(1, shape[axis] + 1);
+      out[axis] = k;
+      attrs = "axis = [" + std::to_string(axis) + "], k = " + std::to_string(k) +
+              " : i64, sorted = " + *rc::gen::element<std::string>("true", "false");
+    } else {
+      bool keep = *rc::gen::inRange(0, 2);
+      keep ? void(out[axis] = 1) : void(out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis)));
+      attrs = "axis = " + std::to_string(axis) +
+              " : i64, keep_dims = " + (keep ? "true" : "false") +
+              ", select_last_index = " + *rc::gen::element<std::string>("true", "false");
+      both = *rc::gen::inRange(0, 2);
+    }
+    result = both ? "(" + type_of(t, out) + ", " + type_of(index, out) + ")" : type_of(index, out);
+    if (both) {
+      result_count = 2;
+      results = "%0:2";
+    }
+    call = "\"mhlo.custom_call\"(%arg0) {byteir_attrs = {" + attrs +
+           "}, call_target_name = \"byteir." + op + "\"} : (" + in + ") -> " + result;
+  } else if (op == "one_hot") {
+    int64_t depth = *rc::gen::inRange(0, 5);
+    for (int64_t i = 0; i < c.inputs[0].numel(); ++i)
+      c.inputs[0].set(i, core::Scalar::of_int(t, *rc::gen::inRange<int64_t>(-1, depth + 2)));
+    size_t axis = *rc::gen::inRange<size_t>(0, shape.size() + 1);
+    core::Shape out = shape;
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(axis), depth);
+    DType to = *rc::gen::element(DType::Float32, DType::Float16, DType::Int64, DType::Int8);
+    std::string on = core::is_float(to) ? "1.5" : "7", off = core::is_float(to) ? "-0.0" : "-1";
+    std::string element = type_of(to, {}).substr(7);
+    element.pop_back();
+    result = type_of(to, out);
+    call = "\"mhlo.custom_call\"(%arg0) {byteir_attrs = {axis = " + std::to_string(axis) +
+           " : i64, depth = " + std::to_string(depth) + " : i64, on_value = " + on + " : " +
+           element + ", off_value = " + off + " : " + element +
+           "}, call_target_name = \"byteir.one_hot\"} : (" + in + ") -> " + result;
   } else if (op == "addn") {
     std::string operands = "%arg0", types = in;
     int n = *rc::gen::inRange(1, 4);
@@ -162,8 +220,8 @@ Case one_op_case() {
     args += (i ? ", %arg" : "%arg") + std::to_string(i) + ": " +
             type_of(c.inputs[i].dtype(), c.inputs[i].shape());
   std::string returned = "%0", returned_types = result;
-  if (result_count == 3) {
-    returned = "%0#0, %0#1, %0#2";
+  if (result_count > 1) {
+    returned = "%0#0, %0#1" + std::string(result_count == 3 ? ", %0#2" : "");
     returned_types = result.substr(1, result.size() - 2);
   }
   c.text = "func.func @main(" + args + ") -> " + result + " {\n  " + results + " = " + call +
@@ -191,6 +249,7 @@ void check_one(const std::string& engine) {
   }
   auto native = outcome(c, "interp");
   auto other = outcome(c, engine);
+  RC_CLASSIFY(true, c.op + (native ? "" : " (an error)"));
   RC_ASSERT(native.has_value() == other.has_value());
   if (!native)
     return;

@@ -93,6 +93,32 @@ TEST(ByteirReference, MatchesPyTorch) {
   }
 }
 
+TEST(ByteirReference, SelectionOpsMatchNumpyExactly) {
+  // arg_max, arg_min, top_k and one_hot choose values: every engine gives
+  // numpy's exactly (tests/data/byteir/make_references.py).
+  struct Case {
+    std::string file, input, reference;
+    size_t output;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"arg_max.mlir", "am", "arg_max_values", 0},
+           {"arg_max.mlir", "am", "arg_max_indices", 1},
+           {"arg_min.mlir", "am", "arg_min_last_indices", 0},
+           {"top_k.mlir", "tk", "top_k_values", 0},
+           {"top_k.mlir", "tk", "top_k_indices", 1},
+           {"one_hot.mlir", "oh", "one_hot_last", 0},
+           {"one_hot.mlir", "oh", "one_hot_first", 1},
+       }) {
+    Tensor x = core::read_npy(data(c.input + ".npy").string());
+    Tensor expected = core::read_npy(data(c.reference + ".npy").string());
+    for (const char* engine : {"interp", "jit"})
+      EXPECT_EQ(test::first_difference(test::run_mlir(example(c.file), {x}, engine).at(c.output),
+                                       expected),
+                "")
+          << c.file << " " << c.reference << " on " << engine;
+  }
+}
+
 TEST(ByteirReference, SoftmaxAlongEitherAxisAndLogSoftmaxAlongAxis1) {
   // The other axis of each, through a one-line function.
   Tensor x = core::read_npy(data("x.npy").string());
@@ -212,7 +238,8 @@ TEST(MlirElaboration, Errors) {
                      "tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
             "m.mlir:2:30: error: unknown custom call target \"byteir.softmaxx\"; teval gives "
             "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf, "
-            "byteir.layer_norm, byteir.l2_norm, byteir.addn\n"
+            "byteir.layer_norm, byteir.l2_norm, byteir.addn, byteir.arg_max, byteir.arg_min, "
+            "byteir.top_k, byteir.one_hot\n"
             "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
             "tensor<4x8xf32>\n"
             "                             ^~~~~~~~~~~~~~~~\n");

@@ -68,3 +68,34 @@ save("l2_norm", (tl / torch.sqrt(torch.clamp_min((tl * tl).sum(dim=1, keepdim=Tr
 save("x2", x * 2)
 save("x3", x * 3)
 save("addn", (x + x * 2) + x * 3)
+
+# arg_max / arg_min along axis 1 of x (rows with ties) and of a row with NaN:
+# numpy's argmax and argmin give the first index of the extreme and let NaN
+# win, as teval does; select_last_index is the same on the reversed row.
+am = np.array([[1.0, 5.0, 5.0, -2.0], [np.nan, 0.0, np.nan, 9.0], [-0.0, 0.0, -1.0, -1.0]],
+              dtype=np.float32)
+save("am", am)
+for name, f in (("arg_max", np.argmax), ("arg_min", np.argmin)):
+    first = f(am, axis=1)
+    last = am.shape[1] - 1 - f(am[:, ::-1], axis=1)
+    save(name + "_indices", first.astype(np.int64))
+    save(name + "_last_indices", last.astype(np.int32).reshape(3, 1))
+    save(name + "_values", am[np.arange(3), first])
+
+# top_k along axis 1, k = 3: the largest first, equal values by index (a
+# stable sort of the negated values; PyTorch's topk gives the same values).
+tk = np.array([[3.0, 1.0, 3.0, 7.0, -1.0], [0.5, 0.5, 0.5, 0.5, 0.5], [-4.0, 2.0, -8.0, 1.0, 2.0]],
+              dtype=np.float32)
+save("tk", tk)
+order = np.argsort(-tk, axis=1, kind="stable")[:, :3]
+save("top_k_indices", order.astype(np.int64))
+save("top_k_values", np.take_along_axis(tk, order, axis=1))
+assert (torch.topk(torch.from_numpy(tk), 3, dim=1).values.numpy() == np.take_along_axis(tk, order, axis=1)).all()
+
+# one_hot of indices with out-of-range ones (TensorFlow's OneHot: off
+# everywhere), depth 4, the new axis last and first.
+oh = np.array([[0, 3], [-1, 4], [2, 1]], dtype=np.int64)
+save("oh", oh)
+last = (oh[..., None] == np.arange(4)).astype(np.float32) * 2.5 + (oh[..., None] != np.arange(4)) * -1.0
+save("one_hot_last", last.astype(np.float32))
+save("one_hot_first", np.moveaxis(last, -1, 0).astype(np.float32))
