@@ -357,6 +357,44 @@ private:
     assign(on + ".when([" + operand(0, index) + " == D" + std::to_string(axis) + "], " + off + ")");
   }
 
+  // quantize and dequantize, step by step as native.cpp.
+  void quantize(bool to_integer) {
+    const core::ValueType& x = type(node_->operands[0]);
+    DType real = type(node_->operands[1]).dtype;
+    DType out = result_type().dtype;
+    std::vector<std::string> all = axes(x.shape.size()), channel;
+    if (type(node_->operands[1]).shape.size() == 1)
+      channel.push_back(all[static_cast<size_t>(node_->int_attr("axis"))]);
+    std::string s = operand(1, channel), z = operand(2, channel);
+    auto c = [&](const std::string& digits) {
+      return "const(" + digits + ", dtype=" + dtype_word(real) + ")";
+    };
+    if (!to_integer) {
+      assign("(" + operand(0, all) + ".cast(`int32`) - " + z + ".cast(`int32`)).cast(" +
+             dtype_word(real) + ") * " + s);
+      return;
+    }
+    std::string div = helper("quotient"), floor = helper("floor"), frac = helper("fraction"),
+                odd = helper("odd"), rounded = helper("rounded");
+    statement(div, x.shape, "=", operand(0, all) + " / " + s);
+    statement(floor, x.shape, "=", at(div, all) + ".call(`rfloor`)");
+    statement(frac, x.shape, "=", at(div, all) + " - " + at(floor, all));
+    statement(odd, x.shape, "=",
+              at(floor, all) + " - " + c("2") + " * (" + at(floor, all) + " * " + c("0.5") +
+                  ").call(`rfloor`)");
+    statement(rounded, x.shape, "=",
+              "(" + at(floor, all) + " + " + c("1") + ").when([(" + at(frac, all) + " > " +
+                  c("0.5") + "), (" + at(frac, all) + " == " + c("0.5") + ") & (" + at(odd, all) +
+                  " != " + c("0") + ")], " + at(floor, all) + ", merge_op=`any`)");
+    auto wide = [](const std::string& e) { return e + ".cast(`float64`)"; };
+    auto bound = [](const core::Scalar& v) {
+      return "const(" + std::to_string(v.i) + ", dtype=`float64`)";
+    };
+    assign("(" + wide(at(rounded, all)) + " + " + wide(z) + ").call(`max`, [" +
+           bound(core::lowest(out)) + "]).call(`min`, [" + bound(core::highest(out)) + "]).cast(" +
+           dtype_word(out) + ")");
+  }
+
   std::string epsilon() const {
     return core::format_scalar(
         core::Scalar::of_float(DType::Float64, node_->float_attr("epsilon")));
@@ -448,6 +486,10 @@ private:
       return top_k();
     case GraphOp::OneHot:
       return one_hot();
+    case GraphOp::Quantize:
+      return quantize(true);
+    case GraphOp::Dequantize:
+      return quantize(false);
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }

@@ -312,6 +312,53 @@ private:
     return out;
   }
 
+  // quantize: x / scale rounded half to even (floor, then the fraction
+  // against 0.5 and the floor's parity, in the input's type), plus the
+  // zero point and clamped to the output's range in float64; NaN has no
+  // value. dequantize: (q - zero point) in int32, converted to the float
+  // type, times the scale.
+  Tensor quantize(bool to_integer) const {
+    const Tensor& x = in(0);
+    const Tensor& scale = in(1);
+    const Tensor& zero = in(2);
+    DType out_type = result_type(0).dtype;
+    DType real = scale.dtype();
+    bool per_channel = scale.shape().size() == 1;
+    int64_t axis = per_channel ? node_->int_attr("axis") : 0;
+    Tensor out(out_type, x.shape());
+    auto f64 = [](const Scalar& v) { return core::cast(v, DType::Float64); };
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      int64_t c = per_channel ? unflatten(i, x.shape())[static_cast<size_t>(axis)] : 0;
+      Scalar s = scale.get(c), z = zero.get(c);
+      if (!to_integer) {
+        Scalar d = apply(Op::Sub, {core::cast(x.get(i), DType::Int32), core::cast(z, DType::Int32)},
+                         DType::Int32, i);
+        out.set(i, apply(Op::Mul, {core::cast(d, real), s}, real, i));
+        continue;
+      }
+      Scalar v = apply(Op::Div, {x.get(i), s}, real, i);
+      Scalar floor = apply(Op::RFloor, {v}, real, i);
+      Scalar frac = apply(Op::Sub, {v, floor}, real, i);
+      Scalar half_floor =
+          apply(Op::RFloor, {apply(Op::Mul, {floor, constant(real, 0.5)}, real, i)}, real, i);
+      Scalar odd = apply(Op::Sub, {floor, apply(Op::Mul, {constant(real, 2), half_floor}, real, i)},
+                         real, i);
+      bool up = frac.f > 0.5 || (frac.f == 0.5 && odd.f != 0);
+      Scalar rounded = up ? apply(Op::Add, {floor, constant(real, 1)}, real, i) : floor;
+      Scalar wide = apply(Op::Add, {f64(rounded), f64(z)}, DType::Float64, i);
+      wide = apply(Op::Max, {wide, constant(DType::Float64, core::lowest(out_type).as_double())},
+                   DType::Float64, i);
+      wide = apply(Op::Min, {wide, constant(DType::Float64, core::highest(out_type).as_double())},
+                   DType::Float64, i);
+      try {
+        out.set(i, core::cast(wide, out_type));
+      } catch (const core::Fault& f) {
+        throw fault(f, i);
+      }
+    }
+    return out;
+  }
+
   Tensor addn() const {
     DType t = result_type(0).dtype;
     return map([&](const Scalar& first, int64_t i) {
@@ -429,6 +476,10 @@ private:
       return top_k();
     case GraphOp::OneHot:
       return set(0, one_hot());
+    case GraphOp::Quantize:
+      return set(0, quantize(true));
+    case GraphOp::Dequantize:
+      return set(0, quantize(false));
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }

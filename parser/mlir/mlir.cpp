@@ -993,6 +993,56 @@ private:
       }
       return {out};
     }
+    case GraphOp::Quantize:
+    case GraphOp::Dequantize: {
+      arity(site, 3);
+      bool quantize = site.op == GraphOp::Quantize;
+      const ValueType& x = operand(site, 0);
+      const ValueType& scale = operand(site, 1);
+      const ValueType& zero = operand(site, 2);
+      std::string op_name(core::graph_op_name(site.op));
+      auto integer = [](DType t) {
+        return t == DType::Int8 || t == DType::UInt8 || t == DType::Int16 || t == DType::Int32;
+      };
+      if (!integer(zero.dtype) || (quantize && zero.dtype == DType::Int32))
+        throw Error(ErrorKind::Type, site.call->args[2]->span,
+                    "the zero point of " + op_name + " is " + type_string(zero) +
+                        "; it must be i8, ui8 or i16" + (quantize ? "" : " (or i32)") +
+                        " (teval has no ui16)");
+      DType real = quantize ? x.dtype : site.declared_outs.at(0).dtype;
+      if (!core::is_float(real) || scale.dtype != real)
+        throw Error(ErrorKind::Type, site.call->args[1]->span,
+                    op_name + "'s scale is " + type_string(scale) + "; it must be of the " +
+                        (quantize ? "input's" : "result's") + " float type" +
+                        (core::is_float(real) ? ", " + core::to_string(real) : std::string()));
+      if (quantize ? !core::is_float(x.dtype) : x.dtype != zero.dtype)
+        throw Error(
+            ErrorKind::Type, site.span,
+            op_name + " takes " +
+                (quantize ? "a float tensor"
+                          : "a tensor of the zero point's type, " + type_string({zero.dtype, {}})) +
+                ", not " + type_string(x));
+      if (scale.shape != zero.shape || scale.shape.size() > 1)
+        throw Error(ErrorKind::Shape, site.span,
+                    op_name +
+                        "'s scale and zero point must have one shape of rank 0 (per tensor) "
+                        "or 1 (per channel); they are " +
+                        type_string(scale) + " and " + type_string(zero));
+      if (scale.shape.size() == 1) {
+        only(site, {"axis"});
+        int64_t axis = axis_attr(site, "axis", x.shape.size());
+        if (scale.shape[0] != x.shape[static_cast<size_t>(axis)])
+          throw Error(ErrorKind::Shape, site.span,
+                      op_name + " per channel along axis " + std::to_string(axis) + " of " +
+                          type_string(x) + " needs " +
+                          std::to_string(x.shape[static_cast<size_t>(axis)]) + " scales, not " +
+                          std::to_string(scale.shape[0]));
+        node.attrs["axis"] = axis;
+      } else {
+        only(site, {"axis"});
+      }
+      return {ValueType{quantize ? zero.dtype : real, x.shape}};
+    }
     case GraphOp::Convert: {
       arity(site, 1);
       only(site, {});

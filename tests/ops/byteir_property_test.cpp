@@ -58,23 +58,16 @@ core::Tensor values(DType t, const core::Shape& shape) {
 }
 
 Case one_op_case() {
-  static const std::vector<std::string> float_ops = {"softmax",     "log_softmax",
-                                                     "gelu",        "erf",
-                                                     "layer_norm",  "l2_norm",
-                                                     "addn",        "arg_max",
-                                                     "arg_min",     "top_k",
-                                                     "exponential", "log",
-                                                     "tanh",        "sqrt",
-                                                     "rsqrt",       "add",
-                                                     "subtract",    "multiply",
-                                                     "divide",      "maximum",
-                                                     "minimum",     "negate",
-                                                     "abs",         "convert",
-                                                     "reshape",     "broadcast_in_dim"};
+  // clang-format off
+  static const std::vector<std::string> float_ops = {
+      "softmax", "log_softmax", "gelu", "erf", "layer_norm", "l2_norm", "addn", "arg_max",
+      "arg_min", "top_k", "quantize", "dequantize", "exponential", "log", "tanh", "sqrt", "rsqrt",
+      "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "convert",
+      "reshape", "broadcast_in_dim"};
   static const std::vector<std::string> int_ops = {
-      "add",     "subtract", "multiply", "divide",  "maximum",          "minimum",
-      "negate",  "abs",      "convert",  "reshape", "broadcast_in_dim", "addn",
-      "arg_max", "arg_min",  "top_k",    "one_hot"};
+      "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "convert",
+      "reshape", "broadcast_in_dim", "addn", "arg_max", "arg_min", "top_k", "one_hot"};
+  // clang-format on
   bool floats = *rc::gen::inRange(0, 4) != 0;
   DType t = floats
                 ? *rc::gen::element(DType::Float16, DType::BFloat16, DType::Float32, DType::Float64)
@@ -157,6 +150,35 @@ Case one_op_case() {
     }
     call = "\"mhlo.custom_call\"(%arg0) {byteir_attrs = {" + attrs +
            "}, call_target_name = \"byteir." + op + "\"} : (" + in + ") -> " + result;
+  } else if (op == "quantize" || op == "dequantize") {
+    // Scales that put many quotients on a tie (x = k / 4 over 0.5).
+    DType real = op == "quantize" ? t
+                                  : *rc::gen::element(DType::Float32, DType::Float16,
+                                                      DType::BFloat16, DType::Float64);
+    DType integer = *rc::gen::element(DType::Int8, DType::UInt8, DType::Int16);
+    bool per_channel = *rc::gen::inRange(0, 2);
+    size_t axis = *rc::gen::inRange<size_t>(0, shape.size());
+    core::Shape channels = per_channel ? core::Shape{shape[axis]} : core::Shape{};
+    core::Tensor scale(real, channels), zero(integer, channels);
+    for (int64_t i = 0; i < scale.numel(); ++i) {
+      scale.set(i, core::Scalar::of_float(real, *rc::gen::element(0.5, 0.1, 3.0, 1e-3)));
+      zero.set(i, core::Scalar::of_int(integer, *rc::gen::inRange(-3, 4)));
+    }
+    if (op == "quantize") {
+      for (int64_t i = 0; i < c.inputs[0].numel(); ++i)
+        if (*rc::gen::inRange(0, 2))
+          c.inputs[0].set(i, core::Scalar::of_float(t, *rc::gen::inRange(-600, 600) / 4.0));
+    } else {
+      c.inputs[0] = values(integer, shape);
+      in = type_of(integer, shape);
+    }
+    c.inputs.push_back(scale);
+    c.inputs.push_back(zero);
+    result = type_of(op == "quantize" ? integer : real, shape);
+    std::string attrs =
+        per_channel ? " {byteir_attrs = {axis = " + std::to_string(axis) + " : i64}}" : "";
+    call = "stablehlo.custom_call @byteir." + op + "(%arg0, %arg1, %arg2)" + attrs + " : (" + in +
+           ", " + type_of(real, channels) + ", " + type_of(integer, channels) + ") -> " + result;
   } else if (op == "one_hot") {
     int64_t depth = *rc::gen::inRange(0, 5);
     for (int64_t i = 0; i < c.inputs[0].numel(); ++i)

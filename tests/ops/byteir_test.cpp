@@ -93,26 +93,34 @@ TEST(ByteirReference, MatchesPyTorch) {
   }
 }
 
-TEST(ByteirReference, SelectionOpsMatchNumpyExactly) {
-  // arg_max, arg_min, top_k and one_hot choose values: every engine gives
-  // numpy's exactly (tests/data/byteir/make_references.py).
+TEST(ByteirReference, SelectionAndQuantizationMatchNumpyExactly) {
+  // arg_max, arg_min, top_k, one_hot, quantize and dequantize: every engine
+  // gives numpy's values exactly (tests/data/byteir/make_references.py).
   struct Case {
-    std::string file, input, reference;
+    std::string file;
+    std::vector<std::string> inputs;
+    std::string reference;
     size_t output;
   };
+  const std::vector<std::string> q = {"qx", "q_scale", "q_zero", "qc_scale", "qc_zero"};
   for (const Case& c : std::vector<Case>{
-           {"arg_max.mlir", "am", "arg_max_values", 0},
-           {"arg_max.mlir", "am", "arg_max_indices", 1},
-           {"arg_min.mlir", "am", "arg_min_last_indices", 0},
-           {"top_k.mlir", "tk", "top_k_values", 0},
-           {"top_k.mlir", "tk", "top_k_indices", 1},
-           {"one_hot.mlir", "oh", "one_hot_last", 0},
-           {"one_hot.mlir", "oh", "one_hot_first", 1},
+           {"arg_max.mlir", {"am"}, "arg_max_values", 0},
+           {"arg_max.mlir", {"am"}, "arg_max_indices", 1},
+           {"arg_min.mlir", {"am"}, "arg_min_last_indices", 0},
+           {"top_k.mlir", {"tk"}, "top_k_values", 0},
+           {"top_k.mlir", {"tk"}, "top_k_indices", 1},
+           {"one_hot.mlir", {"oh"}, "one_hot_last", 0},
+           {"one_hot.mlir", {"oh"}, "one_hot_first", 1},
+           {"quantize.mlir", q, "quantize", 0},
+           {"quantize.mlir", q, "quantize_channel", 1},
+           {"quantize.mlir", q, "dequantize_channel", 2},
        }) {
-    Tensor x = core::read_npy(data(c.input + ".npy").string());
+    std::vector<Tensor> inputs;
+    for (const std::string& name : c.inputs)
+      inputs.push_back(core::read_npy(data(name + ".npy").string()));
     Tensor expected = core::read_npy(data(c.reference + ".npy").string());
     for (const char* engine : {"interp", "jit"})
-      EXPECT_EQ(test::first_difference(test::run_mlir(example(c.file), {x}, engine).at(c.output),
+      EXPECT_EQ(test::first_difference(test::run_mlir(example(c.file), inputs, engine).at(c.output),
                                        expected),
                 "")
           << c.file << " " << c.reference << " on " << engine;
@@ -191,6 +199,33 @@ TEST(ByteirSemantics, GeluNoneIsErfAndMinusInfinityIsNaN) {
   }
 }
 
+TEST(ByteirSemantics, QuantizeSaturatesInfinitiesAndRejectsNaN) {
+  // +-inf saturate to the type's range; NaN has no integer value: an error
+  // naming the op and the element, on every engine.
+  std::string text = "func.func @main(%a: tensor<3xf32>) -> tensor<3xi8> {\n"
+                     "  %s = stablehlo.constant dense<0.5> : tensor<f32>\n"
+                     "  %z = stablehlo.constant dense<1> : tensor<i8>\n"
+                     "  %0 = \"mhlo.custom_call\"(%a, %s, %z) {call_target_name = "
+                     "\"byteir.quantize\"} : (tensor<3xf32>, tensor<f32>, tensor<i8>) -> "
+                     "tensor<3xi8>\n"
+                     "  return %0 : tensor<3xi8>\n}\n";
+  Tensor x(core::DType::Float32, {3});
+  for (int64_t i = 0; i < 3; ++i)
+    x.set(i, core::Scalar::of_float(core::DType::Float32, i == 0   ? INFINITY
+                                                          : i == 1 ? -INFINITY
+                                                                   : 1.25));
+  for (const char* engine : {"interp", "jit"}) {
+    Tensor q = test::run_mlir(text, {x}, engine).at(0);
+    EXPECT_EQ(core::format_element(q, 0) + " " + core::format_element(q, 1) + " " +
+                  core::format_element(q, 2),
+              "127 -128 3")
+        << engine; // 1.25 / 0.5 = 2.5 rounds to 2, plus 1
+  }
+  x.set(2, core::Scalar::of_float(core::DType::Float32, NAN));
+  for (const char* engine : {"interp", "decomposition"})
+    EXPECT_THROW(test::run_mlir(text, {x}, engine), core::Error) << engine;
+}
+
 TEST(MlirElaboration, TheGraphOfAFunction) {
   EXPECT_EQ(test::mlir_graph(example("graph.mlir")),
             "input arg0 %arg0:float32[4, 64]\n"
@@ -239,7 +274,7 @@ TEST(MlirElaboration, Errors) {
             "m.mlir:2:30: error: unknown custom call target \"byteir.softmaxx\"; teval gives "
             "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf, "
             "byteir.layer_norm, byteir.l2_norm, byteir.addn, byteir.arg_max, byteir.arg_min, "
-            "byteir.top_k, byteir.one_hot\n"
+            "byteir.top_k, byteir.one_hot, byteir.quantize, byteir.dequantize\n"
             "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
             "tensor<4x8xf32>\n"
             "                             ^~~~~~~~~~~~~~~~\n");

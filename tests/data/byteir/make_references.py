@@ -13,7 +13,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 
 
 def save(name, a):
-    np.save(os.path.join(here, name + ".npy"), np.ascontiguousarray(a))
+    np.save(os.path.join(here, name + ".npy"), np.asarray(a).copy(order="C"))
 
 
 # Rows with ties, large magnitudes (exp overflows without the max
@@ -99,3 +99,23 @@ save("oh", oh)
 last = (oh[..., None] == np.arange(4)).astype(np.float32) * 2.5 + (oh[..., None] != np.arange(4)) * -1.0
 save("one_hot_last", last.astype(np.float32))
 save("one_hot_first", np.moveaxis(last, -1, 0).astype(np.float32))
+
+# quantize and dequantize as ONNX's QuantizeLinear and DequantizeLinear
+# define them (numpy: float32 division, rint rounds half to even, clip to
+# the zero point's type): per tensor to int8, per channel along axis 1 to
+# uint8, with ties and values past the range.
+qx = np.array([[0.25, -0.25, 0.75, 1.25], [63.9, -64.1, 100.0, -100.0], [2.5, 3.5, -2.5, 0.0]],
+              dtype=np.float32)
+save("qx", qx)
+q_scale = np.array(0.5, dtype=np.float32)
+q_zero = np.array(-3, dtype=np.int8)
+save("q_scale", q_scale)
+save("q_zero", q_zero)
+save("quantize", np.clip(np.rint(qx / q_scale) + np.float32(q_zero), -128, 127).astype(np.int8))
+c_scale = np.array([0.5, 0.25, 2.0, 1.0], dtype=np.float32)
+c_zero = np.array([128, 0, 255, 10], dtype=np.uint8)
+save("qc_scale", c_scale)
+save("qc_zero", c_zero)
+qc = np.clip(np.rint(qx / c_scale) + c_zero.astype(np.float32), 0, 255).astype(np.uint8)
+save("quantize_channel", qc)
+save("dequantize_channel", ((qc.astype(np.int32) - c_zero.astype(np.int32)).astype(np.float32) * c_scale))
