@@ -395,6 +395,87 @@ private:
            dtype_word(out) + ")");
   }
 
+  // resize, as native.cpp: per axis a table of source coordinates in
+  // float32, then a gather (nearest) or one interpolation per changed axis
+  // from the last (linear).
+  void resize() {
+    const Shape& from = type(node_->operands[0]).shape;
+    const Shape& to = result_type().shape;
+    DType t = result_type().dtype;
+    const core::Tensor& scales = node_->tensor_attr("scales");
+    const std::string& map = node_->string_attr("coordinate_transformation_mode");
+    bool nearest = node_->string_attr("mode") == "nearest";
+    auto f32 = [](double v) {
+      return core::format_scalar(core::Scalar::of_float(DType::Float32, v));
+    };
+    std::vector<std::string> i0(to.size()), i1(to.size()), w0(to.size()), w1(to.size());
+    std::vector<bool> changed(to.size());
+    for (size_t d = 0; d < to.size(); ++d) {
+      core::Scalar scale = scales.get(static_cast<int64_t>(d));
+      changed[d] = scale.f != 1;
+      if (!nearest && !changed[d])
+        continue;
+      std::string x = "D0.cast(`float32`)", s = core::format_scalar(scale), coordinate;
+      if (map == "asymmetric")
+        coordinate = x + " / " + s;
+      else if (map == "half_pixel" || (map == "pytorch_half_pixel" && to[d] > 1))
+        coordinate = "(" + x + " + 0.5) / " + s + " - 0.5";
+      else if (map == "align_corners" && to[d] > 1)
+        coordinate = x + " * " + f32(double(from[d] - 1)) + " / " + f32(double(to[d] - 1));
+      else
+        coordinate = "0.0";
+      std::string n = std::to_string(d);
+      std::string c = helper("coordinate" + n);
+      statement(c, {to[d]}, "=",
+                "(" + coordinate + ").call(`max`, [0.0]).call(`min`, [" + f32(double(from[d] - 1)) +
+                    "])");
+      if (nearest) {
+        i0[d] = helper("index" + n);
+        statement(i0[d], {to[d]}, "=", c + "[D0].call(`floor`)");
+        continue;
+      }
+      std::string floor = helper("floor" + n);
+      i0[d] = helper("low" + n);
+      i1[d] = helper("high" + n);
+      w0[d] = helper("low_weight" + n);
+      w1[d] = helper("high_weight" + n);
+      statement(floor, {to[d]}, "=", c + "[D0].call(`rfloor`)");
+      statement(i0[d], {to[d]}, "=", floor + "[D0].call(`floor`)");
+      statement(i1[d], {to[d]}, "=",
+                "(" + i0[d] + "[D0] + 1).call(`min`, [" + std::to_string(from[d] - 1) + "])");
+      statement(w1[d], {to[d]}, "=", c + "[D0] - " + floor + "[D0]");
+      statement(w0[d], {to[d]}, "=", "1.0 - " + w1[d] + "[D0]");
+    }
+    std::vector<std::string> all = axes(to.size());
+    auto pick = [&](const std::vector<std::string>& table, size_t d) {
+      return table[d] + "[" + all[d] + "]";
+    };
+    if (nearest) {
+      std::vector<std::string> index;
+      for (size_t d = 0; d < to.size(); ++d)
+        index.push_back(pick(i0, d));
+      assign(operand(0, index));
+      return;
+    }
+    std::string c = dtype_word(t == DType::Float64 ? DType::Float64 : DType::Float32);
+    std::string current = names_.at(node_->operands[0]);
+    Shape shape = from;
+    for (size_t d = to.size(); d-- > 0;) {
+      if (!changed[d])
+        continue;
+      shape[d] = to[d];
+      std::vector<std::string> low = all, high = all;
+      low[d] = pick(i0, d);
+      high[d] = pick(i1, d);
+      std::string next = helper("along" + std::to_string(d));
+      statement(next, shape, "=",
+                at(current, low) + ".cast(" + c + ") * " + pick(w0, d) + ".cast(" + c + ") + " +
+                    at(current, high) + ".cast(" + c + ") * " + pick(w1, d) + ".cast(" + c + ")");
+      current = next;
+    }
+    assign(at(current, all) + ".cast(" + dtype_word(t) + ")");
+  }
+
   std::string epsilon() const {
     return core::format_scalar(
         core::Scalar::of_float(DType::Float64, node_->float_attr("epsilon")));
@@ -490,6 +571,8 @@ private:
       return quantize(true);
     case GraphOp::Dequantize:
       return quantize(false);
+    case GraphOp::Resize:
+      return resize();
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }

@@ -359,6 +359,101 @@ private:
     return out;
   }
 
+  // resize: per axis, each output position's source coordinate in
+  // float32 (the coordinate transformation, clamped to [0, L_in - 1]), then
+  // the floor (nearest), or the two neighbours and their weights (linear).
+  struct AxisMap {
+    bool changed = false; ///< linear interpolates along it
+    std::vector<int64_t> i0, i1;
+    std::vector<Scalar> w0, w1;
+  };
+  AxisMap axis_map(int64_t in_extent, int64_t out_extent, const Scalar& scale) const {
+    const DType F = DType::Float32;
+    const std::string& map = node_->string_attr("coordinate_transformation_mode");
+    auto f = [&](double v) { return constant(F, v); };
+    AxisMap m;
+    m.changed = scale.f != 1;
+    for (int64_t x = 0; x < out_extent; ++x) {
+      Scalar xo = f(static_cast<double>(x)), c;
+      if (map == "asymmetric") {
+        c = apply(Op::Div, {xo, scale}, F, x);
+      } else if (map == "half_pixel" || (map == "pytorch_half_pixel" && out_extent > 1)) {
+        c = apply(Op::Sub,
+                  {apply(Op::Div, {apply(Op::Add, {xo, f(0.5)}, F, x), scale}, F, x), f(0.5)}, F,
+                  x);
+      } else if (map == "align_corners" && out_extent > 1) {
+        c = apply(Op::Div,
+                  {apply(Op::Mul, {xo, f(double(in_extent - 1))}, F, x), f(double(out_extent - 1))},
+                  F, x);
+      } else {
+        c = f(0);
+      }
+      c = apply(Op::Min, {apply(Op::Max, {c, f(0)}, F, x), f(double(in_extent - 1))}, F, x);
+      Scalar floor = apply(Op::RFloor, {c}, F, x);
+      int64_t i0 = static_cast<int64_t>(floor.f);
+      m.i0.push_back(i0);
+      m.i1.push_back(std::min(i0 + 1, in_extent - 1));
+      Scalar w1 = apply(Op::Sub, {c, floor}, F, x);
+      m.w1.push_back(w1);
+      m.w0.push_back(apply(Op::Sub, {f(1), w1}, F, x));
+    }
+    return m;
+  }
+
+  Tensor resize() const {
+    const Tensor& x = in(0);
+    const Shape& to = result_type(0).shape;
+    const Tensor& scales = node_->tensor_attr("scales");
+    std::vector<AxisMap> maps;
+    for (size_t d = 0; d < to.size(); ++d)
+      maps.push_back(axis_map(x.shape()[d], to[d], scales.get(static_cast<int64_t>(d))));
+    if (node_->string_attr("mode") == "nearest") {
+      Tensor out(x.dtype(), to);
+      std::vector<int64_t> strides = core::strides(x.shape());
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        std::vector<int64_t> index = unflatten(i, to);
+        int64_t from = 0;
+        for (size_t d = 0; d < to.size(); ++d)
+          from += maps[d].i0[static_cast<size_t>(index[d])] * strides[d];
+        out.set(i, x.get(from));
+      }
+      return out;
+    }
+    // Linear: in float32 (float64 for a float64 input), one changed axis at
+    // a time from the last: v0 * w0 + v1 * w1.
+    DType c = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+    Tensor t(c, x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i)
+      t.set(i, core::cast(x.get(i), c));
+    for (size_t d = to.size(); d-- > 0;) {
+      if (!maps[d].changed)
+        continue;
+      Shape shape = t.shape();
+      shape[d] = to[d];
+      Tensor next(c, shape);
+      std::vector<int64_t> strides = core::strides(t.shape());
+      for (int64_t i = 0; i < next.numel(); ++i) {
+        std::vector<int64_t> index = unflatten(i, shape);
+        size_t p = static_cast<size_t>(index[d]);
+        index[d] = 0;
+        int64_t base = 0;
+        for (size_t k = 0; k < index.size(); ++k)
+          base += index[k] * strides[k];
+        Scalar v0 = t.get(base + maps[d].i0[p] * strides[d]);
+        Scalar v1 = t.get(base + maps[d].i1[p] * strides[d]);
+        next.set(i, apply(Op::Add,
+                          {apply(Op::Mul, {v0, core::cast(maps[d].w0[p], c)}, c, i),
+                           apply(Op::Mul, {v1, core::cast(maps[d].w1[p], c)}, c, i)},
+                          c, i));
+      }
+      t = std::move(next);
+    }
+    Tensor out(x.dtype(), to);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      out.set(i, core::cast(t.get(i), x.dtype()));
+    return out;
+  }
+
   Tensor addn() const {
     DType t = result_type(0).dtype;
     return map([&](const Scalar& first, int64_t i) {
@@ -480,6 +575,8 @@ private:
       return set(0, quantize(true));
     case GraphOp::Dequantize:
       return set(0, quantize(false));
+    case GraphOp::Resize:
+      return set(0, resize());
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }

@@ -5,9 +5,12 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/kernel.h"
+#include "core/scalar_ops.h"
 #include "parser/mlir/mlir_grammar.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -750,6 +753,14 @@ private:
     return out;
   }
 
+  /// The value of \p v when a constant node defines it, else null.
+  const core::Tensor* constant_value(int v) const {
+    for (const GraphNode& n : g_.nodes)
+      if (n.op == GraphOp::Constant && n.results[0] == v)
+        return &n.tensor_attr("value");
+    return nullptr;
+  }
+
   // ---- each op's meaning: its results' types and decoded attributes
 
   const ValueType& operand(const OpSite& site, size_t i) {
@@ -1042,6 +1053,91 @@ private:
         only(site, {"axis"});
       }
       return {ValueType{quantize ? zero.dtype : real, x.shape}};
+    }
+    case GraphOp::Resize: {
+      arity(site, 2);
+      only(site, {"target_mode", "mode", "coordinate_transformation_mode"});
+      const ValueType& x = operand(site, 0);
+      std::string target = *string_attr(site, "target_mode", true);
+      std::string mode = *string_attr(site, "mode", true);
+      std::string map = *string_attr(site, "coordinate_transformation_mode", true);
+      auto one_of = [&](const std::string& name, const std::string& v,
+                        std::initializer_list<std::string_view> allowed) {
+        if (std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+          return;
+        std::string list;
+        for (std::string_view a : allowed)
+          list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+        throw Error(ErrorKind::Type, find(site, name, true)->span,
+                    name + " is \"" + v + "\"; byteir.resize's are " + list);
+      };
+      one_of("target_mode", target, {"scale", "size"});
+      one_of("mode", mode, {"nearest", "linear"});
+      one_of("coordinate_transformation_mode", map,
+             {"asymmetric", "half_pixel", "pytorch_half_pixel", "align_corners"});
+      if (mode == "linear" && !core::is_float(x.dtype))
+        throw Error(ErrorKind::Type, site.span,
+                    "linear byteir.resize takes a float tensor, not " + type_string(x));
+      ValueType out = site.declared_outs.at(0);
+      if (std::count(out.shape.begin(), out.shape.end(), kDynamic) ||
+          out.shape.size() != x.shape.size())
+        throw Error(ErrorKind::Shape, site.span,
+                    "byteir.resize needs a static result of the input's rank " +
+                        std::to_string(x.shape.size()) + ", not " + type_string(out));
+      out.dtype = x.dtype;
+      // The target: a constant, so that the output's shape and the scales
+      // are known when the function is read.
+      const core::Tensor* given = constant_value(site.operands[1]);
+      ValueType t = operand(site, 1);
+      bool sizes = target == "size";
+      if (!given || t.shape != Shape{static_cast<int64_t>(x.shape.size())} ||
+          (sizes ? t.dtype != DType::Int64 : t.dtype != DType::Float32))
+        throw Error(ErrorKind::Shape, site.call->args[1]->span,
+                    "the target of byteir.resize must be a constant " +
+                        type_string({sizes ? DType::Int64 : DType::Float32,
+                                     {static_cast<int64_t>(x.shape.size())}}) +
+                        " (the " + (sizes ? "sizes" : "scales") + " of every axis), not " +
+                        (given ? type_string(t) : "a computed value"));
+      core::Tensor scales(DType::Float32, {static_cast<int64_t>(x.shape.size())});
+      for (size_t d = 0; d < x.shape.size(); ++d) {
+        int64_t in_extent = x.shape[d], out_extent = out.shape[d];
+        if (in_extent == 0 && out_extent != 0)
+          throw Error(ErrorKind::Shape, site.span,
+                      "byteir.resize of axis " + std::to_string(d) +
+                          ", which is empty, to extent " + std::to_string(out_extent) +
+                          ": there is no value to resize");
+        core::Scalar s;
+        if (sizes) {
+          if (given->get(static_cast<int64_t>(d)).i != out_extent)
+            throw Error(ErrorKind::Shape, site.call->args[1]->span,
+                        "size " + std::to_string(given->get(static_cast<int64_t>(d)).i) +
+                            " of axis " + std::to_string(d) + " is not the result's extent " +
+                            std::to_string(out_extent));
+          // As ONNX computes it: float(out) / float(in); an empty axis stays
+          // empty, at scale 1.
+          s = in_extent == 0
+                  ? core::Scalar::of_float(DType::Float32, 1)
+                  : core::apply(
+                        core::Op::Div,
+                        std::array{core::Scalar::of_float(DType::Float32, double(out_extent)),
+                                   core::Scalar::of_float(DType::Float32, double(in_extent))}
+                            .data(),
+                        DType::Float32, core::Overflow::Wrap);
+        } else {
+          s = given->get(static_cast<int64_t>(d));
+          double expected = std::floor(double(in_extent) * s.f);
+          if (!(s.f > 0) || !std::isfinite(s.f) || expected != double(out_extent))
+            throw Error(ErrorKind::Shape, site.call->args[1]->span,
+                        "scale " + core::format_scalar(s) + " of axis " + std::to_string(d) +
+                            " makes floor(" + std::to_string(in_extent) +
+                            " * scale), not the result's extent " + std::to_string(out_extent));
+        }
+        scales.set(static_cast<int64_t>(d), s);
+      }
+      node.attrs["scales"] = scales;
+      node.attrs["mode"] = mode;
+      node.attrs["coordinate_transformation_mode"] = map;
+      return {out};
     }
     case GraphOp::Convert: {
       arity(site, 1);

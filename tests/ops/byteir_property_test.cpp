@@ -61,12 +61,13 @@ Case one_op_case() {
   // clang-format off
   static const std::vector<std::string> float_ops = {
       "softmax", "log_softmax", "gelu", "erf", "layer_norm", "l2_norm", "addn", "arg_max",
-      "arg_min", "top_k", "quantize", "dequantize", "exponential", "log", "tanh", "sqrt", "rsqrt",
+      "arg_min", "top_k", "quantize", "dequantize", "resize", "exponential", "log", "tanh",
+      "sqrt", "rsqrt",
       "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "convert",
       "reshape", "broadcast_in_dim"};
   static const std::vector<std::string> int_ops = {
       "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "convert",
-      "reshape", "broadcast_in_dim", "addn", "arg_max", "arg_min", "top_k", "one_hot"};
+      "reshape", "broadcast_in_dim", "addn", "arg_max", "arg_min", "top_k", "one_hot", "resize"};
   // clang-format on
   bool floats = *rc::gen::inRange(0, 4) != 0;
   DType t = floats
@@ -179,6 +180,33 @@ Case one_op_case() {
         per_channel ? " {byteir_attrs = {axis = " + std::to_string(axis) + " : i64}}" : "";
     call = "stablehlo.custom_call @byteir." + op + "(%arg0, %arg1, %arg2)" + attrs + " : (" + in +
            ", " + type_of(real, channels) + ", " + type_of(integer, channels) + ") -> " + result;
+  } else if (op == "resize") {
+    bool linear = core::is_float(t) && *rc::gen::inRange(0, 2);
+    std::string map = *rc::gen::element<std::string>("asymmetric", "half_pixel",
+                                                     "pytorch_half_pixel", "align_corners");
+    bool sizes = *rc::gen::inRange(0, 2);
+    core::Shape out = shape;
+    std::string target;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (sizes) {
+        out[d] = shape[d] == 0 ? 0 : *rc::gen::inRange<int64_t>(1, 7);
+        target += (d ? ", " : "") + std::to_string(out[d]);
+      } else {
+        double scale = *rc::gen::element(0.5, 1.0, 1.5, 2.0, 3.0);
+        out[d] = static_cast<int64_t>(std::floor(double(shape[d]) * scale));
+        target +=
+            (d ? ", " : "") + core::format_scalar(core::Scalar::of_float(DType::Float64, scale));
+      }
+    }
+    result = type_of(t, out);
+    std::string target_type =
+        type_of(sizes ? DType::Int64 : DType::Float32, {static_cast<int64_t>(shape.size())});
+    call = "stablehlo.constant dense<[" + target + "]> : " + target_type + "\n  %0 = " +
+           "stablehlo.custom_call @byteir.resize(%arg0, %t) {byteir_attrs = "
+           "{coordinate_transformation_mode = \"" +
+           map + "\", mode = \"" + (linear ? "linear" : "nearest") + "\", target_mode = \"" +
+           (sizes ? "size" : "scale") + "\"}} : (" + in + ", " + target_type + ") -> " + result;
+    results = "%t";
   } else if (op == "one_hot") {
     int64_t depth = *rc::gen::inRange(0, 5);
     for (int64_t i = 0; i < c.inputs[0].numel(); ++i)

