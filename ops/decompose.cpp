@@ -476,6 +476,76 @@ private:
     assign(at(current, all) + ".cast(" + dtype_word(t) + ")");
   }
 
+  // rng_uniform: Philox4x32-10 in int64 arithmetic. A 32-bit word is an
+  // int64 in [0, 2^32); a 32x32-bit product wraps in int64 to the bits of
+  // the 64-bit one, whose low word is p % 2^32 (% floors) and high word
+  // ((p - lo) / 2^32) % 2^32; einstein_v2 has no xor, so a ^ b sums the
+  // bits where a and b differ over a bit axis B.
+  void rng_uniform() {
+    const Shape& shape = result_type().shape;
+    DType t = result_type().dtype;
+    std::vector<std::string> all = axes(shape.size());
+    auto word = [](uint64_t v) { return "const(" + std::to_string(v) + ", dtype=`int64`)"; };
+    const std::string two32 = word(uint64_t{1} << 32);
+    std::string seed = operand(2, {}), offset = operand(3, {});
+    // The counter's first word: an LCG over the multi-index, in int32.
+    std::string hash = "(" + seed + ".cast(`int32`) + " + offset + ".cast(`int32`))";
+    for (const std::string& d : all)
+      hash = "((" + d + " + " + hash + ") * 1103515245 + 12345)";
+    std::string c[4] = {helper("counter0"), helper("zero"), helper("zero"), helper("zero")};
+    statement(c[0], shape, "=", hash + ".cast(`int64`) % " + two32);
+    statement(c[1], shape, "=", word(0));
+    c[2] = c[3] = c[1];
+    std::string k0 = helper("key0"), k1 = helper("key1");
+    statement(k0, {}, "=", seed + ".cast(`int32`).cast(`int64`) % " + two32);
+    statement(k1, {}, "=", offset + ".cast(`int32`).cast(`int64`) % " + two32);
+    auto ref = [&](const std::string& name) { return at(name, all); };
+    auto xor_of = [&](const std::string& a, const std::string& b, const std::string& name) {
+      std::vector<std::string> where;
+      for (size_t d = 0; d < shape.size(); ++d)
+        where.push_back(all[d] + " in " + std::to_string(shape[d]));
+      where.push_back("B in 32");
+      emit(at(name, all) + " +=! ((((" + a + " >> B) % 2) != ((" + b +
+           " >> B) % 2)).cast(`int64`) << B) where " + join(where));
+    };
+    for (int round = 0; round < 10; ++round) {
+      std::string r = std::to_string(round);
+      std::string keys[2];
+      for (int k = 0; k < 2; ++k) {
+        keys[k] = helper("round" + r + "_key" + std::to_string(k));
+        uint64_t bump =
+            (k == 0 ? uint64_t{0x9E3779B9} : uint64_t{0xBB67AE85}) * round % (uint64_t{1} << 32);
+        statement(keys[k], {}, "=",
+                  "(" + at(k == 0 ? k0 : k1, {}) + " + " + word(bump) + ") % " + two32);
+      }
+      std::string p0 = helper("round" + r + "_product0"), p1 = helper("round" + r + "_product1");
+      statement(p0, shape, "=", ref(c[0]) + " * " + word(0xD2511F53));
+      statement(p1, shape, "=", ref(c[2]) + " * " + word(0xCD9E8D57));
+      std::string lo0 = helper("round" + r + "_low0"), hi0 = helper("round" + r + "_high0");
+      std::string lo1 = helper("round" + r + "_low1"), hi1 = helper("round" + r + "_high1");
+      statement(lo0, shape, "=", ref(p0) + " % " + two32);
+      statement(hi0, shape, "=",
+                "((" + ref(p0) + " - " + ref(lo0) + ") / " + two32 + ") % " + two32);
+      statement(lo1, shape, "=", ref(p1) + " % " + two32);
+      statement(hi1, shape, "=",
+                "((" + ref(p1) + " - " + ref(lo1) + ") / " + two32 + ") % " + two32);
+      std::string x0 = helper("round" + r + "_mix0"), x2 = helper("round" + r + "_mix2");
+      std::string n0 = helper("round" + r + "_counter0"), n2 = helper("round" + r + "_counter2");
+      xor_of(ref(hi1), ref(c[1]), x0);
+      xor_of(ref(x0), at(keys[0], {}), n0);
+      xor_of(ref(hi0), ref(c[3]), x2);
+      xor_of(ref(x2), at(keys[1], {}), n2);
+      c[0] = n0;
+      c[1] = lo1;
+      c[2] = n2;
+      c[3] = lo0;
+    }
+    std::string low = operand(0, {}), high = operand(1, {});
+    assign(low + " + (" + ref(c[0]) +
+           ".cast(`float64`) * const(2.3283064365386963e-10, dtype=`float64`)).cast(" +
+           dtype_word(t) + ") * (" + high + " - " + low + ")");
+  }
+
   std::string epsilon() const {
     return core::format_scalar(
         core::Scalar::of_float(DType::Float64, node_->float_attr("epsilon")));
@@ -573,6 +643,8 @@ private:
       return quantize(false);
     case GraphOp::Resize:
       return resize();
+    case GraphOp::RngUniform:
+      return rng_uniform();
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }

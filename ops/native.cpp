@@ -2,6 +2,8 @@
 // section of docs/SEMANTICS.md).
 #include "ops/native.h"
 
+#include "ops/philox.h"
+
 #include "core/error.h"
 #include "core/format.h"
 #include "core/interrupt.h"
@@ -454,6 +456,27 @@ private:
     return out;
   }
 
+  // rng_uniform: Philox4x32-10 of a counter hashed from each element's
+  // multi-index, as ByteIR's linalg lowering computes it (docs/SEMANTICS.md).
+  Tensor rng_uniform() const {
+    DType t = result_type(0).dtype;
+    Scalar low = in(0).get(0), high = in(1).get(0);
+    uint32_t seed = static_cast<uint32_t>(in(2).get(0).i);
+    uint32_t offset = static_cast<uint32_t>(in(3).get(0).i);
+    Tensor out(t, result_type(0).shape);
+    Scalar range = apply(Op::Sub, {high, low}, t, 0);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      uint32_t h = seed + offset;
+      for (int64_t index : unflatten(i, out.shape()))
+        h = (static_cast<uint32_t>(index) + h) * 1103515245u + 12345u;
+      double u =
+          std::ldexp(static_cast<double>(philox4x32_10({h, 0, 0, 0}, {seed, offset})[0]), -32);
+      Scalar ut = core::cast(Scalar::of_float(DType::Float64, u), t);
+      out.set(i, apply(Op::Add, {low, apply(Op::Mul, {ut, range}, t, i)}, t, i));
+    }
+    return out;
+  }
+
   Tensor addn() const {
     DType t = result_type(0).dtype;
     return map([&](const Scalar& first, int64_t i) {
@@ -577,6 +600,8 @@ private:
       return set(0, quantize(false));
     case GraphOp::Resize:
       return set(0, resize());
+    case GraphOp::RngUniform:
+      return set(0, rng_uniform());
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }

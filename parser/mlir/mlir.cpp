@@ -1139,6 +1139,47 @@ private:
       node.attrs["coordinate_transformation_mode"] = map;
       return {out};
     }
+    case GraphOp::RngUniform: {
+      only(site, {});
+      if (site.operands.size() != 4 && site.operands.size() != 5)
+        throw Error(ErrorKind::Shape, site.span,
+                    "byteir.rng_uniform takes low, high, seed, offset and optionally the shape, "
+                    "not " +
+                        std::to_string(site.operands.size()) + " operands");
+      ValueType out = site.declared_outs.at(0);
+      for (size_t i = 0; i < 4; ++i) {
+        DType want = i < 2 ? out.dtype : DType::Int64;
+        if (operand(site, i).dtype != want || !operand(site, i).shape.empty() ||
+            (i < 2 && !core::is_float(want)))
+          throw Error(
+              ErrorKind::Type, site.call->args[i]->span,
+              std::string(i == 0   ? "low"
+                          : i == 1 ? "high"
+                          : i == 2 ? "seed"
+                                   : "offset") +
+                  " of byteir.rng_uniform is " + type_string(operand(site, i)) + "; it must be " +
+                  (i < 2 ? "a 0-d tensor of the result's float type" : std::string("tensor<i64>")));
+      }
+      if (std::count(out.shape.begin(), out.shape.end(), kDynamic)) {
+        const core::Tensor* shape =
+            site.operands.size() == 5 ? constant_value(site.operands[4]) : nullptr;
+        if (!shape || shape->dtype() != DType::Int64 ||
+            shape->shape() != Shape{static_cast<int64_t>(out.shape.size())})
+          throw Error(ErrorKind::Shape, site.span,
+                      "byteir.rng_uniform of type " + type_string(out) +
+                          " needs its shape as a constant tensor<" +
+                          std::to_string(out.shape.size()) + "xi64> operand");
+        for (size_t d = 0; d < out.shape.size(); ++d)
+          if (out.shape[d] == kDynamic) {
+            out.shape[d] = shape->get(static_cast<int64_t>(d)).i;
+            if (out.shape[d] < 0 || out.shape[d] > INT32_MAX)
+              throw Error(ErrorKind::Range, site.call->args[4]->span,
+                          "extent " + std::to_string(out.shape[d]) +
+                              " of the shape is not one teval has");
+          }
+      }
+      return {out};
+    }
     case GraphOp::Convert: {
       arity(site, 1);
       only(site, {});

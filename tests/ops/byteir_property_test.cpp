@@ -61,7 +61,7 @@ Case one_op_case() {
   // clang-format off
   static const std::vector<std::string> float_ops = {
       "softmax", "log_softmax", "gelu", "erf", "layer_norm", "l2_norm", "addn", "arg_max",
-      "arg_min", "top_k", "quantize", "dequantize", "resize", "exponential", "log", "tanh",
+      "arg_min", "top_k", "quantize", "dequantize", "resize", "rng_uniform", "exponential", "log", "tanh",
       "sqrt", "rsqrt",
       "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "convert",
       "reshape", "broadcast_in_dim"};
@@ -207,6 +207,19 @@ Case one_op_case() {
            map + "\", mode = \"" + (linear ? "linear" : "nearest") + "\", target_mode = \"" +
            (sizes ? "size" : "scale") + "\"}} : (" + in + ", " + target_type + ") -> " + result;
     results = "%t";
+  } else if (op == "rng_uniform") {
+    // low, high, seed and offset as arguments: seeds past 32 bits and
+    // negative ones are truncated to 32 bits.
+    core::Tensor low(t, {}), high(t, {}), seed(DType::Int64, {}), offset(DType::Int64, {});
+    low.set(0, core::Scalar::of_float(t, *rc::gen::inRange(-4, 4)));
+    high.set(0, core::Scalar::of_float(t, *rc::gen::inRange(-4, 8) / 2.0));
+    seed.set(0, core::Scalar::of_int(DType::Int64, *rc::gen::arbitrary<int64_t>()));
+    offset.set(0, core::Scalar::of_int(DType::Int64, *rc::gen::inRange<int64_t>(-5, 1 << 20)));
+    c.inputs = {low, high, seed, offset};
+    std::string scalar = type_of(t, {}), word = type_of(DType::Int64, {});
+    call = "\"mhlo.custom_call\"(%arg0, %arg1, %arg2, %arg3) {call_target_name = "
+           "\"byteir.rng_uniform\"} : (" +
+           scalar + ", " + scalar + ", " + word + ", " + word + ") -> " + in;
   } else if (op == "one_hot") {
     int64_t depth = *rc::gen::inRange(0, 5);
     for (int64_t i = 0; i < c.inputs[0].numel(); ++i)

@@ -11,6 +11,7 @@
 #include "jit/jit.h"
 #include "ops/decompose.h"
 #include "ops/native.h"
+#include "ops/philox.h"
 #include "parser/mlir/mlir.h"
 #include "tests/support/mlir.h"
 #include "tests/support/test_support.h"
@@ -231,6 +232,70 @@ TEST(ByteirSemantics, QuantizeSaturatesInfinitiesAndRejectsNaN) {
     EXPECT_THROW(test::run_mlir(text, {x}, engine), core::Error) << engine;
 }
 
+TEST(ByteirSemantics, PhiloxGivesTheKnownAnswers) {
+  // Random123's known-answer vectors for Philox4x32-10 (kat_vectors).
+  using W = std::array<uint32_t, 4>;
+  EXPECT_EQ(ops::philox4x32_10({0, 0, 0, 0}, {0, 0}),
+            (W{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(ops::philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+                               {0xffffffff, 0xffffffff}),
+            (W{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(ops::philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+                               {0xa4093822, 0x299f31d0}),
+            (W{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
+TEST(ByteirSemantics, RngUniformHashesTheIndexIntoPhilox) {
+  // Element (i, j) of a 2x3 draw with seed 42 and offset 7: the counter's
+  // first word is h = ((j + ((i + 49) * 1103515245 + 12345)) * 1103515245 +
+  // 12345) mod 2^32, the keys 42 and 7, and the value low + u * (high -
+  // low) for u = word * 2^-32 rounded to float32.
+  std::string text = test::read_file(test::source_dir() / "examples/byteir/rng_uniform.mlir");
+  for (const char* engine : {"interp", "jit"}) {
+    Tensor r = test::run_mlir(text, {}, engine).at(0);
+    for (uint32_t i = 0; i < 2; ++i)
+      for (uint32_t j = 0; j < 3; ++j) {
+        uint32_t h = (j + ((i + 49u) * 1103515245u + 12345u)) * 1103515245u + 12345u;
+        float u = static_cast<float>(
+            std::ldexp(double(ops::philox4x32_10({h, 0, 0, 0}, {42, 7})[0]), -32));
+        EXPECT_EQ(r.get(i * 3 + j).f, double(-2.0f + u * 4.0f)) << engine << " " << i << " " << j;
+      }
+  }
+}
+
+TEST(ByteirSemantics, RngUniformIsUniform) {
+  // The distributional contract: 10^5 draws in [-2, 2) have mean 0 and
+  // variance 4/3 within 5 standard errors, and none reaches 2.
+  std::string text = "func.func @main(%l: tensor<f32>, %h: tensor<f32>, %s: tensor<i64>, %o: "
+                     "tensor<i64>) -> tensor<100000xf32> {\n"
+                     "  %0 = \"mhlo.custom_call\"(%l, %h, %s, %o) {call_target_name = "
+                     "\"byteir.rng_uniform\"} : (tensor<f32>, tensor<f32>, tensor<i64>, "
+                     "tensor<i64>) -> tensor<100000xf32>\n"
+                     "  return %0 : tensor<100000xf32>\n}\n";
+  auto scalar = [](core::DType t, double v) {
+    Tensor x(t, {});
+    x.set(0,
+          core::is_float(t) ? core::Scalar::of_float(t, v) : core::Scalar::of_int(t, int64_t(v)));
+    return x;
+  };
+  Tensor r = test::run_mlir(text,
+                            {scalar(core::DType::Float32, -2), scalar(core::DType::Float32, 2),
+                             scalar(core::DType::Int64, 1234), scalar(core::DType::Int64, 0)},
+                            "interp")
+                 .at(0);
+  double sum = 0, squares = 0, top = -2;
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    double v = r.get(i).f;
+    sum += v;
+    squares += v * v;
+    top = std::max(top, v);
+  }
+  double n = double(r.numel()), mean = sum / n, variance = squares / n - mean * mean;
+  EXPECT_LT(std::abs(mean), 5 * std::sqrt(4.0 / 3 / n));
+  EXPECT_LT(std::abs(variance - 4.0 / 3), 5 * 1.2 / std::sqrt(n)); // sd of a uniform's s^2
+  EXPECT_LT(top, 2.0);
+}
+
 TEST(MlirElaboration, TheGraphOfAFunction) {
   EXPECT_EQ(test::mlir_graph(example("graph.mlir")),
             "input arg0 %arg0:float32[4, 64]\n"
@@ -279,7 +344,8 @@ TEST(MlirElaboration, Errors) {
             "m.mlir:2:30: error: unknown custom call target \"byteir.softmaxx\"; teval gives "
             "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf, "
             "byteir.layer_norm, byteir.l2_norm, byteir.addn, byteir.arg_max, byteir.arg_min, "
-            "byteir.top_k, byteir.one_hot, byteir.quantize, byteir.dequantize, byteir.resize\n"
+            "byteir.top_k, byteir.one_hot, byteir.quantize, byteir.dequantize, byteir.resize, "
+            "byteir.rng_uniform\n"
             "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
             "tensor<4x8xf32>\n"
             "                             ^~~~~~~~~~~~~~~~\n");
