@@ -5,14 +5,13 @@
 #include "core/interrupt.h"
 #include "core/lower.h"
 #include "jit/codegen.h"
+#include "jit/llvm_support.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
@@ -31,18 +30,6 @@ namespace orc = llvm::orc;
 
 namespace {
 
-// llvm::Error at the edge of jit/: a failure here is teval's bug or a
-// broken LLVM installation, never the user's program.
-template <class T> T check(llvm::Expected<T> value, const char* what) {
-  if (!value)
-    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(value.takeError()));
-  return std::move(*value);
-}
-void check(llvm::Error error, const char* what) {
-  if (error)
-    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(std::move(error)));
-}
-
 void initialize_llvm() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -50,19 +37,6 @@ void initialize_llvm() {
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
   });
-}
-
-llvm::OptimizationLevel level(int n) {
-  switch (n) {
-  case 0:
-    return llvm::OptimizationLevel::O0;
-  case 1:
-    return llvm::OptimizationLevel::O1;
-  case 3:
-    return llvm::OptimizationLevel::O3;
-  default:
-    return llvm::OptimizationLevel::O2;
-  }
 }
 
 } // namespace
@@ -119,25 +93,7 @@ struct Jit::Impl {
     return {std::move(context), std::move(g)};
   }
 
-  void optimize(llvm::Module& m) {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopVectorization = options.opt_level >= 2;
-    tuning.SLPVectorization = options.opt_level >= 2;
-    llvm::PassBuilder pb(target.get(), tuning);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = options.opt_level == 0
-                                      ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                      : pb.buildPerModuleDefaultPipeline(level(options.opt_level));
-    mpm.run(m, mam);
-  }
+  void optimize(llvm::Module& m) { jit::optimize(m, *target, options.opt_level); }
 };
 
 struct CompiledKernel::State {
@@ -344,22 +300,17 @@ std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
 
 std::string Jit::emit_llvm(const core::LoopNest& nest) {
   auto [context, generated] = impl_->build(nest, "teval_kernel");
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  generated.module->print(os, nullptr);
-  return text;
+  return print_module(*generated.module);
 }
 
 std::string Jit::emit_asm(const core::LoopNest& nest) {
   auto [context, generated] = impl_->build(nest, "teval_kernel");
-  llvm::SmallString<0> text;
-  llvm::raw_svector_ostream os(text);
-  llvm::legacy::PassManager pm;
-  TEVAL_ASSERT(
-      !impl_->target->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile),
-      "the host target cannot emit assembly");
-  pm.run(*generated.module);
-  return std::string(text.str());
+  return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::AssemblyFile);
+}
+
+std::string Jit::emit_obj(const core::LoopNest& nest) {
+  auto [context, generated] = impl_->build(nest, "teval_kernel");
+  return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
 }
 
 std::string Jit::target() const {

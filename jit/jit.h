@@ -73,6 +73,9 @@ public:
   std::string emit_llvm(const core::LoopNest& nest);
   /// The host assembly of \p nest.
   std::string emit_asm(const core::LoopNest& nest);
+  /// The host object file (ELF) of \p nest: its function teval_kernel and
+  /// undefined references to the runtime and the math library.
+  std::string emit_obj(const core::LoopNest& nest);
 
   /// The target triple, CPU name and features code is compiled for.
   std::string target() const;

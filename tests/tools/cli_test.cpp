@@ -98,7 +98,40 @@ TEST(Cli, JitEmitsOptimisedIrAndAssembly) {
   Result as = teval("jit " + program + " --emit asm");
   EXPECT_EQ(as.exit_code, 0) << as.err;
   EXPECT_NE(as.out.find("teval_kernel:"), std::string::npos);
-  EXPECT_EQ(teval("jit " + program + " --emit obj").exit_code, 2);
+  Result obj = teval("jit " + program + " --emit obj");
+  EXPECT_EQ(obj.exit_code, 0) << obj.err;
+  EXPECT_EQ(obj.out.substr(0, 4), "\x7f"
+                                  "ELF");
+  EXPECT_EQ(teval("jit " + program + " --emit bitcode").exit_code, 2);
+  EXPECT_EQ(teval("jit " + program + " --target arm").exit_code, 2);
+  EXPECT_EQ(teval("lower " + program + " --target hexagon").exit_code, 2);
+  EXPECT_EQ(teval("run " + program + " --target hexagon").exit_code, 2);
+}
+
+// The DSP target: HVX vector code for integer kernels, caught if it falls
+// back to scalar code; an ELF object for Hexagon.
+TEST(Cli, JitForHexagonEmitsHvxCode) {
+  for (auto [dtype, lane] : {std::pair{"int8", ".b"}, std::pair{"int32", ".w"}}) {
+    std::string program = std::string("-e 'output0[N] = input0[N] + input1[N] where N in 1024' ") +
+                          "-i input0=" + dtype + "[1024] -i input1=" + dtype + "[1024]";
+    Result as = teval("jit " + program + " --target hexagon --emit asm");
+    ASSERT_EQ(as.exit_code, 0) << as.err;
+    EXPECT_NE(as.out.find("= vmem("), std::string::npos) << dtype << ": no HVX vector load";
+    EXPECT_NE(as.out.find(std::string(lane) + " = vadd("), std::string::npos)
+        << dtype << ": no HVX vector add";
+    Result ir = teval("jit " + program + " --target hexagon");
+    EXPECT_NE(ir.out.find("target triple = \"hexagon-unknown-linux-musl\""), std::string::npos);
+    EXPECT_NE(ir.out.find("+hvx-length128b"), std::string::npos);
+    Result obj = teval("jit " + program + " --target hexagon --emit obj");
+    ASSERT_EQ(obj.exit_code, 0) << obj.err;
+    ASSERT_GT(obj.out.size(), 20u);
+    EXPECT_EQ(obj.out.substr(0, 4), "\x7f"
+                                    "ELF");
+    EXPECT_EQ(obj.out[4], 1) << "a 32-bit ELF";
+    EXPECT_EQ(
+        static_cast<unsigned char>(obj.out[18]) | static_cast<unsigned char>(obj.out[19]) << 8, 164)
+        << "e_machine EM_HEXAGON";
+  }
 }
 
 TEST(Cli, DiffRunsACampaign) {

@@ -14,6 +14,7 @@
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
+#include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
 #include "ops/decompose.h"
 #include "ops/native.h"
@@ -35,6 +36,8 @@
 #include <map>
 #include <optional>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace teval::tools {
 
@@ -132,14 +135,18 @@ error.
 )";
 
 const char* const kJitHelp =
-    R"(usage: teval jit [--lang antares|tile] (FILE | -e TEXT) [--emit llvm|asm] [options]
+    R"(usage: teval jit [--lang antares|tile|mlir] (FILE | -e TEXT) [--target host|hexagon]
+                 [--emit llvm|asm|obj] [options]
 
-Compiles a program's loop nest for this machine with LLVM and prints the
-optimised LLVM IR (the default) or the host assembly. `teval run --engine
-jit` runs the same code.
+Compiles a program's loop nest with LLVM and prints the optimised LLVM IR
+(the default), the assembly, or writes the object file to standard output.
+`teval run --engine jit` runs the host's code.
 
 options (as for teval run):
-  --emit llvm|asm        what to print (default llvm)
+  --target host|hexagon  this machine (the default), or the Hexagon DSP
+                         (v67, HVX vectors of 128 bytes)
+  --emit llvm|asm|obj    what to print (default llvm); obj is an ELF object,
+                         written to standard output when it is not a terminal
   -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...,
   --max-memory SIZE
   -h, --help             this text
@@ -169,6 +176,7 @@ struct Options {
   bool dump_kernel = false;
   std::string engine = "interp";
   std::string emit;
+  std::string target = "host";
   int64_t max_memory = 0; // 0: the default budget
   double timeout = 0;     // seconds; 0: none
   std::string timeout_text;
@@ -273,8 +281,13 @@ Options parse_options(const std::vector<std::string>& args) {
       o.timeout = parse_seconds(a, o.timeout_text);
     } else if (a == "--emit") {
       o.emit = value(i);
-      if (o.emit != "llvm" && o.emit != "asm")
-        throw UsageError{"unknown --emit '" + o.emit + "'; teval jit emits: llvm, asm"};
+      if (o.emit != "llvm" && o.emit != "asm" && o.emit != "obj")
+        throw UsageError{"unknown --emit '" + o.emit + "'; teval jit emits: llvm, asm, obj"};
+    } else if (a == "--target") {
+      o.target = value(i);
+      if (o.target != "host" && o.target != "hexagon")
+        throw UsageError{"unknown --target '" + o.target +
+                         "'; teval jit compiles for: host, hexagon"};
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else if (o.file) {
@@ -452,10 +465,13 @@ core::Kernel elaborate(const Options& o, Sources& sources,
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
-      o.seed != 0 || o.timeout > 0 || (command == Command::Lower && !o.emit.empty()))
+      o.seed != 0 || o.timeout > 0 ||
+      (command == Command::Lower && (!o.emit.empty() || o.target != "host")))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --max-memory)" +
-                     std::string(command == Command::Jit ? " and --emit" : "")};
+                     std::string(command == Command::Jit ? " and --target, --emit" : "")};
+  if (o.emit == "obj" && isatty(STDOUT_FILENO))
+    throw UsageError{"--emit obj writes an object file to standard output: redirect it to a file"};
   Sources sources;
   std::map<std::string, core::Tensor> given;
   if (command == Command::Lower && is_mlir(o)) {
@@ -469,8 +485,17 @@ int show(const Options& o, Command command) {
     std::cout << core::to_string(nest);
     return 0;
   }
+  if (o.target == "hexagon") {
+    jit::HexagonCompiler dsp;
+    std::cout << (o.emit == "asm"   ? dsp.emit_asm(nest)
+                  : o.emit == "obj" ? dsp.emit_obj(nest)
+                                    : dsp.emit_llvm(nest));
+    return 0;
+  }
   jit::Jit jit;
-  std::cout << (o.emit == "asm" ? jit.emit_asm(nest) : jit.emit_llvm(nest));
+  std::cout << (o.emit == "asm"   ? jit.emit_asm(nest)
+                : o.emit == "obj" ? jit.emit_obj(nest)
+                                  : jit.emit_llvm(nest));
   return 0;
 }
 
@@ -551,8 +576,8 @@ int run_mlir(const Options& o) {
 }
 
 int run(const Options& o) {
-  if (!o.emit.empty())
-    throw UsageError{"--emit applies to teval jit"};
+  if (!o.emit.empty() || o.target != "host")
+    throw UsageError{"--emit and --target apply to teval jit"};
   if (o.exact && o.engine != "interp")
     throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
   if (is_mlir(o))
@@ -610,7 +635,7 @@ core::Tensor read_tensor_argument(const std::string& name, const std::string& pa
 LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command) {
   Options o = parse_options(args);
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
-      o.timeout > 0 || o.no_progress || !o.emit.empty() || o.help)
+      o.timeout > 0 || o.no_progress || !o.emit.empty() || o.target != "host" || o.help)
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --seed, --max-memory)"};
   if (o.max_memory)

@@ -1,0 +1,65 @@
+// What the host JIT and the Hexagon target share (see llvm_support.h).
+#include "jit/llvm_support.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace teval::jit {
+
+namespace {
+
+llvm::OptimizationLevel level(int n) {
+  switch (n) {
+  case 0:
+    return llvm::OptimizationLevel::O0;
+  case 1:
+    return llvm::OptimizationLevel::O1;
+  case 3:
+    return llvm::OptimizationLevel::O3;
+  default:
+    return llvm::OptimizationLevel::O2;
+  }
+}
+
+} // namespace
+
+void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = opt_level >= 2;
+  tuning.SLPVectorization = opt_level >= 2;
+  llvm::PassBuilder pb(&target, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = opt_level == 0
+                                    ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                    : pb.buildPerModuleDefaultPipeline(level(opt_level));
+  mpm.run(m, mam);
+}
+
+std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type) {
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  TEVAL_ASSERT(!target.addPassesToEmitFile(pm, os, nullptr, type),
+               "the target cannot emit this kind of file");
+  pm.run(m);
+  return std::string(bytes.str());
+}
+
+std::string print_module(const llvm::Module& m) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m.print(os, nullptr);
+  return text;
+}
+
+} // namespace teval::jit

@@ -1,0 +1,38 @@
+// What the host JIT and the Hexagon target share once a module is
+// generated (internal to jit/): LLVM's errors at the edge of jit/, the
+// optimisation pipeline, and emitting a module as text or an object.
+#pragma once
+
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "core/error.h"
+
+#include <string>
+
+namespace teval::jit {
+
+// llvm::Error at the edge of jit/: a failure here is teval's bug or a
+// broken LLVM installation, never the user's program.
+template <class T> T check(llvm::Expected<T> value, const char* what) {
+  if (!value)
+    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+inline void check(llvm::Error error, const char* what) {
+  if (error)
+    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(std::move(error)));
+}
+
+/// Runs the new pass manager's O0-O3 pipeline (\p opt_level) on \p m for
+/// \p target, with loop and SLP vectorization from O2.
+void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level);
+
+/// \p m as \p target's assembly or object file.
+std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type);
+
+/// \p m as LLVM IR text.
+std::string print_module(const llvm::Module& m);
+
+} // namespace teval::jit
