@@ -1,14 +1,22 @@
 // The Hexagon DSP target (see hexagon.h).
 #include "jit/hexagon/hexagon.h"
 
+#include "core/interrupt.h"
+#include "core/lower.h"
 #include "jit/codegen.h"
+#include "jit/hexagon/dsp_runner.h"
 #include "jit/llvm_support.h"
+#include "jit/runtime.h"
+
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 
@@ -41,6 +49,12 @@ void initialize_hexagon() {
     TEVAL_ASSERT(it != options.end(), "LLVM's Hexagon backend has no -hexagon-autohvx option");
     auto* autohvx = static_cast<llvm::cl::opt<bool>*>(it->second);
     autohvx->setValue(true);
+    // No small-data section: its GP-relative relocations are ones ld.lld
+    // cannot resolve (and the runtime sets up no GP).
+    auto small = options.find("hexagon-small-data-threshold");
+    TEVAL_ASSERT(small != options.end(),
+                 "LLVM's Hexagon backend has no -hexagon-small-data-threshold option");
+    static_cast<llvm::cl::opt<unsigned>*>(small->second)->setValue(0);
   });
 }
 
@@ -99,8 +113,124 @@ std::string HexagonCompiler::emit_obj(const core::LoopNest& nest) {
   return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
 }
 
+namespace {
+
+// What the DSP runtime lacks for \p symbol, in words.
+std::string missing(const std::string& symbol) {
+  if (symbol.rfind("teval_rt_round", 0) == 0 || symbol.rfind("teval_rt_i64_to", 0) == 0 ||
+      (symbol.rfind("__", 0) == 0 && symbol.find("hf") != std::string::npos))
+    return "float16/bfloat16 conversion (" + symbol + ")";
+  if (symbol == "__hexagon_divdf3")
+    return "float64 division (" + symbol + ")";
+  if (symbol.rfind("__hexagon_", 0) == 0)
+    return "the compiler builtin " + symbol;
+  return "the math function " + symbol;
+}
+
+} // namespace
+
+struct DspKernel::State {
+  core::LoopNest nest;
+  std::vector<Site> sites;
+  std::unique_ptr<dsp::Executable> executable;
+};
+
+DspKernel::DspKernel(std::unique_ptr<State> state) : state_(std::move(state)) {}
+DspKernel::~DspKernel() = default;
+
+std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
+                                                    const std::string& name) {
+  auto [context, generated] = impl_->build(nest);
+  std::string object =
+      emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
+  // Every symbol the kernel leaves undefined must come from the runtime.
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(object, "kernel.o", false);
+  auto file = check(llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef()),
+                    "reading the kernel's object");
+  for (const llvm::object::SymbolRef& symbol : file->symbols()) {
+    uint32_t flags = check(symbol.getFlags(), "a symbol's flags");
+    if (!(flags & llvm::object::SymbolRef::SF_Undefined))
+      continue;
+    std::string s = check(symbol.getName(), "a symbol's name").str();
+    const auto& have = dsp::runtime_symbols();
+    if (!s.empty() && std::find(have.begin(), have.end(), s) == have.end())
+      throw core::Error(core::ErrorKind::Unsupported, name,
+                        "the kernel needs " + missing(s) +
+                            ", which teval's DSP runtime does not have yet");
+  }
+  auto state = std::make_unique<DspKernel::State>();
+  state->nest = nest;
+  state->sites = std::move(generated.sites);
+  state->executable = std::make_unique<dsp::Executable>(object, name);
+  return std::unique_ptr<DspKernel>(new DspKernel(std::move(state)));
+}
+
+std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
+                                         std::chrono::milliseconds budget) const {
+  const core::LoopNest& n = state_->nest;
+  TEVAL_ASSERT(inputs.size() == n.inputs.size(), "wrong number of inputs");
+  std::vector<std::vector<std::byte>> buffers(n.buffers.size());
+  std::vector<bool> given(n.buffers.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const core::Buffer& b = n.buffers[n.inputs[i]];
+    core::check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
+    buffers[n.inputs[i]].assign(inputs[i].bytes().begin(), inputs[i].bytes().end());
+    given[n.inputs[i]] = true;
+  }
+  for (size_t i = 0; i < n.buffers.size(); ++i)
+    if (!given[i])
+      buffers[i].assign(core::Tensor(n.buffers[i].dtype, n.buffers[i].shape).bytes().size(),
+                        std::byte{0});
+  core::poll_interrupt();
+  dsp::Executable::Outcome o = state_->executable->run(buffers, budget);
+  if (!o.ok) {
+    TEVAL_ASSERT(o.site >= 0 && static_cast<size_t>(o.site) < state_->sites.size(),
+                 "the DSP kernel failed without an error site");
+    throw site_error(n, state_->sites[static_cast<size_t>(o.site)], o.values);
+  }
+  std::vector<core::Tensor> out;
+  for (int id : n.outputs) {
+    core::Tensor t(n.buffers[id].dtype, n.buffers[id].shape);
+    std::copy(o.buffers[id].begin(), o.buffers[id].end(), t.bytes().begin());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 std::string HexagonCompiler::target() const {
   return std::string(kTriple) + " " + kCpu + " " + kFeatures;
+}
+
+namespace {
+
+class DspExecutable : public core::Executable {
+public:
+  DspExecutable(HexagonCompiler& compiler, const core::Kernel& k)
+      : kernel_(compiler.compile(core::lower(k), "the kernel")) {}
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) override {
+    return kernel_->run(inputs);
+  }
+
+private:
+  std::unique_ptr<DspKernel> kernel_;
+};
+
+class DspBackend : public core::Backend {
+public:
+  explicit DspBackend(JitOptions o) : compiler_(o) {}
+  std::string name() const override { return "hexagon"; }
+  std::unique_ptr<core::Executable> prepare(const core::Kernel& k) override {
+    return std::make_unique<DspExecutable>(compiler_, k);
+  }
+
+private:
+  HexagonCompiler compiler_;
+};
+
+} // namespace
+
+std::unique_ptr<core::Backend> hexagon_backend(JitOptions options) {
+  return std::make_unique<DspBackend>(options);
 }
 
 } // namespace teval::jit

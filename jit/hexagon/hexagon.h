@@ -1,17 +1,47 @@
 // The Hexagon DSP target: loop nests compiled by LLVM 19 for Hexagon v67
 // with HVX vectors of 128 bytes, the DSP the HTP op packages of seed 001
-// run on. This first step emits the code (LLVM IR, assembly, an ELF
-// object); running it under qemu-hexagon comes with its runtime.
+// run on. The code is emitted (LLVM IR, assembly, an ELF object) and runs
+// under qemu-hexagon on teval's freestanding runtime (dsp_runner.h).
 // Floating-point contraction is off, as on the host.
 #pragma once
 
+#include "core/backend.h"
 #include "core/loopnest.h"
 #include "jit/jit.h"
 
+#include "core/tensor.h"
+
+#include <chrono>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace teval::jit {
+
+namespace dsp {
+class Executable;
+}
+
+/// A kernel linked for the DSP: each run starts qemu-hexagon.
+class DspKernel {
+public:
+  ~DspKernel();
+  DspKernel(const DspKernel&) = delete;
+  DspKernel& operator=(const DspKernel&) = delete;
+
+  /// Runs the kernel: \p inputs as for interp::ireval; returns the outputs
+  /// or throws the Error IREval would, or an Error naming the kernel when
+  /// the simulator fails or runs past \p budget.
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs,
+                                std::chrono::milliseconds budget = std::chrono::seconds(60)) const;
+
+private:
+  friend class HexagonCompiler;
+  struct State;
+  explicit DspKernel(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 class HexagonCompiler {
 public:
@@ -28,6 +58,13 @@ public:
   /// with undefined references to the runtime and the math functions.
   std::string emit_obj(const core::LoopNest& nest);
 
+  /// Compiles \p nest (copied; its spans must outlive the result) and
+  /// links it with the DSP runtime. \p name names the kernel in errors.
+  /// Throws Error(Unsupported) for code the runtime cannot serve yet (math
+  /// functions, float16/bfloat16 rounding, float64 division) or a missing
+  /// tool chain.
+  std::unique_ptr<DspKernel> compile(const core::LoopNest& nest, const std::string& name);
+
   /// "hexagon-unknown-linux-musl hexagonv67 +hvxv67,+hvx-length128b".
   std::string target() const;
 
@@ -35,5 +72,9 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The DSP as a backend for differential checks: "hexagon". prepare()
+/// throws Error(Unsupported) for a kernel the runtime cannot serve yet.
+std::unique_ptr<core::Backend> hexagon_backend(JitOptions options = {});
 
 } // namespace teval::jit

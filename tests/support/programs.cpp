@@ -8,6 +8,7 @@
 #include "interp/backends.h"
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
+#include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
 #include "parser/antares/antares.h"
 #include "parser/tile/tile.h"
@@ -25,6 +26,9 @@ std::vector<std::unique_ptr<core::Backend>> make_backends() {
   b.push_back(interp::interpreter_backend({.blocks = false}));
   b.push_back(interp::ireval_backend());
   b.push_back(jit::jit_backend());
+  // The DSP under qemu-hexagon, for the kernels its runtime serves (no
+  // math functions, float16/bfloat16 or float64 division yet).
+  b.push_back(jit::hexagon_backend());
   return b;
 }
 
@@ -74,6 +78,18 @@ core::Kernel elaborate(const std::string& program,
 
 namespace {
 
+// Whether the DSP runtime serves \p k (it says so at compilation).
+bool dsp_serves(const core::Kernel& k) {
+  try {
+    jit::hexagon_backend()->prepare(k);
+    return true;
+  } catch (const core::Error& e) {
+    if (e.kind() == core::ErrorKind::Unsupported)
+      return false;
+    throw;
+  }
+}
+
 std::vector<std::unique_ptr<core::Backend>>& backends() {
   static std::vector<std::unique_ptr<core::Backend>> all = make_backends();
   return all;
@@ -103,6 +119,8 @@ std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core
   }
   for (size_t b = 1; b < backends().size(); ++b) {
     core::Backend& backend = *backends()[b];
+    if (backend.name() == "hexagon" && !dsp_serves(k))
+      continue;
     core::Outcome o = core::evaluate(backend, k, in, core::hang_budget(seconds));
     if (o.hang) {
       ADD_FAILURE() << backend.name() << " ran past its time budget (a hang) on\n"

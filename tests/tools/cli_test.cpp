@@ -134,6 +134,44 @@ TEST(Cli, JitForHexagonEmitsHvxCode) {
   }
 }
 
+// The DSP engine: kernels linked with teval's runtime and run under
+// qemu-hexagon give the interpreter's results and errors; what the runtime
+// cannot serve yet, or a missing tool, is a clear error.
+TEST(Cli, TheHexagonEngineRunsUnderQemu) {
+  fs::path dir = test::scratch_dir("hexagon-engine");
+  std::string program = "-e 'output0[N] = (input0[N] / 3 + input0[N] % 5) * input1[N] where N in "
+                        "300' --seed 5";
+  for (const char* types :
+       {"-i input0=int8[300] -i input1=int8[300]", "-i input0=int64[300] -i input1=int64[300]",
+        "-i input0=int32[300] -i input1=int32[300]"}) {
+    Result host = teval(std::string("run ") + program + " " + types + " -o host", dir);
+    Result dsp =
+        teval(std::string("run ") + program + " " + types + " --engine hexagon -o dsp", dir);
+    ASSERT_EQ(dsp.exit_code, 0) << types << ": " << dsp.err;
+    EXPECT_EQ(test::read_file(dir / "host/output0.npy"), test::read_file(dir / "dsp/output0.npy"))
+        << types;
+  }
+  std::string divide = "run -e 'output0[N] = input0[N] / input1[N] where N in 64' -i "
+                       "input0=int64[64] -i input1=int64[64]";
+  Result interp = teval(divide, dir);
+  Result dsp = teval(divide + " --engine hexagon", dir);
+  EXPECT_EQ(interp.exit_code, 1);
+  EXPECT_EQ(dsp.exit_code, 1);
+  EXPECT_EQ(dsp.err, interp.err) << "the DSP reports the interpreter's division by zero";
+  Result f16 = teval("run -e 'output0[N] = input0[N] * 2.0 where N in 4' -i input0=float16[4] "
+                     "--engine hexagon",
+                     dir);
+  EXPECT_EQ(f16.exit_code, 1);
+  EXPECT_NE(f16.err.find("float16/bfloat16 conversion"), std::string::npos) << f16.err;
+  EXPECT_NE(f16.err.find("does not have yet"), std::string::npos) << f16.err;
+  Result no_qemu = test::run_shell(
+      "PATH=/nonexistent " + test::shell_quoted((test::binary_dir() / "bin/teval").string()) +
+          " run -e 'output0[N] = N where N in 4' --engine hexagon",
+      dir);
+  EXPECT_EQ(no_qemu.exit_code, 1);
+  EXPECT_NE(no_qemu.err.find("is not installed"), std::string::npos) << no_qemu.err;
+}
+
 TEST(Cli, DiffRunsACampaign) {
   Result r = teval("diff --cases 40 --seed 5");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -88,10 +88,11 @@ options:
                          so another tool can be run on the same data
   --print                print the outputs like numpy (the default without -o)
   --dump-kernel          print the elaborated Kernel IR before running
-  --engine interp|ireval|jit
+  --engine interp|ireval|jit|hexagon
                          evaluate with the interpreter (the default), by
-                         lowering to a loop nest and running IREval, or by
-                         compiling the loop nest for this machine with LLVM;
+                         lowering to a loop nest and running IREval, by
+                         compiling the loop nest for this machine with LLVM,
+                         or for the Hexagon DSP, run under qemu-hexagon;
                          all give identical results and errors
                          (interp-definitional: the interpreter one point at
                          a time, without its block evaluation)
@@ -267,9 +268,9 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (a == "--engine") {
       o.engine = value(i);
       if (o.engine != "interp" && o.engine != "ireval" && o.engine != "jit" &&
-          o.engine != "interp-definitional")
+          o.engine != "hexagon" && o.engine != "interp-definitional")
         throw UsageError{"unknown --engine '" + o.engine +
-                         "'; teval run has: interp, ireval, jit, interp-definitional"};
+                         "'; teval run has: interp, ireval, jit, hexagon, interp-definitional"};
     } else if (a == "--max-memory") {
       o.max_memory = parse_bytes(a, value(i));
     } else if (a == "--exact") {
@@ -507,6 +508,14 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
     return interp::ireval(core::lower(kernel), inputs);
   if (o.engine == "jit")
     return jit::Jit().compile(core::lower(kernel))->run(inputs);
+  if (o.engine == "hexagon") {
+    // The simulator gets the run's time budget (60 s without --timeout).
+    auto budget = std::chrono::milliseconds(o.timeout > 0 ? static_cast<int64_t>(o.timeout * 1000)
+                                                          : int64_t{60000});
+    return jit::HexagonCompiler()
+        .compile(core::lower(kernel), o.file ? *o.file : "<command line>")
+        ->run(inputs, budget);
+  }
   if (o.engine == "interp-definitional")
     return interp::run(kernel, inputs, {.blocks = false});
   return interp::run(kernel, inputs);

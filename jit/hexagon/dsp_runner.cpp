@@ -1,0 +1,228 @@
+// Running compiled kernels under qemu-hexagon (see dsp_runner.h).
+#include "jit/hexagon/dsp_runner.h"
+
+#include "core/error.h"
+#include "core/interrupt.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace teval::generated {
+extern const unsigned char dsp_runtime_object[];
+extern const std::size_t dsp_runtime_object_size;
+} // namespace teval::generated
+
+namespace teval::jit::dsp {
+
+namespace fs = std::filesystem;
+using core::Error;
+using core::ErrorKind;
+
+namespace {
+
+// The program named \p name on PATH, or empty.
+fs::path find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    fs::path p = fs::path(dir.empty() ? "." : dir) / name;
+    if (::access(p.c_str(), X_OK) == 0)
+      return p;
+  }
+  return {};
+}
+
+fs::path tool(const std::string& name, const std::string& kernel) {
+  fs::path p = find_program(name);
+  if (p.empty())
+    throw Error(ErrorKind::Unsupported, kernel,
+                name + " is not installed; the Hexagon target needs it (scripts/dev setup "
+                       "installs lld-19 and qemu-user)");
+  return p;
+}
+
+void write_file(const fs::path& p, const void* data, size_t size) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  TEVAL_ASSERT(out.good(), "cannot write " + p.string());
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Status {
+  bool finished = false;
+  int wait_status = 0;
+};
+
+// Runs \p argv with standard input, output and error from and to files,
+// within \p budget; kills it past the budget.
+Status run_process(const std::vector<std::string>& argv, const fs::path& in, const fs::path& out,
+                   const fs::path& err, std::chrono::milliseconds budget) {
+  pid_t pid = ::fork();
+  TEVAL_ASSERT(pid >= 0, "fork failed");
+  if (pid == 0) {
+    int fds[3] = {::open(in.c_str(), O_RDONLY),
+                  ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600),
+                  ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600)};
+    for (int i = 0; i < 3; ++i)
+      if (fds[i] < 0 || ::dup2(fds[i], i) < 0)
+        ::_exit(127);
+    std::vector<char*> args;
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  Status s;
+  for (auto pause = std::chrono::microseconds(200);;
+       pause = std::min(pause * 2, std::chrono::microseconds(20000))) {
+    pid_t done = ::waitpid(pid, &s.wait_status, WNOHANG);
+    if (done == pid) {
+      s.finished = true;
+      return s;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &s.wait_status, 0);
+      return s;
+    }
+    // A request to stop the evaluation (Ctrl-C, a campaign's budget) stops
+    // the simulator too.
+    try {
+      core::poll_interrupt();
+    } catch (...) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &s.wait_status, 0);
+      throw;
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+} // namespace
+
+const std::vector<std::string>& runtime_symbols() {
+  static const std::vector<std::string> symbols = {"teval_rt_fail",
+                                                   "memset",
+                                                   "memcpy",
+                                                   "memmove",
+                                                   "__hexagon_divsi3",
+                                                   "__hexagon_udivsi3",
+                                                   "__hexagon_modsi3",
+                                                   "__hexagon_umodsi3",
+                                                   "__hexagon_divdi3",
+                                                   "__hexagon_udivdi3",
+                                                   "__hexagon_moddi3",
+                                                   "__hexagon_umoddi3",
+                                                   "trunc",
+                                                   "truncf",
+                                                   "floor",
+                                                   "floorf",
+                                                   "ceil",
+                                                   "ceilf"};
+  return symbols;
+}
+
+Executable::Executable(const std::string& object, const std::string& kernel) : kernel_(kernel) {
+  fs::path lld = tool("ld.lld-19", kernel);
+  std::string pattern = (fs::temp_directory_path() / "teval-dsp-XXXXXX").string();
+  TEVAL_ASSERT(::mkdtemp(pattern.data()), "cannot make a temporary directory");
+  dir_ = pattern;
+  write_file(dir_ / "kernel.o", object.data(), object.size());
+  write_file(dir_ / "runtime.o", generated::dsp_runtime_object, generated::dsp_runtime_object_size);
+  write_file(dir_ / "empty", "", 0);
+  executable_ = dir_ / "kernel";
+  Status s =
+      run_process({lld.string(), "-static", "-e", "_start", (dir_ / "runtime.o").string(),
+                   (dir_ / "kernel.o").string(), "-o", executable_.string()},
+                  dir_ / "empty", dir_ / "link.out", dir_ / "link.err", std::chrono::seconds(60));
+  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0)
+    throw Error(ErrorKind::Unsupported, kernel,
+                "linking the kernel for the DSP failed: " + read_file(dir_ / "link.err"));
+}
+
+Executable::~Executable() {
+  std::error_code ignored;
+  fs::remove_all(dir_, ignored);
+}
+
+Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& buffers,
+                                    std::chrono::milliseconds budget) const {
+  fs::path qemu = tool("qemu-hexagon", kernel_);
+  {
+    std::ofstream in(dir_ / "input", std::ios::binary);
+    uint32_t n = static_cast<uint32_t>(buffers.size());
+    in.write("TVIN", 4);
+    in.write(reinterpret_cast<const char*>(&n), 4);
+    for (const auto& b : buffers) {
+      uint64_t size = b.size();
+      in.write(reinterpret_cast<const char*>(&size), 8);
+    }
+    for (const auto& b : buffers)
+      in.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    TEVAL_ASSERT(in.good(), "cannot write the DSP's input");
+  }
+  Status s = run_process({qemu.string(), executable_.string()}, dir_ / "input", dir_ / "output",
+                         dir_ / "stderr", budget);
+  std::string where = "kernel " + kernel_ + " on qemu-hexagon";
+  if (!s.finished)
+    throw Error(ErrorKind::Limit, kernel_,
+                where + " ran past its time budget of " + std::to_string(budget.count() / 1000.0) +
+                    " s and was stopped");
+  if (WIFSIGNALED(s.wait_status))
+    throw Error(ErrorKind::Unsupported, kernel_,
+                where + " died with signal " + std::to_string(WTERMSIG(s.wait_status)) + " (" +
+                    strsignal(WTERMSIG(s.wait_status)) + ")");
+  int code = WEXITSTATUS(s.wait_status);
+  if (code == 4)
+    throw Error(ErrorKind::Limit, kernel_,
+                where + ": the buffers need more than the DSP runtime's 256 MiB");
+  if (code != 0)
+    throw Error(ErrorKind::Unsupported, kernel_,
+                where + " exited with status " + std::to_string(code) + ": " +
+                    read_file(dir_ / "stderr"));
+  std::string out = read_file(dir_ / "output");
+  size_t at = 0;
+  auto take = [&](void* to, size_t n) {
+    TEVAL_ASSERT(at + n <= out.size(), where + " wrote a short outcome");
+    std::memcpy(to, out.data() + at, n);
+    at += n;
+  };
+  Outcome o;
+  char magic[4];
+  take(magic, 4);
+  o.ok = std::memcmp(magic, "TVOK", 4) == 0;
+  TEVAL_ASSERT(o.ok || std::memcmp(magic, "TVER", 4) == 0, where + " wrote no outcome");
+  if (!o.ok) {
+    uint32_t count = 0;
+    take(&o.site, 4);
+    take(&count, 4);
+    o.values.resize(count);
+    take(o.values.data(), count * 8);
+  }
+  for (const auto& b : buffers) {
+    o.buffers.emplace_back(b.size());
+    take(o.buffers.back().data(), b.size());
+  }
+  return o;
+}
+
+} // namespace teval::jit::dsp

@@ -1,0 +1,52 @@
+// Running compiled kernels on the Hexagon DSP under qemu-hexagon (internal
+// to jit/): a kernel's object is linked with teval's freestanding runtime
+// (dsp_runtime.c, embedded in teval) by ld.lld-19 into a static executable,
+// which qemu-hexagon runs with the buffers on standard input and the
+// outcome on standard output, within a time budget.
+//
+// ld.lld-19 and qemu-hexagon run as programs: Debian packages no lld
+// library in the set teval builds with, and qemu exists only as a program.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace teval::jit::dsp {
+
+/// The symbols the runtime defines, which a kernel may leave undefined.
+const std::vector<std::string>& runtime_symbols();
+
+/// A linked kernel executable in a private directory, removed with it.
+class Executable {
+public:
+  /// Links \p object (an ELF object of teval_kernel) with the runtime.
+  /// Throws Error(Unsupported) when a tool is missing or the link fails.
+  Executable(const std::string& object, const std::string& kernel);
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
+
+  struct Outcome {
+    bool ok = true;
+    int32_t site = -1;
+    std::vector<int64_t> values;
+    std::vector<std::vector<std::byte>> buffers;
+  };
+
+  /// Runs the kernel on \p buffers (every buffer of its loop nest, in
+  /// order); returns them as the kernel left them, or the error it
+  /// reported. Throws Error naming the kernel when qemu-hexagon is missing,
+  /// crashes, or runs past \p budget.
+  Outcome run(const std::vector<std::vector<std::byte>>& buffers,
+              std::chrono::milliseconds budget) const;
+
+private:
+  std::filesystem::path dir_;
+  std::filesystem::path executable_;
+  std::string kernel_;
+};
+
+} // namespace teval::jit::dsp

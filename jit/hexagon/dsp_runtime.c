@@ -1,0 +1,231 @@
+/* The runtime of kernels on the Hexagon DSP, run under qemu-hexagon: a
+ * freestanding program (no C library exists for it in Debian) that reads
+ * the kernel's buffers from standard input, calls teval_kernel, and writes
+ * the outcome and the buffers to standard output. System calls are the
+ * Linux generic ones, through trap0(#1).
+ *
+ * Input:  "TVIN", u32 buffer count n, n x u64 sizes, then every buffer's bytes.
+ * Output: "TVOK" or "TVER" (i32 site, u32 value count c, c x i64 values),
+ *         then every buffer's bytes. Exit status 0; 3 for a malformed input,
+ *         4 when the buffers do not fit the arena. */
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef int i32;
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned int size_t;
+
+enum { SYS_READ = 63, SYS_WRITE = 64, SYS_EXIT = 93 };
+enum { MAX_BUFFERS = 4096, MAX_VALUES = 64 };
+
+static long syscall3(long n, long a, long b, long c) {
+  register long r0 __asm__("r0") = a;
+  register long r1 __asm__("r1") = b;
+  register long r2 __asm__("r2") = c;
+  register long r6 __asm__("r6") = n;
+  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
+  return r0;
+}
+
+static void leave(int status) {
+  syscall3(SYS_EXIT, status, 0, 0);
+  for (;;) {
+  }
+}
+
+static void read_all(void* to, u64 n) {
+  u8* p = (u8*)to;
+  while (n) {
+    long got = syscall3(SYS_READ, 0, (long)p, n > (1u << 30) ? (1u << 30) : (long)n);
+    if (got <= 0)
+      leave(3);
+    p += got;
+    n -= (u64)got;
+  }
+}
+
+static void write_all(const void* from, u64 n) {
+  const u8* p = (const u8*)from;
+  while (n) {
+    long put = syscall3(SYS_WRITE, 1, (long)p, n > (1u << 30) ? (1u << 30) : (long)n);
+    if (put <= 0)
+      leave(5);
+    p += put;
+    n -= (u64)put;
+  }
+}
+
+void* memset(void* to, int c, size_t n) {
+  u8* p = (u8*)to;
+  while (n--)
+    *p++ = (u8)c;
+  return to;
+}
+
+void* memcpy(void* to, const void* from, size_t n) {
+  u8* d = (u8*)to;
+  const u8* s = (const u8*)from;
+  while (n--)
+    *d++ = *s++;
+  return to;
+}
+
+void* memmove(void* to, const void* from, size_t n) {
+  u8* d = (u8*)to;
+  const u8* s = (const u8*)from;
+  if (d < s)
+    while (n--)
+      *d++ = *s++;
+  else
+    while (n--)
+      d[n] = s[n];
+  return to;
+}
+
+/* Integer division, which Hexagon leaves to library calls (compiler-rt's
+ * names and ABI; Debian ships no Hexagon compiler-rt). Generated code checks
+ * for a zero divisor and for INT_MIN / -1 before it divides. Shift and
+ * subtract, so that the compiler makes no call back into these. */
+static u64 udiv64(u64 n, u64 d, u64* remainder) {
+  u64 q = 0, r = 0;
+  if (d == 0) {
+    *remainder = 0;
+    return 0;
+  }
+  for (int i = 63; i >= 0; --i) {
+    r = (r << 1) | ((n >> i) & 1);
+    if (r >= d) {
+      r -= d;
+      q |= (u64)1 << i;
+    }
+  }
+  *remainder = r;
+  return q;
+}
+
+static u64 magnitude(i64 v) {
+  return v < 0 ? (u64)0 - (u64)v : (u64)v;
+}
+
+u64 __hexagon_udivdi3(u64 a, u64 b) {
+  u64 r;
+  return udiv64(a, b, &r);
+}
+u64 __hexagon_umoddi3(u64 a, u64 b) {
+  u64 r;
+  udiv64(a, b, &r);
+  return r;
+}
+i64 __hexagon_divdi3(i64 a, i64 b) {
+  u64 r, q = udiv64(magnitude(a), magnitude(b), &r);
+  return (a < 0) != (b < 0) ? (i64)((u64)0 - q) : (i64)q;
+}
+i64 __hexagon_moddi3(i64 a, i64 b) {
+  u64 r;
+  udiv64(magnitude(a), magnitude(b), &r);
+  return a < 0 ? (i64)((u64)0 - r) : (i64)r;
+}
+u32 __hexagon_udivsi3(u32 a, u32 b) {
+  return (u32)__hexagon_udivdi3(a, b);
+}
+u32 __hexagon_umodsi3(u32 a, u32 b) {
+  return (u32)__hexagon_umoddi3(a, b);
+}
+i32 __hexagon_divsi3(i32 a, i32 b) {
+  return (i32)__hexagon_divdi3(a, b);
+}
+i32 __hexagon_modsi3(i32 a, i32 b) {
+  return (i32)__hexagon_moddi3(a, b);
+}
+
+/* trunc, floor and ceil of float and double, exactly, by clearing the
+ * fraction bits (NaN and infinities pass through; -0.5 truncates to -0). */
+double trunc(double x) {
+  u64 bits;
+  memcpy(&bits, &x, 8);
+  int e = (int)((bits >> 52) & 0x7ff) - 1023;
+  if (e >= 52)
+    return x;
+  bits &= e < 0 ? (u64)1 << 63 : ~(((u64)1 << (52 - e)) - 1);
+  memcpy(&x, &bits, 8);
+  return x;
+}
+float truncf(float x) {
+  u32 bits;
+  memcpy(&bits, &x, 4);
+  int e = (int)((bits >> 23) & 0xff) - 127;
+  if (e >= 23)
+    return x;
+  bits &= e < 0 ? (u32)1 << 31 : ~(((u32)1 << (23 - e)) - 1);
+  memcpy(&x, &bits, 4);
+  return x;
+}
+double floor(double x) {
+  double t = trunc(x);
+  return t > x ? t - 1.0 : t;
+}
+float floorf(float x) {
+  float t = truncf(x);
+  return t > x ? t - 1.0f : t;
+}
+double ceil(double x) {
+  double t = trunc(x);
+  return t < x ? t + 1.0 : t;
+}
+float ceilf(float x) {
+  float t = truncf(x);
+  return t < x ? t + 1.0f : t;
+}
+
+/* The error channel: the site and its values, as the host's RunContext. */
+static i32 failed_site = -1;
+static u32 failed_count;
+static i64 failed_values[MAX_VALUES];
+
+void teval_rt_fail(void* ctx, i32 site, const i64* values, i32 count) {
+  (void)ctx;
+  failed_site = site;
+  failed_count = count < 0 ? 0 : count > MAX_VALUES ? MAX_VALUES : (u32)count;
+  for (u32 i = 0; i < failed_count; ++i)
+    failed_values[i] = values[i];
+}
+
+i32 teval_kernel(void** buffers, void* ctx);
+
+/* The buffers live in one arena of 256 MiB of zero-initialised memory,
+ * which qemu maps only as it is touched; each starts on a 128-byte line, as
+ * HVX vector loads like it. */
+static u8 arena[256u << 20] __attribute__((aligned(128)));
+static u64 sizes[MAX_BUFFERS];
+static void* buffers[MAX_BUFFERS];
+
+void _start(void) {
+  char magic[4];
+  u32 n = 0;
+  read_all(magic, 4);
+  read_all(&n, 4);
+  if (magic[0] != 'T' || magic[1] != 'V' || magic[2] != 'I' || magic[3] != 'N' || n > MAX_BUFFERS)
+    leave(3);
+  read_all(sizes, (u64)n * 8);
+  u64 used = 0;
+  for (u32 i = 0; i < n; ++i) {
+    if (sizes[i] > sizeof arena - used)
+      leave(4);
+    buffers[i] = arena + used;
+    used += (sizes[i] + 127) / 128 * 128;
+  }
+  for (u32 i = 0; i < n; ++i)
+    read_all(buffers[i], sizes[i]);
+  i32 status = teval_kernel(buffers, 0);
+  if (status == 0) {
+    write_all("TVOK", 4);
+  } else {
+    write_all("TVER", 4);
+    write_all(&failed_site, 4);
+    write_all(&failed_count, 4);
+    write_all(failed_values, (u64)failed_count * 8);
+  }
+  for (u32 i = 0; i < n; ++i)
+    write_all(buffers[i], sizes[i]);
+  leave(0);
+}
