@@ -17,6 +17,7 @@ Outcome evaluate(Backend& backend, const Kernel& kernel, std::span<const Tensor>
     executable = backend.prepare(kernel);
   } catch (const Error& e) {
     o.error = e.render();
+    o.unsupported = e.kind() == ErrorKind::Unsupported;
     return o;
   }
   auto start = std::chrono::steady_clock::now();

@@ -44,6 +44,10 @@ struct Outcome {
   bool hang = false;
   /// Wall time of the run, preparation (compilation) excluded.
   double seconds = 0;
+  /// The backend cannot run this kernel (its preparation threw
+  /// Error{Unsupported}, as the DSP does for what its runtime lacks): no
+  /// verdict either way.
+  bool unsupported = false;
 };
 
 /// Prepares \p kernel on \p backend and runs it on \p inputs. With a

@@ -33,7 +33,9 @@ CampaignResult run_campaign(const CampaignOptions& options,
     rc::Shrinkable<Case> shrinkable = gen(r, i % 100);
     Case c = shrinkable.value();
     ++result.cases;
-    std::optional<Disagreement> what = disagreement(c.first, c.second, backends);
+    bool skipped = false;
+    std::optional<Disagreement> what = disagreement(c.first, c.second, backends, nullptr, &skipped);
+    result.unsupported += skipped;
     if (!what)
       continue;
     // Shrink: take the first simpler case that still disagrees, until none does.

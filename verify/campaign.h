@@ -27,6 +27,8 @@ struct Mismatch {
 
 struct CampaignResult {
   int cases = 0;
+  /// Cases some backend could not run (core::Outcome::unsupported).
+  int unsupported = 0;
   double seconds = 0;
   std::vector<Mismatch> mismatches;
 };

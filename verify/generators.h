@@ -24,14 +24,13 @@ rc::Gen<Program> antares_program();
 
 /// Tile functions `f` of one or two inputs (ranks 1 to 3, extents 0 to 5,
 /// float32 mostly): one contraction with + max min * = aggregation of one
-/// access or two combined by * + == over 1 to 4 index variables, each bound whole or through a compound index
-/// (negative coefficients, sums with earlier variables, offsets: ranges
-/// bounded only by validity and starting below zero), strided, offset,
-/// summed and exactly divided indices elsewhere, constraints, and an output
-/// sized from the inputs' dimensions (larger or smaller than the index
-/// range); often an elementwise epilogue on its result (arithmetic with
-/// literals and dimensions, integer / and % by values that may be zero,
-/// comparisons, select, negation, math functions).
+/// access or two combined by * + == over 1 to 4 index variables, each bound whole or through a
+/// compound index (negative coefficients, sums with earlier variables, offsets: ranges bounded only
+/// by validity and starting below zero), strided, offset, summed and exactly divided indices
+/// elsewhere, constraints, and an output sized from the inputs' dimensions (larger or smaller than
+/// the index range); often an elementwise epilogue on its result (arithmetic with literals and
+/// dimensions, integer / and % by values that may be zero, comparisons, select, negation, math
+/// functions).
 ///
 /// Each choice has the probability its call site states, whatever the
 /// RapidCheck size (verify/choice.h).

@@ -97,7 +97,7 @@ core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>
 
 std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
                                          const std::vector<core::Backend*>& backends,
-                                         std::string* outcome) {
+                                         std::string* outcome, bool* skipped) {
   std::shared_ptr<const core::SourceFile> keep;
   core::Kernel kernel;
   try {
@@ -114,6 +114,11 @@ std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
   for (size_t b = 1; b < backends.size(); ++b) {
     std::chrono::milliseconds budget = core::hang_budget(reference.seconds);
     core::Outcome o = core::evaluate(*backends[b], kernel, inputs, budget);
+    if (o.unsupported) {
+      if (skipped)
+        *skipped = true;
+      continue;
+    }
     if (auto d = compare_outcomes(kernel, first, reference, backends[b]->name(), o, budget))
       return d;
   }

@@ -75,10 +75,12 @@ struct Disagreement {
 /// elaborate is a disagreement too: generated programs are valid by
 /// construction.
 /// When \p outcome is given it receives the first backend's outcome: empty
-/// for success, else its rendered error.
+/// for success, else its rendered error. A backend that cannot run the
+/// kernel (core::Outcome::unsupported) gives no verdict; \p skipped, when
+/// given, is set when one did not.
 std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
                                          const std::vector<core::Backend*>& backends,
-                                         std::string* outcome = nullptr);
+                                         std::string* outcome = nullptr, bool* skipped = nullptr);
 
 /// Compares backend \p name's outcome \p o on \p kernel with the outcome
 /// \p reference of backend \p first: a hang (past \p budget), a different

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -118,6 +119,62 @@ Status run_process(const std::vector<std::string>& argv, const fs::path& in, con
 }
 
 } // namespace
+
+std::string isolated(const std::function<std::string()>& work, const std::string& kernel,
+                     std::chrono::milliseconds budget) {
+  std::string pattern = (fs::temp_directory_path() / "teval-dsp-XXXXXX").string();
+  TEVAL_ASSERT(::mkdtemp(pattern.data()), "cannot make a temporary directory");
+  fs::path dir = pattern;
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } cleanup{dir};
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = ::fork();
+  TEVAL_ASSERT(pid >= 0, "fork failed");
+  if (pid == 0) {
+    int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err < 0 || ::dup2(err, 2) < 0)
+      ::_exit(126);
+    std::string bytes = work();
+    std::ofstream out(dir / "result", std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    ::_exit(out ? 0 : 125);
+  }
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  int status = 0;
+  for (auto pause = std::chrono::microseconds(100);;
+       pause = std::min(pause * 2, std::chrono::microseconds(20000))) {
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      throw Error(ErrorKind::Range, kernel,
+                  "internal error: compiling the kernel for the DSP took longer than " +
+                      std::to_string(budget.count() / 1000) + " s");
+    }
+    std::this_thread::sleep_for(pause);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string said = read_file(dir / "stderr");
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' '))
+      said.pop_back();
+    throw Error(ErrorKind::Range, kernel,
+                "internal error: LLVM's Hexagon code generator failed on the kernel" +
+                    (said.empty() ? std::string(" (it ended with status ") +
+                                        std::to_string(WIFSIGNALED(status) ? WTERMSIG(status)
+                                                                           : WEXITSTATUS(status)) +
+                                        ")"
+                                  : ": " + said));
+  }
+  return read_file(dir / "result");
+}
 
 const std::vector<std::string>& runtime_symbols() {
   static const std::vector<std::string> symbols = {"teval_rt_fail",

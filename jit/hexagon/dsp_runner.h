@@ -11,10 +11,20 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace teval::jit::dsp {
+
+/// Runs \p work in a child process (forked, so it sees this process's
+/// memory) and returns the bytes it returns: LLVM's code generator ends the
+/// process on an internal failure ("LLVM ERROR: ..."), and a kernel it
+/// cannot compile must be an error naming the kernel, not the end of teval.
+/// Throws Error{Range} ("internal error: ...") with what the child printed
+/// when it fails, crashes or runs past \p budget.
+std::string isolated(const std::function<std::string()>& work, const std::string& kernel,
+                     std::chrono::milliseconds budget);
 
 /// The symbols the runtime defines, which a kernel may leave undefined.
 const std::vector<std::string>& runtime_symbols();

@@ -11,6 +11,7 @@
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <llvm/IR/Instructions.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Target/TargetMachine.h>
@@ -83,12 +84,18 @@ struct HexagonCompiler::Impl {
     Generated generated;
   };
 
-  Built build(const core::LoopNest& nest) {
-    auto context = std::make_unique<llvm::LLVMContext>();
+  // The kernel's IR for the DSP, not yet optimised.
+  Generated generate_ir(const core::LoopNest& nest, llvm::LLVMContext& context) {
     Generated g =
-        generate(nest, "teval_kernel", *context, kCpu, kFeatures, options.statements_per_function);
+        generate(nest, "teval_kernel", context, kCpu, kFeatures, options.statements_per_function);
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(kTriple);
+    return g;
+  }
+
+  Built build(const core::LoopNest& nest) {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    Generated g = generate_ir(nest, *context);
     optimize(*g.module, *target, options.opt_level);
     return {std::move(context), std::move(g)};
   }
@@ -140,9 +147,32 @@ DspKernel::~DspKernel() = default;
 
 std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
                                                     const std::string& name) {
-  auto [context, generated] = impl_->build(nest);
-  std::string object =
-      emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
+  // The IR here; optimisation and code generation in a child process.
+  auto context = std::make_unique<llvm::LLVMContext>();
+  Generated generated = impl_->generate_ir(nest, *context);
+  // float16 and bfloat16 arithmetic: LLVM 19's Hexagon code generator
+  // cannot lower all of it (an `&=!` of float16 values ends it), and the
+  // runtime has no conversions yet.
+  for (const llvm::Function& f : *generated.module)
+    for (const llvm::BasicBlock& block : f)
+      for (const llvm::Instruction& i : block) {
+        auto half = [](const llvm::Type* t) {
+          return t->getScalarType()->isHalfTy() || t->getScalarType()->isBFloatTy();
+        };
+        bool uses = half(i.getType());
+        for (const llvm::Use& u : i.operands())
+          uses = uses || half(u->getType());
+        if (uses)
+          throw core::Error(core::ErrorKind::Unsupported, name,
+                            "the kernel needs float16/bfloat16 arithmetic, which teval's DSP "
+                            "target does not have yet");
+      }
+  std::string object = dsp::isolated(
+      [&] {
+        optimize(*generated.module, *impl_->target, impl_->options.opt_level);
+        return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
+      },
+      name, std::chrono::seconds(120));
   // Every symbol the kernel leaves undefined must come from the runtime.
   auto buffer = llvm::MemoryBuffer::getMemBuffer(object, "kernel.o", false);
   auto file = check(llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef()),

@@ -2,6 +2,7 @@
 #include "tools/teval/diff_command.h"
 
 #include "interp/backends.h"
+#include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
 #include "tools/teval/cli_support.h"
 #include "verify/campaign.h"
@@ -12,10 +13,14 @@
 namespace teval::tools {
 
 const char* const kDiffHelp = R"(usage: teval diff [--cases N] [--seed S] [--lang antares|tile]
+                  [--engine all|hexagon]
 
 Generates random, well-typed programs with random inputs and runs each on
 every backend: the interpreter (block and definitional evaluation), IREval
-of the lowered loop nest, and the JIT. Every backend must give the
+of the lowered loop nest, and the JIT (`--engine all`, the default), or on
+the interpreter and the Hexagon DSP under qemu-hexagon (`--engine hexagon`;
+programs its runtime cannot serve yet are counted, not compared). Every
+backend must give the
 interpreter's outputs bit for bit, or its exact error. Each disagreement is
 shrunk to a minimal program and printed with the `teval run` command that
 reproduces it.
@@ -26,6 +31,7 @@ options:
                 same programs
   --lang L      the notation of the programs: antares (the default) or tile
                 (contractions with constraints and skipped invalid points)
+  --engine E    all (the default) or hexagon
   -h, --help    this text
 
 exit status: 0 all agreed; 1 some program disagreed; 2 a usage error.
@@ -33,6 +39,7 @@ exit status: 0 all agreed; 1 some program disagreed; 2 a usage error.
 
 int diff_command(const std::vector<std::string>& args) {
   verify::CampaignOptions o;
+  std::string engine = "all";
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -40,7 +47,8 @@ int diff_command(const std::vector<std::string>& args) {
         std::cout << kDiffHelp;
         return 0;
       }
-      if (i + 1 >= args.size() && (a == "--cases" || a == "--seed" || a == "--lang"))
+      if (i + 1 >= args.size() &&
+          (a == "--cases" || a == "--seed" || a == "--lang" || a == "--engine"))
         throw UsageError{"option " + a + " needs a value"};
       if (a == "--cases") {
         uint64_t n = parse_count(a, args[++i]);
@@ -53,6 +61,10 @@ int diff_command(const std::vector<std::string>& args) {
         o.lang = args[++i];
         if (o.lang != "antares" && o.lang != "tile")
           throw UsageError{"unknown --lang '" + o.lang + "'; teval diff generates: antares, tile"};
+      } else if (a == "--engine") {
+        engine = args[++i];
+        if (engine != "all" && engine != "hexagon")
+          throw UsageError{"unknown --engine '" + engine + "'; teval diff has: all, hexagon"};
       } else {
         throw UsageError{"unknown argument '" + a + "'"};
       }
@@ -66,7 +78,10 @@ int diff_command(const std::vector<std::string>& args) {
   auto definitional = interp::interpreter_backend({.blocks = false});
   auto ireval = interp::ireval_backend();
   auto jit = jit::jit_backend();
+  auto dsp = jit::hexagon_backend();
   std::vector<core::Backend*> backends{interp.get(), definitional.get(), ireval.get(), jit.get()};
+  if (engine == "hexagon")
+    backends = {interp.get(), dsp.get()};
   verify::CampaignResult r = verify::run_campaign(o, backends, [](const verify::Mismatch& m) {
     const verify::Disagreement& d = m.disagreement;
     std::cout << "mismatch [" << d.kind << "] (shrunk " << m.shrinks << " times):\n  "
@@ -81,7 +96,12 @@ int diff_command(const std::vector<std::string>& args) {
   char rate[64];
   std::snprintf(rate, sizeof rate, "%.1f", r.seconds > 0 ? r.cases / r.seconds : 0.0);
   std::cout << r.cases << " cases in " << r.seconds << " s (" << rate << " cases/s), "
-            << r.mismatches.size() << " mismatches\n";
+            << r.mismatches.size() << " mismatches";
+  if (engine == "hexagon")
+    std::cout << "; " << r.unsupported
+              << " cases the DSP runtime cannot run yet (math functions, float16/bfloat16, "
+                 "float64 division)";
+  std::cout << "\n";
   return r.mismatches.empty() ? 0 : 1;
 }
 
