@@ -91,6 +91,7 @@ void Codegen::body(llvm::Function* f, const std::vector<int>& buffers,
 
 std::vector<Site> Codegen::run(const std::string& entry_name, const std::string& cpu,
                                const std::string& features) {
+  dsp_ = cpu.rfind("hexagon", 0) == 0;
   // The entry point takes the array of buffer pointers and the context.
   llvm::Type* ptr = llvm::PointerType::get(c_, 0);
   auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false);

@@ -333,6 +333,9 @@ llvm::Value* Codegen::int_op(const Expr& e, const core::Apply& a, DType t,
   llvm::Value* y = args[1];
   switch (a.op) {
   case Op::Add:
+    if (planted(39) && dsp_ && !trap) // fault: saturating, on the DSP
+      return intrinsic(is_unsigned(t) ? llvm::Intrinsic::uadd_sat : llvm::Intrinsic::sadd_sat,
+                       {x, y});
     return trap ? checked(e, Op::Add, t, x, y, args) : b_.CreateAdd(x, y);
   case Op::Sub:
     if (planted(4)) // fault: swapped operands

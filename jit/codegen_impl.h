@@ -39,6 +39,8 @@ public:
                         const std::string& features);
 
 private:
+  /// Code for the Hexagon DSP (where fault 39 is planted).
+  bool dsp_ = false;
   static void set_target(llvm::Function* f, const std::string& cpu, const std::string& features);
   // A function taking \p buffers (noalias pointers, by id) and the context.
   llvm::Function* function(const std::string& name, const std::vector<int>& buffers,

@@ -5,9 +5,15 @@
  * Linux generic ones, through trap0(#1).
  *
  * Input:  "TVIN", u32 buffer count n, n x u64 sizes, then every buffer's bytes.
+ * TEVAL_FAULT (0 normally) plants a fault for the fault-injection self-test.
+ *
  * Output: "TVOK" or "TVER" (i32 site, u32 value count c, c x i64 values),
  *         then every buffer's bytes. Exit status 0; 3 for a malformed input,
  *         4 when the buffers do not fit the arena. */
+#ifndef TEVAL_FAULT
+#define TEVAL_FAULT 0
+#endif
+
 typedef unsigned char u8;
 typedef unsigned int u32;
 typedef int i32;
@@ -118,6 +124,10 @@ u64 __hexagon_umoddi3(u64 a, u64 b) {
 }
 i64 __hexagon_divdi3(i64 a, i64 b) {
   u64 r, q = udiv64(magnitude(a), magnitude(b), &r);
+#if TEVAL_FAULT == 41 /* fault: rounds toward minus infinity */
+  if ((a < 0) != (b < 0) && r != 0)
+    q += 1;
+#endif
   return (a < 0) != (b < 0) ? (i64)((u64)0 - q) : (i64)q;
 }
 i64 __hexagon_moddi3(i64 a, i64 b) {
@@ -162,10 +172,16 @@ float truncf(float x) {
 }
 double floor(double x) {
   double t = trunc(x);
+#if TEVAL_FAULT == 42 /* fault: floor of a negative non-integer truncates */
+  return t;
+#endif
   return t > x ? t - 1.0 : t;
 }
 float floorf(float x) {
   float t = truncf(x);
+#if TEVAL_FAULT == 42
+  return t;
+#endif
   return t > x ? t - 1.0f : t;
 }
 double ceil(double x) {
@@ -212,11 +228,18 @@ void _start(void) {
     if (sizes[i] > sizeof arena - used)
       leave(4);
     buffers[i] = arena + used;
+#if TEVAL_FAULT == 37 /* fault: buffers laid out with half their size */
+    used += (sizes[i] / 2 + 127) / 128 * 128;
+#else
     used += (sizes[i] + 127) / 128 * 128;
+#endif
   }
   for (u32 i = 0; i < n; ++i)
     read_all(buffers[i], sizes[i]);
   i32 status = teval_kernel(buffers, 0);
+#if TEVAL_FAULT == 40 /* fault: the kernel's error is dropped */
+  status = 0;
+#endif
   if (status == 0) {
     write_all("TVOK", 4);
   } else {

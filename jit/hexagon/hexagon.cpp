@@ -1,6 +1,7 @@
 // The Hexagon DSP target (see hexagon.h).
 #include "jit/hexagon/hexagon.h"
 
+#include "core/fault.h"
 #include "core/interrupt.h"
 #include "core/lower.h"
 #include "jit/codegen.h"
@@ -221,7 +222,11 @@ std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
   std::vector<core::Tensor> out;
   for (int id : n.outputs) {
     core::Tensor t(n.buffers[id].dtype, n.buffers[id].shape);
-    std::copy(o.buffers[id].begin(), o.buffers[id].end(), t.bytes().begin());
+    size_t keep = o.buffers[id].size();
+    if (planted(38)) // fault: whole 128-byte vectors only, the tail lost
+      keep = keep / 128 * 128;
+    std::copy(o.buffers[id].begin(), o.buffers[id].begin() + static_cast<std::ptrdiff_t>(keep),
+              t.bytes().begin());
     out.push_back(std::move(t));
   }
   return out;

@@ -213,13 +213,19 @@ TEST(Fuzz, MpiRanksRunShardsAndRankZeroMergesThem) {
   EXPECT_NE(test::read_file(dir / "camp/rank-1/campaign.txt").find("shard 1/2"), std::string::npos);
 }
 
+TEST(Fuzz, TheDspIsAnEngine) {
+  fs::path dir = test::scratch_dir("fuzz_dsp");
+  Result r = teval("fuzz --out camp --cases 12 --lang all --engine hexagon --quiet", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(test::read_file(dir / "camp/report.json").find("\"cases\": 12"), std::string::npos);
+}
+
 TEST(Fuzz, UsageErrors) {
   fs::path dir = test::scratch_dir("fuzz_usage");
-  for (const char* args :
-       {"fuzz", "fuzz --out x --engine hexagon", "fuzz --out x --engine gpu",
-        "fuzz --out x --compare bits", "fuzz --out x --backend-cmd 'cc {prog}'",
-        "fuzz --out x --time 0", "fuzz --out x --shard 2/2", "fuzz --out x --jobs 0",
-        "fuzz --out x --engine none", "gen --cases 3", "gen -o x --lang c"})
+  for (const char* args : {"fuzz", "fuzz --out x --engine gpu", "fuzz --out x --compare bits",
+                           "fuzz --out x --backend-cmd 'cc {prog}'", "fuzz --out x --time 0",
+                           "fuzz --out x --shard 2/2", "fuzz --out x --jobs 0",
+                           "fuzz --out x --engine none", "gen --cases 3", "gen -o x --lang c"})
     EXPECT_EQ(teval(args, dir).exit_code, 2) << args;
   EXPECT_EQ(teval("fuzz --help", dir).exit_code, 0);
   EXPECT_EQ(teval("gen --help", dir).exit_code, 0);

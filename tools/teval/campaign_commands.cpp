@@ -43,7 +43,7 @@ exit status: 0 written; 1 a file could not be written; 2 a usage error.
 const char* const kFuzzHelp =
     R"(usage: teval fuzz --out DIR [--lang antares|tile|all] [--seed S]
                   [--cases N | --time DURATION] [--jobs J] [--shard I/N]
-                  [--engine ireval|jit|all|none]...
+                  [--engine ireval|jit|hexagon|all|none]...
                   [--backend-cmd 'COMMAND {program} {inputs} {outdir}']
                   [--compare check|bits] [--expect-errors]
                   [--backend-timeout DURATION] [--backend-memory SIZE]
@@ -70,7 +70,9 @@ options:
   --jobs J               worker processes (default 1)
   --shard I/N            run shard I of N (case k is case I + N*k)
   --engine E             teval's own engines to test, bit for bit against
-                         the interpreter: ireval, jit, all (both), none;
+                         the interpreter: ireval, jit, hexagon (the DSP under
+                         qemu-hexagon; cases its runtime cannot serve yet
+                         give no verdict), all (ireval and jit), none;
                          repeatable. Default: all, or none with --backend-cmd
   --backend-cmd CMD      another compiler as a backend: a shell command with
                          {program} (the program file: a COMPUTE_V1 value, or
@@ -207,13 +209,12 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
         f.engines = {"ireval", "jit"};
       } else if (v == "none") {
         f.engines.clear();
-      } else if (v == "hexagon") {
-        throw UsageError{"--engine hexagon: this teval has no Hexagon target yet"};
       } else if (verify::known_engine(v)) {
         if (std::find(f.engines.begin(), f.engines.end(), v) == f.engines.end())
           f.engines.push_back(v);
       } else {
-        throw UsageError{"unknown --engine '" + v + "'; teval fuzz tests: ireval, jit, all, none"};
+        throw UsageError{"unknown --engine '" + v +
+                         "'; teval fuzz tests: ireval, jit, hexagon, all, none"};
       }
     } else if (a == "--backend-cmd") {
       f.backend_cmd = value();
