@@ -177,24 +177,13 @@ std::string isolated(const std::function<std::string()>& work, const std::string
 }
 
 const std::vector<std::string>& runtime_symbols() {
-  static const std::vector<std::string> symbols = {"teval_rt_fail",
-                                                   "memset",
-                                                   "memcpy",
-                                                   "memmove",
-                                                   "__hexagon_divsi3",
-                                                   "__hexagon_udivsi3",
-                                                   "__hexagon_modsi3",
-                                                   "__hexagon_umodsi3",
-                                                   "__hexagon_divdi3",
-                                                   "__hexagon_udivdi3",
-                                                   "__hexagon_moddi3",
-                                                   "__hexagon_umoddi3",
-                                                   "trunc",
-                                                   "truncf",
-                                                   "floor",
-                                                   "floorf",
-                                                   "ceil",
-                                                   "ceilf"};
+  // clang-format off
+  static const std::vector<std::string> symbols = {
+      "teval_rt_fail", "memset", "memcpy", "memmove",
+      "__hexagon_divsi3", "__hexagon_udivsi3", "__hexagon_modsi3", "__hexagon_umodsi3",
+      "__hexagon_divdi3", "__hexagon_udivdi3", "__hexagon_moddi3", "__hexagon_umoddi3",
+      "__hexagon_divdf3", "trunc", "truncf", "floor", "floorf", "ceil", "ceilf"};
+  // clang-format on
   return symbols;
 }
 

@@ -193,6 +193,88 @@ float ceilf(float x) {
   return t < x ? t + 1.0f : t;
 }
 
+/* float64 division, correctly rounded (to nearest, ties to even), which
+ * Hexagon leaves to a soft-float routine: the significands are divided bit
+ * by bit into 55 bits plus a sticky bit, then rounded once, subnormal
+ * results included. */
+double __hexagon_divdf3(double a, double b) {
+  const u64 sign_bit = (u64)1 << 63, frac = ((u64)1 << 52) - 1, quiet = (u64)1 << 51;
+  u64 ua, ub;
+  memcpy(&ua, &a, 8);
+  memcpy(&ub, &b, 8);
+  u64 sign = (ua ^ ub) & sign_bit, out;
+  int ea = (int)((ua >> 52) & 0x7ff), eb = (int)((ub >> 52) & 0x7ff);
+  u64 ma = ua & frac, mb = ub & frac;
+  if (ea == 0x7ff && ma) {
+    out = ua | quiet;
+  } else if (eb == 0x7ff && mb) {
+    out = ub | quiet;
+  } else if (ea == 0x7ff) {
+    out = eb == 0x7ff ? ((u64)0x7ff << 52) | quiet : sign | ((u64)0x7ff << 52);
+  } else if (eb == 0x7ff) {
+    out = sign;
+  } else if (eb == 0 && mb == 0) {
+    out = ea == 0 && ma == 0 ? ((u64)0x7ff << 52) | quiet : sign | ((u64)0x7ff << 52);
+  } else if (ea == 0 && ma == 0) {
+    out = sign;
+  } else {
+    /* Significands in [2^52, 2^53), subnormals normalised. */
+    if (ea == 0)
+      for (ea = 1; !(ma >> 52); --ea)
+        ma <<= 1;
+    else
+      ma |= (u64)1 << 52;
+    if (eb == 0)
+      for (eb = 1; !(mb >> 52); --eb)
+        mb <<= 1;
+    else
+      mb |= (u64)1 << 52;
+    int e = ea - eb + 1023;
+    if (ma < mb) {
+      ma <<= 1;
+      --e;
+    }
+    u64 q = 0, r = ma;
+    for (int i = 0; i < 55; ++i) {
+      q <<= 1;
+      if (r >= mb) {
+        r -= mb;
+        q |= 1;
+      }
+      r <<= 1;
+    }
+    u64 sticky = r != 0;
+    if (e <= 0) { /* subnormal: shift the extra bits into the sticky bit */
+      int shift = 1 - e;
+      if (shift >= 64) {
+        sticky |= q != 0;
+        q = 0;
+      } else {
+        sticky |= (q & (((u64)1 << shift) - 1)) != 0;
+        q >>= shift;
+      }
+      e = 1; /* the exponent field becomes 0 below */
+    }
+    u64 mant = q >> 2, round = (q >> 1) & 1;
+    sticky |= q & 1;
+    if (round && (sticky || (mant & 1)))
+      ++mant;
+    if (e >= 0x7ff)
+      out = sign | ((u64)0x7ff << 52);
+    else {
+      /* mant includes the implicit bit (2^52) when normal; adding it to the
+       * field below carries into the exponent. */
+      out = ((u64)(e - 1) << 52) + mant;
+      if (out >= (u64)0x7ff << 52)
+        out = (u64)0x7ff << 52;
+      out |= sign;
+    }
+  }
+  double d;
+  memcpy(&d, &out, 8);
+  return d;
+}
+
 /* The error channel: the site and its values, as the host's RunContext. */
 static i32 failed_site = -1;
 static u32 failed_count;

@@ -61,7 +61,7 @@ public:
   /// Compiles \p nest (copied; its spans must outlive the result) and
   /// links it with the DSP runtime. \p name names the kernel in errors.
   /// Throws Error(Unsupported) for code the runtime cannot serve yet (math
-  /// functions, float16/bfloat16 rounding, float64 division) or a missing
+  /// functions, float16/bfloat16 arithmetic) or a missing
   /// tool chain.
   std::unique_ptr<DspKernel> compile(const core::LoopNest& nest, const std::string& name);
 

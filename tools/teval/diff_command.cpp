@@ -99,8 +99,7 @@ int diff_command(const std::vector<std::string>& args) {
             << r.mismatches.size() << " mismatches";
   if (engine == "hexagon")
     std::cout << "; " << r.unsupported
-              << " cases the DSP runtime cannot run yet (math functions, float16/bfloat16, "
-                 "float64 division)";
+              << " cases the DSP runtime cannot run yet (math functions, float16/bfloat16)";
   std::cout << "\n";
   return r.mismatches.empty() ? 0 : 1;
 }
