@@ -64,9 +64,10 @@ void initialize_hexagon() {
 
 struct HexagonCompiler::Impl {
   JitOptions options;
+  std::string features;
   std::unique_ptr<llvm::TargetMachine> target;
 
-  explicit Impl(JitOptions o) : options(o) {
+  Impl(JitOptions o, bool hvx) : options(o), features(hvx ? kFeatures : "-hvx") {
     initialize_hexagon();
     std::string error;
     const llvm::Target* t = llvm::TargetRegistry::lookupTarget(kTriple, error);
@@ -75,7 +76,7 @@ struct HexagonCompiler::Impl {
     // Results must be bit-exact with IREval: no contraction into FMA.
     to.AllowFPOpFusion = llvm::FPOpFusion::Strict;
     target.reset(t->createTargetMachine(
-        kTriple, kCpu, kFeatures, to, llvm::Reloc::Static, std::nullopt,
+        kTriple, kCpu, features, to, llvm::Reloc::Static, std::nullopt,
         o.opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Default));
     TEVAL_ASSERT(target, "LLVM cannot make a Hexagon target machine");
   }
@@ -88,7 +89,7 @@ struct HexagonCompiler::Impl {
   // The kernel's IR for the DSP, not yet optimised.
   Generated generate_ir(const core::LoopNest& nest, llvm::LLVMContext& context) {
     Generated g =
-        generate(nest, "teval_kernel", context, kCpu, kFeatures, options.statements_per_function);
+        generate(nest, "teval_kernel", context, kCpu, features, options.statements_per_function);
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(kTriple);
     return g;
@@ -102,7 +103,8 @@ struct HexagonCompiler::Impl {
   }
 };
 
-HexagonCompiler::HexagonCompiler(JitOptions options) : impl_(std::make_unique<Impl>(options)) {}
+HexagonCompiler::HexagonCompiler(JitOptions options, bool hvx)
+    : impl_(std::make_unique<Impl>(options, hvx)) {}
 
 HexagonCompiler::~HexagonCompiler() = default;
 
@@ -233,7 +235,7 @@ std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
 }
 
 std::string HexagonCompiler::target() const {
-  return std::string(kTriple) + " " + kCpu + " " + kFeatures;
+  return std::string(kTriple) + " " + kCpu + " " + impl_->features;
 }
 
 namespace {

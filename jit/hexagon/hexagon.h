@@ -45,7 +45,9 @@ private:
 
 class HexagonCompiler {
 public:
-  explicit HexagonCompiler(JitOptions options = {});
+  /// \p hvx false compiles for the scalar core only (to measure what the
+  /// vector unit brings).
+  explicit HexagonCompiler(JitOptions options = {}, bool hvx = true);
   ~HexagonCompiler();
   HexagonCompiler(const HexagonCompiler&) = delete;
   HexagonCompiler& operator=(const HexagonCompiler&) = delete;

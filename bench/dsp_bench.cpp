@@ -1,0 +1,74 @@
+// The Hexagon DSP target: compile and link time per kernel, qemu-hexagon's
+// start-up, and HVX against the scalar core on integer kernels (int8 and
+// int32 elementwise, an int8 dot product accumulated in int32), as wall
+// time of whole runs under qemu. Run with `scripts/dev bench`.
+#include "bench/programs.h"
+#include "core/lower.h"
+#include "jit/hexagon/hexagon.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+using namespace teval;
+
+std::string elementwise(const char* dtype, int64_t n) {
+  return std::string("- einstein_v2(\"output0[N] = input0[N] + input1[N] * input0[N]\", "
+                     "{\"input0\": {\"dtype\": \"") +
+         dtype + "\", \"shape\": [" + std::to_string(n) + "]}, \"input1\": {\"dtype\": \"" + dtype +
+         "\", \"shape\": [" + std::to_string(n) + "]}})";
+}
+
+std::string dot(int64_t rows, int64_t k) {
+  return "- einstein_v2(\"output0[N] +=! input0[N, K].cast(`int32`) * input1[K].cast(`int32`)\", "
+         "{\"input0\": {\"dtype\": \"int8\", \"shape\": [" +
+         std::to_string(rows) + ", " + std::to_string(k) +
+         "]}, \"input1\": {\"dtype\": \"int8\", \"shape\": [" + std::to_string(k) + "]}})";
+}
+
+// Code generation in a child, object emission, and the link with the
+// runtime: one kernel's preparation for the DSP.
+void BM_DspCompileAndLink(benchmark::State& state) {
+  bench::Prepared p = bench::prepare(elementwise("int32", 1024));
+  core::LoopNest nest = core::lower(p.kernel);
+  jit::HexagonCompiler compiler;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(compiler.compile(nest, "bench"));
+}
+BENCHMARK(BM_DspCompileAndLink)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A run of a 16-element kernel: qemu-hexagon's start-up and the transfer.
+void BM_DspStartUp(benchmark::State& state) {
+  bench::Prepared p = bench::prepare(elementwise("int32", 16));
+  jit::HexagonCompiler compiler;
+  auto kernel = compiler.compile(core::lower(p.kernel), "bench");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(kernel->run(p.inputs));
+}
+BENCHMARK(BM_DspStartUp)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// range(0): 0 int8 elementwise, 1 int32 elementwise, 2 int8 dot products;
+// range(1): 1 with HVX, 0 scalar only. Elements per second in the label's
+// counter.
+void BM_DspKernel(benchmark::State& state) {
+  const int64_t n = 1 << 22;
+  std::string text = state.range(0) == 0   ? elementwise("int8", n)
+                     : state.range(0) == 1 ? elementwise("int32", n)
+                                           : dot(1024, 4096);
+  bench::Prepared p = bench::prepare(text);
+  jit::HexagonCompiler compiler({}, state.range(1) != 0);
+  auto kernel = compiler.compile(core::lower(p.kernel), "bench");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(kernel->run(p.inputs));
+  state.counters["points/s"] = benchmark::Counter(static_cast<double>(p.points),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+  static const char* const names[] = {"int8 add-mul", "int32 add-mul", "int8 dot"};
+  state.SetLabel(std::string(names[state.range(0)]) + (state.range(1) ? ", HVX" : ", scalar"));
+}
+BENCHMARK(BM_DspKernel)
+    ->ArgsProduct({{0, 1, 2}, {1, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
+
+} // namespace
