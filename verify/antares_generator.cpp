@@ -138,17 +138,27 @@ private:
       return access();
     case 1: {
       // Integer leaves: literals, with a dtype, and sizes (AXIS.val(),
-      // t.val(d)).
-      int k = pick(-3, 3);
+      // t.val(d)). A literal is small, or (one time in five) near its
+      // dtype's limits, so that sums and products wrap around: a backend
+      // that saturates or traps there is wrong.
+      int64_t k = pick(-3, 3);
+      auto near_limit = [&](DType t) {
+        int64_t lo = core::lowest(t).i, hi = core::highest(t).i;
+        return chance(50) ? hi - pick(0, 8) : lo + pick(1, 8);
+      };
       switch (pick(0, 4)) {
       case 1: {
         DType t = chance(50) ? DType::Int8 : DType::Int64;
+        if (chance(20))
+          k = near_limit(t);
         return {"const(" + std::to_string(k) + ", `" + dtype_name(t) + "`)", t};
       }
       case 2:
         if (const auto* in = some_input()) {
           if (in->second.dtype == DType::Bool || in->second.dtype == DType::UInt8)
             break; // an unsigned dtype cannot hold k
+          if (chance(20) && !core::is_float(in->second.dtype))
+            k = near_limit(in->second.dtype);
           return {"const(" + std::to_string(k) + ", dtype=" + in->first + ".dtype())",
                   in->second.dtype};
         }
@@ -168,6 +178,8 @@ private:
       default:
         break;
       }
+      if (chance(20))
+        k = near_limit(DType::Int32);
       return {"const(" + std::to_string(k) + ")", DType::Int32};
     }
     case 2:
