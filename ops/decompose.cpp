@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "core/kernel.h"
 
 #include <cmath>
 #include <set>
@@ -97,7 +98,17 @@ private:
   std::string operand(size_t i, const std::vector<std::string>& index) const {
     return names_.at(node_->operands[i]) + "[" + join(index) + "]";
   }
-  void emit(std::string line) { lines_.push_back(std::move(line)); }
+  void emit(std::string line) {
+    // The Kernel IR's limit, said at the op that passes it rather than in
+    // the generated text.
+    if (lines_.size() + 1 >= core::kMaxStatements)
+      throw core::Error(core::ErrorKind::Limit, node_ ? node_->span : core::Span(),
+                        "the function's einstein_v2 decomposition passes teval's limit of " +
+                            std::to_string(core::kMaxStatements) +
+                            " statements at this op; --engine interp evaluates the function with "
+                            "the ops' native references instead");
+    lines_.push_back(std::move(line));
+  }
 
   // `TARGET[D0, ...] OP VALUE where D0 in E0, ...`: every data axis's
   // extent is stated, whether the right-hand side indexes a whole

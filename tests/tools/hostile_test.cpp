@@ -190,6 +190,20 @@ void generate(const fs::path& dir) {
   put("call2000.antares", "output0[N] = input0[N]" + repeat(".call(`abs`)", 2000) + "\n");
   put("preamble12000.antares", "- _X = 1" + repeat(" + 1", 12000) +
                                    "; einstein_v2(f\"output0[N] = N where N in {_X}\", {})\n");
+  put("dense100000.mlir", "func.func @main() -> tensor<1xf32> {\n  %0 = stablehlo.constant dense<" +
+                              repeat("[", 100000) + "1.0" + repeat("]", 100000) +
+                              "> : tensor<1xf32>\n  return %0 : tensor<1xf32>\n}\n");
+  put(
+      "ops20000.mlir", "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %v0 = "
+                       "stablehlo.exponential %a : tensor<4xf32>\n" +
+                           [&] {
+                             std::string ops;
+                             for (int i = 1; i < 20000; ++i)
+                               ops += "  %v" + std::to_string(i) + " = stablehlo.add %v" +
+                                      std::to_string(i - 1) + ", %a : tensor<4xf32>\n";
+                             return ops;
+                           }() +
+                           "  return %v19999 : tensor<4xf32>\n}\n");
   put("brackets100000.antares",
       "output0[N] = " + repeat("(", 100000) + "input0[N]" + repeat(")", 100000) + "\n");
   put("plus12000.tile",
@@ -311,7 +325,7 @@ std::vector<Case> corpus_cases() {
 // of the command.
 std::vector<Case> golden_cases() {
   std::vector<Case> cases;
-  for (const char* lang : {"antares", "tile"}) {
+  for (const char* lang : {"antares", "tile", "mlir"}) {
     fs::path dir = test::source_dir() / "tests/errors" / lang;
     for (const fs::path& p : test::files_with_extension(dir, std::string(".") + lang)) {
       std::string text = test::read_file(p), args;
@@ -395,6 +409,18 @@ std::vector<Case> mutant_cases(const fs::path& dir) {
                      "teval rules apply " + shell_quoted((htp / "split_rules.cpp").string()) +
                          " --graph " + name,
                      "", "relu.graph mutant " + std::to_string(i)});
+  }
+  // MLIR functions of ByteIR ops, a dynamic dimension given a shape.
+  std::vector<fs::path> functions =
+      test::files_with_extension(test::source_dir() / "examples/byteir", ".mlir");
+  for (int i = 0; i < 40; ++i) {
+    const fs::path& p = functions[size_t(i) % functions.size()];
+    std::string name = "mutant" + std::to_string(i) + ".mlir";
+    test::write_file(dir / name, mutate(test::read_file(p)));
+    cases.push_back(
+        {"run", "any",
+         "teval run " + name + " -i arg0=float32[3,7] --timeout 5 -o x" + std::to_string(i), "",
+         p.filename().string() + " mutant " + std::to_string(i)});
   }
   // REPL scripts run from the source tree, where the session's files are.
   std::string session = test::read_file(test::source_dir() / "examples/repl/session.teval");
