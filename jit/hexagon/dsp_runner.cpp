@@ -223,7 +223,8 @@ Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& b
       in.write(reinterpret_cast<const char*>(&size), 8);
     }
     for (const auto& b : buffers)
-      in.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+      if (!b.empty())
+        in.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     TEVAL_ASSERT(in.good(), "cannot write the DSP's input");
   }
   Status s = run_process({qemu.string(), executable_.string()}, dir_ / "input", dir_ / "output",
@@ -249,7 +250,8 @@ Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& b
   size_t at = 0;
   auto take = [&](void* to, size_t n) {
     TEVAL_ASSERT(at + n <= out.size(), where + " wrote a short outcome");
-    std::memcpy(to, out.data() + at, n);
+    if (n) // an empty buffer's data() may be null
+      std::memcpy(to, out.data() + at, n);
     at += n;
   };
   Outcome o;
