@@ -2,7 +2,7 @@
 # A stand-in for another compiler in the tests of `teval fuzz --backend-cmd`:
 # it runs teval itself on the case, then misbehaves as MODE says.
 #   backend.sh TEVAL MODE PROGRAM INPUTS OUTDIR ENTRY
-# MODE: ok, crash (SIGSEGV), hang, hog (holds 400 MiB), exit (status 3), missing (writes
+# MODE: ok, crash (SIGSEGV), hang, hog (holds 900 MiB), exit (status 3), missing (writes
 # nothing), garbage (an output that is not .npy), negate-first (the first
 # element of float outputs negated when nonzero: a wrong value).
 set -u
@@ -11,7 +11,7 @@ case $mode in
 crash) kill -SEGV $$ ;;
 hang) exec sleep 1000 ;;
 exit) echo "backend: cannot compile this" >&2; exit 3 ;;
-hog) exec /usr/bin/python3 -c 'import time; x = bytearray(400 << 20); time.sleep(30)' ;;
+hog) exec /usr/bin/python3 -c 'import time; x = bytearray(900 << 20); time.sleep(30)' ;;
 esac
 set -- run "$program" -o "$outdir"
 [ -n "$entry" ] && set -- "$@" --entry "$entry"
