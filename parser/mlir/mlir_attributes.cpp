@@ -1,0 +1,167 @@
+// Reading an op's attributes by name (see mlir_attributes.h).
+#include "parser/mlir/mlir_attributes.h"
+
+#include "core/error.h"
+#include "parser/mlir/mlir_values.h"
+
+#include <algorithm>
+
+namespace teval::parser::mlir_detail {
+
+using core::DType;
+using core::Error;
+using core::ErrorKind;
+using core::ValueType;
+
+const ast::Expr* find(const OpSite& site, const std::string& name, bool required) {
+  auto it = site.attrs.find(name);
+  if (it != site.attrs.end())
+    return it->second;
+  if (required)
+    throw Error(ErrorKind::Type, site.attrs_span,
+                site.call->callee + " " + std::string(core::graph_op_name(site.op)) +
+                    " needs the attribute `" + name + "`");
+  return nullptr;
+}
+
+void only(const OpSite& site, std::initializer_list<std::string_view> known) {
+  for (const auto& [name, value] : site.attrs)
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (std::string_view k : known)
+        list += (list.empty() ? "" : ", ") + std::string(k);
+      throw Error(ErrorKind::Type, site.attr_names.at(name),
+                  "`" + name + "` is not an attribute of " +
+                      std::string(core::graph_op_name(site.op)) +
+                      (list.empty() ? "; it takes none" : "; it takes " + list));
+    }
+}
+
+int64_t int_attr(const OpSite& site, const std::string& name) {
+  const ast::Expr* e = find(site, name, true);
+  Typed t = typed(*e);
+  std::optional<int64_t> v = integer_value(*t.value);
+  if (!v || (t.type && !element_type(text(*t.type))) ||
+      (t.type && core::is_float(*element_type(text(*t.type)))))
+    throw Error(ErrorKind::Type, e->span,
+                "`" + name + "` must be an integer, not `" + text(*e) + "`");
+  return *v;
+}
+
+double float_attr(const OpSite& site, const std::string& name) {
+  const ast::Expr* e = find(site, name, true);
+  Typed t = typed(*e);
+  std::optional<DType> type = t.type ? element_type(text(*t.type)) : std::nullopt;
+  std::optional<double> v = float_value(*t.value);
+  if (!v || (t.type && (!type || !core::is_float(*type))))
+    throw Error(ErrorKind::Type, e->span, "`" + name + "` must be a float, not `" + text(*e) + "`");
+  return *v;
+}
+
+bool bool_attr(const OpSite& site, const std::string& name, bool fallback) {
+  const ast::Expr* e = find(site, name, false);
+  if (!e)
+    return fallback;
+  const ast::Name* n = ast::as_name(*e);
+  if (!n || (n->id != "true" && n->id != "false"))
+    throw Error(ErrorKind::Type, e->span,
+                "`" + name + "` must be true or false, not `" + text(*e) + "`");
+  return n->id == "true";
+}
+
+/// A list of distinct axes of a tensor of rank \p rank, in increasing
+/// order.
+std::vector<int64_t> axes_attr(const OpSite& site, const std::string& name, size_t rank) {
+  std::vector<int64_t> axes = ints_attr(site, name);
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] < 0 || axes[i] >= static_cast<int64_t>(rank) || (i && axes[i] <= axes[i - 1]))
+      throw Error(ErrorKind::Range, find(site, name, true)->span,
+                  "`" + name + "` must list axes in [0, " + std::to_string(rank) +
+                      ") in increasing order (ByteIR's axes are non-negative: frontends "
+                      "normalize negative ones)");
+  if (axes.empty())
+    throw Error(ErrorKind::Range, find(site, name, true)->span, "`" + name + "` lists no axis");
+  return axes;
+}
+
+/// A scalar attribute (`1.0 : f32`, `dense<1> : tensor<i64>`, or a bare
+/// number taking \p fallback's type) as a value of its type.
+core::Scalar scalar_attr(const OpSite& site, const std::string& name, DType fallback) {
+  const ast::Expr* e = find(site, name, true);
+  Typed t = typed(*e);
+  if (const ast::Call* c = ast::as_call(*t.value); c && c->callee == "dense" && t.type) {
+    ValueType type = tensor_type(*t.type);
+    core::Tensor v = dense_value(*t.value, type);
+    if (v.numel() != 1)
+      throw Error(ErrorKind::Shape, e->span, "`" + name + "` must be one value");
+    return v.get(0);
+  }
+  DType type = fallback;
+  if (t.type) {
+    std::optional<DType> written = element_type(text(*t.type));
+    if (!written)
+      throw Error(ErrorKind::Type, t.type->span,
+                  "`" + text(*t.type) + "` is not an element type teval has");
+    type = *written;
+  }
+  return element_value(*t.value, type);
+}
+
+std::optional<std::string> string_attr(const OpSite& site, const std::string& name, bool required) {
+  const ast::Expr* e = find(site, name, required);
+  if (!e)
+    return std::nullopt;
+  const ast::StringLit* s = ast::as_string(*e);
+  if (!s)
+    throw Error(ErrorKind::Type, e->span,
+                "`" + name + "` must be a string, not `" + text(*e) + "`");
+  return s->value;
+}
+
+int64_t axis_attr(const OpSite& site, const std::string& name, size_t rank) {
+  int64_t axis = int_attr(site, name);
+  if (axis < 0 || axis >= static_cast<int64_t>(rank))
+    throw Error(ErrorKind::Range, find(site, name, true)->span,
+                "`" + name + "` is " + std::to_string(axis) + "; the operand has rank " +
+                    std::to_string(rank) +
+                    " and ByteIR's axes are in [0, rank) (frontends normalize negative axes)");
+  return axis;
+}
+
+/// A list of integers: `[1, 2]`, `array<i64: 1, 2>` or `dense<[1, 2]> :
+/// tensor<2xi64>`.
+std::vector<int64_t> ints_attr(const OpSite& site, const std::string& name) {
+  const ast::Expr* e = find(site, name, true);
+  Typed t = typed(*e);
+  std::vector<const ast::Expr*> items;
+  const ast::Call* c = ast::as_call(*t.value);
+  if (const auto* list = std::get_if<ast::List>(&t.value->node)) {
+    for (const ast::ExprPtr& i : list->items)
+      items.push_back(i.get());
+  } else if (c && c->callee == "array") {
+    for (size_t i = 1; i < c->args.size(); ++i)
+      items.push_back(c->args[i].get());
+  } else if (c && c->callee == "dense" && t.type) {
+    ValueType type = tensor_type(*t.type);
+    if (core::is_float(type.dtype) || type.shape.size() != 1)
+      throw Error(ErrorKind::Type, e->span, "`" + name + "` must be a list of integers");
+    core::Tensor v = dense_value(*t.value, type);
+    std::vector<int64_t> out;
+    for (int64_t i = 0; i < v.numel(); ++i)
+      out.push_back(v.get(i).i);
+    return out;
+  } else {
+    throw Error(ErrorKind::Type, e->span,
+                "`" + name + "` must be a list of integers, not `" + text(*e) + "`");
+  }
+  std::vector<int64_t> out;
+  for (const ast::Expr* i : items) {
+    std::optional<int64_t> v = integer_value(*typed(*i).value);
+    if (!v)
+      throw Error(ErrorKind::Type, i->span, "`" + text(*i) + "` is not an integer");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+} // namespace teval::parser::mlir_detail

@@ -1,0 +1,34 @@
+// Reading an op's attributes by name (internal to parser/mlir/): each
+// accessor checks the attribute's kind and range and throws Error at it.
+#pragma once
+
+#include "core/numeric.h"
+#include "parser/mlir/mlir_ops.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace teval::parser::mlir_detail {
+
+/// The attribute, or null when it is absent and not \p required.
+const ast::Expr* find(const OpSite& site, const std::string& name, bool required);
+/// Throws at an attribute that is not one of \p known.
+void only(const OpSite& site, std::initializer_list<std::string_view> known);
+int64_t int_attr(const OpSite& site, const std::string& name);
+double float_attr(const OpSite& site, const std::string& name);
+bool bool_attr(const OpSite& site, const std::string& name, bool fallback);
+/// Distinct axes of a tensor of rank \p rank, increasing.
+std::vector<int64_t> axes_attr(const OpSite& site, const std::string& name, size_t rank);
+/// A scalar (`1.0 : f32`, `dense<1> : tensor<i64>`, or bare, of \p fallback).
+core::Scalar scalar_attr(const OpSite& site, const std::string& name, core::DType fallback);
+std::optional<std::string> string_attr(const OpSite& site, const std::string& name, bool required);
+/// One axis in [0, rank).
+int64_t axis_attr(const OpSite& site, const std::string& name, size_t rank);
+/// `[1, 2]`, `array<i64: 1, 2>` or `dense<[1, 2]> : tensor<2xi64>`.
+std::vector<int64_t> ints_attr(const OpSite& site, const std::string& name);
+
+} // namespace teval::parser::mlir_detail

@@ -1,0 +1,38 @@
+// What each op of an MLIR function means to teval (internal to
+// parser/mlir/): an operation as the function spells it, and the check of
+// its operands and attributes that gives its results' types and its decoded
+// attributes.
+#pragma once
+
+#include "core/graph.h"
+#include "parser/ast.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace teval::parser::mlir_detail {
+
+/// An operation as the function spells it, before its meaning is checked.
+struct OpSite {
+  const ast::Call* call = nullptr;
+  core::Span span;
+  std::string name; ///< after the dialect: "add", "custom_call"
+  std::vector<int> operands;
+  std::vector<const ast::Expr*> positional; ///< attributes among the operands
+  std::vector<core::ValueType> declared_ins, declared_outs;
+  /// The op's attributes by name: its keywords, or for a custom call the
+  /// entries of byteir_attrs.
+  std::map<std::string, const ast::Expr*> attrs;
+  std::map<std::string, core::Span> attr_names; ///< where each name is written
+  core::Span attrs_span;
+  core::GraphOp op = core::GraphOp::Constant;
+};
+
+/// The types of \p site's results, its attributes decoded into \p node;
+/// \p g holds the values defined so far. Throws Error at the offending
+/// operand or attribute.
+std::vector<core::ValueType> meaning(const OpSite& site, const core::Graph& g,
+                                     core::GraphNode& node);
+
+} // namespace teval::parser::mlir_detail
