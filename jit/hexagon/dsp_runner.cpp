@@ -71,6 +71,36 @@ struct Status {
   int wait_status = 0;
 };
 
+// Waits for child \p pid at most \p budget, killing it past the budget or
+// when the evaluation is asked to stop (Ctrl-C, a campaign's budget; the
+// request is then rethrown).
+Status wait_for(pid_t pid, std::chrono::milliseconds budget) {
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  Status s;
+  auto stop = [&] {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &s.wait_status, 0);
+  };
+  for (auto pause = std::chrono::microseconds(100);;
+       pause = std::min(pause * 2, std::chrono::microseconds(20000))) {
+    if (::waitpid(pid, &s.wait_status, WNOHANG) == pid) {
+      s.finished = true;
+      return s;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      stop();
+      return s;
+    }
+    try {
+      core::poll_interrupt();
+    } catch (...) {
+      stop();
+      throw;
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 // Runs \p argv with standard input, output and error from and to files,
 // within \p budget; kills it past the budget.
 Status run_process(const std::vector<std::string>& argv, const fs::path& in, const fs::path& out,
@@ -91,31 +121,7 @@ Status run_process(const std::vector<std::string>& argv, const fs::path& in, con
     ::execv(args[0], args.data());
     ::_exit(127);
   }
-  auto deadline = std::chrono::steady_clock::now() + budget;
-  Status s;
-  for (auto pause = std::chrono::microseconds(200);;
-       pause = std::min(pause * 2, std::chrono::microseconds(20000))) {
-    pid_t done = ::waitpid(pid, &s.wait_status, WNOHANG);
-    if (done == pid) {
-      s.finished = true;
-      return s;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &s.wait_status, 0);
-      return s;
-    }
-    // A request to stop the evaluation (Ctrl-C, a campaign's budget) stops
-    // the simulator too.
-    try {
-      core::poll_interrupt();
-    } catch (...) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &s.wait_status, 0);
-      throw;
-    }
-    std::this_thread::sleep_for(pause);
-  }
+  return wait_for(pid, budget);
 }
 
 } // namespace
@@ -146,21 +152,12 @@ std::string isolated(const std::function<std::string()>& work, const std::string
     out.close();
     ::_exit(out ? 0 : 125);
   }
-  auto deadline = std::chrono::steady_clock::now() + budget;
-  int status = 0;
-  for (auto pause = std::chrono::microseconds(100);;
-       pause = std::min(pause * 2, std::chrono::microseconds(20000))) {
-    if (::waitpid(pid, &status, WNOHANG) == pid)
-      break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      throw Error(ErrorKind::Range, kernel,
-                  "internal error: compiling the kernel for the DSP took longer than " +
-                      std::to_string(budget.count() / 1000) + " s");
-    }
-    std::this_thread::sleep_for(pause);
-  }
+  Status waited = wait_for(pid, budget);
+  int status = waited.wait_status;
+  if (!waited.finished)
+    throw Error(ErrorKind::Range, kernel,
+                "internal error: compiling the kernel for the DSP took longer than " +
+                    std::to_string(budget.count() / 1000) + " s");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string said = read_file(dir / "stderr");
     while (!said.empty() && (said.back() == '\n' || said.back() == ' '))
