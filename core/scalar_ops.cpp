@@ -3,8 +3,10 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "core/tmath.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace teval::core {
 
@@ -111,49 +113,59 @@ double float_min(double a, double b) {
 }
 
 double floor_mod(double a, double b) {
-  double r = std::fmod(a, b);
+  double r = teval_fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0)))
     r += b;
   return r;
 }
 
-// A math function in the precision of its argument's dtype. float16 and
+// teval's math function of precision F: the float64 one for double, the
+// float32 one for float.
+template <class F> auto pick(double (*wide)(double), float (*narrow)(float)) {
+  if constexpr (std::is_same_v<F, double>)
+    return wide;
+  else
+    return narrow;
+}
+
+// A math function in the precision of its argument's dtype, from teval's
+// math library (core/tmath.h), which every engine calls. float16 and
 // bfloat16 are computed with the float32 function; the caller rounds.
 template <class F> F math(Op op, F x, F y) {
   const F one = 1;
   switch (op) {
   case Op::Exp:
-    return std::exp(x);
+    return pick<F>(teval_exp, teval_expf)(x);
   case Op::Log:
-    return std::log(x);
+    return pick<F>(teval_log, teval_logf)(x);
   case Op::Sqrt:
-    return std::sqrt(x);
+    return std::sqrt(x); // correctly rounded, as teval_sqrt
   case Op::Rsqrt:
     return one / std::sqrt(x);
   case Op::Sin:
-    return std::sin(x);
+    return pick<F>(teval_sin, teval_sinf)(x);
   case Op::Cos:
-    return std::cos(x);
+    return pick<F>(teval_cos, teval_cosf)(x);
   case Op::Tan:
-    return std::tan(x);
+    return pick<F>(teval_tan, teval_tanf)(x);
   case Op::Asin:
-    return std::asin(x);
+    return pick<F>(teval_asin, teval_asinf)(x);
   case Op::Acos:
-    return std::acos(x);
+    return pick<F>(teval_acos, teval_acosf)(x);
   case Op::Atan:
-    return std::atan(x);
+    return pick<F>(teval_atan, teval_atanf)(x);
   case Op::Sinh:
-    return std::sinh(x);
+    return pick<F>(teval_sinh, teval_sinhf)(x);
   case Op::Cosh:
-    return std::cosh(x);
+    return pick<F>(teval_cosh, teval_coshf)(x);
   case Op::Tanh:
-    return std::tanh(x);
+    return pick<F>(teval_tanh, teval_tanhf)(x);
   case Op::Erf:
-    return std::erf(x);
+    return pick<F>(teval_erf, teval_erff)(x);
   case Op::NormCdf:
-    return F(0.5) * std::erfc(-x * F(0.70710678118654752440));
+    return F(0.5) * pick<F>(teval_erfc, teval_erfcf)(-x * F(0.70710678118654752440));
   case Op::Sigmoid:
-    return one / (one + std::exp(-x));
+    return one / (one + pick<F>(teval_exp, teval_expf)(-x));
   case Op::Frac:
     return x - std::floor(x);
   case Op::RFloor:
@@ -161,7 +173,10 @@ template <class F> F math(Op op, F x, F y) {
   case Op::RCeil:
     return std::ceil(x);
   case Op::Pow:
-    return std::pow(x, y);
+    if constexpr (std::is_same_v<F, double>)
+      return teval_pow(x, y);
+    else
+      return teval_powf(x, y);
   default:
     break;
   }

@@ -6,7 +6,7 @@
 // are their 16-bit encodings. Every operation computes what core::apply()
 // computes: float arithmetic in double rounded once to the result dtype
 // (float16/bfloat16 through the runtime's rounding), math functions through
-// the same libm functions the interpreter calls, integer division and
+// teval's math library (core/tmath.h), as the interpreter, integer division and
 // shifts with their faults checked before the instruction so that no
 // instruction ever has undefined behaviour.
 //
@@ -196,6 +196,11 @@ llvm::Value* Codegen::from_memory(llvm::Value* v, DType t) {
   case DType::Bool:
     return b_.CreateICmpNE(v, b_.getInt8(0));
   case DType::Float16:
+    // LLVM 19's Hexagon code generator cannot lower every use of `half`
+    // (an `&=!` of float16 values ends it): the DSP runtime converts.
+    if (dsp_)
+      return call_runtime("teval_rt_f16_to_float", b_.getFloatTy(),
+                          {b_.CreateZExt(v, b_.getInt32Ty())});
     return b_.CreateFPExt(b_.CreateBitCast(v, b_.getHalfTy()), b_.getFloatTy());
   case DType::BFloat16:
     return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
@@ -209,6 +214,9 @@ llvm::Value* Codegen::to_memory(llvm::Value* v, DType t) {
   case DType::Bool: // fault 28: true stored as 0xff
     return planted(28) ? b_.CreateSExt(v, b_.getInt8Ty()) : b_.CreateZExt(v, b_.getInt8Ty());
   case DType::Float16:
+    if (dsp_)
+      return b_.CreateTrunc(call_runtime("teval_rt_float_to_f16", b_.getInt32Ty(), {v}),
+                            b_.getInt16Ty());
     return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty());
   case DType::BFloat16:
     return b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, b_.getInt32Ty()), 16), b_.getInt16Ty());

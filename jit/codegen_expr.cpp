@@ -176,7 +176,7 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
   case Op::Mod: {
     llvm::Value* a = to_double(x);
     llvm::Value* b = to_double(args[1]);
-    llvm::Value* r = call_libm("fmod", {a, b});
+    llvm::Value* r = call_libm("teval_fmod", {a, b});
     if (planted(23)) // fault: the remainder takes the dividend's sign
       return round_to(r, t);
     llvm::Value* zero = llvm::ConstantFP::get(b_.getDoubleTy(), 0.0);
@@ -188,13 +188,14 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
   default:
     break;
   }
-  // A math function in the precision the interpreter uses: double for
-  // float64, float for the others, then rounded to the dtype.
+  // teval's math function (core/tmath.h) in the precision the interpreter
+  // uses: double for float64, float for the others, then rounded to the
+  // dtype.
   bool wide = t == DType::Float64;
   llvm::Type* ty = wide ? b_.getDoubleTy() : b_.getFloatTy();
   auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
   auto fn = [&](const char* name, std::vector<llvm::Value*> a) {
-    return call_libm(wide ? name : std::string(name) + "f", std::move(a));
+    return call_libm(std::string("teval_") + name + (wide ? "" : "f"), std::move(a));
   };
   llvm::Value* r = nullptr;
   switch (op) {

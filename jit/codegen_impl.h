@@ -76,8 +76,8 @@ private:
 
   llvm::Value* call_runtime(const char* name, llvm::Type* result, std::vector<llvm::Value*> args);
 
-  // A C library function, called as an opaque function: the optimiser may
-  // not replace it by its own idea of the function or fold it.
+  // A function of teval's math library, called as an opaque function: the
+  // optimiser may not replace it by its own idea of the function or fold it.
   llvm::Value* call_libm(const std::string& name, std::vector<llvm::Value*> args);
 
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);

@@ -4,6 +4,7 @@
 #include "core/fault.h"
 #include "core/interrupt.h"
 #include "core/lower.h"
+#include "core/tmath.h"
 #include "jit/codegen.h"
 #include "jit/llvm_support.h"
 
@@ -59,7 +60,7 @@ struct Jit::Impl {
     target = check(machine.createTargetMachine(), "target machine");
     jit = check(orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create(), "LLJIT");
     orc::JITDylib& lib = jit->getMainJITDylib();
-    // libm from the process: the same functions the interpreter calls.
+    // Whatever else LLVM's code calls (memcpy, memset) from the process.
     lib.addGenerator(check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                                jit->getDataLayout().getGlobalPrefix()),
                            "process symbols"));
@@ -73,6 +74,15 @@ struct Jit::Impl {
     add("teval_rt_round_bf16", &teval_rt_round_bf16);
     add("teval_rt_i64_to_f16", &teval_rt_i64_to_f16);
     add("teval_rt_i64_to_bf16", &teval_rt_i64_to_bf16);
+    // teval's math library: the functions the interpreter calls.
+#define TEVAL_TMATH_ADD(name)                                                                      \
+  add("teval_" #name, &teval_##name);                                                              \
+  add("teval_" #name "f", &teval_##name##f);
+    TEVAL_TMATH_UNARY(TEVAL_TMATH_ADD)
+#undef TEVAL_TMATH_ADD
+    add("teval_pow", &teval_pow);
+    add("teval_powf", &teval_powf);
+    add("teval_fmod", &teval_fmod);
     check(lib.define(orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
   }
 
@@ -93,7 +103,9 @@ struct Jit::Impl {
     return {std::move(context), std::move(g)};
   }
 
-  void optimize(llvm::Module& m) { jit::optimize(m, *target, options.opt_level); }
+  void optimize(llvm::Module& m) {
+    jit::optimize(m, *target, options.opt_level);
+  }
 };
 
 struct CompiledKernel::State {

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/tmath.h"
 
 #include <cerrno>
 #include <csignal>
@@ -179,7 +180,15 @@ const std::vector<std::string>& runtime_symbols() {
       "teval_rt_fail", "memset", "memcpy", "memmove",
       "__hexagon_divsi3", "__hexagon_udivsi3", "__hexagon_modsi3", "__hexagon_umodsi3",
       "__hexagon_divdi3", "__hexagon_udivdi3", "__hexagon_moddi3", "__hexagon_umoddi3",
-      "__hexagon_divdf3", "trunc", "truncf", "floor", "floorf", "ceil", "ceilf"};
+      "__hexagon_divdf3", "trunc", "truncf", "floor", "floorf", "ceil", "ceilf",
+      "sqrt", "sqrtf", "__hexagon_sqrtf",
+      "teval_pow", "teval_powf", "teval_fmod",
+      "teval_rt_round_f16", "teval_rt_round_bf16", "teval_rt_i64_to_f16", "teval_rt_i64_to_bf16",
+      "teval_rt_f16_to_float", "teval_rt_float_to_f16",
+#define TEVAL_TMATH_NAME(name) "teval_" #name, "teval_" #name "f",
+      TEVAL_TMATH_UNARY(TEVAL_TMATH_NAME)
+#undef TEVAL_TMATH_NAME
+  };
   // clang-format on
   return symbols;
 }

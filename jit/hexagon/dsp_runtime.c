@@ -14,6 +14,8 @@
 #define TEVAL_FAULT 0
 #endif
 
+#include "core/tmath.h"
+
 typedef unsigned char u8;
 typedef unsigned int u32;
 typedef int i32;
@@ -191,6 +193,117 @@ double ceil(double x) {
 float ceilf(float x) {
   float t = truncf(x);
   return t < x ? t + 1.0f : t;
+}
+
+/* --- float16 and bfloat16: the interpreter's rounding (core/numeric.cpp) - */
+
+static u64 bits_of(double x) {
+  u64 b;
+  memcpy(&b, &x, 8);
+  return b;
+}
+static double from_bits(u64 b) {
+  double x;
+  memcpy(&x, &b, 8);
+  return x;
+}
+/* 2^k for -1022 <= k <= 1023. */
+static double pow2(int k) {
+  return from_bits((u64)(k + 1023) << 52);
+}
+
+/* x rounded once, to nearest with ties to even, to a binary format of
+ * `digits` significant bits, smallest normal exponent `emin` and largest
+ * finite value `max`; beyond `max` it is infinite. */
+static double round_format(double x, int digits, int emin, double max) {
+  if (x != x || x == 0 || x - x != 0) /* NaN, zeros, infinities */
+    return x;
+  u64 b = bits_of(x);
+  double ax = from_bits(b & ~((u64)1 << 63));
+  int e = (int)((b >> 52) & 0x7ff) - 1023;
+  if (e < emin)
+    e = emin;
+  int q = e - (digits - 1);  /* the format's quantum at ax is 2^q */
+  double y = ax * pow2(-q);  /* exact, below 2^digits */
+  y = (y + 0x1p52) - 0x1p52; /* to the nearest integer, ties to even */
+  double r = y * pow2(q);
+  if (r > max)
+    r = 1.0 / 0.0;
+  return b >> 63 ? -r : r;
+}
+static double round_f16(double x) {
+  return round_format(x, 11, -14, 65504.0);
+}
+static double round_bf16(double x) {
+  return round_format(x, 8, -126, 0x1.fep127);
+}
+
+/* v as a double rounded to odd at 53 bits: rounding it again to 24 bits or
+ * fewer gives v rounded once. */
+static double int_to_odd_double(i64 v) {
+  u64 u = v < 0 ? 0 - (u64)v : (u64)v;
+  int s = 0;
+  while ((u >> s) >= ((u64)1 << 53))
+    ++s;
+  u64 kept = u >> s;
+  if (s && (u & (((u64)1 << s) - 1)))
+    kept |= 1;
+  double d = (double)kept * pow2(s);
+  return v < 0 ? -d : d;
+}
+
+float teval_rt_round_f16(double x) {
+  return (float)round_f16(x);
+}
+float teval_rt_round_bf16(double x) {
+  return (float)round_bf16(x);
+}
+float teval_rt_i64_to_f16(i64 v) {
+  return (float)round_f16(int_to_odd_double(v));
+}
+float teval_rt_i64_to_bf16(i64 v) {
+  return (float)round_bf16(int_to_odd_double(v));
+}
+
+/* A float16 encoding (the low 16 bits of h) as a float, exactly. */
+float teval_rt_f16_to_float(u32 h) {
+  float sign = h & 0x8000 ? -1.0f : 1.0f;
+  int exponent = (int)((h >> 10) & 0x1f);
+  u32 mantissa = h & 0x3ff;
+  if (exponent == 0x1f)
+    return mantissa ? sign * (0.0f / 0.0f) : sign * (1.0f / 0.0f);
+  if (exponent == 0)
+    return sign * (float)mantissa * 0x1p-24f;
+  return sign * (float)(mantissa + 1024) * (float)pow2(exponent - 25);
+}
+
+/* The float16 encoding of x, a float16 value held in a float. */
+u32 teval_rt_float_to_f16(float x) {
+  double d = x;
+  u64 b = bits_of(d);
+  u32 sign = (u32)(b >> 63) << 15;
+  double a = from_bits(b & ~((u64)1 << 63));
+  if (d != d)
+    return sign | 0x7e00;
+  if (a - a != 0)
+    return sign | 0x7c00;
+  if (a < 0x1p-14) /* subnormal or zero: a multiple of 2^-24 */
+    return sign | (u32)(a * 0x1p24);
+  int e = (int)((b >> 52) & 0x7ff) - 1023;
+  return sign | (u32)((e + 15) << 10) | (u32)(a * pow2(10 - e) - 1024);
+}
+
+/* What LLVM calls for llvm.sqrt on Hexagon (for float32, __hexagon_sqrtf):
+ * teval's correctly rounded square root (core/tmath.c), as the host's
+ * instruction. */
+double sqrt(double x) {
+  return teval_sqrt(x);
+}
+float sqrtf(float x) {
+  return teval_sqrtf(x);
+}
+float __hexagon_sqrtf(float x) {
+  return teval_sqrtf(x);
 }
 
 /* float64 division, correctly rounded (to nearest, ties to even), which

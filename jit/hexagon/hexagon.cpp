@@ -123,22 +123,6 @@ std::string HexagonCompiler::emit_obj(const core::LoopNest& nest) {
   return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
 }
 
-namespace {
-
-// What the DSP runtime lacks for \p symbol, in words.
-std::string missing(const std::string& symbol) {
-  if (symbol.rfind("teval_rt_round", 0) == 0 || symbol.rfind("teval_rt_i64_to", 0) == 0 ||
-      (symbol.rfind("__", 0) == 0 && symbol.find("hf") != std::string::npos))
-    return "float16/bfloat16 conversion (" + symbol + ")";
-  if (symbol == "__hexagon_divdf3")
-    return "float64 division (" + symbol + ")";
-  if (symbol.rfind("__hexagon_", 0) == 0)
-    return "the compiler builtin " + symbol;
-  return "the math function " + symbol;
-}
-
-} // namespace
-
 struct DspKernel::State {
   core::LoopNest nest;
   std::vector<Site> sites;
@@ -153,23 +137,6 @@ std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
   // The IR here; optimisation and code generation in a child process.
   auto context = std::make_unique<llvm::LLVMContext>();
   Generated generated = impl_->generate_ir(nest, *context);
-  // float16 and bfloat16 arithmetic: LLVM 19's Hexagon code generator
-  // cannot lower all of it (an `&=!` of float16 values ends it), and the
-  // runtime has no conversions yet.
-  for (const llvm::Function& f : *generated.module)
-    for (const llvm::BasicBlock& block : f)
-      for (const llvm::Instruction& i : block) {
-        auto half = [](const llvm::Type* t) {
-          return t->getScalarType()->isHalfTy() || t->getScalarType()->isBFloatTy();
-        };
-        bool uses = half(i.getType());
-        for (const llvm::Use& u : i.operands())
-          uses = uses || half(u->getType());
-        if (uses)
-          throw core::Error(core::ErrorKind::Unsupported, name,
-                            "the kernel needs float16/bfloat16 arithmetic, which teval's DSP "
-                            "target does not have yet");
-      }
   std::string object = dsp::isolated(
       [&] {
         optimize(*generated.module, *impl_->target, impl_->options.opt_level);
@@ -188,8 +155,7 @@ std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
     const auto& have = dsp::runtime_symbols();
     if (!s.empty() && std::find(have.begin(), have.end(), s) == have.end())
       throw core::Error(core::ErrorKind::Unsupported, name,
-                        "the kernel needs " + missing(s) +
-                            ", which teval's DSP runtime does not have yet");
+                        "the kernel calls " + s + ", which teval's DSP runtime does not define");
   }
   auto state = std::make_unique<DspKernel::State>();
   state->nest = nest;

@@ -1,7 +1,8 @@
 // The Hexagon DSP target through the command line: HVX code in the
 // assembly, kernels run under qemu-hexagon with the interpreter's results
-// and errors, float64 division as the host divides, and clear errors for
-// what the DSP runtime does not serve.
+// and errors, float64 division as the host divides, teval's math library,
+// and clear errors when the tool chain fails.
+#include "core/format.h"
 #include "core/npy.h"
 #include "tests/support/test_support.h"
 
@@ -19,6 +20,29 @@ using test::Result;
 
 Result teval(const std::string& args, const fs::path& cwd = fs::current_path()) {
   return test::run_teval(args, cwd);
+}
+
+core::Tensor tensor(core::DType dtype, const std::vector<double>& v) {
+  core::Tensor t(dtype, {static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i)
+    t.set(static_cast<int64_t>(i), core::Scalar::of_float(dtype, v[i]));
+  return t;
+}
+
+// Empty when the host's and the DSP's output0.npy hold the same values
+// (any NaN the same as any NaN); else the first difference.
+std::string compare_outputs(const fs::path& dir, const std::string& what) {
+  core::Tensor host = core::read_npy((dir / "host/output0.npy").string());
+  core::Tensor mine = core::read_npy((dir / "dsp/output0.npy").string());
+  if (host.numel() != mine.numel())
+    return what + ": different sizes";
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    if (!core::identical(host.get(i), mine.get(i)) &&
+        !(std::isnan(host.get(i).f) && std::isnan(mine.get(i).f)))
+      return what + " element " + std::to_string(i) + ": host " + core::format_scalar(host.get(i)) +
+             ", DSP " + core::format_scalar(mine.get(i));
+  }
+  return "";
 }
 
 // The DSP target: HVX vector code for integer kernels, caught if it falls
@@ -48,8 +72,8 @@ TEST(Cli, JitForHexagonEmitsHvxCode) {
 }
 
 // The DSP engine: kernels linked with teval's runtime and run under
-// qemu-hexagon give the interpreter's results and errors; what the runtime
-// cannot serve yet, or a missing tool, is a clear error.
+// qemu-hexagon give the interpreter's results and errors, math functions
+// and float16/bfloat16 included; a missing tool is a clear error.
 TEST(Cli, TheHexagonEngineRunsUnderQemu) {
   fs::path dir = test::scratch_dir("hexagon-engine");
   std::string program = "-e 'output0[N] = (input0[N] / 3 + input0[N] % 5) * input1[N] where N in "
@@ -71,29 +95,32 @@ TEST(Cli, TheHexagonEngineRunsUnderQemu) {
   EXPECT_EQ(interp.exit_code, 1);
   EXPECT_EQ(dsp.exit_code, 1);
   EXPECT_EQ(dsp.err, interp.err) << "the DSP reports the interpreter's division by zero";
-  Result f16 = teval("run -e 'output0[N] = input0[N] * 2.0 where N in 4' -i input0=float16[4] "
-                     "--engine hexagon",
-                     dir);
-  EXPECT_EQ(f16.exit_code, 1);
-  EXPECT_NE(f16.err.find("float16/bfloat16 arithmetic"), std::string::npos) << f16.err;
-  EXPECT_NE(f16.err.find("does not have yet"), std::string::npos) << f16.err;
-  Result exp =
-      teval("run -e 'output0[N] = input0[N].call(`exp`) where N in 4' -i input0=float32[4] "
-            "--engine hexagon",
-            dir);
-  EXPECT_EQ(exp.exit_code, 1);
-  EXPECT_NE(exp.err.find("the math function expf"), std::string::npos) << exp.err;
-  // An all-reduction of float16 values ended LLVM's Hexagon code generator
-  // (found by teval diff --engine hexagon): now an error before it.
-  Result all = teval("run -e 'output0[] &=! input0[N].cast(`float16`)' -i input0=float32[2] "
-                     "--engine hexagon",
-                     dir);
-  EXPECT_EQ(all.exit_code, 1);
-  EXPECT_NE(all.err.find("float16/bfloat16 arithmetic"), std::string::npos) << all.err;
+  // teval's math library and float16/bfloat16 run on the DSP with the
+  // interpreter's bits; an all-reduction of float16 values, which ended
+  // LLVM's Hexagon code generator while float16 went through LLVM's `half`,
+  // among them.
+  std::string math =
+      "output0[N] = (input0[N].call(`exp`) + (input0[N] * input0[N] + 1.0).call(`log`) "
+      "+ input0[N].call(`tanh`) * input0[N].call(`erf`) + "
+      "(input0[N] * 7.0).call(`sin`) / input0[N].call(`cosh`) + "
+      "input0[N].call(`atan`) + (input0[N] * input0[N] + 0.5).call(`pow`, "
+      "[input0[N]]))";
+  for (const char* dtype : {"float64", "float32", "float16", "bfloat16"}) {
+    for (const std::string& body :
+         {math + ".cast(`" + dtype + "`) where N in 64", std::string("output0[] &=! input0[N]")}) {
+      std::string run = "run -e '" + body + "' -i input0=" + dtype + "[64] --seed 3 ";
+      Result host = teval(run + "-o host", dir);
+      Result dsp = teval(run + "--engine hexagon -o dsp", dir);
+      ASSERT_EQ(host.exit_code, 0) << host.err;
+      ASSERT_EQ(dsp.exit_code, 0) << dtype << ": " << dsp.err;
+      EXPECT_EQ(test::read_file(dir / "host/output0.npy"), test::read_file(dir / "dsp/output0.npy"))
+          << dtype << ": " << body;
+    }
+  }
   Result diff = teval("diff --engine hexagon --cases 20 --seed 1", dir);
   EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
   EXPECT_NE(diff.out.find("0 mismatches; "), std::string::npos) << diff.out;
-  EXPECT_NE(diff.out.find("cases the DSP runtime cannot run yet"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("; 0 cases the DSP runtime cannot run"), std::string::npos) << diff.out;
   Result no_qemu = test::run_shell(
       "PATH=/nonexistent " + test::shell_quoted((test::binary_dir() / "bin/teval").string()) +
           " run -e 'output0[N] = N where N in 4' --engine hexagon",
@@ -147,28 +174,55 @@ TEST(Cli, TheHexagonEngineDividesFloat64AsTheHostDoes) {
     a.push_back(dx);
     b.push_back(dy);
   }
-  auto tensor = [](const std::vector<double>& v) {
-    core::Tensor t(core::DType::Float64, {static_cast<int64_t>(v.size())});
-    for (size_t i = 0; i < v.size(); ++i)
-      t.set(static_cast<int64_t>(i), core::Scalar::of_float(core::DType::Float64, v[i]));
-    return t;
-  };
-  core::write_npy(tensor(a), (dir / "a.npy").string());
-  core::write_npy(tensor(b), (dir / "b.npy").string());
+  core::write_npy(tensor(core::DType::Float64, a), (dir / "a.npy").string());
+  core::write_npy(tensor(core::DType::Float64, b), (dir / "b.npy").string());
   std::string run = "run -e 'output0[N] = input0[N] / input1[N]' -i input0=a.npy -i input1=b.npy";
   ASSERT_EQ(teval(run + " -o host", dir).exit_code, 0);
   Result dsp = teval(run + " --engine hexagon -o dsp", dir);
   ASSERT_EQ(dsp.exit_code, 0) << dsp.err;
-  core::Tensor host = core::read_npy((dir / "host/output0.npy").string());
-  core::Tensor mine = core::read_npy((dir / "dsp/output0.npy").string());
-  for (int64_t i = 0; i < host.numel(); ++i) {
-    double h = host.get(i).f, m = mine.get(i).f;
-    if (std::isnan(h) && std::isnan(m))
-      continue;
-    ASSERT_TRUE(core::identical(host.get(i), mine.get(i)))
-        << a[static_cast<size_t>(i)] << " / " << b[static_cast<size_t>(i)] << ": host " << h
-        << ", DSP " << m;
+  EXPECT_EQ(compare_outputs(dir, "float64 division"), "");
+}
+
+// teval's math library on the DSP gives the host's bits: every function
+// at the reference points of tests/data/tmath (their float64 and float32
+// arguments), the compound ones (normcdf, sigmoid, rsqrt) and pow.
+TEST(Cli, TheHexagonEngineComputesMathFunctionsAsTheHostDoes) {
+  fs::path dir = test::scratch_dir("hexagon-tmath");
+  auto column = [](const core::Tensor& t, int64_t c) {
+    std::vector<double> v;
+    for (int64_t r = 0; r < t.shape()[0]; ++r)
+      v.push_back(t.get(r * t.shape()[1] + c).f);
+    return v;
+  };
+  auto reference = [](const std::string& name) {
+    return core::read_npy((test::source_dir() / "tests/data/tmath" / (name + ".npy")).string());
+  };
+  const std::pair<const char*, const char*> functions[] = {
+      {"exp", "exp"},   {"log", "log"},      {"sin", "sin"},     {"cos", "cos"},
+      {"tan", "tan"},   {"asin", "asin"},    {"acos", "acos"},   {"atan", "atan"},
+      {"sinh", "sinh"}, {"cosh", "cosh"},    {"tanh", "tanh"},   {"erf", "erf"},
+      {"sqrt", "sqrt"}, {"erfc", "normcdf"}, {"exp", "sigmoid"}, {"sqrt", "rsqrt"}};
+  for (auto [data, function] : functions) {
+    core::Tensor t = reference(data);
+    for (auto [dtype, c] :
+         {std::pair{core::DType::Float64, 0}, std::pair{core::DType::Float32, 2}}) {
+      core::write_npy(tensor(dtype, column(t, c)), (dir / "x.npy").string());
+      std::string run =
+          "run -e 'output0[N] = input0[N].call(`" + std::string(function) + "`)' -i input0=x.npy";
+      ASSERT_EQ(teval(run + " -o host", dir).exit_code, 0);
+      Result dsp = teval(run + " --engine hexagon -o dsp", dir);
+      ASSERT_EQ(dsp.exit_code, 0) << dsp.err;
+      EXPECT_EQ(compare_outputs(dir, std::string(function) + " " + core::to_string(dtype)), "");
+    }
   }
+  core::Tensor p = reference("pow");
+  core::write_npy(tensor(core::DType::Float64, column(p, 0)), (dir / "x.npy").string());
+  core::write_npy(tensor(core::DType::Float64, column(p, 1)), (dir / "y.npy").string());
+  std::string run = "run -e 'output0[N] = input0[N].call(`pow`, [input1[N]])' -i input0=x.npy -i "
+                    "input1=y.npy";
+  ASSERT_EQ(teval(run + " -o host", dir).exit_code, 0);
+  ASSERT_EQ(teval(run + " --engine hexagon -o dsp", dir).exit_code, 0);
+  EXPECT_EQ(compare_outputs(dir, "pow"), "");
 }
 
 } // namespace

@@ -98,8 +98,7 @@ int diff_command(const std::vector<std::string>& args) {
   std::cout << r.cases << " cases in " << r.seconds << " s (" << rate << " cases/s), "
             << r.mismatches.size() << " mismatches";
   if (engine == "hexagon")
-    std::cout << "; " << r.unsupported
-              << " cases the DSP runtime cannot run yet (math functions, float16/bfloat16)";
+    std::cout << "; " << r.unsupported << " cases the DSP runtime cannot run";
   std::cout << "\n";
   return r.mismatches.empty() ? 0 : 1;
 }

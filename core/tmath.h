@@ -1,0 +1,35 @@
+/* teval's math library: the one definition of every math function a
+   program can call, compiled from one C source (core/tmath.c) for the
+   interpreter, the host JIT and the Hexagon DSP runtime, so all engines
+   give the same bits. The float64 functions are computed with
+   double-double intermediates and rounded once (measured errors in
+   docs/SEMANTICS.md); the float32 functions are the float64 function
+   rounded to float. Freestanding: no C library, no global state. */
+#ifndef TEVAL_CORE_TMATH_H
+#define TEVAL_CORE_TMATH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TEVAL_TMATH_UNARY(F)                                                                       \
+  F(exp)                                                                                           \
+  F(log) F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc)       \
+      F(sqrt)
+
+#define TEVAL_TMATH_DECLARE(name)                                                                  \
+  double teval_##name(double x);                                                                   \
+  float teval_##name##f(float x);
+TEVAL_TMATH_UNARY(TEVAL_TMATH_DECLARE)
+#undef TEVAL_TMATH_DECLARE
+
+double teval_pow(double x, double y);
+float teval_powf(float x, float y);
+/* The remainder of x / y with the sign of x, exact (C's fmod). */
+double teval_fmod(double x, double y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
