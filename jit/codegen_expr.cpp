@@ -194,6 +194,13 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
   bool wide = t == DType::Float64;
   llvm::Type* ty = wide ? b_.getDoubleTy() : b_.getFloatTy();
   auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
+  // A division in the function's precision, computed in double and rounded
+  // (the same bits as a float division: double's 53 bits hold any float
+  // quotient's rounding), so that no target divides floats its own way.
+  auto divide = [&](llvm::Value* a, llvm::Value* b) {
+    llvm::Value* q = b_.CreateFDiv(to_double(a), to_double(b));
+    return wide ? q : b_.CreateFPTrunc(q, ty);
+  };
   auto fn = [&](const char* name, std::vector<llvm::Value*> a) {
     return call_libm(std::string("teval_") + name + (wide ? "" : "f"), std::move(a));
   };
@@ -210,9 +217,9 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
     break;
   case Op::Rsqrt:
     if (planted(19)) // fault: sqrt(1 / x), rounded differently
-      r = intrinsic(llvm::Intrinsic::sqrt, {b_.CreateFDiv(c(1), x)});
+      r = intrinsic(llvm::Intrinsic::sqrt, {divide(c(1), x)});
     else
-      r = b_.CreateFDiv(c(1), intrinsic(llvm::Intrinsic::sqrt, {x}));
+      r = divide(c(1), intrinsic(llvm::Intrinsic::sqrt, {x}));
     break;
   case Op::Sin:
     r = fn("sin", {x});
@@ -254,9 +261,9 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
   case Op::Sigmoid:
     if (planted(20)) { // fault: exp(x) / (1 + exp(x)), NaN where exp(x) overflows
       llvm::Value* ex = fn("exp", {x});
-      r = b_.CreateFDiv(ex, b_.CreateFAdd(c(1), ex));
+      r = divide(ex, b_.CreateFAdd(c(1), ex));
     } else {
-      r = b_.CreateFDiv(c(1), b_.CreateFAdd(c(1), fn("exp", {b_.CreateFNeg(x)})));
+      r = divide(c(1), b_.CreateFAdd(c(1), fn("exp", {b_.CreateFNeg(x)})));
     }
     break;
   case Op::Frac: // fault 18: x - trunc(x)

@@ -178,6 +178,7 @@ const std::vector<std::string>& runtime_symbols() {
   // clang-format off
   static const std::vector<std::string> symbols = {
       "teval_rt_fail", "memset", "memcpy", "memmove",
+      "__hexagon_memcpy_likely_aligned_min32bytes_mult8bytes",
       "__hexagon_divsi3", "__hexagon_udivsi3", "__hexagon_modsi3", "__hexagon_umodsi3",
       "__hexagon_divdi3", "__hexagon_udivdi3", "__hexagon_moddi3", "__hexagon_umoddi3",
       "__hexagon_divdf3", "trunc", "truncf", "floor", "floorf", "ceil", "ceilf",

@@ -78,6 +78,12 @@ void* memcpy(void* to, const void* from, size_t n) {
   return to;
 }
 
+/* What LLVM's Hexagon back end calls for copies it knows are aligned and
+ * long. */
+void* __hexagon_memcpy_likely_aligned_min32bytes_mult8bytes(void* to, const void* from, size_t n) {
+  return memcpy(to, from, n);
+}
+
 void* memmove(void* to, const void* from, size_t n) {
   u8* d = (u8*)to;
   const u8* s = (const u8*)from;

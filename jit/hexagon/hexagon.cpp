@@ -12,6 +12,7 @@
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CommandLine.h>
@@ -60,6 +61,106 @@ void initialize_hexagon() {
   });
 }
 
+// LLVM 19's Hexagon code generator loses the NaN half of some float
+// comparisons: a float64 select on `fcmp ult` (or `one`) becomes one
+// dfcmp.gt (or dfcmp.eq) and a vmux, wrong when an operand is NaN
+// (`teval diff --engine hexagon` found it: `select(-2.0 <= O % O, O, -O)`
+// with O % O NaN). Which forms are safe is the code generator's business,
+// so the DSP's code has no float comparison left for it: after the
+// optimiser, every fcmp becomes integer arithmetic on the bits — NaN is a
+// magnitude above infinity's, and sign-magnitude keys order the rest with
+// -0 equal to +0.
+void compare_floats_as_integers(llvm::Module& m) {
+  std::vector<llvm::FCmpInst*> compares;
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& i : block)
+        if (auto* c = llvm::dyn_cast<llvm::FCmpInst>(&i))
+          compares.push_back(c);
+  for (llvm::FCmpInst* c : compares) {
+    llvm::IRBuilder<> b(c);
+    llvm::Type* type = c->getOperand(0)->getType();
+    unsigned width = type->getScalarSizeInBits();
+    llvm::Type* bits = b.getIntNTy(width);
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(type))
+      bits = llvm::VectorType::get(bits, v->getElementCount());
+    auto constant = [&](const llvm::APInt& value) { return llvm::ConstantInt::get(bits, value); };
+    llvm::APInt magnitude_mask = llvm::APInt::getSignedMaxValue(width);
+    llvm::APInt infinity =
+        llvm::APInt::getBitsSetFrom(width, type->getScalarType()->getFPMantissaWidth() - 1) &
+        magnitude_mask;
+    auto key = [&](llvm::Value* x, llvm::Value*& nan) {
+      llvm::Value* raw = b.CreateBitCast(x, bits);
+      llvm::Value* magnitude = b.CreateAnd(raw, constant(magnitude_mask));
+      nan = b.CreateICmpUGT(magnitude, constant(infinity));
+      llvm::Value* negative = b.CreateICmpSLT(raw, constant(llvm::APInt(width, 0)));
+      return b.CreateSelect(negative, b.CreateNeg(magnitude), magnitude);
+    };
+    llvm::Value *nan_x, *nan_y;
+    llvm::Value* x = key(c->getOperand(0), nan_x);
+    llvm::Value* y = key(c->getOperand(1), nan_y);
+    llvm::Value* unordered = b.CreateOr(nan_x, nan_y);
+    llvm::Value* ordered = b.CreateNot(unordered);
+    using P = llvm::CmpInst::Predicate;
+    auto integer = [&](P p) { return b.CreateICmp(p, x, y); };
+    llvm::Value* r = nullptr;
+    switch (c->getPredicate()) {
+    case P::FCMP_FALSE:
+      r = llvm::ConstantInt::getFalse(c->getType());
+      break;
+    case P::FCMP_TRUE:
+      r = llvm::ConstantInt::getTrue(c->getType());
+      break;
+    case P::FCMP_ORD:
+      r = ordered;
+      break;
+    case P::FCMP_UNO:
+      r = unordered;
+      break;
+    case P::FCMP_OEQ:
+      r = b.CreateAnd(ordered, integer(P::ICMP_EQ));
+      break;
+    case P::FCMP_ONE:
+      r = b.CreateAnd(ordered, integer(P::ICMP_NE));
+      break;
+    case P::FCMP_OGT:
+      r = b.CreateAnd(ordered, integer(P::ICMP_SGT));
+      break;
+    case P::FCMP_OGE:
+      r = b.CreateAnd(ordered, integer(P::ICMP_SGE));
+      break;
+    case P::FCMP_OLT:
+      r = b.CreateAnd(ordered, integer(P::ICMP_SLT));
+      break;
+    case P::FCMP_OLE:
+      r = b.CreateAnd(ordered, integer(P::ICMP_SLE));
+      break;
+    case P::FCMP_UEQ:
+      r = b.CreateOr(unordered, integer(P::ICMP_EQ));
+      break;
+    case P::FCMP_UNE:
+      r = b.CreateOr(unordered, integer(P::ICMP_NE));
+      break;
+    case P::FCMP_UGT:
+      r = b.CreateOr(unordered, integer(P::ICMP_SGT));
+      break;
+    case P::FCMP_UGE:
+      r = b.CreateOr(unordered, integer(P::ICMP_SGE));
+      break;
+    case P::FCMP_ULT:
+      r = b.CreateOr(unordered, integer(P::ICMP_SLT));
+      break;
+    case P::FCMP_ULE:
+      r = b.CreateOr(unordered, integer(P::ICMP_SLE));
+      break;
+    default:
+      TEVAL_UNREACHABLE("not a float comparison predicate");
+    }
+    c->replaceAllUsesWith(r);
+    c->eraseFromParent();
+  }
+}
+
 } // namespace
 
 struct HexagonCompiler::Impl {
@@ -95,10 +196,16 @@ struct HexagonCompiler::Impl {
     return g;
   }
 
+  // The optimiser's pipeline, then what the DSP's code generator needs.
+  void optimize_for_dsp(llvm::Module& m) {
+    optimize(m, *target, options.opt_level);
+    compare_floats_as_integers(m);
+  }
+
   Built build(const core::LoopNest& nest) {
     auto context = std::make_unique<llvm::LLVMContext>();
     Generated g = generate_ir(nest, *context);
-    optimize(*g.module, *target, options.opt_level);
+    optimize_for_dsp(*g.module);
     return {std::move(context), std::move(g)};
   }
 };
@@ -139,7 +246,7 @@ std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
   Generated generated = impl_->generate_ir(nest, *context);
   std::string object = dsp::isolated(
       [&] {
-        optimize(*generated.module, *impl_->target, impl_->options.opt_level);
+        impl_->optimize_for_dsp(*generated.module);
         return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
       },
       name, std::chrono::seconds(120));

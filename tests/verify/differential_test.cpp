@@ -19,8 +19,8 @@ struct Backends {
   // Every top-level statement of the loop nest in a function of its own, so
   // the calls between the parts of a long program are drawn too.
   std::unique_ptr<core::Backend> jit_split = jit::jit_backend({.statements_per_function = 1});
-  // The Hexagon DSP under qemu-hexagon; programs its runtime cannot serve
-  // yet are tagged, not compared.
+  // The Hexagon DSP under qemu-hexagon; a program calling what its runtime
+  // does not define would be tagged, not compared.
   std::unique_ptr<core::Backend> dsp = jit::hexagon_backend();
 };
 

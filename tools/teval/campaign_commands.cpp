@@ -71,9 +71,10 @@ options:
   --shard I/N            run shard I of N (case k is case I + N*k)
   --engine E             teval's own engines to test, bit for bit against
                          the interpreter: ireval, jit, hexagon (the DSP under
-                         qemu-hexagon; cases its runtime cannot serve yet
-                         give no verdict), all (ireval and jit), none;
-                         repeatable. Default: all, or none with --backend-cmd
+                         qemu-hexagon; a kernel calling what its runtime
+                         does not define gives no verdict), all (ireval and
+                         jit), none; repeatable. Default: all, or none with
+                         --backend-cmd
   --backend-cmd CMD      another compiler as a backend: a shell command with
                          {program} (the program file: a COMPUTE_V1 value, or
                          a .tile file), {inputs} (a directory of NAME.npy),

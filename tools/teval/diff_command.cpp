@@ -19,9 +19,8 @@ Generates random, well-typed programs with random inputs and runs each on
 every backend: the interpreter (block and definitional evaluation), IREval
 of the lowered loop nest, and the JIT (`--engine all`, the default), or on
 the interpreter and the Hexagon DSP under qemu-hexagon (`--engine hexagon`;
-programs its runtime cannot serve yet are counted, not compared). Every
-backend must give the
-interpreter's outputs bit for bit, or its exact error. Each disagreement is
+a kernel calling a function its runtime does not define is counted, not
+compared). Every backend must give the interpreter's outputs bit for bit, or its exact error. Each disagreement is
 shrunk to a minimal program and printed with the `teval run` command that
 reproduces it.
 
