@@ -25,14 +25,14 @@ llvm::OptimizationLevel level(int n) {
 
 } // namespace
 
-void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level) {
+void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = opt_level >= 2;
-  tuning.SLPVectorization = opt_level >= 2;
+  tuning.LoopVectorization = vectorize && opt_level >= 2;
+  tuning.SLPVectorization = vectorize && opt_level >= 2;
   llvm::PassBuilder pb(&target, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

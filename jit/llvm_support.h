@@ -26,8 +26,9 @@ inline void check(llvm::Error error, const char* what) {
 }
 
 /// Runs the new pass manager's O0-O3 pipeline (\p opt_level) on \p m for
-/// \p target, with loop and SLP vectorization from O2.
-void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level);
+/// \p target, with loop and SLP vectorization from O2 unless \p vectorize
+/// is false.
+void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize = true);
 
 /// \p m as \p target's assembly or object file.
 std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type);

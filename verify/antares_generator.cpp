@@ -526,12 +526,20 @@ private:
         risks.push_back(index[d].text + " < " + std::to_string(r.shape[d]));
     }
     text += "]";
-    if (risks.empty() || chance(8))
-      return {text, r.dtype};
-    std::string cond;
-    for (size_t i = 0; i < risks.size(); ++i)
-      cond += (i ? ", " : "") + risks[i];
-    return {text + ".when([" + cond + "], const(0).cast(`" + dtype_name(r.dtype) + "`))", r.dtype};
+    if (!risks.empty() && !chance(8)) {
+      std::string cond;
+      for (size_t i = 0; i < risks.size(); ++i)
+        cond += (i ? ", " : "") + risks[i];
+      text += ".when([" + cond + "], const(0).cast(`" + dtype_name(r.dtype) + "`))";
+    }
+    // Random integer inputs are small, so sums of them never leave their
+    // dtype's range: one fresh integer read in six is scaled to about an
+    // eighth of the range, and sums and products of such reads wrap (a
+    // backend that saturates or traps there is wrong).
+    if (!earlier && core::is_integer(r.dtype) && r.dtype != DType::Bool && chance(17))
+      text = "(" + text + " * const(" + std::to_string(core::int_max(r.dtype) / 8) +
+             ", dtype=" + r.name + ".dtype()))";
+    return {text, r.dtype};
   }
 
   Program& p_;

@@ -164,7 +164,7 @@ std::string isolated(const std::function<std::string()>& work, const std::string
     while (!said.empty() && (said.back() == '\n' || said.back() == ' '))
       said.pop_back();
     throw Error(ErrorKind::Range, kernel,
-                "internal error: LLVM's Hexagon code generator failed on the kernel" +
+                std::string(kCodegenFailed) +
                     (said.empty() ? std::string(" (it ended with status ") +
                                         std::to_string(WIFSIGNALED(status) ? WTERMSIG(status)
                                                                            : WEXITSTATUS(status)) +

@@ -13,16 +13,21 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace teval::jit::dsp {
+
+/// How the error of a failed or crashed isolated() child begins.
+inline constexpr std::string_view kCodegenFailed =
+    "internal error: LLVM's Hexagon code generator failed on the kernel";
 
 /// Runs \p work in a child process (forked, so it sees this process's
 /// memory) and returns the bytes it returns: LLVM's code generator ends the
 /// process on an internal failure ("LLVM ERROR: ..."), and a kernel it
 /// cannot compile must be an error naming the kernel, not the end of teval.
-/// Throws Error{Range} ("internal error: ...") with what the child printed
-/// when it fails, crashes or runs past \p budget.
+/// Throws Error{Range} with what the child printed when it fails or crashes
+/// (the message starts with kCodegenFailed) or runs past \p budget.
 std::string isolated(const std::function<std::string()>& work, const std::string& kernel,
                      std::chrono::milliseconds budget);
 

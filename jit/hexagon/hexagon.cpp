@@ -16,6 +16,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Signals.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
@@ -197,8 +198,8 @@ struct HexagonCompiler::Impl {
   }
 
   // The optimiser's pipeline, then what the DSP's code generator needs.
-  void optimize_for_dsp(llvm::Module& m) {
-    optimize(m, *target, options.opt_level);
+  void optimize_for_dsp(llvm::Module& m, bool vectorize = true) {
+    optimize(m, *target, options.opt_level, vectorize);
     compare_floats_as_integers(m);
   }
 
@@ -244,12 +245,29 @@ std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
   // The IR here; optimisation and code generation in a child process.
   auto context = std::make_unique<llvm::LLVMContext>();
   Generated generated = impl_->generate_ir(nest, *context);
-  std::string object = dsp::isolated(
-      [&] {
-        impl_->optimize_for_dsp(*generated.module);
-        return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
-      },
-      name, std::chrono::seconds(120));
+  auto object_code = [&](bool vectorize) {
+    return dsp::isolated(
+        [&] {
+          // A crash in LLVM says where, in the kernel's error.
+          llvm::sys::PrintStackTraceOnErrorSignal("teval");
+          impl_->optimize_for_dsp(*generated.module, vectorize);
+          return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
+        },
+        name, std::chrono::seconds(120));
+  };
+  std::string object;
+  try {
+    object = object_code(true);
+  } catch (const core::Error& e) {
+    // LLVM 19's Hexagon vector legalization reads memory it never wrote on
+    // some kernels (a segmentation fault in SelectionDAG::LegalizeVectors,
+    // depending on the compiling process's history, on a 64-byte vector
+    // store the SLP vectorizer made): such a kernel is compiled again
+    // without vectorization, in a fresh child, and runs as scalar code.
+    if (e.message().rfind(dsp::kCodegenFailed, 0) != 0)
+      throw;
+    object = object_code(false);
+  }
   // Every symbol the kernel leaves undefined must come from the runtime.
   auto buffer = llvm::MemoryBuffer::getMemBuffer(object, "kernel.o", false);
   auto file = check(llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef()),
