@@ -48,13 +48,17 @@ void BM_DspStartUp(benchmark::State& state) {
 BENCHMARK(BM_DspStartUp)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // range(0): 0 int8 elementwise, 1 int32 elementwise, 2 int8 dot products;
-// range(1): 1 with HVX, 0 scalar only. Elements per second in the label's
-// counter.
+// range(1): 1 with HVX, 0 scalar only.
+std::string kernel_text(int64_t which, int64_t n) {
+  return which == 0   ? elementwise("int8", n)
+         : which == 1 ? elementwise("int32", n)
+                      : dot(n / 1024, 1024);
+}
+const char* const kKernelNames[] = {"int8 add-mul", "int32 add-mul", "int8 dot"};
+
+// Wall time of whole runs under qemu; points per second in the counter.
 void BM_DspKernel(benchmark::State& state) {
-  const int64_t n = 1 << 22;
-  std::string text = state.range(0) == 0   ? elementwise("int8", n)
-                     : state.range(0) == 1 ? elementwise("int32", n)
-                                           : dot(1024, 4096);
+  std::string text = kernel_text(state.range(0), 1 << 22);
   bench::Prepared p = bench::prepare(text);
   jit::HexagonCompiler compiler({}, state.range(1) != 0);
   auto kernel = compiler.compile(core::lower(p.kernel), "bench");
@@ -62,13 +66,33 @@ void BM_DspKernel(benchmark::State& state) {
     benchmark::DoNotOptimize(kernel->run(p.inputs));
   state.counters["points/s"] = benchmark::Counter(static_cast<double>(p.points),
                                                   benchmark::Counter::kIsIterationInvariantRate);
-  static const char* const names[] = {"int8 add-mul", "int32 add-mul", "int8 dot"};
-  state.SetLabel(std::string(names[state.range(0)]) + (state.range(1) ? ", HVX" : ", scalar"));
+  state.SetLabel(std::string(kKernelNames[state.range(0)]) +
+                 (state.range(1) ? ", HVX" : ", scalar"));
 }
 BENCHMARK(BM_DspKernel)
     ->ArgsProduct({{0, 1, 2}, {1, 0}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
+    ->UseRealTime();
+
+// What the DSP would spend: VLIW packets executed (one issued a cycle),
+// counted from qemu-hexagon's trace of one run over 2^16 points, per point.
+void BM_DspPackets(benchmark::State& state) {
+  bench::Prepared p = bench::prepare(kernel_text(state.range(0), 1 << 16));
+  jit::HexagonCompiler compiler({}, state.range(1) != 0);
+  auto kernel = compiler.compile(core::lower(p.kernel), "bench");
+  jit::DspKernel::Executed e;
+  for (auto _ : state)
+    e = kernel->executed(p.inputs);
+  state.counters["packets"] = static_cast<double>(e.packets);
+  state.counters["packets/point"] = static_cast<double>(e.packets) / static_cast<double>(p.points);
+  state.SetLabel(std::string(kKernelNames[state.range(0)]) +
+                 (state.range(1) ? ", HVX" : ", scalar"));
+}
+BENCHMARK(BM_DspPackets)
+    ->ArgsProduct({{0, 1, 2}, {1, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
     ->UseRealTime();
 
 } // namespace

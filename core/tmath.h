@@ -1,5 +1,5 @@
 /* teval's math library: the one definition of every math function a
-   program can call, compiled from one C source (core/tmath.c) for the
+   program can call, compiled from one set of C sources (core/tmath/) for the
    interpreter, the host JIT and the Hexagon DSP runtime, so all engines
    give the same bits. The float64 functions are computed with
    double-double intermediates and rounded once (measured errors in

@@ -5,12 +5,14 @@
 #include "core/interrupt.h"
 #include "core/tmath.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -218,7 +220,7 @@ Executable::~Executable() {
 }
 
 Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& buffers,
-                                    std::chrono::milliseconds budget) const {
+                                    std::chrono::milliseconds budget, const fs::path* trace) const {
   fs::path qemu = tool("qemu-hexagon", kernel_);
   {
     std::ofstream in(dir_ / "input", std::ios::binary);
@@ -234,8 +236,11 @@ Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& b
         in.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     TEVAL_ASSERT(in.good(), "cannot write the DSP's input");
   }
-  Status s = run_process({qemu.string(), executable_.string()}, dir_ / "input", dir_ / "output",
-                         dir_ / "stderr", budget);
+  std::vector<std::string> argv = {qemu.string()};
+  if (trace)
+    argv.insert(argv.end(), {"-d", "in_asm,exec,nochain", "-D", trace->string()});
+  argv.push_back(executable_.string());
+  Status s = run_process(argv, dir_ / "input", dir_ / "output", dir_ / "stderr", budget);
   std::string where = "kernel " + kernel_ + " on qemu-hexagon";
   if (!s.finished)
     throw Error(ErrorKind::Limit, kernel_,
@@ -278,6 +283,60 @@ Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& b
     take(o.buffers.back().data(), b.size());
   }
   return o;
+}
+
+DspKernel::Executed executed(const fs::path& trace) {
+  std::ifstream log(trace);
+  TEVAL_ASSERT(log.good(), "cannot read qemu-hexagon's log " + trace.string());
+  // Each translated block: "IN: symbol", then one line per instruction word
+  // ("0x000221f0:  0x7c024008\t{\tR9:8 = ..."), packets in braces, then a
+  // blank line. Each executed block: "Trace 0: HOST [FLAGS/PC/...] symbol".
+  std::map<uint64_t, DspKernel::Executed> blocks;
+  DspKernel::Executed total;
+  bool in_kernel = false;
+  std::string line;
+  uint64_t block = 0;
+  bool in_block = false;
+  while (std::getline(log, line)) {
+    if (line.rfind("IN:", 0) == 0) {
+      in_block = true;
+      block = UINT64_MAX;
+      continue;
+    }
+    if (in_block && line.rfind("0x", 0) == 0) {
+      uint64_t address = std::stoull(line.substr(0, line.find(':')), nullptr, 16);
+      if (block == UINT64_MAX) {
+        block = address;
+        blocks[block] = {};
+      }
+      DspKernel::Executed& b = blocks[block];
+      ++b.words;
+      b.packets += std::count(line.begin(), line.end(), '}');
+      continue;
+    }
+    in_block = false;
+    if (line.rfind("Trace ", 0) != 0)
+      continue;
+    size_t open = line.find('['), close = line.find(']');
+    if (open == std::string::npos || close == std::string::npos)
+      continue;
+    std::string fields = line.substr(open + 1, close - open - 1);
+    size_t slash = fields.find('/');
+    uint64_t pc =
+        std::stoull(fields.substr(slash + 1, fields.find('/', slash + 1) - slash - 1), nullptr, 16);
+    std::string symbol = close + 2 <= line.size() ? line.substr(close + 2) : "";
+    if (symbol == "teval_kernel")
+      in_kernel = true;
+    else if (in_kernel && symbol == "_start")
+      break;
+    if (!in_kernel)
+      continue;
+    auto it = blocks.find(pc);
+    TEVAL_ASSERT(it != blocks.end(), "qemu-hexagon executed a block it never translated");
+    total.packets += it->second.packets;
+    total.words += it->second.words;
+  }
+  return total;
 }
 
 } // namespace teval::jit::dsp

@@ -8,6 +8,8 @@
 // library in the set teval builds with, and qemu exists only as a program.
 #pragma once
 
+#include "jit/hexagon/hexagon.h"
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -34,6 +36,13 @@ std::string isolated(const std::function<std::string()>& work, const std::string
 /// The symbols the runtime defines, which a kernel may leave undefined.
 const std::vector<std::string>& runtime_symbols();
 
+/// Counts what the kernel executed in \p trace, a log of Executable::run:
+/// from its entry (teval_kernel) until control is back in the runtime's
+/// _start, runtime routines the kernel calls included. Packets are the
+/// VLIW bundles the DSP issues one a cycle; words are instruction words (a
+/// duplex word holds two sub-instructions; constant extenders count).
+DspKernel::Executed executed(const std::filesystem::path& trace);
+
 /// A linked kernel executable in a private directory, removed with it.
 class Executable {
 public:
@@ -54,9 +63,11 @@ public:
   /// Runs the kernel on \p buffers (every buffer of its loop nest, in
   /// order); returns them as the kernel left them, or the error it
   /// reported. Throws Error naming the kernel when qemu-hexagon is missing,
-  /// crashes, or runs past \p budget.
-  Outcome run(const std::vector<std::vector<std::byte>>& buffers,
-              std::chrono::milliseconds budget) const;
+  /// crashes, or runs past \p budget. With \p trace, qemu-hexagon writes
+  /// every translated block's instructions and every block it executes
+  /// there (its `-d in_asm,exec,nochain` log), for executed().
+  Outcome run(const std::vector<std::vector<std::byte>>& buffers, std::chrono::milliseconds budget,
+              const std::filesystem::path* trace = nullptr) const;
 
 private:
   std::filesystem::path dir_;

@@ -21,8 +21,11 @@
 #include <llvm/Target/TargetOptions.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <mutex>
 #include <optional>
+
+#include <unistd.h>
 
 extern "C" {
 void LLVMInitializeHexagonTargetInfo();
@@ -289,8 +292,7 @@ std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
   return std::unique_ptr<DspKernel>(new DspKernel(std::move(state)));
 }
 
-std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
-                                         std::chrono::milliseconds budget) const {
+std::vector<std::vector<std::byte>> DspKernel::buffers(std::span<const core::Tensor> inputs) const {
   const core::LoopNest& n = state_->nest;
   TEVAL_ASSERT(inputs.size() == n.inputs.size(), "wrong number of inputs");
   std::vector<std::vector<std::byte>> buffers(n.buffers.size());
@@ -305,8 +307,31 @@ std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
     if (!given[i])
       buffers[i].assign(core::Tensor(n.buffers[i].dtype, n.buffers[i].shape).bytes().size(),
                         std::byte{0});
+  return buffers;
+}
+
+DspKernel::Executed DspKernel::executed(std::span<const core::Tensor> inputs) const {
+  std::string pattern = (std::filesystem::temp_directory_path() / "teval-trace-XXXXXX").string();
+  int fd = ::mkstemp(pattern.data());
+  TEVAL_ASSERT(fd >= 0, "cannot make a temporary file");
+  ::close(fd);
+  std::filesystem::path trace = pattern;
+  struct Remove {
+    std::filesystem::path p;
+    ~Remove() {
+      std::error_code ignored;
+      std::filesystem::remove(p, ignored);
+    }
+  } remove{trace};
+  state_->executable->run(buffers(inputs), std::chrono::minutes(10), &trace);
+  return dsp::executed(trace);
+}
+
+std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
+                                         std::chrono::milliseconds budget) const {
+  const core::LoopNest& n = state_->nest;
   core::poll_interrupt();
-  dsp::Executable::Outcome o = state_->executable->run(buffers, budget);
+  dsp::Executable::Outcome o = state_->executable->run(buffers(inputs), budget);
   if (!o.ok) {
     TEVAL_ASSERT(o.site >= 0 && static_cast<size_t>(o.site) < state_->sites.size(),
                  "the DSP kernel failed without an error site");

@@ -36,9 +36,19 @@ public:
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs,
                                 std::chrono::milliseconds budget = std::chrono::seconds(60)) const;
 
+  /// What the kernel executes on \p inputs: VLIW packets and instruction
+  /// words, counted from qemu-hexagon's trace of the run (slow: every
+  /// executed block is logged).
+  struct Executed {
+    uint64_t packets = 0;
+    uint64_t words = 0;
+  };
+  Executed executed(std::span<const core::Tensor> inputs) const;
+
 private:
   friend class HexagonCompiler;
   struct State;
+  std::vector<std::vector<std::byte>> buffers(std::span<const core::Tensor> inputs) const;
   explicit DspKernel(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };

@@ -1,4 +1,4 @@
-// teval's math library (core/tmath.c) against references computed without
+// teval's math library (core/tmath/) against references computed without
 // it: mpmath at 80 digits, rounded once (tests/data/tmath/make_references.py),
 // and the special values of IEEE 754 and C's Annex F by hand.
 #include "core/npy.h"

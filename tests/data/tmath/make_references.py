@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for teval's math library (core/tmath.c), computed
+"""Reference values for teval's math library (core/tmath/), computed
 independently of it with mpmath at 80 significant digits and rounded once
 to float64: one NAME.npy per function, float64 rows (x, f(x), x32, f32(x32))
 where x32 is x rounded to float32 and f32(x32) is f(x32) rounded once to
