@@ -14,7 +14,7 @@
 #define TEVAL_FAULT 0
 #endif
 
-#include "core/tmath.h"
+#include "core/tmath/dd.h" /* teval's math library; bits_of, from_bits, pow2 */
 
 typedef unsigned char u8;
 typedef unsigned int u32;
@@ -63,9 +63,9 @@ static void write_all(const void* from, u64 n) {
   }
 }
 
-/* memset and memcpy by 8-byte words where the alignment allows (the
- * compiler makes HVX stores of them): zero-filling a kernel's buffers byte
- * by byte cost more packets than the kernels' own work. */
+/* memset and memcpy by 8-byte words where the alignment allows:
+ * zero-filling a kernel's buffers byte by byte cost more packets than the
+ * kernels' own work. */
 typedef u64 __attribute__((may_alias)) word;
 
 void* memset(void* to, int c, size_t n) {
@@ -224,21 +224,6 @@ float ceilf(float x) {
 }
 
 /* --- float16 and bfloat16: the interpreter's rounding (core/numeric.cpp) - */
-
-static u64 bits_of(double x) {
-  u64 b;
-  memcpy(&b, &x, 8);
-  return b;
-}
-static double from_bits(u64 b) {
-  double x;
-  memcpy(&x, &b, 8);
-  return x;
-}
-/* 2^k for -1022 <= k <= 1023. */
-static double pow2(int k) {
-  return from_bits((u64)(k + 1023) << 52);
-}
 
 /* x rounded once, to nearest with ties to even, to a binary format of
  * `digits` significant bits, smallest normal exponent `emin` and largest
