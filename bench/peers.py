@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""teval's engines side by side with the peers a user would pick instead.
+
+On the same float32 inputs, in one process: matmuls, convolutions with
+padding and an elementwise exp, run by teval's JIT and interpreter (through
+the teval Python module) and by numpy.einsum (with and without optimize),
+torch (matmul, conv2d, exp) and NNC's IREval (torch._C._te's "ir_eval"
+codegen, where torch has it). Prints G MAC/s (G elements/s for the
+elementwise case) and teval's ratios against each peer, the machine, and the
+JIT's compile time per kernel. Each teval output is checked against numpy's
+first (allclose): the comparison is of one computation.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/peers.py [--quick]
+
+--quick runs small shapes once (the ctest `bench.peers_quick`, so the script
+cannot rot); without it the shapes are those of docs/PERFORMANCE.md, each
+timed as the best of --repeat runs. NNC's IREval is timed on a smaller
+contraction (it does about 10^5 MAC/s); its rate is what is compared.
+"""
+import argparse
+import os
+import platform
+import time
+
+import numpy as np
+
+import teval
+
+try:
+    import torch
+except ImportError:  # numpy-only comparisons
+    torch = None
+
+
+def best_of(repeat, fn):
+    """The shortest wall time of `repeat` calls of fn, and its last result."""
+    times, out = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def matmul_case(n):
+    text = ('- einstein_v2("output0[N, M] +=! input0[N, K] * input1[K, M]", '
+            '{"input0": {"dtype": "float32", "shape": [%d, %d]}, '
+            '"input1": {"dtype": "float32", "shape": [%d, %d]}})' % (n, n, n, n))
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    peers = {
+        "numpy.einsum": lambda: np.einsum("nk,km->nm", a, b, optimize=False),
+        "numpy.einsum(optimize)": lambda: np.einsum("nk,km->nm", a, b, optimize=True),
+    }
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        peers["torch.matmul"] = lambda: torch.matmul(ta, tb).numpy()
+    return {"name": "matmul %d^3" % n, "text": text, "inputs": {"input0": a, "input1": b},
+            "work": n ** 3, "unit": "G MAC/s", "peers": peers}
+
+
+def conv_case(n, c, h, w, f, k=3, pad=1):
+    ho, wo = h + 2 * pad - k + 1, w + 2 * pad - k + 1
+    i_h, i_w = "HO + KH - %d" % pad, "WO + KW - %d" % pad
+    text = ('- einstein_v2("output0[N, F, HO, WO] +=! input0[N, C, {ih}, {iw}].when([{ih} >= 0, '
+            '{ih} < {h}, {iw} >= 0, {iw} < {w}], 0.0) * input1[F, C, KH, KW] where HO in {ho}, '
+            'WO in {wo}", {{"input0": {{"dtype": "float32", "shape": [{n}, {c}, {h}, {w}]}}, '
+            '"input1": {{"dtype": "float32", "shape": [{f}, {c}, {k}, {k}]}}}})').format(
+                ih=i_h, iw=i_w, h=h, w=w, ho=ho, wo=wo, n=n, c=c, f=f, k=k)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((n, c, h, w), dtype=np.float32)
+    wt = rng.standard_normal((f, c, k, k), dtype=np.float32)
+
+    def windows():
+        padded = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        return np.lib.stride_tricks.sliding_window_view(padded, (k, k), axis=(2, 3))
+
+    peers = {
+        "numpy.einsum": lambda: np.einsum("nchwij,fcij->nfhw", windows(), wt, optimize=False),
+        "numpy.einsum(optimize)": lambda: np.einsum("nchwij,fcij->nfhw", windows(), wt,
+                                                    optimize=True),
+    }
+    if torch is not None:
+        tx, tw = torch.from_numpy(x), torch.from_numpy(wt)
+        peers["torch.conv2d"] = lambda: torch.nn.functional.conv2d(tx, tw, padding=pad).numpy()
+    return {"name": "conv %dx%dx%dx%d * %dx%dx%dx%d pad %d" % (n, c, h, w, f, c, k, k, pad),
+            "text": text, "inputs": {"input0": x, "input1": wt},
+            "work": n * f * ho * wo * c * k * k, "unit": "G MAC/s", "peers": peers}
+
+
+def exp_case(n):
+    text = ('- einstein_v2("output0[N, M] = (input0[N, M] * 2.0 + 1.0).call(`exp`)", '
+            '{"input0": {"dtype": "float32", "shape": [%d, %d]}})' % (n, n))
+    x = np.random.default_rng(3).uniform(-4, 4, (n, n)).astype(np.float32)
+    peers = {"numpy": lambda: np.exp(x * np.float32(2) + np.float32(1))}
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        peers["torch.exp"] = lambda: torch.exp(tx * 2 + 1).numpy()
+    return {"name": "exp(2x+1) %d^2" % n, "text": text, "inputs": {"input0": x},
+            "work": n * n, "unit": "G elem/s", "peers": peers}
+
+
+def nnc_matmul_rate(n, repeat):
+    """G MAC/s of NNC's IREval on an n^3 float32 matmul, or None."""
+    if torch is None:
+        return None
+    try:
+        te = torch._C._te
+    except AttributeError:
+        return None
+    dim = te.ExprHandle.int(n)
+    a_buf = te.BufHandle("A", [dim, dim], torch.float32)
+    b_buf = te.BufHandle("B", [dim, dim], torch.float32)
+    c_buf = te.Reduce("C", [dim, dim], te.Sum(),
+                      lambda v: a_buf.load([v[0], v[2]]) * b_buf.load([v[2], v[1]]), [dim])
+    nest = te.LoopNest([c_buf])
+    nest.prepare_for_codegen()
+    code = te.construct_codegen("ir_eval", te.simplify(nest.root_stmt()), [a_buf, b_buf, c_buf])
+    rng = np.random.default_rng(4)
+    a = torch.from_numpy(rng.standard_normal((n, n), dtype=np.float32))
+    b = torch.from_numpy(rng.standard_normal((n, n), dtype=np.float32))
+    c = torch.empty(n, n)
+    seconds, _ = best_of(repeat, lambda: code.call([a, b, c]))
+    if not np.allclose(c.numpy(), (a @ b).numpy(), rtol=1e-4, atol=1e-3):
+        raise SystemExit("NNC's IREval disagrees with torch.matmul")
+    return n ** 3 / seconds / 1e9
+
+
+def run_case(case, repeat, interp):
+    program = teval.Program(case["text"])
+    reference = None
+    rates = {}
+    for name, fn in case["peers"].items():
+        seconds, out = best_of(repeat, fn)
+        reference = out if reference is None else reference
+        rates[name] = case["work"] / seconds / 1e9
+    # The JIT: the first run compiles (the program keeps the code).
+    start = time.perf_counter()
+    first = program.run(case["inputs"], engine="jit")["output0"]
+    first_seconds = time.perf_counter() - start
+    seconds, out = best_of(repeat, lambda: program.run(case["inputs"], engine="jit")["output0"])
+    compile_ms = max(first_seconds - seconds, 0) * 1e3
+    for got in (first, out):
+        if not np.allclose(got, reference, rtol=1e-3, atol=1e-3):
+            raise SystemExit("%s: teval's JIT and %s disagree" % (case["name"],
+                                                                 next(iter(case["peers"]))))
+    rates["teval jit"] = case["work"] / seconds / 1e9
+    if interp:
+        seconds, out = best_of(1, lambda: program.run(case["inputs"], engine="interp")["output0"])
+        if not np.allclose(out, reference, rtol=1e-3, atol=1e-3):
+            raise SystemExit("%s: teval's interpreter disagrees" % case["name"])
+        rates["teval interp"] = case["work"] / seconds / 1e9
+    return rates, compile_ms
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small shapes, one run each")
+    parser.add_argument("--repeat", type=int, default=5, help="runs timed per engine")
+    parser.add_argument("--no-interp", action="store_true", help="skip teval's interpreter")
+    args = parser.parse_args()
+    repeat = 1 if args.quick else args.repeat
+    if torch is not None:
+        torch.set_num_threads(os.cpu_count() or 1)
+    if args.quick:
+        cases = [matmul_case(24), conv_case(1, 4, 6, 6, 5), exp_case(16)]
+        nnc_n = 8
+    else:
+        cases = [matmul_case(256), matmul_case(512), conv_case(4, 64, 32, 32, 64),
+                 conv_case(1, 64, 56, 56, 64), exp_case(2048)]
+        nnc_n = 32
+    print("machine: %s, %s, %d cores; numpy %s, torch %s" % (
+        platform.machine(), platform.processor() or platform.platform(), os.cpu_count() or 0,
+        np.__version__, torch.__version__ if torch is not None else "absent"))
+    nnc = nnc_matmul_rate(nnc_n, repeat)
+    if nnc is not None:
+        print("NNC IREval, matmul %d^3: %.6f G MAC/s" % (nnc_n, nnc))
+    for case in cases:
+        rates, compile_ms = run_case(case, repeat, interp=not args.no_interp)
+        print("\n%s (%s; JIT compile %.1f ms)" % (case["name"], case["unit"], compile_ms))
+        for name, rate in rates.items():
+            print("  %-24s %10.4f" % (name, rate))
+        for mine in ("teval jit", "teval interp"):
+            if mine not in rates:
+                continue
+            peers = [p for p in rates if not p.startswith("teval")]
+            ratios = ", ".join("%s %.3g" % (p, rates[mine] / rates[p]) for p in peers)
+            if nnc is not None and case["unit"] == "G MAC/s":
+                ratios += ", NNC IREval %.3g" % (rates[mine] / nnc)
+            print("  %s / peer: %s" % (mine, ratios))
+
+
+if __name__ == "__main__":
+    main()
