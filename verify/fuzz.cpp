@@ -99,7 +99,10 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
   Case c = make_case(settings.space, index);
   CaseResult r = check_case(c.program, c.input_seed, settings.target);
   if (!r.disagreement) {
-    line.status = r.external_skipped ? "skip" : r.reference_error ? "error" : "ok";
+    line.status = r.external_skipped     ? "skip"
+                  : r.reference_error    ? "error"
+                  : r.engine_unsupported ? "unrun"
+                                         : "ok";
     return line;
   }
   const Disagreement first = *r.disagreement;
@@ -655,6 +658,9 @@ std::string summary_text(const FuzzSummary& s, const std::string& dir) {
   std::snprintf(rate, sizeof rate, "%.1f", s.seconds > 0 ? s.run_cases / s.seconds : 0.0);
   t += " in " + clock_text(s.seconds) + " (" + rate + " cases/s), " +
        std::to_string(s.reference_errors) + " programs the interpreter rejects, " +
+       (s.engine_unsupported
+            ? std::to_string(s.engine_unsupported) + " cases an engine could not run (no verdict), "
+            : std::string()) +
        std::to_string(s.findings.size()) + " findings in " + std::to_string(s.finding_cases) +
        " cases" + (s.interrupted ? " (interrupted)" : "") + "\n";
   for (const auto& [sig, g] : s.findings)

@@ -61,9 +61,10 @@ struct FindingGroup {
 
 /// A campaign's results so far (this run and the earlier ones).
 struct FuzzSummary {
-  uint64_t cases = 0;            ///< cases run
-  uint64_t reference_errors = 0; ///< of them, programs the interpreter rejects
-  uint64_t external_skipped = 0; ///< of them, not given to the external backend
+  uint64_t cases = 0;              ///< cases run
+  uint64_t reference_errors = 0;   ///< of them, programs the interpreter rejects
+  uint64_t external_skipped = 0;   ///< of them, not given to the external backend
+  uint64_t engine_unsupported = 0; ///< of them, not run by one of teval's engines
   std::map<std::string, FindingGroup> findings;
   uint64_t finding_cases = 0; ///< cases with a finding
   double seconds = 0;         ///< this run's time

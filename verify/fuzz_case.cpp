@@ -63,7 +63,8 @@ std::unique_ptr<core::Backend> make_engine(const std::string& name) {
 }
 
 std::string serialize(const CaseResult& r) {
-  std::string s = std::to_string(r.reference_error) + std::to_string(r.external_skipped) + "\n";
+  std::string s = std::to_string(r.reference_error) + std::to_string(r.external_skipped) +
+                  std::to_string(r.engine_unsupported) + "\n";
   if (r.disagreement)
     s += r.disagreement->kind + "\n" + r.disagreement->backend + "\n" + r.disagreement->what;
   return s;
@@ -73,6 +74,7 @@ CaseResult deserialize(const std::string& s) {
   CaseResult r;
   r.reference_error = s.size() > 0 && s[0] == '1';
   r.external_skipped = s.size() > 1 && s[1] == '1';
+  r.engine_unsupported = s.size() > 2 && s[2] == '1';
   size_t a = s.find('\n');
   if (a == std::string::npos || a + 1 >= s.size())
     return r;
@@ -225,8 +227,10 @@ CaseResult check_in_child(const Program& p, uint64_t input_seed, const Target& t
     stage.begin(engine, target.stage_budget + budget);
     auto backend = make_engine(engine);
     core::Outcome o = core::evaluate(*backend, kernel, inputs, budget);
-    if (o.unsupported) // the DSP runtime cannot serve it yet: no verdict
+    if (o.unsupported) { // no verdict, counted
+      result.engine_unsupported = true;
       continue;
+    }
     if (!save_dir.empty())
       save_outcome(save / "outputs" / engine, kernel, o);
     result.disagreement = compare_outcomes(kernel, "interp", reference, engine, o, budget);

@@ -77,6 +77,10 @@ struct CaseResult {
   /// The external backend was not run (the program is meant to fail and
   /// errors are not expected of it).
   bool external_skipped = false;
+  /// One of teval's engines could not run the case (core::Outcome::
+  /// unsupported: the DSP without its tool chain, or a kernel calling what
+  /// its runtime does not define), so it gave no verdict.
+  bool engine_unsupported = false;
 };
 
 /// Checks \p p on the inputs of \p input_seed: runs the interpreter and

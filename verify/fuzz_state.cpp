@@ -198,6 +198,8 @@ void account(FuzzSummary& s, const LogLine& l, const std::string& dir) {
     ++s.reference_errors;
   if (l.status == "skip")
     ++s.external_skipped;
+  if (l.status == "unrun")
+    ++s.engine_unsupported;
   if (l.status != "finding")
     return;
   ++s.finding_cases;
@@ -270,6 +272,7 @@ void write_reports(const std::string& dir, const CampaignSettings& settings, con
        ", \"cases\": " + std::to_string(s.cases) +
        ", \"reference_errors\": " + std::to_string(s.reference_errors) +
        ", \"external_skipped\": " + std::to_string(s.external_skipped) +
+       ", \"engine_unsupported\": " + std::to_string(s.engine_unsupported) +
        ", \"finding_cases\": " + std::to_string(s.finding_cases) +
        ", \"run\": {\"cases\": " + std::to_string(s.run_cases) +
        ", \"seconds\": " + std::to_string(s.seconds) + "}, \"findings\": [";

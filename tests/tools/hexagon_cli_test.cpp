@@ -127,6 +127,19 @@ TEST(Cli, TheHexagonEngineRunsUnderQemu) {
       dir);
   EXPECT_EQ(no_qemu.exit_code, 1);
   EXPECT_NE(no_qemu.err.find("is not installed"), std::string::npos) << no_qemu.err;
+  // A campaign whose DSP cannot run says so: no verdict is not a pass.
+  fs::remove_all(dir / "campaign");
+  Result fuzz = test::run_shell(
+      "PATH=/nonexistent " + test::shell_quoted((test::binary_dir() / "bin/teval").string()) +
+          " fuzz --engine hexagon --cases 6 --seed 3 --quiet --out campaign",
+      dir);
+  EXPECT_EQ(fuzz.exit_code, 0) << fuzz.err;
+  EXPECT_NE(fuzz.out.find("cases an engine could not run (no verdict)"), std::string::npos)
+      << fuzz.out;
+  std::string report = test::read_file(dir / "campaign/report.json");
+  EXPECT_EQ(report.find("\"engine_unsupported\": 0"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"engine_unsupported\": "), std::string::npos) << report;
+  EXPECT_NE(test::read_file(dir / "campaign/cases.log").find(" unrun"), std::string::npos);
 }
 
 // float64 division on the DSP is teval's soft-float routine: correctly
