@@ -14,8 +14,7 @@ extern "C" {
 
 #define TEVAL_TMATH_UNARY(F)                                                                       \
   F(exp)                                                                                           \
-  F(log) F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc)       \
-      F(sqrt)
+  F(log) F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt)
 
 #define TEVAL_TMATH_DECLARE(name)                                                                  \
   double teval_##name(double x);                                                                   \

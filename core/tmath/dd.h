@@ -55,6 +55,12 @@ static inline int sign_bit(double x) {
   return (int)(bits_of(x) >> 63);
 }
 
+/* v with the sign of x: an odd function's value at x from its value at |x|,
+   fmod's from the remainder of |x|. */
+static inline double with_sign_of(double x, double v) {
+  return sign_bit(x) ? -v : v;
+}
+
 static inline double quiet_nan(void) {
   return from_bits(0x7ff8000000000000ull);
 }

@@ -248,5 +248,5 @@ double teval_fmod(double x, double y) {
   }
   /* r * 2^ey is exact: below |y|, on |y|'s grid. */
   double v = ey >= -1022 ? (double)r * pow2(ey) : (double)r * pow2(ey + 600) * pow2(-600);
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }

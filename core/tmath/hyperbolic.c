@@ -19,7 +19,7 @@ double teval_sinh(double x) {
     dd s = dd_add(t, dd_div(t, dd_add(t, dd_of(1))));
     v = 0.5 * (s.hi + s.lo);
   }
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }
 
 double teval_cosh(double x) {
@@ -54,7 +54,7 @@ double teval_tanh(double x) {
     dd r = dd_div(t, dd_add(t, dd_of(2)));
     v = r.hi + r.lo;
   }
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }
 
 /* --- erf, erfc -------------------------------------------------------------- */
@@ -144,7 +144,7 @@ double teval_erf(double x) {
     dd r = dd_add(dd_of(1), dd_neg(c));
     v = r.hi + r.lo;
   }
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }
 
 double teval_erfc(double x) {

@@ -145,7 +145,7 @@ double teval_sin(double x) {
   double s = v.hi + v.lo;
   if (k & 2)
     s = -s;
-  return sign_bit(x) ? -s : s;
+  return with_sign_of(x, s);
 }
 
 double teval_cos(double x) {
@@ -168,7 +168,7 @@ double teval_tan(double x) {
   dd s = sin_dd(r), c = cos_dd(r);
   dd t = k & 1 ? dd_neg(dd_div(c, s)) : dd_div(s, c);
   double v = t.hi + t.lo;
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }
 
 /* --- atan, asin, acos ----------------------------------------------------- */
@@ -234,7 +234,7 @@ double teval_atan(double x) {
     dd r = atan_ratio(dd_of(ax), dd_of(1));
     v = r.hi + r.lo;
   }
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }
 
 /* sqrt(1 - x^2) for |x| <= 1, from (1 - |x|)(1 + |x|) without cancellation. */
@@ -258,7 +258,7 @@ double teval_asin(double x) {
     return x;
   dd r = atan_ratio(dd_of(ax), cathetus(ax));
   double v = r.hi + r.lo;
-  return sign_bit(x) ? -v : v;
+  return with_sign_of(x, v);
 }
 
 double teval_acos(double x) {

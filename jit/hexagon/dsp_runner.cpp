@@ -165,9 +165,10 @@ std::string isolated(const std::function<std::string()>& work, const std::string
     std::string said = read_file(dir / "stderr");
     while (!said.empty() && (said.back() == '\n' || said.back() == ' '))
       said.pop_back();
-    throw Error(ErrorKind::Range, kernel,
-                std::string(kCodegenFailed) +
-                    (said.empty() ? std::string(" (it ended with status ") +
+    throw CompileFailure(ErrorKind::Range, kernel,
+                         "internal error: LLVM's Hexagon code generator failed on the kernel" +
+                             (said.empty()
+                                  ? std::string(" (it ended with status ") +
                                         std::to_string(WIFSIGNALED(status) ? WTERMSIG(status)
                                                                            : WEXITSTATUS(status)) +
                                         ")"

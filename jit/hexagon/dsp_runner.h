@@ -8,6 +8,7 @@
 // library in the set teval builds with, and qemu exists only as a program.
 #pragma once
 
+#include "core/error.h"
 #include "jit/hexagon/hexagon.h"
 
 #include <chrono>
@@ -15,21 +16,22 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace teval::jit::dsp {
 
-/// How the error of a failed or crashed isolated() child begins.
-inline constexpr std::string_view kCodegenFailed =
-    "internal error: LLVM's Hexagon code generator failed on the kernel";
+/// What isolated() throws when its child fails or crashes (not when it
+/// runs past its budget): the caller may try the work another way.
+struct CompileFailure : core::Error {
+  using core::Error::Error;
+};
 
 /// Runs \p work in a child process (forked, so it sees this process's
 /// memory) and returns the bytes it returns: LLVM's code generator ends the
 /// process on an internal failure ("LLVM ERROR: ..."), and a kernel it
 /// cannot compile must be an error naming the kernel, not the end of teval.
-/// Throws Error{Range} with what the child printed when it fails or crashes
-/// (the message starts with kCodegenFailed) or runs past \p budget.
+/// Throws CompileFailure, an Error{Range} with what the child printed, when
+/// it fails or crashes, and Error{Range} when it runs past \p budget.
 std::string isolated(const std::function<std::string()>& work, const std::string& kernel,
                      std::chrono::milliseconds budget);
 

@@ -261,14 +261,12 @@ std::unique_ptr<DspKernel> HexagonCompiler::compile(const core::LoopNest& nest,
   std::string object;
   try {
     object = object_code(true);
-  } catch (const core::Error& e) {
+  } catch (const dsp::CompileFailure&) {
     // LLVM 19's Hexagon vector legalization reads memory it never wrote on
     // some kernels (a segmentation fault in SelectionDAG::LegalizeVectors,
     // depending on the compiling process's history, on a 64-byte vector
     // store the SLP vectorizer made): such a kernel is compiled again
     // without vectorization, in a fresh child, and runs as scalar code.
-    if (e.message().rfind(dsp::kCodegenFailed, 0) != 0)
-      throw;
     object = object_code(false);
   }
   // Every symbol the kernel leaves undefined must come from the runtime.

@@ -250,8 +250,7 @@ TEST(Semantics, MathFunctionsRunInTheArgumentPrecision) {
   auto d = tensor(DType::Float64, {1}, {0.5});
   // e^0.5 rounded to float32 and to float64 (mpmath): each dtype's own
   // precision, not the other's.
-  EXPECT_EQ(values(out("output0[N] = input0[N].call(`exp`)", {{"input0", f}}))[0],
-            0x1.a61298p+0);
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`exp`)", {{"input0", f}}))[0], 0x1.a61298p+0);
   EXPECT_EQ(values(out("output0[N] = input0[N].call(`exp`)", {{"input0", d}}))[0],
             0x1.a61298e1e069cp+0);
   EXPECT_EQ(values(out("output0[N] = input0[N].call(`pow`, [3.0])", {{"input0", f}}))[0], 0.125);
