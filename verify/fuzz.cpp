@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/json.h"
+#include "jit/hexagon/hexagon.h"
 #include "verify/fuzz_state.h"
 
 #include <cerrno>
@@ -183,6 +184,9 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
     uint64_t index = std::stoull(request);
     state::LogLine l;
     try {
+      const std::vector<std::string>& engines = settings.target.engines;
+      if (std::count(engines.begin(), engines.end(), "hexagon"))
+        jit::prepare_dsp_simulator(); // shared by the sandboxed cases
       l = work_on_case(dir, settings, run, index);
     } catch (const std::exception& e) {
       l = {index, "lost", ""};

@@ -4,6 +4,11 @@
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "core/tmath.h"
+#include "jit/llvm_support.h"
+
+#include <llvm/Object/ELF.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -45,15 +50,6 @@ fs::path find_program(const std::string& name) {
       return p;
   }
   return {};
-}
-
-fs::path tool(const std::string& name, const std::string& kernel) {
-  fs::path p = find_program(name);
-  if (p.empty())
-    throw Error(ErrorKind::Unsupported, kernel,
-                name + " is not installed; the Hexagon target needs it (scripts/dev setup "
-                       "installs lld-19 and qemu-user)");
-  return p;
 }
 
 void write_file(const fs::path& p, const void* data, size_t size) {
@@ -127,7 +123,81 @@ Status run_process(const std::vector<std::string>& argv, const fs::path& in, con
   return wait_for(pid, budget);
 }
 
+// An upper bound of the bytes the sections of \p object take once linked
+// one after the other.
+uint32_t linked_size_bound(const std::string& object, const std::string& kernel) {
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(object, "kernel.o", false);
+  auto file = check(llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef()),
+                    "reading the kernel's object");
+  uint64_t bound = 0;
+  for (const llvm::object::ELFSectionRef section : file->sections())
+    if (section.getFlags() & llvm::ELF::SHF_ALLOC)
+      bound += section.getSize() + section.getAlignment().value();
+  if (bound > (1u << 30))
+    throw Error(ErrorKind::Limit, kernel, "the kernel's code for the DSP is over 1 GiB");
+  return static_cast<uint32_t>(bound);
+}
+
+// Places the kernel's sections from \p address on, in one segment without
+// the ELF headers; what a kernel does not run is dropped.
+std::string linker_script(uint32_t address) {
+  return "PHDRS { image PT_LOAD; }\n"
+         "SECTIONS {\n"
+         "  . = " +
+         std::to_string(address) +
+         ";\n"
+         "  .text : { *(.text .text.*) } :image\n"
+         "  .rodata : { *(.rodata .rodata.*) } :image\n"
+         "  .data : { *(.data .data.*) } :image\n"
+         "  .bss : { *(.bss .bss.* COMMON) } :image\n"
+         "  /DISCARD/ : { *(.eh_frame) *(.comment) *(.note.*) *(.hexagon.attributes) }\n"
+         "}\n";
+}
+
+// The image of a kernel linked for \p slot (\p size bytes from there).
+Image read_image(const std::string& linked, uint32_t slot, uint32_t size,
+                 const std::string& kernel) {
+  auto elf = check(llvm::object::ELF32LEFile::create(linked), "reading the linked kernel");
+  Image image;
+  image.slot = slot;
+  image.slot_size = size;
+  image.entry = static_cast<uint32_t>(elf.getHeader().e_entry);
+  for (const auto& header : check(elf.program_headers(), "the linked kernel's segments")) {
+    if (header.p_type != llvm::ELF::PT_LOAD || header.p_memsz == 0)
+      continue;
+    uint32_t at = header.p_vaddr, memory = header.p_memsz, file = header.p_filesz;
+    if (at < slot || memory > size || at - slot > size - memory || file > memory ||
+        header.p_offset + uint64_t{file} > linked.size())
+      throw Error(ErrorKind::Unsupported, kernel,
+                  "linking the kernel for the DSP placed it outside its slot");
+    std::string bytes = linked.substr(header.p_offset, file);
+    bytes.resize(memory, '\0');
+    image.segments.emplace_back(at, std::move(bytes));
+  }
+  if (image.entry < slot || image.entry - slot >= size)
+    throw Error(ErrorKind::Unsupported, kernel, "the linked kernel's entry is outside its slot");
+  return image;
+}
+
+// Whether buffers of \p sizes fit the runtime's arena (dsp_runtime.c: 256
+// MiB, each buffer from a 128-byte line).
+bool fits_arena(const std::vector<std::vector<std::byte>>& buffers) {
+  uint64_t used = 0;
+  for (const auto& b : buffers)
+    used += (b.size() + 127) / 128 * 128;
+  return used <= (uint64_t{256} << 20);
+}
+
 } // namespace
+
+fs::path tool(const std::string& name, const std::string& kernel) {
+  fs::path p = find_program(name);
+  if (p.empty())
+    throw Error(ErrorKind::Unsupported, kernel,
+                name + " is not installed; the Hexagon target needs it (scripts/dev setup "
+                       "installs lld-19 and qemu-user)");
+  return p;
+}
 
 std::string isolated(const std::function<std::string()>& work, const std::string& kernel,
                      std::chrono::milliseconds budget) {
@@ -203,26 +273,72 @@ Executable::Executable(const std::string& object, const std::string& kernel) : k
   TEVAL_ASSERT(::mkdtemp(pattern.data()), "cannot make a temporary directory");
   dir_ = pattern;
   write_file(dir_ / "kernel.o", object.data(), object.size());
-  write_file(dir_ / "runtime.o", generated::dsp_runtime_object, generated::dsp_runtime_object_size);
   write_file(dir_ / "empty", "", 0);
-  executable_ = dir_ / "kernel";
+  uint32_t size = linked_size_bound(object, kernel);
+  std::optional<uint32_t> slot = reserve_slot(size);
+  if (!slot) {
+    standalone();
+    return;
+  }
+  std::string script = linker_script(*slot);
+  write_file(dir_ / "kernel.ld", script.data(), script.size());
   Status s =
-      run_process({lld.string(), "-static", "-e", "_start", (dir_ / "runtime.o").string(),
-                   (dir_ / "kernel.o").string(), "-o", executable_.string()},
+      run_process({lld.string(), "-static", "--just-symbols=" + server_executable().string(), "-T",
+                   (dir_ / "kernel.ld").string(), "-e", "teval_kernel",
+                   (dir_ / "kernel.o").string(), "-o", (dir_ / "kernel.image").string()},
                   dir_ / "empty", dir_ / "link.out", dir_ / "link.err", std::chrono::seconds(60));
-  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0)
+  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0) {
+    release_slot(*slot);
     throw Error(ErrorKind::Unsupported, kernel,
                 "linking the kernel for the DSP failed: " + read_file(dir_ / "link.err"));
+  }
+  try {
+    image_ = read_image(read_file(dir_ / "kernel.image"), *slot, size, kernel);
+  } catch (...) {
+    release_slot(*slot);
+    throw;
+  }
 }
 
 Executable::~Executable() {
+  if (image_)
+    release_slot(image_->slot);
   std::error_code ignored;
   fs::remove_all(dir_, ignored);
 }
 
-Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& buffers,
-                                    std::chrono::milliseconds budget, const fs::path* trace) const {
+const fs::path& Executable::standalone() const {
+  if (!executable_.empty())
+    return executable_;
+  write_file(dir_ / "runtime.o", generated::dsp_runtime_object, generated::dsp_runtime_object_size);
+  fs::path lld = tool("ld.lld-19", kernel_);
+  Status s =
+      run_process({lld.string(), "-static", "-e", "_start", (dir_ / "runtime.o").string(),
+                   (dir_ / "kernel.o").string(), "-o", (dir_ / "kernel").string()},
+                  dir_ / "empty", dir_ / "link.out", dir_ / "link.err", std::chrono::seconds(60));
+  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0)
+    throw Error(ErrorKind::Unsupported, kernel_,
+                "linking the kernel for the DSP failed: " + read_file(dir_ / "link.err"));
+  executable_ = dir_ / "kernel";
+  return executable_;
+}
+
+Outcome Executable::run(const std::vector<std::vector<std::byte>>& buffers,
+                        std::chrono::milliseconds budget, const fs::path* trace) const {
+  if (!fits_arena(buffers))
+    throw Error(ErrorKind::Limit, kernel_,
+                "kernel " + kernel_ +
+                    " on qemu-hexagon: the buffers need more than the DSP runtime's 256 MiB");
+  if (image_ && !trace)
+    if (std::optional<Outcome> o = run_in_session(*image_, buffers, budget, kernel_))
+      return std::move(*o);
+  return run_standalone(buffers, budget, trace);
+}
+
+Outcome Executable::run_standalone(const std::vector<std::vector<std::byte>>& buffers,
+                                   std::chrono::milliseconds budget, const fs::path* trace) const {
   fs::path qemu = tool("qemu-hexagon", kernel_);
+  const fs::path& executable = standalone();
   {
     std::ofstream in(dir_ / "input", std::ios::binary);
     uint32_t n = static_cast<uint32_t>(buffers.size());
@@ -240,7 +356,7 @@ Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& b
   std::vector<std::string> argv = {qemu.string()};
   if (trace)
     argv.insert(argv.end(), {"-d", "in_asm,exec,nochain", "-D", trace->string()});
-  argv.push_back(executable_.string());
+  argv.push_back(executable.string());
   Status s = run_process(argv, dir_ / "input", dir_ / "output", dir_ / "stderr", budget);
   std::string where = "kernel " + kernel_ + " on qemu-hexagon";
   if (!s.finished)
@@ -252,38 +368,22 @@ Executable::Outcome Executable::run(const std::vector<std::vector<std::byte>>& b
                 where + " died with signal " + std::to_string(WTERMSIG(s.wait_status)) + " (" +
                     strsignal(WTERMSIG(s.wait_status)) + ")");
   int code = WEXITSTATUS(s.wait_status);
-  if (code == 4)
-    throw Error(ErrorKind::Limit, kernel_,
-                where + ": the buffers need more than the DSP runtime's 256 MiB");
   if (code != 0)
     throw Error(ErrorKind::Unsupported, kernel_,
                 where + " exited with status " + std::to_string(code) + ": " +
                     read_file(dir_ / "stderr"));
   std::string out = read_file(dir_ / "output");
   size_t at = 0;
-  auto take = [&](void* to, size_t n) {
-    TEVAL_ASSERT(at + n <= out.size(), where + " wrote a short outcome");
-    if (n) // an empty buffer's data() may be null
-      std::memcpy(to, out.data() + at, n);
-    at += n;
-  };
-  Outcome o;
-  char magic[4];
-  take(magic, 4);
-  o.ok = std::memcmp(magic, "TVOK", 4) == 0;
-  TEVAL_ASSERT(o.ok || std::memcmp(magic, "TVER", 4) == 0, where + " wrote no outcome");
-  if (!o.ok) {
-    uint32_t count = 0;
-    take(&o.site, 4);
-    take(&count, 4);
-    o.values.resize(count);
-    take(o.values.data(), count * 8);
-  }
-  for (const auto& b : buffers) {
-    o.buffers.emplace_back(b.size());
-    take(o.buffers.back().data(), b.size());
-  }
-  return o;
+  return read_outcome(
+      [&](void* to, size_t n) {
+        if (at + n > out.size())
+          return false;
+        if (n) // an empty buffer's data() may be null
+          std::memcpy(to, out.data() + at, n);
+        at += n;
+        return true;
+      },
+      buffers, kernel_);
 }
 
 DspKernel::Executed executed(const fs::path& trace) {

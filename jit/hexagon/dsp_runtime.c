@@ -1,15 +1,26 @@
 /* The runtime of kernels on the Hexagon DSP, run under qemu-hexagon: a
  * freestanding program (no C library exists for it in Debian) that reads
- * the kernel's buffers from standard input, calls teval_kernel, and writes
- * the outcome and the buffers to standard output. System calls are the
- * Linux generic ones, through trap0(#1).
+ * the kernel's buffers from standard input, calls a kernel, and writes the
+ * outcome and the buffers to standard output. System calls are the Linux
+ * generic ones, through trap0(#1). Two ways to run, told by the first word:
  *
- * Input:  "TVIN", u32 buffer count n, n x u64 sizes, then every buffer's bytes.
+ * One kernel:  "TVIN" and a run's buffers (below), for teval_kernel, the
+ *              kernel this program was linked with; then the program ends.
+ * A session:   "TVSS"; the runtime answers "TVSV", u32 address, u32 size of
+ *              its kernel region (teval_kernel_region: readable, writable
+ *              and executable), then serves requests until its input ends:
+ *              "TVLD", u32 address, u32 size, bytes: copies a kernel's image
+ *                      (linked for that address) into the region;
+ *              "TVRN", u32 entry, then a run's buffers: runs the kernel
+ *                      whose teval_kernel is at entry.
+ *
+ * A run's buffers: u32 buffer count n, n x u64 sizes, every buffer's bytes.
  * TEVAL_FAULT (0 normally) plants a fault for the fault-injection self-test.
  *
- * Output: "TVOK" or "TVER" (i32 site, u32 value count c, c x i64 values),
- *         then every buffer's bytes. Exit status 0; 3 for a malformed input,
- *         4 when the buffers do not fit the arena. */
+ * A run's outcome: "TVOK" or "TVER" (i32 site, u32 value count c, c x i64
+ * values), then every buffer's bytes; or, when the kernel raises a signal,
+ * "TVSG" and the i32 signal number, and the program ends. Exit status 0;
+ * 3 for a malformed input, 4 when the buffers do not fit the arena. */
 #ifndef TEVAL_FAULT
 #define TEVAL_FAULT 0
 #endif
@@ -23,16 +34,21 @@ typedef long long i64;
 typedef unsigned long long u64;
 typedef unsigned int size_t;
 
-enum { SYS_READ = 63, SYS_WRITE = 64, SYS_EXIT = 93 };
+enum { SYS_READ = 63, SYS_WRITE = 64, SYS_EXIT = 93, SYS_RT_SIGACTION = 134 };
 enum { MAX_BUFFERS = 4096, MAX_VALUES = 64 };
 
-static long syscall3(long n, long a, long b, long c) {
+static long syscall4(long n, long a, long b, long c, long d) {
   register long r0 __asm__("r0") = a;
   register long r1 __asm__("r1") = b;
   register long r2 __asm__("r2") = c;
+  register long r3 __asm__("r3") = d;
   register long r6 __asm__("r6") = n;
-  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
+  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r6) : "memory");
   return r0;
+}
+
+static long syscall3(long n, long a, long b, long c) {
+  return syscall4(n, a, b, c, 0);
 }
 
 static void leave(int status) {
@@ -414,7 +430,40 @@ void teval_rt_fail(void* ctx, i32 site, const i64* values, i32 count) {
     failed_values[i] = values[i];
 }
 
-i32 teval_kernel(void** buffers, void* ctx);
+typedef i32 kernel_fn(void** buffers, void* ctx);
+/* Defined when the program is one kernel's; absent (null) in a session. */
+__attribute__((weak)) i32 teval_kernel(void** buffers, void* ctx);
+
+/* Where a session's kernels are loaded: a region of zero pages, writable
+ * and executable (its own segment; qemu maps it only as it is touched). */
+enum { REGION_SIZE = 64u << 20 };
+__asm__(".section .teval_kernel_region,\"awx\",@nobits\n"
+        ".p2align 12\n"
+        ".globl teval_kernel_region\n"
+        "teval_kernel_region:\n"
+        ".zero 0x4000000\n"
+        ".size teval_kernel_region, 0x4000000\n"
+        ".previous");
+extern u8 teval_kernel_region[REGION_SIZE];
+
+/* A signal raised by a kernel (a bad address, an illegal instruction) ends
+ * the program with a word that says which, so that the host can name it
+ * even when it cannot wait for the simulator. */
+static void on_signal(int signal) {
+  write_all("TVSG", 4);
+  write_all(&signal, 4);
+  leave(0);
+}
+
+static void catch_signals(void) {
+  /* The kernel's struct sigaction: handler, flags, then (with or without a
+   * restorer word between) an empty mask: all zero but the handler. */
+  u32 action[8] = {(u32)on_signal};
+  static const int signals[] = {4 /* SIGILL */, 5 /* SIGTRAP */, 7 /* SIGBUS */, 8 /* SIGFPE */,
+                                11 /* SIGSEGV */};
+  for (u32 i = 0; i < sizeof signals / sizeof signals[0]; ++i)
+    syscall4(SYS_RT_SIGACTION, signals[i], (long)action, 0, 8);
+}
 
 /* The buffers live in one arena of 256 MiB of zero-initialised memory,
  * which qemu maps only as it is touched; each starts on a 128-byte line, as
@@ -423,12 +472,11 @@ static u8 arena[256u << 20] __attribute__((aligned(128)));
 static u64 sizes[MAX_BUFFERS];
 static void* buffers[MAX_BUFFERS];
 
-void _start(void) {
-  char magic[4];
+/* Reads a run's buffers, runs \p kernel on them, writes the outcome. */
+static void serve_run(kernel_fn* kernel) {
   u32 n = 0;
-  read_all(magic, 4);
   read_all(&n, 4);
-  if (magic[0] != 'T' || magic[1] != 'V' || magic[2] != 'I' || magic[3] != 'N' || n > MAX_BUFFERS)
+  if (n > MAX_BUFFERS)
     leave(3);
   read_all(sizes, (u64)n * 8);
   u64 used = 0;
@@ -444,7 +492,9 @@ void _start(void) {
   }
   for (u32 i = 0; i < n; ++i)
     read_all(buffers[i], sizes[i]);
-  i32 status = teval_kernel(buffers, 0);
+  failed_site = -1;
+  failed_count = 0;
+  i32 status = kernel(buffers, 0);
 #if TEVAL_FAULT == 40 /* fault: the kernel's error is dropped */
   status = 0;
 #endif
@@ -458,5 +508,50 @@ void _start(void) {
   }
   for (u32 i = 0; i < n; ++i)
     write_all(buffers[i], sizes[i]);
+}
+
+static int is(const char* magic, const char* word) {
+  return magic[0] == word[0] && magic[1] == word[1] && magic[2] == word[2] && magic[3] == word[3];
+}
+
+static void serve_session(void) {
+  u32 hello[2] = {(u32)teval_kernel_region, REGION_SIZE};
+  write_all("TVSV", 4);
+  write_all(hello, 8);
+  for (;;) {
+    char magic[4];
+    u32 words[2];
+    if (syscall3(SYS_READ, 0, (long)magic, 1) != 1) /* the host is done */
+      leave(0);
+    read_all(magic + 1, 3);
+    if (is(magic, "TVLD")) {
+      read_all(words, 8);
+      u32 from = words[0] - (u32)teval_kernel_region;
+      if (words[0] < (u32)teval_kernel_region || from > REGION_SIZE ||
+          words[1] > REGION_SIZE - from)
+        leave(3);
+      read_all(teval_kernel_region + from, words[1]);
+    } else if (is(magic, "TVRN")) {
+      read_all(words, 4);
+      u32 from = words[0] - (u32)teval_kernel_region;
+      if (words[0] < (u32)teval_kernel_region || from >= REGION_SIZE)
+        leave(3);
+      serve_run((kernel_fn*)words[0]);
+    } else {
+      leave(3);
+    }
+  }
+}
+
+void _start(void) {
+  char magic[4];
+  read_all(magic, 4);
+  catch_signals();
+  if (is(magic, "TVIN") && teval_kernel)
+    serve_run(teval_kernel);
+  else if (is(magic, "TVSS"))
+    serve_session();
+  else
+    leave(3);
   leave(0);
 }

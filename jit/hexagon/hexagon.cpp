@@ -40,7 +40,7 @@ namespace {
 
 constexpr const char* kTriple = "hexagon-unknown-linux-musl";
 constexpr const char* kCpu = "hexagonv67";
-constexpr const char* kFeatures = "+hvxv67,+hvx-length128b";
+constexpr const char* kFeatures = "+hvxv67,+hvx-length128b,+long-calls";
 
 void initialize_hexagon() {
   static std::once_flag once;
@@ -172,7 +172,7 @@ struct HexagonCompiler::Impl {
   std::string features;
   std::unique_ptr<llvm::TargetMachine> target;
 
-  Impl(JitOptions o, bool hvx) : options(o), features(hvx ? kFeatures : "-hvx") {
+  Impl(JitOptions o, bool hvx) : options(o), features(hvx ? kFeatures : "-hvx,+long-calls") {
     initialize_hexagon();
     std::string error;
     const llvm::Target* t = llvm::TargetRegistry::lookupTarget(kTriple, error);
@@ -327,9 +327,18 @@ DspKernel::Executed DspKernel::executed(std::span<const core::Tensor> inputs) co
 
 std::vector<core::Tensor> DspKernel::run(std::span<const core::Tensor> inputs,
                                          std::chrono::milliseconds budget) const {
-  const core::LoopNest& n = state_->nest;
   core::poll_interrupt();
-  dsp::Executable::Outcome o = state_->executable->run(buffers(inputs), budget);
+  return outputs(state_->executable->run(buffers(inputs), budget));
+}
+
+std::vector<core::Tensor> DspKernel::run_alone(std::span<const core::Tensor> inputs,
+                                               std::chrono::milliseconds budget) const {
+  core::poll_interrupt();
+  return outputs(state_->executable->run_standalone(buffers(inputs), budget));
+}
+
+std::vector<core::Tensor> DspKernel::outputs(const dsp::Outcome& o) const {
+  const core::LoopNest& n = state_->nest;
   if (!o.ok) {
     TEVAL_ASSERT(o.site >= 0 && static_cast<size_t>(o.site) < state_->sites.size(),
                  "the DSP kernel failed without an error site");
@@ -379,6 +388,15 @@ private:
 };
 
 } // namespace
+
+void prepare_dsp_simulator() {
+  try {
+    dsp::start_session();
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::Unsupported)
+      throw;
+  }
+}
 
 std::unique_ptr<core::Backend> hexagon_backend(JitOptions options) {
   return std::make_unique<DspBackend>(options);

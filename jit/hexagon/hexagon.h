@@ -21,9 +21,10 @@ namespace teval::jit {
 
 namespace dsp {
 class Executable;
-}
+struct Outcome;
+} // namespace dsp
 
-/// A kernel linked for the DSP: each run starts qemu-hexagon.
+/// A kernel linked for the DSP, run in this process's resident simulator.
 class DspKernel {
 public:
   ~DspKernel();
@@ -35,6 +36,11 @@ public:
   /// the simulator fails or runs past \p budget.
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs,
                                 std::chrono::milliseconds budget = std::chrono::seconds(60)) const;
+  /// As run(), in a qemu-hexagon of its own: what a run costs without the
+  /// resident simulator (for measurements).
+  std::vector<core::Tensor>
+  run_alone(std::span<const core::Tensor> inputs,
+            std::chrono::milliseconds budget = std::chrono::seconds(60)) const;
 
   /// What the kernel executes on \p inputs: VLIW packets and instruction
   /// words, counted from qemu-hexagon's trace of the run (slow: every
@@ -49,6 +55,7 @@ private:
   friend class HexagonCompiler;
   struct State;
   std::vector<std::vector<std::byte>> buffers(std::span<const core::Tensor> inputs) const;
+  std::vector<core::Tensor> outputs(const dsp::Outcome& o) const;
   explicit DspKernel(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
@@ -84,6 +91,13 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Starts this process's resident DSP simulator, or replaces it when it
+/// died or was left in mid-conversation, so that processes forked from
+/// this one next (a campaign's sandboxed cases) run their kernels in it
+/// rather than each in a qemu-hexagon of its own. Does nothing when
+/// qemu-hexagon is not installed: the kernels' runs say so.
+void prepare_dsp_simulator();
 
 /// The DSP as a backend for differential checks: "hexagon". prepare()
 /// throws Error(Unsupported) for a kernel the runtime cannot serve yet.
