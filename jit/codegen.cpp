@@ -417,7 +417,7 @@ void Codegen::unguarded_store(const core::Stmt& s, const core::Store& st) {
   const core::Buffer& buf = n_.buffers[st.buffer];
   TEVAL_ASSERT(buf.kind != core::BufferKind::Input, "a store to an input buffer");
   std::vector<llvm::Value*> index = indices(st.index);
-  if (!index.empty()) {
+  if (!index.empty() && !proven_.stores.count(s.get())) {
     // The first dimension out of range, or -1.
     llvm::Value* first = b_.getInt64(-1);
     for (size_t d = index.size(); d-- > 0;)

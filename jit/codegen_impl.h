@@ -3,6 +3,7 @@
 // Internal to jit/.
 #pragma once
 
+#include "core/bounds.h"
 #include "core/fault.h"
 #include "jit/codegen.h"
 
@@ -32,8 +33,8 @@ class Codegen {
 public:
   Codegen(const core::LoopNest& n, llvm::LLVMContext& c, llvm::Module& m,
           size_t statements_per_function)
-      : n_(n), c_(c), m_(m), b_(c), vars_(n.vars.size(), nullptr),
-        per_function_(statements_per_function) {}
+      : n_(n), proven_(core::proven_accesses(n)), c_(c), m_(m), b_(c),
+        vars_(n.vars.size(), nullptr), per_function_(statements_per_function) {}
 
   std::vector<Site> run(const std::string& entry_name, const std::string& cpu,
                         const std::string& features);
@@ -194,6 +195,8 @@ private:
   llvm::Value* convert(const Expr& e, llvm::Value* v, DType from, DType to);
 
   const core::LoopNest& n_;
+  // The range checks proved unable to fail, which are left out.
+  core::ProvenAccesses proven_;
   llvm::LLVMContext& c_;
   llvm::Module& m_;
   llvm::IRBuilder<> b_;

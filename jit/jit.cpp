@@ -1,9 +1,12 @@
 // The host JIT (see jit.h).
 #include "jit/jit.h"
 
+#include "core/schedule.h"
+
 #include "core/fault.h"
 #include "core/interrupt.h"
 #include "core/lower.h"
+#include "core/schedule.h"
 #include "core/tmath.h"
 #include "jit/codegen.h"
 #include "jit/llvm_support.h"
@@ -93,6 +96,12 @@ struct Jit::Impl {
   };
 
   // Generated and optimised code for \p nest in a fresh context.
+  // \p nest scheduled for speed (results unchanged), unless switched off.
+  core::LoopNest scheduled(const core::LoopNest& nest) const {
+    return options.schedule ? core::schedule(nest) : nest;
+  }
+
+  // Code for \p nest as it is (scheduled by the caller).
   Built build(const core::LoopNest& nest, const std::string& entry) {
     auto context = std::make_unique<llvm::LLVMContext>();
     Generated g = generate(nest, entry, *context, target->getTargetCPU().str(),
@@ -296,9 +305,9 @@ Jit::~Jit() = default;
 
 std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
   std::string entry_name = "teval_kernel_" + std::to_string(impl_->kernels++);
-  auto [context, generated] = impl_->build(nest, entry_name);
   auto state = std::make_unique<CompiledKernel::State>();
-  state->nest = nest;
+  state->nest = impl_->scheduled(nest); // the code's error sites point into it
+  auto [context, generated] = impl_->build(state->nest, entry_name);
   state->watermarks = impl_->options.watermarks;
   state->sites = std::move(generated.sites);
   state->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
@@ -311,17 +320,20 @@ std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
 }
 
 std::string Jit::emit_llvm(const core::LoopNest& nest) {
-  auto [context, generated] = impl_->build(nest, "teval_kernel");
+  core::LoopNest scheduled = impl_->scheduled(nest);
+  auto [context, generated] = impl_->build(scheduled, "teval_kernel");
   return print_module(*generated.module);
 }
 
 std::string Jit::emit_asm(const core::LoopNest& nest) {
-  auto [context, generated] = impl_->build(nest, "teval_kernel");
+  core::LoopNest scheduled = impl_->scheduled(nest);
+  auto [context, generated] = impl_->build(scheduled, "teval_kernel");
   return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::AssemblyFile);
 }
 
 std::string Jit::emit_obj(const core::LoopNest& nest) {
-  auto [context, generated] = impl_->build(nest, "teval_kernel");
+  core::LoopNest scheduled = impl_->scheduled(nest);
+  auto [context, generated] = impl_->build(scheduled, "teval_kernel");
   return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
 }
 

@@ -30,6 +30,9 @@ struct JitOptions {
   /// most this many (at least 1), so compile time grows linearly with the
   /// program; every split computes the same.
   size_t statements_per_function = 16;
+  /// Schedules each loop nest for speed before code generation
+  /// (core/schedule.h: results bit for bit the same).
+  bool schedule = true;
 };
 
 class Jit;

@@ -2,6 +2,8 @@
 #include "jit/llvm_support.h"
 
 #include <llvm/ADT/SmallString.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -25,7 +27,22 @@ llvm::OptimizationLevel level(int n) {
 
 } // namespace
 
+namespace {
+
+// LLVM's warnings and remarks ("loop not vectorized" where a schedule
+// asked for vector code and the loop has control flow) are not the user's
+// business: the code computes the same either way. Errors keep LLVM's
+// handling.
+struct QuietDiagnostics : llvm::DiagnosticHandler {
+  bool handleDiagnostics(const llvm::DiagnosticInfo& d) override {
+    return d.getSeverity() != llvm::DS_Error;
+  }
+};
+
+} // namespace
+
 void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize) {
+  m.getContext().setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

@@ -88,6 +88,31 @@ TEST(Cli, LowerPrintsTheLoopNest) {
   EXPECT_NE(r.err.find("error:"), std::string::npos);
 }
 
+TEST(Cli, LowerScheduleShowsWhatTheJitCompiles) {
+  Result r = teval("lower --schedule -e 'output0[N, M] +=! input0[N, K] * input1[K, M]' "
+                   "-i input0=float32[2,3] -i input1=float32[3,4]");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "// vectorize i1\n"
+                   "// interchange M and K\n"
+                   "// vectorize M\n"
+                   "input float32 input0[2, 3];\n"
+                   "input float32 input1[3, 4];\n"
+                   "output float32 output0[2, 4];\n"
+                   "for (int64 i0 = 0; i0 < 2; ++i0) {\n"
+                   "  for (int64 i1 = 0; i1 < 4; ++i1) {  // vectorized\n"
+                   "    output0[i0][i1] = 0.0;\n"
+                   "  }\n"
+                   "}\n"
+                   "for (int32 N = 0; N < 2; ++N) {\n"
+                   "  for (int32 K = 0; K < 3; ++K) {\n"
+                   "    for (int32 M = 0; M < 4; ++M) {  // vectorized\n"
+                   "      output0[N][M] = output0[N][M] + (input0[N][K] * input1[K][M]);\n"
+                   "    }\n"
+                   "  }\n"
+                   "}\n");
+  EXPECT_EQ(teval("run --schedule -e 'output0[N] = N where N in 2'").exit_code, 2);
+}
+
 TEST(Cli, JitEmitsOptimisedIrAndAssembly) {
   std::string program = "-e 'output0[N] = input0[N] * 2.0 + 1.0' -i input0=float32[64]";
   Result ir = teval("jit " + program);

@@ -11,6 +11,7 @@
 #include "core/npy.h"
 #include "core/npz.h"
 #include "core/progress.h"
+#include "core/schedule.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
@@ -68,6 +69,7 @@ struct Options {
   std::string timeout_text;
   bool no_progress = false;
   bool exact = false;
+  bool schedule = false; // teval lower: the nest the host JIT compiles
   bool help = false;
 };
 
@@ -160,6 +162,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.max_memory = parse_bytes(a, value(i));
     } else if (a == "--exact") {
       o.exact = true;
+    } else if (a == "--schedule") {
+      o.schedule = true;
     } else if (a == "--no-progress") {
       o.no_progress = true;
     } else if (a == "--timeout") {
@@ -352,10 +356,12 @@ core::Kernel elaborate(const Options& o, Sources& sources,
 int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
       o.seed != 0 || o.timeout > 0 ||
-      (command == Command::Lower && (!o.emit.empty() || o.target != "host")))
-    throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
-                     "--entry, -p, -i, --max-memory)" +
-                     std::string(command == Command::Jit ? " and --target, --emit" : "")};
+      (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
+      (command != Command::Lower && o.schedule))
+    throw UsageError{
+        "this command takes the program options only (FILE or -e, --lang, "
+        "--entry, -p, -i, --max-memory)" +
+        std::string(command == Command::Jit ? " and --target, --emit" : " and --schedule")};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
     throw UsageError{"--emit obj writes an object file to standard output: redirect it to a file"};
   Sources sources;
@@ -367,6 +373,15 @@ int show(const Options& o, Command command) {
   }
   core::Kernel kernel = elaborate(o, sources, given);
   core::LoopNest nest = core::lower(kernel);
+  if (command == Command::Lower && o.schedule) {
+    std::string steps;
+    core::LoopNest scheduled = core::schedule(nest, {}, &steps);
+    std::istringstream lines(steps);
+    for (std::string line; std::getline(lines, line);)
+      std::cout << "// " << line << "\n";
+    std::cout << core::to_string(scheduled);
+    return 0;
+  }
   if (command == Command::Lower) {
     std::cout << core::to_string(nest);
     return 0;
@@ -472,6 +487,8 @@ int run_mlir(const Options& o) {
 int run(const Options& o) {
   if (!o.emit.empty() || o.target != "host")
     throw UsageError{"--emit and --target apply to teval jit"};
+  if (o.schedule)
+    throw UsageError{"--schedule applies to teval lower"};
   if (o.exact && o.engine != "interp")
     throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
   if (is_mlir(o))
@@ -529,7 +546,8 @@ core::Tensor read_tensor_argument(const std::string& name, const std::string& pa
 LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command) {
   Options o = parse_options(args);
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
-      o.timeout > 0 || o.no_progress || !o.emit.empty() || o.target != "host" || o.help)
+      o.timeout > 0 || o.no_progress || !o.emit.empty() || o.target != "host" || o.schedule ||
+      o.help)
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --seed, --max-memory)"};
   if (o.max_memory)

@@ -91,6 +91,10 @@ reduction updates and temp buffers. `teval run --engine ireval` runs it.
 options (as for teval run):
   -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...,
   --max-memory SIZE
+  --schedule             the nest as the host JIT compiles it: scheduled for
+                         speed (loops interchanged and vectorized where no
+                         result and no error can change), each step first as
+                         a // comment
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage

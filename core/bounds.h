@@ -1,0 +1,42 @@
+// What a loop nest can be proved never to do: the integer ranges of its
+// index expressions over loops with known bounds, and from them whether a
+// statement can raise an error at all (an out-of-range read or write, an
+// integer division by zero, a trapping overflow, a shift past the width, a
+// float that does not fit an integer, a Raise), whatever the input values.
+// Conservative: "can fail" means "not proved unable to".
+//
+// Code that cannot fail may run its iterations in another order without
+// changing any result or error (core/schedule.h relies on this).
+#pragma once
+
+#include "core/loopnest.h"
+
+#include <cstdint>
+#include <optional>
+#include <unordered_set>
+
+namespace teval::core {
+
+/// The closed interval [lo, hi].
+struct IntRange {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+/// Whether \p s, run inside \p nest with every variable it uses but does
+/// not bind in \p bound (a variable absent there is unknown), can never
+/// raise an error.
+bool cannot_fail(const LoopNest& nest, const Stmt& s,
+                 const std::vector<std::optional<IntRange>>& bound = {});
+
+/// The range checks of \p nest that can never fail: the Load nodes and
+/// Store statements whose every index is proved in range wherever the nest
+/// evaluates them (a node shared by two places must be proved in both).
+/// Code generators leave these checks out.
+struct ProvenAccesses {
+  std::unordered_set<const ExprNode*> loads;
+  std::unordered_set<const StmtNode*> stores;
+};
+ProvenAccesses proven_accesses(const LoopNest& nest);
+
+} // namespace teval::core

@@ -1,0 +1,25 @@
+// Schedules: a loop nest rearranged for speed by the transformations of
+// core/transform.h, each of which keeps every result bit for bit (and
+// whether the nest stops with an error). The reductions keep their order:
+// what moves is the loop over an output's contiguous dimension, brought
+// inside the reduction loops and vectorized, so that each vector lane
+// accumulates one output in the program's sequential order.
+#pragma once
+
+#include "core/loopnest.h"
+
+#include <string>
+
+namespace teval::core {
+
+struct ScheduleOptions {
+  /// Bring each nest's contiguous output loop innermost and vectorize it.
+  bool vectorize = true;
+};
+
+/// \p nest scheduled by \p options; \p log (when given) receives one line
+/// per transformation applied or refused.
+LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options = {},
+                  std::string* log = nullptr);
+
+} // namespace teval::core

@@ -1,0 +1,162 @@
+// Schedules keep every result and every error: on random programs, a nest
+// the bounds analysis says cannot fail runs without an error, the scheduled
+// nest computes what the lowered one does (the same bits, the same error
+// message), and the JIT, which compiles scheduled nests with the range
+// checks the analysis proved left out, agrees with IREval.
+#include "core/bounds.h"
+#include "core/interrupt.h"
+#include "core/lower.h"
+#include "core/schedule.h"
+#include "interp/ireval.h"
+#include "interp/random_inputs.h"
+#include "jit/jit.h"
+#include "tests/support/programs.h"
+#include "verify/generators.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace teval::verify {
+namespace {
+
+struct Outcome {
+  std::vector<core::Tensor> out;
+  std::string error;
+};
+
+template <class F> Outcome outcome(F run) {
+  Outcome o;
+  try {
+    o.out = run();
+  } catch (const core::Error& e) {
+    if (e.kind() == core::ErrorKind::Interrupted)
+      throw;
+    o.error = e.render();
+  }
+  return o;
+}
+
+bool identical(const Outcome& a, const Outcome& b) {
+  if (a.error != b.error || a.out.size() != b.out.size())
+    return false;
+  for (size_t i = 0; i < a.out.size(); ++i)
+    if (!core::identical(a.out[i], b.out[i]))
+      return false;
+  return true;
+}
+
+struct Case {
+  Program program;
+  std::shared_ptr<const core::SourceFile> source; // the nest's spans point into it
+  core::LoopNest nest;
+  std::vector<core::Tensor> inputs;
+  std::chrono::milliseconds budget;
+  Outcome reference;
+};
+
+Case random_case() {
+  Case c{*antares_program(), {}, {}, {}, {}, {}};
+  uint32_t seed = *rc::gen::arbitrary<uint32_t>();
+  core::Kernel k = elaborate(c.program, c.source);
+  c.inputs = interp::make_inputs(k, {}, seed);
+  c.nest = core::lower(k);
+  auto start = std::chrono::steady_clock::now();
+  c.reference = outcome([&] { return interp::ireval(c.nest, c.inputs); });
+  c.budget = core::hang_budget(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  RC_LOG() << "program: " << c.program.text;
+  return c;
+}
+
+RC_GTEST_PROP(Schedule, WhatCannotFailDoesNotFail, ()) {
+  Case c = random_case();
+  bool proved = core::cannot_fail(c.nest, c.nest.root);
+  RC_TAG(proved ? "proved" : "not proved");
+  if (proved)
+    RC_ASSERT(c.reference.error.empty());
+}
+
+RC_GTEST_PROP(Schedule, ScheduledNestsComputeTheSameResultsAndErrors, ()) {
+  Case c = random_case();
+  std::string log;
+  core::LoopNest scheduled = core::schedule(c.nest, {}, &log);
+  RC_TAG(log.find("interchange") != std::string::npos ? "interchanged" : "in order");
+  RC_LOG() << "schedule:\n" << log << core::to_string(scheduled);
+  Outcome after;
+  bool finished = core::run_within(
+      c.budget, [&] { after = outcome([&] { return interp::ireval(scheduled, c.inputs); }); });
+  RC_ASSERT(finished);
+  RC_ASSERT(identical(c.reference, after));
+}
+
+RC_GTEST_PROP(Schedule, CompiledScheduledNestsEqualIREval, ()) {
+  Case c = random_case();
+  static jit::Jit jit; // schedules, and leaves out the checks proved unneeded
+  Outcome compiled;
+  std::unique_ptr<jit::CompiledKernel> kernel = jit.compile(c.nest);
+  bool finished = core::run_within(
+      c.budget, [&] { compiled = outcome([&] { return kernel->run(c.inputs); }); });
+  RC_ASSERT(finished);
+  RC_ASSERT(identical(c.reference, compiled));
+}
+
+// What the analysis proves, on programs whose answer is known by hand.
+bool proved(const std::string& program) {
+  core::LoopNest n = core::lower(test::elaborate(program));
+  return core::cannot_fail(n, n.root);
+}
+
+TEST(Schedule, TheBoundsAnalysisProvesWhatHolds) {
+  // In range: the read of N + 1 up to 3 in a tensor of 4.
+  EXPECT_TRUE(proved("- einstein_v2(\"output0[N] = input0[N + 1] where N in 3\", {\"input0\": "
+                     "{\"dtype\": \"float32\", \"shape\": [4]}})"));
+  // Out of range at N = 3.
+  EXPECT_FALSE(proved("- einstein_v2(\"output0[N] = input0[N + 1] where N in 4\", {\"input0\": "
+                      "{\"dtype\": \"float32\", \"shape\": [4]}})"));
+  // A padded read guarded by .when: the guard bounds the index.
+  EXPECT_TRUE(proved("- einstein_v2(\"output0[N] = input0[N - 1].when([N - 1 >= 0], 0.0) "
+                     "where N in 4\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [4]}})"));
+  // Integer division by a loop variable that starts at 0, and at 1.
+  EXPECT_FALSE(proved("- einstein_v2(\"output0[N] = 12 / N where N in 4\", {})"));
+  EXPECT_TRUE(proved("- einstein_v2(\"output0[N] = 12 / (N + 1) where N in 4\", {})"));
+  // A division by input data: any value, zero included.
+  EXPECT_FALSE(proved("- einstein_v2(\"output0[N] = input0[N] / input0[N] where N in 4\", "
+                      "{\"input0\": {\"dtype\": \"int32\", \"shape\": [4]}})"));
+  // A matmul and a padded convolution.
+  EXPECT_TRUE(proved("- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", "
+                     "{\"input0\": {\"dtype\": \"float32\", \"shape\": [8, 5]}, \"input1\": "
+                     "{\"dtype\": \"float32\", \"shape\": [5, 3]}})"));
+  EXPECT_TRUE(proved("- einstein_v2(\"output0[F, H] +=! input0[C, H + K - 1].when([H + K - 1 >= 0, "
+                     "H + K - 1 < 8], 0.0) * input1[F, C, K] where H in 8\", {\"input0\": "
+                     "{\"dtype\": \"float32\", \"shape\": [2, 8]}, \"input1\": {\"dtype\": "
+                     "\"float32\", \"shape\": [3, 2, 3]}})"));
+}
+
+// A matmul is interchanged so that its columns vectorize, and computes the
+// interpreter's bits; a nest whose reads can go out of range keeps its
+// order, so that the error reported is the interpreter's first one.
+TEST(Schedule, InterchangesOnlyWhatCannotFail) {
+  core::LoopNest mm = core::lower(test::elaborate(
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "\"float32\", \"shape\": [9, 7]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [7, "
+      "33]}})"));
+  std::string log;
+  core::schedule(mm, {}, &log);
+  EXPECT_NE(log.find("interchange M and K\nvectorize M\n"), std::string::npos) << log;
+  std::string program = "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M + K] "
+                        "where M in 4\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [3, 4]}, "
+                        "\"input1\": {\"dtype\": \"float32\", \"shape\": [4, 4]}})";
+  core::LoopNest risky = core::lower(test::elaborate(program));
+  log.clear();
+  core::schedule(risky, {}, &log);
+  EXPECT_NE(log.find("keep M in place: the loops may raise an error"), std::string::npos) << log;
+  // Every engine (test::run checks them all) reports the interpreter's
+  // first erroneous point.
+  std::string error = test::error_of(program);
+  EXPECT_NE(error.find("input1[3, 4] is outside shape [4, 4] (at N=0, M=1, K=3)"),
+            std::string::npos)
+      << error;
+}
+
+} // namespace
+} // namespace teval::verify
