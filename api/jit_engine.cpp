@@ -11,8 +11,8 @@ class Compiled final : public JitProgram {
 public:
   explicit Compiled(const core::LoopNest& nest)
       : session_(std::make_unique<jit::Jit>()), kernel_(session_->compile(nest)) {}
-  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const override {
-    return kernel_->run(inputs);
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads) const override {
+    return kernel_->run(inputs, threads);
   }
 
 private:

@@ -18,7 +18,9 @@ namespace teval::api {
 class JitProgram {
 public:
   virtual ~JitProgram() = default;
-  virtual std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const = 0;
+  /// Runs on \p threads threads where loops are parallel.
+  virtual std::vector<core::Tensor> run(std::span<const core::Tensor> inputs,
+                                        int threads) const = 0;
 };
 
 } // namespace teval::api

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <mutex>
 #include <regex>
+#include <thread>
 
 namespace teval {
 
@@ -196,7 +197,7 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
 
 // The outputs of \p p on \p given, computed by \p engine.
 std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<core::Tensor>& given,
-                                   Engine engine) {
+                                   Engine engine, int threads) {
   std::vector<core::Tensor> out;
   switch (engine) {
   case Engine::Interpreter:
@@ -216,7 +217,9 @@ std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<cor
       if (!p.compiled)
         p.compiled.reset(teval_api_compile_jit(core::lower(p.kernel)));
     }
-    out = p.compiled->run(given);
+    out = p.compiled->run(
+        given,
+        threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
     break;
   }
   }
@@ -237,7 +240,7 @@ std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef
     std::vector<core::Tensor> given = named_inputs(p, inputs);
     std::vector<core::Tensor> out;
     api::controlled(options.timeout, options.stop,
-                    [&] { out = evaluate(p, given, options.engine); });
+                    [&] { out = evaluate(p, given, options.engine, options.threads); });
     std::map<std::string, Tensor> result;
     for (size_t o = 0; o < out.size(); ++o)
       result.emplace(p.outputs[o].name, api::move_out(std::move(out[o])));

@@ -127,7 +127,7 @@ def nnc_matmul_rate(n, repeat):
     return n ** 3 / seconds / 1e9
 
 
-def run_case(case, repeat, interp):
+def run_case(case, repeat, interp, threads):
     program = teval.Program(case["text"])
     reference = None
     rates = {}
@@ -137,9 +137,12 @@ def run_case(case, repeat, interp):
         rates[name] = case["work"] / seconds / 1e9
     # The JIT: the first run compiles (the program keeps the code).
     start = time.perf_counter()
-    first = program.run(case["inputs"], engine="jit")["output0"]
+    def jit():
+        return program.run(case["inputs"], engine="jit", threads=threads)["output0"]
+
+    first = jit()
     first_seconds = time.perf_counter() - start
-    seconds, out = best_of(repeat, lambda: program.run(case["inputs"], engine="jit")["output0"])
+    seconds, out = best_of(repeat, jit)
     compile_ms = max(first_seconds - seconds, 0) * 1e3
     for got in (first, out):
         if not np.allclose(got, reference, rtol=1e-3, atol=1e-3):
@@ -159,10 +162,12 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small shapes, one run each")
     parser.add_argument("--repeat", type=int, default=5, help="runs timed per engine")
     parser.add_argument("--no-interp", action="store_true", help="skip teval's interpreter")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="threads of teval's JIT and of torch (default: every core)")
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
     if torch is not None:
-        torch.set_num_threads(os.cpu_count() or 1)
+        torch.set_num_threads(args.threads)
     if args.quick:
         cases = [matmul_case(24), conv_case(1, 4, 6, 6, 5), exp_case(16)]
         nnc_n = 8
@@ -170,14 +175,14 @@ def main():
         cases = [matmul_case(256), matmul_case(512), conv_case(4, 64, 32, 32, 64),
                  conv_case(1, 64, 56, 56, 64), exp_case(2048)]
         nnc_n = 32
-    print("machine: %s, %s, %d cores; numpy %s, torch %s" % (
+    print("machine: %s, %s, %d cores; numpy %s, torch %s; teval JIT and torch on %d threads" % (
         platform.machine(), platform.processor() or platform.platform(), os.cpu_count() or 0,
-        np.__version__, torch.__version__ if torch is not None else "absent"))
+        np.__version__, torch.__version__ if torch is not None else "absent", args.threads))
     nnc = nnc_matmul_rate(nnc_n, repeat)
     if nnc is not None:
         print("NNC IREval, matmul %d^3: %.6f G MAC/s" % (nnc_n, nnc))
     for case in cases:
-        rates, compile_ms = run_case(case, repeat, interp=not args.no_interp)
+        rates, compile_ms = run_case(case, repeat, interp=not args.no_interp, threads=args.threads)
         print("\n%s (%s; JIT compile %.1f ms)" % (case["name"], case["unit"], compile_ms))
         for name, rate in rates.items():
             print("  %-24s %10.4f" % (name, rate))

@@ -203,6 +203,7 @@ private:
             const std::string& v = nest_.vars[n.var].name;
             std::string kind = n.kind == LoopKind::Unrolled     ? "  // unrolled"
                                : n.kind == LoopKind::Vectorized ? "  // vectorized"
+                               : n.kind == LoopKind::Parallel   ? "  // parallel"
                                                                 : "";
             line(depth, "for (" + std::string(name(nest_.vars[n.var].dtype)) + " " + v + " = " +
                             expr(n.begin) + "; " + v + " < " + expr(n.end) + "; ++" + v + ") {" +

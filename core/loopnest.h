@@ -53,6 +53,8 @@ enum class LoopKind : uint8_t {
   Serial,     ///< one iteration after another
   Unrolled,   ///< the body repeated for each iteration (constant bounds)
   Vectorized, ///< iterations computed as lanes of vector operations
+  Parallel,   ///< iterations run at once on several threads (a top-level
+              ///< loop whose iterations are independent and cannot fail)
 };
 
 struct StmtNode;

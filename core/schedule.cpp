@@ -111,15 +111,70 @@ LoopNest vectorize_contiguous(LoopNest nest, const Stmt& top, std::string* log) 
   return nest;
 }
 
+// The number of points of the loops \p vars (perfectly nested), or -1 when
+// a bound is not a constant.
+int64_t points(const LoopNest& nest, const std::vector<int>& vars) {
+  __int128 total = 1;
+  for (int v : vars) {
+    const For* f = loop_of(nest.root, v);
+    const auto* b = std::get_if<Const>(&f->begin->node);
+    const auto* e = std::get_if<Const>(&f->end->node);
+    if (!b || !e)
+      return -1;
+    total *= std::max<int64_t>(e->value.i - b->value.i, 0);
+    total = std::min<__int128>(total, INT64_MAX);
+  }
+  return static_cast<int64_t>(total);
+}
+
+// The number of iterations of loop \p var (constant bounds), or -1.
+int64_t trips(const LoopNest& nest, int var) {
+  return points(nest, {var});
+}
+
+// Runs the outermost loop of the nest at \p index of the top level on
+// several threads when the nest is large enough; an outermost loop of
+// fewer iterations than kFewTrips (a batch of one) first trades places
+// with a longer loop inside it, where the nest cannot fail.
+LoopNest parallelize_outer(LoopNest nest, size_t index, const ScheduleOptions& options,
+                           std::string* log) {
+  constexpr int64_t kFewTrips = 16;
+  Stmt top = top_loops(nest.root).at(index);
+  std::vector<int> vars = chain(std::get<For>(top->node));
+  if (options.parallel_points <= 0 || points(nest, vars) < options.parallel_points)
+    return nest;
+  if (vars.size() > 1 && trips(nest, vars[0]) < kFewTrips &&
+      trips(nest, vars[1]) > trips(nest, vars[0]) &&
+      loop_of(nest.root, vars[1])->kind == LoopKind::Serial && cannot_fail(nest, top))
+    if (std::optional<LoopNest> r = reorder(nest, vars[0], vars[1])) {
+      note(log, "interchange " + nest.vars[vars[0]].name + " and " + nest.vars[vars[1]].name);
+      nest = std::move(*r);
+      std::swap(vars[0], vars[1]);
+    }
+  const For* f = loop_of(nest.root, vars[0]);
+  if (f->kind != LoopKind::Serial)
+    return nest;
+  std::string why;
+  if (std::optional<LoopNest> r = parallelize(nest, f->var, &why)) {
+    note(log, "parallel " + nest.vars[f->var].name);
+    return std::move(*r);
+  }
+  note(log, "keep " + nest.vars[f->var].name + " on one thread: " + why);
+  return nest;
+}
+
 } // namespace
 
 LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::string* log) {
   LoopNest out = nest;
   if (!out.root)
     return out;
-  for (const Stmt& top : top_loops(nest.root))
+  std::vector<Stmt> tops = top_loops(nest.root);
+  for (size_t i = 0; i < tops.size(); ++i) {
     if (options.vectorize)
-      out = vectorize_contiguous(std::move(out), top, log);
+      out = vectorize_contiguous(std::move(out), top_loops(out.root).at(i), log);
+    out = parallelize_outer(std::move(out), i, options, log);
+  }
   return out;
 }
 

@@ -3,7 +3,9 @@
 // whether the nest stops with an error). The reductions keep their order:
 // what moves is the loop over an output's contiguous dimension, brought
 // inside the reduction loops and vectorized, so that each vector lane
-// accumulates one output in the program's sequential order.
+// accumulates one output in the program's sequential order; and large
+// nests' outermost loops run their iterations (distinct outputs) on
+// several threads.
 #pragma once
 
 #include "core/loopnest.h"
@@ -15,6 +17,10 @@ namespace teval::core {
 struct ScheduleOptions {
   /// Bring each nest's contiguous output loop innermost and vectorize it.
   bool vectorize = true;
+  /// Run each nest's outermost loop on several threads (core::parallelize)
+  /// when the nest has at least this many points (and that loop is not the
+  /// vectorized one); 0: never.
+  int64_t parallel_points = int64_t{1} << 18;
 };
 
 /// \p nest scheduled by \p options; \p log (when given) receives one line

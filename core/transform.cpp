@@ -1,6 +1,9 @@
 // Loop transformations of the LoopNest IR (see transform.h).
 #include "core/transform.h"
 
+#include "core/bounds.h"
+
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -324,6 +327,30 @@ std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* wh
     return fail(why, "no loop over that variable"), std::nullopt;
   return replace_loop(nest, var, [&](const For& f) {
     return make_for(f.var, f.begin, f.end, f.body, LoopKind::Vectorized);
+  });
+}
+
+std::optional<LoopNest> parallelize(const LoopNest& nest, int var, std::string* why) {
+  std::vector<Stmt> top = {nest.root};
+  if (const auto* b = std::get_if<Block>(&nest.root->node))
+    top = b->stmts;
+  auto it = std::find_if(top.begin(), top.end(), [&](const Stmt& s) {
+    const auto* f = std::get_if<For>(&s->node);
+    return f && f->var == var;
+  });
+  if (it == top.end())
+    return fail(why, "not a loop of the nest's top level"), std::nullopt;
+  const For& f = std::get<For>((*it)->node);
+  if (!constant(f.begin) || !constant(f.end))
+    return fail(why, "the loop's bounds are not constants"), std::nullopt;
+  Accesses a;
+  a.add(f.body);
+  if (!a.separated({var}, why))
+    return std::nullopt;
+  if (!cannot_fail(nest, *it))
+    return fail(why, "the loop may raise an error"), std::nullopt;
+  return replace_loop(nest, var, [&](const For& l) {
+    return make_for(l.var, l.begin, l.end, l.body, LoopKind::Parallel);
   });
 }
 

@@ -54,6 +54,14 @@ std::optional<LoopNest> unroll(const LoopNest& nest, int var, std::string* why =
 /// code generator vectorizes what it can prove legal.
 std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* why = nullptr);
 
+/// Marks a top-level loop (a statement of the root block) with constant
+/// bounds to run its iterations on several threads (LoopKind::Parallel).
+/// Applies when no two iterations touch one stored location (every access
+/// to a stored buffer has the variable as the whole index of one and the
+/// same dimension) and the loop cannot raise an error (core/bounds.h): then
+/// no order of the iterations changes a result.
+std::optional<LoopNest> parallelize(const LoopNest& nest, int var, std::string* why = nullptr);
+
 /// The pairs of loops that follow each other directly in one block, first
 /// to last: the candidates for fuse().
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);

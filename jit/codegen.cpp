@@ -57,9 +57,12 @@ void buffers_in(const core::Stmt& s, std::vector<char>& used) {
 // into one another: inlining turns each noalias parameter into alias-scope
 // metadata on every access, quadratic in the number of buffers.
 llvm::Function* Codegen::function(const std::string& name, const std::vector<int>& buffers,
-                                  const std::string& cpu, const std::string& features) {
+                                  const std::string& cpu, const std::string& features,
+                                  bool ranged) {
   llvm::Type* ptr = llvm::PointerType::get(c_, 0);
   std::vector<llvm::Type*> params(buffers.size() + 1, ptr);
+  if (ranged)
+    params.insert(params.end(), 2, b_.getInt64Ty());
   auto* type = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
   llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, m_);
   for (size_t i = 0; i < buffers.size(); ++i)
@@ -81,12 +84,44 @@ void Codegen::body(llvm::Function* f, const std::vector<int>& buffers,
   for (size_t i = 0; i < buffers.size(); ++i)
     buffers_[buffers[i]] = f_->getArg(static_cast<unsigned>(i));
   ctx_ = f_->getArg(static_cast<unsigned>(buffers.size()));
+  ranged_loop_ = nullptr;
+  if (f_->arg_size() == buffers.size() + 3) {
+    TEVAL_ASSERT(stmts.size() == 1, "a ranged function of several statements");
+    ranged_loop_ = &std::get<core::For>(stmts[0]->node);
+    range_begin_ = f_->getArg(static_cast<unsigned>(buffers.size() + 1));
+    range_end_ = f_->getArg(static_cast<unsigned>(buffers.size() + 2));
+  }
   b_.SetInsertPoint(start);
   for (const core::Stmt& s : stmts)
     stmt(s);
   b_.CreateRet(b_.getInt32(0));
   b_.SetInsertPoint(entry_);
   b_.CreateBr(start);
+}
+
+llvm::Function* Codegen::parallel_chunk(const std::string& name, const core::Stmt& loop,
+                                        const std::string& cpu, const std::string& features) {
+  std::vector<char> used(n_.buffers.size(), 0);
+  buffers_in(loop, used);
+  std::vector<int> ids;
+  for (size_t i = 0; i < used.size(); ++i)
+    if (used[i])
+      ids.push_back(int(i));
+  llvm::Function* ranged = function(name + ".range", ids, cpu, features, true);
+  body(ranged, ids, {loop});
+  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
+  auto* type =
+      llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  llvm::Function* chunk = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, m_);
+  set_target(chunk, cpu, features);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", chunk));
+  std::vector<llvm::Value*> args;
+  for (int id : ids)
+    args.push_back(b_.CreateLoad(
+        ptr, b_.CreateConstGEP1_64(ptr, chunk->getArg(0), static_cast<uint64_t>(id))));
+  args.insert(args.end(), {chunk->getArg(1), chunk->getArg(2), chunk->getArg(3)});
+  b_.CreateRet(b_.CreateCall(ranged, args));
+  return chunk;
 }
 
 std::vector<Site> Codegen::run(const std::string& entry_name, const std::string& cpu,
@@ -120,14 +155,36 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
   // (and with its parameters), while a program of parts costs the sum of
   // its parts. The parts are independent loop nests that communicate only
   // through buffers, so nothing is lost by the split.
+  // A parallel loop (on the host) is a part of its own, which the runtime
+  // runs in chunks on several threads.
   const size_t per = std::max<size_t>(per_function_, 1);
   std::vector<core::Stmt> stmts = {n_.root};
   if (const auto* block = std::get_if<core::Block>(&n_.root->node))
     stmts = block->stmts;
-  for (size_t first = 0, k = 0; first < stmts.size(); first += per, ++k) {
-    std::vector<core::Stmt> part(stmts.begin() + std::ptrdiff_t(first),
-                                 stmts.begin() +
-                                     std::ptrdiff_t(std::min(stmts.size(), first + per)));
+  auto parallel = [&](const core::Stmt& s) {
+    const auto* f = std::get_if<core::For>(&s->node);
+    return !dsp_ && f && f->kind == core::LoopKind::Parallel;
+  };
+  std::vector<std::vector<core::Stmt>> parts;
+  for (const core::Stmt& s : stmts) {
+    if (parallel(s) || parts.empty() || parts.back().size() >= per || parallel(parts.back()[0]))
+      parts.emplace_back();
+    parts.back().push_back(s);
+  }
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const std::vector<core::Stmt>& part = parts[k];
+    std::string name = parts.size() == 1 ? "teval_body" : "teval_part" + std::to_string(k);
+    if (parallel(part[0])) {
+      const auto& loop = std::get<core::For>(part[0]->node);
+      llvm::Function* chunk = parallel_chunk(name, part[0], cpu, features);
+      b_.SetInsertPoint(at);
+      llvm::Value* status = call_runtime(
+          "teval_rt_parallel_for", b_.getInt32Ty(),
+          {chunk, entry->getArg(0), entry->getArg(1), expr(loop.begin), expr(loop.end)});
+      at = llvm::BasicBlock::Create(c_, "next", entry);
+      b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(0)), at, failed);
+      continue;
+    }
     std::vector<char> used(n_.buffers.size(), 0);
     for (const core::Stmt& s : part)
       buffers_in(s, used);
@@ -135,7 +192,6 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     for (size_t i = 0; i < used.size(); ++i)
       if (used[i])
         ids.push_back(int(i));
-    std::string name = stmts.size() <= per ? "teval_body" : "teval_part" + std::to_string(k);
     llvm::Function* f = function(name, ids, cpu, features);
     body(f, ids, part);
     call(f, ids);
@@ -336,8 +392,9 @@ void Codegen::stmt(const core::Stmt& s) {
 }
 
 void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
-  llvm::Value* begin = expr(f.begin);
-  llvm::Value* end = expr(f.end);
+  bool ranged = &f == ranged_loop_; // a chunk of a parallel loop
+  llvm::Value* begin = ranged ? range_begin_ : expr(f.begin);
+  llvm::Value* end = ranged ? range_end_ : expr(f.end);
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(c_, n_.vars[f.var].name + ".loop", f_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(c_, n_.vars[f.var].name + ".body", f_);
@@ -360,7 +417,7 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/planted(15), /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* back = b_.CreateBr(header);
-  if (f.kind != core::LoopKind::Serial) {
+  if (f.kind == core::LoopKind::Unrolled || f.kind == core::LoopKind::Vectorized) {
     llvm::Metadata* hint =
         f.kind == core::LoopKind::Unrolled
             ? llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.unroll.full")})

@@ -43,13 +43,25 @@ private:
   /// Code for the Hexagon DSP (where fault 39 is planted).
   bool dsp_ = false;
   static void set_target(llvm::Function* f, const std::string& cpu, const std::string& features);
-  // A function taking \p buffers (noalias pointers, by id) and the context.
+  // A function taking \p buffers (noalias pointers, by id) and the context,
+  // and with \p ranged two int64s: the range of a parallel loop's iterations.
   llvm::Function* function(const std::string& name, const std::vector<int>& buffers,
-                           const std::string& cpu, const std::string& features);
+                           const std::string& cpu, const std::string& features,
+                           bool ranged = false);
   // Emits \p stmts as the body of \p f, made by function() with \p buffers;
-  // it returns 0, or 1 after a fault.
+  // it returns 0, or 1 after a fault. A ranged function's one statement is
+  // its parallel loop, run over the range it is given.
   void body(llvm::Function* f, const std::vector<int>& buffers,
             const std::vector<core::Stmt>& stmts);
+  // A chunk of parallel loop \p loop as the runtime calls it on each thread:
+  // i32 (ptr buffers, ptr context, i64 begin, i64 end), calling a ranged
+  // function of the loop with the buffers it uses.
+  llvm::Function* parallel_chunk(const std::string& name, const core::Stmt& loop,
+                                 const std::string& cpu, const std::string& features);
+  // The parallel loop being emitted over a given range, and that range.
+  const core::For* ranged_loop_ = nullptr;
+  llvm::Value* range_begin_ = nullptr;
+  llvm::Value* range_end_ = nullptr;
 
   // --- types and conversions ---------------------------------------------
 

@@ -22,9 +22,11 @@
 #include <llvm/TargetParser/Host.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csetjmp>
 #include <csignal>
 #include <mutex>
+#include <thread>
 
 #include <pthread.h>
 
@@ -73,6 +75,7 @@ struct Jit::Impl {
                                              llvm::JITSymbolFlags::Exported};
     };
     add("teval_rt_fail", &teval_rt_fail);
+    add("teval_rt_parallel_for", &teval_rt_parallel_for);
     add("teval_rt_round_f16", &teval_rt_round_f16);
     add("teval_rt_round_bf16", &teval_rt_round_bf16);
     add("teval_rt_i64_to_f16", &teval_rt_i64_to_f16);
@@ -98,7 +101,7 @@ struct Jit::Impl {
   // Generated and optimised code for \p nest in a fresh context.
   // \p nest scheduled for speed (results unchanged), unless switched off.
   core::LoopNest scheduled(const core::LoopNest& nest) const {
-    return options.schedule ? core::schedule(nest) : nest;
+    return options.schedule ? core::schedule(nest, options.scheduling) : nest;
   }
 
   // Code for \p nest as it is (scheduled by the caller).
@@ -120,6 +123,7 @@ struct Jit::Impl {
 struct CompiledKernel::State {
   core::LoopNest nest;
   bool watermarks = true;
+  int threads = 1;
   std::vector<Site> sites;
   orc::ResourceTrackerSP tracker;
   int32_t (*entry)(void**, RunContext*) = nullptr;
@@ -172,6 +176,8 @@ Padded padded(std::span<const std::byte> contents) {
 constexpr int kWakeSignal = SIGUSR2;
 
 thread_local sigjmp_buf* escape = nullptr;
+// The Interrupt of the kernel this thread is running, for parallel loops.
+thread_local core::Interrupt* kernel_interrupt = nullptr;
 struct sigaction previous_action;
 
 void on_wake(int signal, siginfo_t* info, void* context) {
@@ -222,20 +228,91 @@ TEVAL_CALLS_JIT_CODE int32_t call_kernel(int32_t (*entry)(void**, RunContext*), 
   sigjmp_buf here;
   if (sigsetjmp(here, 1)) {
     escape = nullptr;
+    kernel_interrupt = nullptr;
     interrupt->set_waker(nullptr, nullptr);
     return -1;
   }
   escape = &here;
+  kernel_interrupt = interrupt;
   interrupt->set_waker(wake, reinterpret_cast<void*>(pthread_self()));
   int32_t status = interrupt->requested() ? -1 : entry(pointers, ctx);
   interrupt->set_waker(nullptr, nullptr);
+  kernel_interrupt = nullptr;
   escape = nullptr;
+  return status;
+}
+
+// Runs \p chunk on this thread; -1 when a wake signal left it.
+TEVAL_CALLS_JIT_CODE int32_t run_chunk(ParallelChunk chunk, void** buffers, RunContext* ctx,
+                                       int64_t begin, int64_t end, const std::atomic<bool>* stop) {
+  sigjmp_buf here;
+  sigjmp_buf* outer = escape;
+  if (sigsetjmp(here, 1)) {
+    escape = outer;
+    return -1;
+  }
+  escape = &here;
+  // A stop asked before this thread could be signalled is seen here.
+  int32_t status = stop && stop->load() ? -1 : chunk(buffers, ctx, begin, end);
+  escape = outer;
   return status;
 }
 
 } // namespace
 
-std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs) const {
+// A parallel loop: the range in ctx->threads consecutive parts, the first
+// run by this thread, the others by threads started for the loop. A
+// request to stop reaches this thread as the wake signal (it leaves its
+// part) or, once its part is done, as the Interrupt's flag it polls while
+// it waits; it then signals the others, each of which leaves its part the
+// same way. Nothing is left running when this returns.
+int32_t teval_rt_parallel_for(ParallelChunk chunk, void** buffers, RunContext* ctx, int64_t begin,
+                              int64_t end) {
+  int64_t n = end - begin;
+  int64_t parts = std::min<int64_t>(std::max(ctx->threads, 1), std::max<int64_t>(n, 1));
+  if (parts <= 1)
+    return run_chunk(chunk, buffers, ctx, begin, end, nullptr) < 0 ? (ctx->interrupted = true, 1)
+                                                                   : 0;
+  auto from = [&](int64_t k) { return begin + n / parts * k + std::min(k, n % parts); };
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> done{0};
+  std::vector<int32_t> status(static_cast<size_t>(parts), 0);
+  std::vector<std::thread> team;
+  for (int64_t k = 1; k < parts; ++k)
+    team.emplace_back([&, k] {
+      status[k] = run_chunk(chunk, buffers, ctx, from(k), from(k + 1), &stop);
+      done.fetch_add(1);
+    });
+  status[0] = run_chunk(chunk, buffers, ctx, from(0), from(1), nullptr);
+  sigjmp_buf* outer = escape;
+  escape = nullptr; // a signal now only sets the flag polled below
+  core::Interrupt* interrupt = kernel_interrupt;
+  auto stop_team = [&] {
+    if (stop.exchange(true))
+      return;
+    for (std::thread& t : team)
+      pthread_kill(t.native_handle(), kWakeSignal);
+  };
+  if (status[0] < 0)
+    stop_team();
+  while (done.load() < parts - 1) {
+    if (interrupt && interrupt->requested())
+      stop_team();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  for (std::thread& t : team)
+    t.join();
+  escape = outer;
+  for (int32_t s : status)
+    if (s < 0) {
+      ctx->interrupted = true;
+      return 1;
+    }
+  return 0;
+}
+
+std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs,
+                                              int threads) const {
   const core::LoopNest& n = state_->nest;
   TEVAL_ASSERT(inputs.size() == n.inputs.size(), "wrong number of inputs");
   std::vector<core::Tensor> storage(n.buffers.size());
@@ -265,8 +342,9 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     }
   }
   RunContext ctx;
+  ctx.threads = threads > 0 ? threads : state_->threads;
   int32_t status = call_kernel(state_->entry, pointers.data(), &ctx, core::current_interrupt());
-  if (status < 0)
+  if (status < 0 || ctx.interrupted)
     core::throw_interrupted();
   // A damaged watermark is a code generation bug; it is reported as an
   // error so that differential checks see it as a disagreement.
@@ -309,6 +387,7 @@ std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
   state->nest = impl_->scheduled(nest); // the code's error sites point into it
   auto [context, generated] = impl_->build(state->nest, entry_name);
   state->watermarks = impl_->options.watermarks;
+  state->threads = std::max(impl_->options.threads, 1);
   state->sites = std::move(generated.sites);
   state->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
   check(impl_->jit->addIRModule(

@@ -7,6 +7,7 @@
 
 #include "core/backend.h"
 #include "core/loopnest.h"
+#include "core/schedule.h"
 #include "core/tensor.h"
 
 #include <memory>
@@ -31,8 +32,12 @@ struct JitOptions {
   /// program; every split computes the same.
   size_t statements_per_function = 16;
   /// Schedules each loop nest for speed before code generation
-  /// (core/schedule.h: results bit for bit the same).
+  /// (core/schedule.h: results bit for bit the same), as \p scheduling says.
   bool schedule = true;
+  core::ScheduleOptions scheduling;
+  /// Threads a parallel loop runs on (at least 1; results are the same
+  /// with any number).
+  int threads = 1;
 };
 
 class Jit;
@@ -50,8 +55,9 @@ public:
   /// compiled loops do not poll, so teval installs a SIGUSR2 handler
   /// (chaining to an earlier one) and the request signals the running
   /// thread, which leaves the kernel. A program that uses SIGUSR2 itself
-  /// should not run kernels under an Interrupt.
-  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) const;
+  /// should not run kernels under an Interrupt. Parallel loops run on
+  /// \p threads threads (0: as the Jit's options say).
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads = 0) const;
 
 private:
   friend class Jit;

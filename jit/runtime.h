@@ -43,6 +43,11 @@ struct Site {
 struct RunContext {
   int32_t site = -1;
   std::vector<int64_t> values;
+  /// Threads a parallel loop may use (at least 1).
+  int threads = 1;
+  /// Set when a request to stop reached a parallel loop (which then
+  /// returns 1 without an error site).
+  bool interrupted = false;
 };
 
 /// The diagnostic for the error reported at \p site with \p values (ints
@@ -58,6 +63,16 @@ extern "C" {
 /// Called by generated code at an error: records \p site and copies
 /// \p count values from \p values.
 void teval_rt_fail(RunContext* ctx, int32_t site, const int64_t* values, int32_t count);
+
+/// A chunk of a parallel loop: its iterations [begin, end) on \p buffers.
+using ParallelChunk = int32_t (*)(void** buffers, RunContext* ctx, int64_t begin, int64_t end);
+
+/// Called by generated code for a parallel loop over [begin, end): runs
+/// \p chunk over consecutive parts of the range on ctx->threads threads
+/// (this one among them) and returns 0, or 1 when it was stopped (see
+/// jit.cpp). Chunks cannot fail: only loops that cannot are parallel.
+int32_t teval_rt_parallel_for(ParallelChunk chunk, void** buffers, RunContext* ctx, int64_t begin,
+                              int64_t end);
 /// \p x rounded to float16 / bfloat16 (ties to even), returned as a float
 /// that holds the value exactly.
 float teval_rt_round_f16(double x);

@@ -164,6 +164,9 @@ struct RunOptions {
   double timeout = 0;
   /// Stops the evaluation when requested (nullptr: nothing can).
   StopToken* stop = nullptr;
+  /// Engine::Jit: threads that large loop nests' outer loops run on (0:
+  /// every core). Results are the same with any number.
+  int threads = 1;
 };
 
 /// How Program::check judges a candidate (docs/ORACLE.md).

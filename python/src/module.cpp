@@ -186,8 +186,11 @@ py::dict output_dict(std::map<std::string, Tensor> tensors) {
 
 py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
                      const std::string& engine, std::optional<uint64_t> seed,
-                     std::optional<double> timeout) {
+                     std::optional<double> timeout, int threads) {
+  if (threads < 0)
+    throw std::invalid_argument("threads must be 0 (every core) or more");
   RunOptions options{engine_named(engine), timeout.value_or(0)};
+  options.threads = threads;
   Inputs in = named_inputs(p, inputs, seed);
   return output_dict(interruptible([&](StopToken* stop) {
     options.stop = stop;
@@ -341,7 +344,7 @@ PYBIND11_MODULE(_teval, m) {
       .def_property_readonly("outputs", &Program::outputs)
       .def("run", &run_program, py::arg("inputs") = py::none(), py::kw_only(),
            py::arg("engine") = "interp", py::arg("seed") = py::none(),
-           py::arg("timeout") = py::none())
+           py::arg("timeout") = py::none(), py::arg("threads") = 1)
       .def(
           "check",
           [](const Program& p, const std::optional<py::dict>& inputs, const py::dict& candidates,

@@ -33,6 +33,18 @@ def test_matmul_is_the_sequential_sum_on_every_engine(engine):
     np.testing.assert_array_equal(out["output0"], sequential_matmul(a, b))
 
 
+@pytest.mark.parametrize("threads", [0, 1, 3])
+def test_the_jit_gives_the_same_bits_on_any_number_of_threads(threads):
+    # 2^18 points and more: the outer loop runs on the threads.
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((96, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 48)).astype(np.float32)
+    out = teval.run(MATMUL, {"input0": a, "input1": b}, engine="jit", threads=threads)
+    np.testing.assert_array_equal(out["output0"], sequential_matmul(a, b))
+    with pytest.raises(ValueError):
+        teval.run(MATMUL, {"input0": a, "input1": b}, engine="jit", threads=-1)
+
+
 def test_the_exact_engine_rounds_once():
     # 1 + 2^-30 - 1 in float32: sequentially 0, exactly 2^-30.
     x = np.array([1.0, 2.0**-30, -1.0], dtype=np.float32)

@@ -43,7 +43,7 @@ def _program(program, inputs, entry, params, notation):
 
 
 def run(program, inputs=None, engine="interp", entry=None, params=None, seed=None,
-        notation="detect", timeout=None):
+        notation="detect", timeout=None, threads=1):
     """Runs `program` on `inputs` (a dict of arrays by input name).
 
     program   program text in any notation teval reads, or a teval.Program.
@@ -56,12 +56,14 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
     seed      draw the inputs not given from this seed, as `teval run --seed`.
     notation  "detect", "antares" or "tile".
     timeout   seconds the evaluation may take; past them, teval.Error.
+    threads   engine "jit": threads large loop nests' outer loops run on
+              (0: every core); the results are the same with any number.
 
     Returns {name: array} for every output. Ctrl-C stops a long evaluation
     (KeyboardInterrupt), as it stops Python code.
     """
     return _program(program, inputs, entry, params, notation).run(
-        inputs, engine=engine, seed=seed, timeout=timeout)
+        inputs, engine=engine, seed=seed, timeout=timeout, threads=threads)
 
 
 def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,

@@ -113,6 +113,23 @@ TEST(Cli, LowerScheduleShowsWhatTheJitCompiles) {
   EXPECT_EQ(teval("run --schedule -e 'output0[N] = N where N in 2'").exit_code, 2);
 }
 
+// Parallel loops change no result: the JIT on 1 and 3 threads writes the
+// interpreter's bytes; --threads is for the JIT only.
+TEST(Cli, TheJitRunsOnThreadsWithTheSameResults) {
+  fs::path dir = test::scratch_dir("threads");
+  std::string run = "run -e 'output0[N, M] +=! input0[N, K] * input1[K, M]' "
+                    "-i input0=float32[300,200] -i input1=float32[200,100] --seed 4 ";
+  ASSERT_EQ(teval(run + "-o interp", dir).exit_code, 0);
+  for (const char* threads : {"1", "3"}) {
+    Result r = teval(run + "--engine jit --threads " + threads + " -o jit", dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(test::read_file(dir / "interp/output0.npy"), test::read_file(dir / "jit/output0.npy"))
+        << threads << " threads";
+  }
+  EXPECT_EQ(teval(run + "--engine jit --threads 0", dir).exit_code, 2);
+  EXPECT_EQ(teval(run + "--threads 2", dir).exit_code, 2);
+}
+
 TEST(Cli, JitEmitsOptimisedIrAndAssembly) {
   std::string program = "-e 'output0[N] = input0[N] * 2.0 + 1.0' -i input0=float32[64]";
   Result ir = teval("jit " + program);

@@ -89,11 +89,27 @@ RC_GTEST_PROP(Schedule, ScheduledNestsComputeTheSameResultsAndErrors, ()) {
   RC_ASSERT(identical(c.reference, after));
 }
 
+// With every nest that may be parallel made so, on three threads.
+jit::JitOptions parallel_jit_options() {
+  jit::JitOptions o;
+  o.scheduling.parallel_points = 1;
+  o.threads = 3;
+  return o;
+}
+
+jit::Jit& parallel_jit() {
+  static jit::Jit j(parallel_jit_options());
+  return j;
+}
+
 RC_GTEST_PROP(Schedule, CompiledScheduledNestsEqualIREval, ()) {
   Case c = random_case();
-  static jit::Jit jit; // schedules, and leaves out the checks proved unneeded
+  std::string log;
+  core::schedule(c.nest, parallel_jit_options().scheduling, &log);
+  RC_TAG(log.find("parallel") != std::string::npos ? "parallel" : "one thread");
   Outcome compiled;
-  std::unique_ptr<jit::CompiledKernel> kernel = jit.compile(c.nest);
+  // Schedules, leaves out the checks proved unneeded, runs parallel loops.
+  std::unique_ptr<jit::CompiledKernel> kernel = parallel_jit().compile(c.nest);
   bool finished = core::run_within(
       c.budget, [&] { compiled = outcome([&] { return kernel->run(c.inputs); }); });
   RC_ASSERT(finished);
@@ -156,6 +172,31 @@ TEST(Schedule, InterchangesOnlyWhatCannotFail) {
   EXPECT_NE(error.find("input1[3, 4] is outside shape [4, 4] (at N=0, M=1, K=3)"),
             std::string::npos)
       << error;
+}
+
+// A request to stop reaches every thread of a parallel loop: a matmul of
+// 2^36 multiply-adds stops within its budget's order of magnitude, and
+// leaves nothing running.
+TEST(Schedule, AParallelKernelStopsWhenAsked) {
+  core::LoopNest mm = core::lower(test::elaborate(
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "\"float32\", \"shape\": [4096, 4096]}, \"input1\": {\"dtype\": \"float32\", \"shape\": "
+      "[4096, 4096]}})"));
+  std::string log;
+  core::schedule(mm, parallel_jit_options().scheduling, &log);
+  ASSERT_NE(log.find("parallel N"), std::string::npos) << log;
+  std::unique_ptr<jit::CompiledKernel> kernel = parallel_jit().compile(mm);
+  std::vector<core::Tensor> inputs = {core::Tensor(core::DType::Float32, {4096, 4096}),
+                                      core::Tensor(core::DType::Float32, {4096, 4096})};
+  for (int threads : {1, 3}) {
+    auto start = std::chrono::steady_clock::now();
+    bool finished =
+        core::run_within(std::chrono::milliseconds(100), [&] { kernel->run(inputs, threads); });
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_FALSE(finished) << threads << " threads";
+    EXPECT_LT(seconds, 5.0) << threads << " threads";
+  }
 }
 
 } // namespace

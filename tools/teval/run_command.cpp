@@ -57,6 +57,7 @@ struct Options {
   std::map<std::string, parser::TileParam> params;
   std::vector<InputArg> inputs;
   uint64_t seed = 0;
+  int threads = 0; // --engine jit: 0, every core
   std::optional<std::string> out_dir;
   std::optional<std::string> save_inputs;
   bool print = false;
@@ -135,6 +136,14 @@ Options parse_options(const std::vector<std::string>& args) {
         if (seen.name == name)
           throw UsageError{"input '" + name + "' is given twice"};
       o.inputs.push_back({name, spec});
+    } else if (a == "--threads") {
+      const std::string& v = value(i);
+      char* end = nullptr;
+      errno = 0;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno || n < 1 || n > 1024)
+        throw UsageError{"--threads takes a number of threads from 1 to 1024, not '" + v + "'"};
+      o.threads = static_cast<int>(n);
     } else if (a == "--seed") {
       const std::string& v = value(i);
       char* end = nullptr;
@@ -355,7 +364,7 @@ core::Kernel elaborate(const Options& o, Sources& sources,
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
-      o.seed != 0 || o.timeout > 0 ||
+      o.seed != 0 || o.timeout > 0 || o.threads > 0 ||
       (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
       (command != Command::Lower && o.schedule))
     throw UsageError{
@@ -406,8 +415,16 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
     return oracle::run_exact(kernel, inputs);
   if (o.engine == "ireval")
     return interp::ireval(core::lower(kernel), inputs);
-  if (o.engine == "jit")
-    return jit::Jit().compile(core::lower(kernel))->run(inputs);
+  if (o.engine == "jit") {
+    // The user's path: every core unless told, and no watermark copies
+    // (the tests run with them).
+    jit::JitOptions options;
+    options.threads = o.threads > 0
+                          ? o.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    options.watermarks = false;
+    return jit::Jit(options).compile(core::lower(kernel))->run(inputs);
+  }
   if (o.engine == "hexagon") {
     // The simulator gets the run's time budget (60 s without --timeout).
     auto budget = std::chrono::milliseconds(o.timeout > 0 ? static_cast<int64_t>(o.timeout * 1000)
@@ -489,6 +506,8 @@ int run(const Options& o) {
     throw UsageError{"--emit and --target apply to teval jit"};
   if (o.schedule)
     throw UsageError{"--schedule applies to teval lower"};
+  if (o.threads > 0 && o.engine != "jit")
+    throw UsageError{"--threads applies to --engine jit"};
   if (o.exact && o.engine != "interp")
     throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
   if (is_mlir(o))
@@ -547,7 +566,7 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
   Options o = parse_options(args);
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
       o.timeout > 0 || o.no_progress || !o.emit.empty() || o.target != "host" || o.schedule ||
-      o.help)
+      o.threads > 0 || o.help)
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --seed, --max-memory)"};
   if (o.max_memory)

@@ -58,6 +58,9 @@ options:
                          all give identical results and errors
                          (interp-definitional: the interpreter one point at
                          a time, without its block evaluation)
+  --threads N            --engine jit: run large loop nests' outer loops on
+                         N threads (default: every core); results are the
+                         same with any N
   --max-memory SIZE      the most the program's tensors may take in all
                          (bytes, or with K, M, G, T; default 8G or half the
                          machine's memory): a larger program is an error
