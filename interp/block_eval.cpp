@@ -60,12 +60,113 @@ BlockEvaluator::BlockEvaluator(const core::Statement& s,
     std::reverse(loads_.begin(), loads_.end()); // a gather's inner load first
     inexact_.assign(kBlock, 0);
   }
+  // Accesses whose flat positions need no index evaluation and no check.
+  core::for_each_node(s.value, [&](const Expr& e) {
+    if (const auto* l = std::get_if<core::Load>(&e->node))
+      if (std::optional<Affine> a = affine_flat(l->index, tensors_[l->tensor]->shape()))
+        affine_loads_.emplace(e.get(), std::move(*a));
+  });
+  affine_target_ = affine_flat(s.out_index, target_shape);
   std::map<std::string, int> by_key;
   slot(s.value, by_key);
   for (const core::Constraint& c : s.constraints)
     slot(c.expr, by_key);
   for (const Expr& e : s.out_index)
     slot(e, by_key);
+}
+
+std::optional<BlockEvaluator::Affine> BlockEvaluator::affine(const Expr& e) const {
+  using Wide = __int128;
+  const size_t nv = s_.vars.size();
+  if (!core::is_integer(e->dtype))
+    return std::nullopt;
+  std::optional<Affine> r;
+  if (const auto* c = std::get_if<core::Const>(&e->node)) {
+    r = Affine{c->value.i, std::vector<int64_t>(nv, 0)};
+  } else if (const auto* v = std::get_if<core::VarRef>(&e->node)) {
+    r = Affine{0, std::vector<int64_t>(nv, 0)};
+    r->coeff[v->var] = 1;
+  } else if (const auto* c = std::get_if<core::Cast>(&e->node)) {
+    r = affine(c->value); // kept only if every value fits the new dtype, below
+  } else if (const auto* a = std::get_if<core::Apply>(&e->node)) {
+    std::vector<Affine> args;
+    for (const Expr& x : a->args) {
+      std::optional<Affine> ax = affine(x);
+      if (!ax)
+        return std::nullopt;
+      args.push_back(std::move(*ax));
+    }
+    auto constant_only = [](const Affine& x) {
+      return std::all_of(x.coeff.begin(), x.coeff.end(), [](int64_t k) { return k == 0; });
+    };
+    auto combine = [&](Wide ka, Wide kb, const Affine& x,
+                       const Affine& y) -> std::optional<Affine> {
+      Affine out{0, std::vector<int64_t>(nv, 0)};
+      Wide c = ka * x.constant + kb * y.constant;
+      if (c < INT64_MIN || c > INT64_MAX)
+        return std::nullopt;
+      out.constant = static_cast<int64_t>(c);
+      for (size_t i = 0; i < nv; ++i) {
+        Wide k = ka * x.coeff[i] + kb * y.coeff[i];
+        if (k < INT64_MIN || k > INT64_MAX)
+          return std::nullopt;
+        out.coeff[i] = static_cast<int64_t>(k);
+      }
+      return out;
+    };
+    Affine zero{0, std::vector<int64_t>(nv, 0)};
+    if (a->op == Op::Add)
+      r = combine(1, 1, args[0], args[1]);
+    else if (a->op == Op::Sub)
+      r = combine(1, -1, args[0], args[1]);
+    else if (a->op == Op::Neg)
+      r = combine(-1, 0, args[0], zero);
+    else if (a->op == Op::Mul && constant_only(args[1]))
+      r = combine(args[1].constant, 0, args[0], zero);
+    else if (a->op == Op::Mul && constant_only(args[0]))
+      r = combine(args[0].constant, 0, args[1], zero);
+  }
+  if (!r)
+    return std::nullopt;
+  // Its range over the box must fit its dtype.
+  Wide lo = r->constant, hi = r->constant;
+  for (size_t v = 0; v < nv; ++v) {
+    if (s_.vars[v].end <= s_.vars[v].begin)
+      return std::nullopt;
+    Wide x = Wide(r->coeff[v]) * s_.vars[v].begin, y = Wide(r->coeff[v]) * (s_.vars[v].end - 1);
+    lo += std::min(x, y);
+    hi += std::max(x, y);
+  }
+  if (lo < core::int_min(e->dtype) || hi > core::int_max(e->dtype))
+    return std::nullopt;
+  return r;
+}
+
+std::optional<BlockEvaluator::Affine> BlockEvaluator::affine_flat(const std::vector<Expr>& index,
+                                                                  const core::Shape& shape) const {
+  if (index.size() != shape.size())
+    return std::nullopt;
+  std::vector<int64_t> strides = core::strides(shape);
+  Affine flat{0, std::vector<int64_t>(s_.vars.size(), 0)};
+  for (size_t d = 0; d < index.size(); ++d) {
+    std::optional<Affine> a = affine(index[d]);
+    if (!a)
+      return std::nullopt;
+    // In range at every point: lo >= 0 and hi < extent.
+    int64_t lo = a->constant, hi = a->constant;
+    for (size_t v = 0; v < s_.vars.size(); ++v) {
+      int64_t x = a->coeff[v] * s_.vars[v].begin, y = a->coeff[v] * (s_.vars[v].end - 1);
+      lo += std::min(x, y);
+      hi += std::max(x, y);
+    }
+    if (lo < 0 || hi >= shape[d])
+      return std::nullopt;
+    // Every partial sum is a position inside the tensor: no overflow.
+    flat.constant += a->constant * strides[d];
+    for (size_t v = 0; v < s_.vars.size(); ++v)
+      flat.coeff[v] += a->coeff[v] * strides[d];
+  }
+  return flat;
 }
 
 Scalar BlockEvaluator::value(int k) const {
@@ -133,6 +234,14 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
       rem += (s_.vars[u].end - 1 - start[u]) * inner[u];
     int64_t value = start[v];
     int64_t* column = vars_[v].i.data();
+    if (inner[v] == 1) { // the innermost variable: consecutive values
+      for (int k = 0; k < count; ++k) {
+        column[k] = value;
+        if (++value == s_.vars[v].end)
+          value = s_.vars[v].begin;
+      }
+      continue;
+    }
     for (int k = 0; k < count;) {
       int run = static_cast<int>(std::min<int64_t>(rem, count - k));
       std::fill(column + k, column + k + run, value);
@@ -144,6 +253,7 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
   }
   ++block_;
   count_ = count;
+  block_start_ = start;
   all_.resize(count);
   for (int k = 0; k < count; ++k)
     all_[k] = k;
@@ -152,9 +262,12 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
     if (skip_)
       select_valid();
     const Selection& sel = *selected_;
+    if (affine_target_)
+      each_affine(*affine_target_, sel, [&](int32_t k, int64_t flat) { flat_[k] = flat; });
     for (int32_t k : sel)
-      flat_[k] = 0;
-    for (size_t d = 0; d < s_.out_index.size(); ++d) {
+      if (!affine_target_)
+        flat_[k] = 0;
+    for (size_t d = 0; !affine_target_ && d < s_.out_index.size(); ++d) {
       const Column& c = eval(s_.out_index[d], sel);
       for (int32_t k : sel) {
         if (c.i[k] < 0 || c.i[k] >= target_shape_[d])
@@ -258,8 +371,31 @@ const BlockEvaluator::Column& BlockEvaluator::eval(const Expr& e, const Selectio
   return out;
 }
 
-void BlockEvaluator::load(const ExprNode&, const core::Load& l, const Selection& sel, Column& out) {
+void BlockEvaluator::load(const ExprNode& e, const core::Load& l, const Selection& sel,
+                          Column& out) {
   const core::Tensor& t = *tensors_[l.tensor];
+  const std::byte* base = t.bytes().data();
+  if (auto a = affine_loads_.find(&e); a != affine_loads_.end()) {
+    // Positions in range by construction: read as they are stepped through.
+    switch (t.dtype()) {
+    case DType::Float32:
+      each_affine(a->second, sel, [&](int32_t k, int64_t f) { out.f[k] = read<float>(base, f); });
+      return;
+    case DType::Float64:
+      each_affine(a->second, sel, [&](int32_t k, int64_t f) { out.f[k] = read<double>(base, f); });
+      return;
+    case DType::Int32:
+      each_affine(a->second, sel, [&](int32_t k, int64_t f) { out.i[k] = read<int32_t>(base, f); });
+      return;
+    default:
+      each_affine(a->second, sel, [&](int32_t k, int64_t f) {
+        Scalar v = t.get(f);
+        out.i[k] = v.i;
+        out.f[k] = v.f;
+      });
+      return;
+    }
+  }
   // Flat positions are built in the output column's integer lane, then
   // replaced by the loaded values.
   std::vector<int64_t>& flat = out.i;
@@ -275,7 +411,6 @@ void BlockEvaluator::load(const ExprNode&, const core::Load& l, const Selection&
     if (outside)
       throw GiveUp{}; // replayed point by point: an error, or a skip
   }
-  const std::byte* base = t.bytes().data();
   switch (t.dtype()) {
   case DType::Float32:
     each(sel, [&](int32_t k) { out.f[k] = read<float>(base, flat[k]); });

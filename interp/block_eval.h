@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -105,6 +106,67 @@ private:
   /// Narrows the block to the points whose index points satisfy the
   /// constraints and whose accesses are all in range and integral.
   void select_valid();
+
+  // An integer expression affine in the index variables that, over the
+  // statement's whole box of points, never leaves its dtype (so never wraps
+  // or traps), nor does any part of it: constant + sum of coeff[v] * var v.
+  struct Affine {
+    int64_t constant = 0;
+    std::vector<int64_t> coeff;
+  };
+  std::optional<Affine> affine(const core::Expr& e) const;
+  // The flat position of an access whose every index is affine and in
+  // range at every point of the box, or nothing.
+  std::optional<Affine> affine_flat(const std::vector<core::Expr>& index,
+                                    const core::Shape& shape) const;
+  // Calls f(k, flat) for the positions k of sel and their flat positions
+  // under \p a: stepping through the block from its first point (the whole
+  // block), or from the variables' columns.
+  template <class F> void each_affine(const Affine& a, const Selection& sel, F f) const {
+    const size_t nv = s_.vars.size();
+    if (&sel != &all_) {
+      for (int32_t k : sel) {
+        int64_t flat = a.constant;
+        for (size_t v = 0; v < nv; ++v)
+          flat += a.coeff[v] * vars_[v].i[k];
+        f(k, flat);
+      }
+      return;
+    }
+    int64_t flat = a.constant;
+    for (size_t v = 0; v < nv; ++v)
+      flat += a.coeff[v] * block_start_[v];
+    if (nv == 0) {
+      for (int32_t k = 0; k < count_; ++k)
+        f(k, flat);
+      return;
+    }
+    step_.assign(block_start_.begin(), block_start_.end());
+    std::vector<int64_t>& p = step_;
+    const size_t last = nv - 1;
+    const int64_t step = a.coeff[last], end = s_.vars[last].end;
+    for (int32_t k = 0; k < count_;) {
+      // A run of the innermost variable.
+      int32_t run = static_cast<int32_t>(std::min<int64_t>(end - p[last], count_ - k));
+      for (int32_t j = 0; j < run; ++j, flat += step)
+        f(k + j, flat);
+      k += run;
+      p[last] += run;
+      // Carry into the outer variables.
+      for (size_t v = last + 1; v-- > 0 && p[v] == s_.vars[v].end;) {
+        flat -= a.coeff[v] * (s_.vars[v].end - s_.vars[v].begin);
+        p[v] = s_.vars[v].begin;
+        if (v == 0)
+          break;
+        ++p[v - 1];
+        flat += a.coeff[v - 1];
+      }
+    }
+  }
+  mutable std::vector<int64_t> step_;
+  std::unordered_map<const core::ExprNode*, Affine> affine_loads_;
+  std::optional<Affine> affine_target_;
+  std::vector<int64_t> block_start_;
 };
 
 } // namespace teval::interp::detail

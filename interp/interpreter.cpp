@@ -141,13 +141,20 @@ private:
       if (block.evaluate(point_, n)) {
         const std::vector<int32_t>& valid = block.selected();
         if (sum32) {
-          // The same computation as combine(): float32(acc + v) in double.
+          // The same computation as combine(), float32(acc + v) in double,
+          // which is float32 addition: v is a float32 value (the
+          // statement's dtype), and the double sum of two floats rounds to
+          // the correctly rounded float sum. The accumulator stays in a
+          // register while consecutive points add into one location (a
+          // reduction's inner loop).
           auto* acc = reinterpret_cast<unsigned char*>(out.bytes().data());
-          for (int32_t k : valid) {
+          for (size_t j = 0; j < valid.size();) {
+            int64_t flat = block.flat(valid[j]);
             float a;
-            std::memcpy(&a, acc + block.flat(k) * 4, 4);
-            a = static_cast<float>(static_cast<double>(a) + block.float_value(k));
-            std::memcpy(acc + block.flat(k) * 4, &a, 4);
+            std::memcpy(&a, acc + flat * 4, 4);
+            for (; j < valid.size() && block.flat(valid[j]) == flat; ++j)
+              a = a + static_cast<float>(block.float_value(valid[j]));
+            std::memcpy(acc + flat * 4, &a, 4);
           }
           advance(n);
         } else {
@@ -165,9 +172,17 @@ private:
     }
   }
 
+  // Moves n points on in row-major order (n may pass the last point only
+  // by landing just after it).
   void advance(int n) {
-    for (int k = 0; k < n; ++k)
-      advance();
+    int64_t carry = n;
+    for (size_t i = point_.size(); i-- > 0 && carry > 0;) {
+      const core::IndexVar& v = s_->vars[i];
+      int64_t extent = v.end - v.begin;
+      int64_t at = point_[i] - v.begin + carry;
+      point_[i] = v.begin + at % extent;
+      carry = at / extent;
+    }
   }
 
   // Moves to the next point in row-major order; false after the last.
