@@ -57,66 +57,51 @@ void note(std::string* log, const std::string& line) {
     *log += line + "\n";
 }
 
-// The top-level statements of \p root that are loops.
-std::vector<Stmt> top_loops(const Stmt& root) {
-  std::vector<Stmt> out;
-  auto add = [&](const Stmt& s) {
-    if (std::holds_alternative<For>(s->node))
-      out.push_back(s);
-  };
-  if (const auto* b = std::get_if<Block>(&root->node))
-    for (const Stmt& s : b->stmts)
-      add(s);
-  else
-    add(root);
-  return out;
-}
-
-// Brings the loop over the last index of the nest's one store innermost
-// (each step an interchange core::reorder accepts) and vectorizes it. Only
-// where the loops cannot fail: when several points are erroneous, the
-// order decides which one is reported, and that must stay the
-// interpreter's.
-LoopNest vectorize_contiguous(LoopNest nest, const Stmt& top, std::string* log) {
+// Brings the loop over the last index of the one store of \p top (a
+// top-level loop of \p nest) innermost (each step an interchange
+// core::reorder accepts) and vectorizes it. Only where the loops cannot
+// fail: when several points are erroneous, the order decides which one is
+// reported, and that must stay the interpreter's.
+Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, std::string* log) {
   std::vector<int> vars = chain(std::get<For>(top->node));
-  const For* innermost = loop_of(nest.root, vars.back());
+  const For* innermost = loop_of(top, vars.back());
   const Store* store = only_store(innermost->body);
   if (!store)
-    return nest;
+    return top;
   int column = last_index_var(*store);
   auto at = std::find(vars.begin(), vars.end(), column);
   if (at == vars.end())
-    return nest;
+    return top;
   if (column != vars.back() && !cannot_fail(nest, top)) {
     note(log, "keep " + nest.vars[column].name + " in place: the loops may raise an error");
-    return nest;
+    return top;
   }
   for (size_t i = static_cast<size_t>(at - vars.begin()); i + 1 < vars.size(); ++i) {
     std::string why;
-    std::optional<LoopNest> r = reorder(nest, column, vars[i + 1], &why);
+    std::optional<Stmt> r = reorder(top, column, vars[i + 1], &why);
     const std::string what =
         "interchange " + nest.vars[column].name + " and " + nest.vars[vars[i + 1]].name;
     if (!r) {
       note(log, what + ": refused (" + why + ")");
-      return nest;
+      return top;
     }
     note(log, what);
-    nest = std::move(*r);
+    top = std::move(*r);
     std::swap(vars[i], vars[i + 1]);
   }
-  if (std::optional<LoopNest> r = vectorize(nest, column)) {
+  if (std::optional<Stmt> r = vectorize(top, column)) {
     note(log, "vectorize " + nest.vars[column].name);
-    nest = std::move(*r);
+    top = std::move(*r);
   }
-  return nest;
+  return top;
 }
 
-// The number of points of the loops \p vars (perfectly nested), or -1 when
-// a bound is not a constant.
-int64_t points(const LoopNest& nest, const std::vector<int>& vars) {
+// The number of points of the loops \p vars (in \p root), or -1 when a
+// bound is not a constant.
+int64_t points(const Stmt& root, const std::vector<int>& vars) {
   __int128 total = 1;
   for (int v : vars) {
-    const For* f = loop_of(nest.root, v);
+    const For* f = loop_of(root, v);
     const auto* b = std::get_if<Const>(&f->begin->node);
     const auto* e = std::get_if<Const>(&f->end->node);
     if (!b || !e)
@@ -127,54 +112,52 @@ int64_t points(const LoopNest& nest, const std::vector<int>& vars) {
   return static_cast<int64_t>(total);
 }
 
-// The number of iterations of loop \p var (constant bounds), or -1.
-int64_t trips(const LoopNest& nest, int var) {
-  return points(nest, {var});
-}
-
-// Runs the outermost loop of the nest at \p index of the top level on
-// several threads when the nest is large enough; an outermost loop of
-// fewer iterations than kFewTrips (a batch of one) first trades places
-// with a longer loop inside it, where the nest cannot fail.
-LoopNest parallelize_outer(LoopNest nest, size_t index, const ScheduleOptions& options,
-                           std::string* log) {
+// Runs the outermost loop of \p top on several threads when the nest is
+// large enough; an outermost loop of fewer iterations than kFewTrips (a
+// batch of one) first trades places with a longer loop inside it, where
+// the nest cannot fail.
+Stmt parallelize_outer(const LoopNest& nest, Stmt top, const ScheduleOptions& options,
+                       std::string* log) {
   constexpr int64_t kFewTrips = 16;
-  Stmt top = top_loops(nest.root).at(index);
   std::vector<int> vars = chain(std::get<For>(top->node));
-  if (options.parallel_points <= 0 || points(nest, vars) < options.parallel_points)
-    return nest;
-  if (vars.size() > 1 && trips(nest, vars[0]) < kFewTrips &&
-      trips(nest, vars[1]) > trips(nest, vars[0]) &&
-      loop_of(nest.root, vars[1])->kind == LoopKind::Serial && cannot_fail(nest, top))
-    if (std::optional<LoopNest> r = reorder(nest, vars[0], vars[1])) {
+  if (options.parallel_points <= 0 || points(top, vars) < options.parallel_points)
+    return top;
+  auto trips = [&](int v) { return points(top, {v}); };
+  if (vars.size() > 1 && trips(vars[0]) < kFewTrips && trips(vars[1]) > trips(vars[0]) &&
+      loop_of(top, vars[1])->kind == LoopKind::Serial && cannot_fail(nest, top))
+    if (std::optional<Stmt> r = reorder(top, vars[0], vars[1])) {
       note(log, "interchange " + nest.vars[vars[0]].name + " and " + nest.vars[vars[1]].name);
-      nest = std::move(*r);
-      std::swap(vars[0], vars[1]);
+      top = std::move(*r);
     }
-  const For* f = loop_of(nest.root, vars[0]);
-  if (f->kind != LoopKind::Serial)
-    return nest;
+  const For& f = std::get<For>(top->node);
+  if (f.kind != LoopKind::Serial)
+    return top;
   std::string why;
-  if (std::optional<LoopNest> r = parallelize(nest, f->var, &why)) {
-    note(log, "parallel " + nest.vars[f->var].name);
+  if (std::optional<Stmt> r = parallelize(nest, top, &why)) {
+    note(log, "parallel " + nest.vars[f.var].name);
     return std::move(*r);
   }
-  note(log, "keep " + nest.vars[f->var].name + " on one thread: " + why);
-  return nest;
+  note(log, "keep " + nest.vars[f.var].name + " on one thread: " + why);
+  return top;
 }
 
 } // namespace
 
 LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::string* log) {
-  LoopNest out = nest;
-  if (!out.root)
-    return out;
-  std::vector<Stmt> tops = top_loops(nest.root);
-  for (size_t i = 0; i < tops.size(); ++i) {
+  if (!nest.root)
+    return nest;
+  // Each top-level loop on its own: the nest is copied once.
+  bool block = std::holds_alternative<Block>(nest.root->node);
+  std::vector<Stmt> tops = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  for (Stmt& top : tops) {
+    if (!std::holds_alternative<For>(top->node))
+      continue;
     if (options.vectorize)
-      out = vectorize_contiguous(std::move(out), top_loops(out.root).at(i), log);
-    out = parallelize_outer(std::move(out), i, options, log);
+      top = vectorize_contiguous(nest, top, log);
+    top = parallelize_outer(nest, top, options, log);
   }
+  LoopNest out = nest;
+  out.root = block ? make_block(std::move(tops)) : tops[0];
   return out;
 }
 

@@ -198,13 +198,27 @@ Expr floor_div(const Expr& n, int64_t f) {
   return make_apply(Op::Div, {n, int64(f)});
 }
 
-std::optional<LoopNest> replace_loop(const LoopNest& nest, int var,
-                                     const std::function<Stmt(const For&)>& f) {
-  LoopNest out = nest;
-  out.root = map_stmt(nest.root, [&](const Stmt& s) -> Stmt {
+// \p root with the loop over \p var replaced by f(loop).
+Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f) {
+  return map_stmt(root, [&](const Stmt& s) -> Stmt {
     const auto* loop = std::get_if<For>(&s->node);
     return loop && loop->var == var ? f(*loop) : nullptr;
   });
+}
+
+std::optional<LoopNest> replace_loop(const LoopNest& nest, int var,
+                                     const std::function<Stmt(const For&)>& f) {
+  LoopNest out = nest;
+  out.root = replace_loop_in(nest.root, var, f);
+  return out;
+}
+
+// \p nest with root \p root, when there is one.
+std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root) {
+  if (!root)
+    return std::nullopt;
+  LoopNest out = nest;
+  out.root = std::move(*root);
   return out;
 }
 
@@ -249,8 +263,8 @@ std::optional<LoopNest> split(const LoopNest& nest, int var, int64_t factor, Spl
   return result;
 }
 
-std::optional<LoopNest> reorder(const LoopNest& nest, int outer, int inner, std::string* why) {
-  const For* o = find_loop(nest.root, outer);
+std::optional<Stmt> reorder(const Stmt& root, int outer, int inner, std::string* why) {
+  const For* o = find_loop(root, outer);
   if (!o)
     return fail(why, "no loop over the outer variable"), std::nullopt;
   const auto* i = std::get_if<For>(&o->body->node);
@@ -268,10 +282,14 @@ std::optional<LoopNest> reorder(const LoopNest& nest, int outer, int inner, std:
   a.add(i->body);
   if (!a.separated({outer, inner}, why))
     return std::nullopt;
-  return replace_loop(nest, outer, [&](const For& f) {
+  return replace_loop_in(root, outer, [&](const For& f) {
     return make_for(i->var, i->begin, i->end, make_for(f.var, f.begin, f.end, i->body, f.kind),
                     i->kind);
   });
+}
+
+std::optional<LoopNest> reorder(const LoopNest& nest, int outer, int inner, std::string* why) {
+  return with_root(nest, reorder(nest.root, outer, inner, why));
 }
 
 std::optional<LoopNest> tile(const LoopNest& nest, int outer, int inner, int64_t outer_factor,
@@ -322,36 +340,47 @@ std::optional<LoopNest> unroll(const LoopNest& nest, int var, std::string* why) 
   });
 }
 
-std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* why) {
-  if (!find_loop(nest.root, var))
+std::optional<Stmt> vectorize(const Stmt& root, int var, std::string* why) {
+  if (!find_loop(root, var))
     return fail(why, "no loop over that variable"), std::nullopt;
-  return replace_loop(nest, var, [&](const For& f) {
+  return replace_loop_in(root, var, [&](const For& f) {
     return make_for(f.var, f.begin, f.end, f.body, LoopKind::Vectorized);
   });
 }
 
-std::optional<LoopNest> parallelize(const LoopNest& nest, int var, std::string* why) {
-  std::vector<Stmt> top = {nest.root};
-  if (const auto* b = std::get_if<Block>(&nest.root->node))
-    top = b->stmts;
-  auto it = std::find_if(top.begin(), top.end(), [&](const Stmt& s) {
-    const auto* f = std::get_if<For>(&s->node);
-    return f && f->var == var;
-  });
-  if (it == top.end())
-    return fail(why, "not a loop of the nest's top level"), std::nullopt;
-  const For& f = std::get<For>((*it)->node);
-  if (!constant(f.begin) || !constant(f.end))
+std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* why) {
+  return with_root(nest, vectorize(nest.root, var, why));
+}
+
+std::optional<Stmt> parallelize(const LoopNest& nest, const Stmt& loop, std::string* why) {
+  const auto* f = std::get_if<For>(&loop->node);
+  if (!f)
+    return fail(why, "not a loop"), std::nullopt;
+  if (!constant(f->begin) || !constant(f->end))
     return fail(why, "the loop's bounds are not constants"), std::nullopt;
   Accesses a;
-  a.add(f.body);
-  if (!a.separated({var}, why))
+  a.add(f->body);
+  if (!a.separated({f->var}, why))
     return std::nullopt;
-  if (!cannot_fail(nest, *it))
+  if (!cannot_fail(nest, loop))
     return fail(why, "the loop may raise an error"), std::nullopt;
-  return replace_loop(nest, var, [&](const For& l) {
-    return make_for(l.var, l.begin, l.end, l.body, LoopKind::Parallel);
-  });
+  return make_for(f->var, f->begin, f->end, f->body, LoopKind::Parallel);
+}
+
+std::optional<LoopNest> parallelize(const LoopNest& nest, int var, std::string* why) {
+  bool block = std::holds_alternative<Block>(nest.root->node);
+  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  for (Stmt& s : top) {
+    const auto* f = std::get_if<For>(&s->node);
+    if (!f || f->var != var)
+      continue;
+    std::optional<Stmt> r = parallelize(nest, s, why);
+    if (!r)
+      return std::nullopt;
+    s = *r;
+    return with_root(nest, block ? make_block(std::move(top)) : top[0]);
+  }
+  return fail(why, "not a loop of the nest's top level"), std::nullopt;
 }
 
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest) {

@@ -62,6 +62,13 @@ std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* wh
 /// no order of the iterations changes a result.
 std::optional<LoopNest> parallelize(const LoopNest& nest, int var, std::string* why = nullptr);
 
+// The same on one statement of a nest, which is not copied (a schedule of
+// a nest of many statements stays linear): the statement transformed.
+std::optional<Stmt> reorder(const Stmt& root, int outer, int inner, std::string* why = nullptr);
+std::optional<Stmt> vectorize(const Stmt& root, int var, std::string* why = nullptr);
+/// \p loop: a top-level loop statement of \p nest.
+std::optional<Stmt> parallelize(const LoopNest& nest, const Stmt& loop, std::string* why = nullptr);
+
 /// The pairs of loops that follow each other directly in one block, first
 /// to last: the candidates for fuse().
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);
