@@ -7,10 +7,13 @@ namespace teval::api {
 namespace {
 
 // The session owns the compiled code, so it lives as long as the program.
+// A user's run: no watermark copies of the buffers (teval's own tests and
+// campaigns run with them).
 class Compiled final : public JitProgram {
 public:
   explicit Compiled(const core::LoopNest& nest)
-      : session_(std::make_unique<jit::Jit>()), kernel_(session_->compile(nest)) {}
+      : session_(std::make_unique<jit::Jit>(jit::JitOptions{.watermarks = false})),
+        kernel_(session_->compile(nest)) {}
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads) const override {
     return kernel_->run(inputs, threads);
   }

@@ -2,10 +2,11 @@
 """teval's engines side by side with the peers a user would pick instead.
 
 On the same float32 inputs, in one process: matmuls, convolutions with
-padding and an elementwise exp, run by teval's JIT and interpreter (through
-the teval Python module) and by numpy.einsum (with and without optimize),
-torch (matmul, conv2d, exp) and NNC's IREval (torch._C._te's "ir_eval"
-codegen, where torch has it). Prints G MAC/s (G elements/s for the
+padding, an elementwise exp and an elementwise 2x + 1, run by teval's JIT
+and interpreter (through the teval Python module) and by numpy.einsum (with
+and without optimize), torch (matmul, conv2d, exp), NNC's IREval
+(torch._C._te's "ir_eval" codegen, where torch has it) and, for 2x + 1,
+numpy and a plain copy (this machine's copy bandwidth). Prints G MAC/s (G elements/s for the
 elementwise case) and teval's ratios against each peer, the machine, and the
 JIT's compile time per kernel. Each teval output is checked against numpy's
 first (allclose): the comparison is of one computation.
@@ -101,6 +102,22 @@ def exp_case(n):
             "work": n * n, "unit": "G elem/s", "peers": peers}
 
 
+def affine_case(n):
+    """2x + 1 elementwise: bound by memory, so its peers are copies: numpy's
+    copyto into an existing array (one read and one write per element, the
+    machine's copy bandwidth) and x.copy() (the same into a new array, as
+    every operation returning one pays for its fresh pages)."""
+    text = ('- einstein_v2("output0[N, M] = input0[N, M] * 2.0 + 1.0", '
+            '{"input0": {"dtype": "float32", "shape": [%d, %d]}})' % (n, n))
+    x = np.random.default_rng(5).uniform(-4, 4, (n, n)).astype(np.float32)
+    copy = np.empty_like(x)
+    peers = {"numpy 2x+1": lambda: x * np.float32(2) + np.float32(1),
+             "copy (numpy.copyto)": lambda: np.copyto(copy, x) or copy,
+             "copy (x.copy())": lambda: x.copy()}
+    return {"name": "2x+1 %d^2" % n, "text": text, "inputs": {"input0": x},
+            "work": n * n, "unit": "G elem/s", "peers": peers}
+
+
 def nnc_matmul_rate(n, repeat):
     """G MAC/s of NNC's IREval on an n^3 float32 matmul, or None."""
     if torch is None:
@@ -169,11 +186,11 @@ def main():
     if torch is not None:
         torch.set_num_threads(args.threads)
     if args.quick:
-        cases = [matmul_case(24), conv_case(1, 4, 6, 6, 5), exp_case(16)]
+        cases = [matmul_case(24), conv_case(1, 4, 6, 6, 5), exp_case(16), affine_case(16)]
         nnc_n = 8
     else:
         cases = [matmul_case(256), matmul_case(512), conv_case(4, 64, 32, 32, 64),
-                 conv_case(1, 64, 56, 56, 64), exp_case(2048)]
+                 conv_case(1, 64, 56, 56, 64), exp_case(2048), affine_case(4096)]
         nnc_n = 32
     print("machine: %s, %s, %d cores; numpy %s, torch %s; teval JIT and torch on %d threads" % (
         platform.machine(), platform.processor() or platform.platform(), os.cpu_count() or 0,
