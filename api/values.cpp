@@ -2,6 +2,7 @@
 #include "api/values.h"
 
 #include "core/dtype.h"
+#include "core/shape.h"
 
 #include <cstring>
 
@@ -115,14 +116,17 @@ core::Tensor internal_tensor(const TensorRef& ref) {
   if (!ref.strides.empty() && ref.strides.size() != ref.shape.size())
     fail("a tensor has " + std::to_string(ref.strides.size()) + " strides for " +
          std::to_string(ref.shape.size()) + " dimensions");
+  size_t size = size_of(ref.dtype);
+  // The caller's memory as it is, where its layout is teval's: no copy.
+  std::optional<int64_t> n = core::checked_numel(ref.shape);
+  if (n && *n > 0 && ref.data && c_order(ref) && reinterpret_cast<uintptr_t>(ref.data) % size == 0)
+    return core::Tensor::borrow(internal(ref.dtype), ref.shape,
+                                static_cast<const std::byte*>(ref.data));
   core::Tensor t(internal(ref.dtype), ref.shape);
   if (t.numel() == 0)
     return t;
   if (!ref.data)
     fail("a tensor has no data");
-  size_t size = size_of(ref.dtype);
-  if (c_order(ref) && reinterpret_cast<uintptr_t>(ref.data) % size == 0)
-    return core::Tensor::borrow(t.dtype(), t.shape(), static_cast<const std::byte*>(ref.data));
   auto* out = reinterpret_cast<unsigned char*>(t.bytes().data());
   const auto* in = static_cast<const unsigned char*>(ref.data);
   if (c_order(ref)) {
