@@ -256,6 +256,15 @@ private:
 
 } // namespace
 
+const For* find_loop(const Stmt& root, int var) {
+  const For* found = nullptr;
+  each_stmt(root, [&](const Stmt& s) {
+    if (const auto* f = std::get_if<For>(&s->node); f && f->var == var && !found)
+      found = f;
+  });
+  return found;
+}
+
 void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f) {
   f(s);
   std::visit(

@@ -155,6 +155,9 @@ Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const V
 /// Calls \p f on \p s and every statement below it, parents first.
 void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
 
+/// The first loop over variable \p var in \p root (parents first), or null.
+const For* find_loop(const Stmt& root, int var);
+
 /// Every expression \p s evaluates itself (not those of the statements
 /// below it); a Store's absent guard is left out.
 std::vector<Expr> own_exprs(const Stmt& s);

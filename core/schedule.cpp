@@ -18,15 +18,6 @@ std::vector<int> chain(const For& f) {
   return vars;
 }
 
-const For* loop_of(const Stmt& root, int var) {
-  const For* found = nullptr;
-  each_stmt(root, [&](const Stmt& s) {
-    if (const auto* f = std::get_if<For>(&s->node); f && f->var == var && !found)
-      found = f;
-  });
-  return found;
-}
-
 // The variable a store's last index is (possibly through an integer
 // cast), or -1.
 int last_index_var(const Store& s) {
@@ -64,7 +55,7 @@ void note(std::string* log, const std::string& line) {
 // reported, and that must stay the interpreter's.
 Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, std::string* log) {
   std::vector<int> vars = chain(std::get<For>(top->node));
-  const For* innermost = loop_of(top, vars.back());
+  const For* innermost = find_loop(top, vars.back());
   const Store* store = only_store(innermost->body);
   if (!store)
     return top;
@@ -101,7 +92,7 @@ Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, std::string* log) {
 int64_t points(const Stmt& root, const std::vector<int>& vars) {
   __int128 total = 1;
   for (int v : vars) {
-    const For* f = loop_of(root, v);
+    const For* f = find_loop(root, v);
     const auto* b = std::get_if<Const>(&f->begin->node);
     const auto* e = std::get_if<Const>(&f->end->node);
     if (!b || !e)
@@ -124,7 +115,7 @@ Stmt parallelize_outer(const LoopNest& nest, Stmt top, const ScheduleOptions& op
     return top;
   auto trips = [&](int v) { return points(top, {v}); };
   if (vars.size() > 1 && trips(vars[0]) < kFewTrips && trips(vars[1]) > trips(vars[0]) &&
-      loop_of(top, vars[1])->kind == LoopKind::Serial && cannot_fail(nest, top))
+      find_loop(top, vars[1])->kind == LoopKind::Serial && cannot_fail(nest, top))
     if (std::optional<Stmt> r = reorder(top, vars[0], vars[1])) {
       note(log, "interchange " + nest.vars[vars[0]].name + " and " + nest.vars[vars[1]].name);
       top = std::move(*r);

@@ -150,15 +150,6 @@ struct Accesses {
   }
 };
 
-const For* find_loop(const Stmt& root, int var) {
-  const For* found = nullptr;
-  each_stmt(root, [&](const Stmt& s) {
-    if (const auto* f = std::get_if<For>(&s->node); f && f->var == var && !found)
-      found = f;
-  });
-  return found;
-}
-
 std::optional<int64_t> constant(const Expr& e) {
   if (const auto* c = std::get_if<Const>(&e->node))
     return c->value.i;

@@ -160,7 +160,6 @@ Image read_image(const std::string& linked, uint32_t slot, uint32_t size,
   auto elf = check(llvm::object::ELF32LEFile::create(linked), "reading the linked kernel");
   Image image;
   image.slot = slot;
-  image.slot_size = size;
   image.entry = static_cast<uint32_t>(elf.getHeader().e_entry);
   for (const auto& header : check(elf.program_headers(), "the linked kernel's segments")) {
     if (header.p_type != llvm::ELF::PT_LOAD || header.p_memsz == 0)

@@ -47,8 +47,7 @@ const std::filesystem::path& server_executable();
 /// A kernel linked for a slot of the region: its entry and the bytes to
 /// copy there (zero-filled sections included).
 struct Image {
-  uint32_t slot = 0;
-  uint32_t slot_size = 0;
+  uint32_t slot = 0; ///< where it was linked (reserve_slot())
   uint32_t entry = 0;
   std::vector<std::pair<uint32_t, std::string>> segments;
   /// The simulator it was last loaded into (0: none).

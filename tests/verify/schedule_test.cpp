@@ -10,6 +10,7 @@
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
+#include "tests/support/outcome.h"
 #include "tests/support/programs.h"
 #include "verify/generators.h"
 
@@ -19,31 +20,9 @@
 namespace teval::verify {
 namespace {
 
-struct Outcome {
-  std::vector<core::Tensor> out;
-  std::string error;
-};
-
-template <class F> Outcome outcome(F run) {
-  Outcome o;
-  try {
-    o.out = run();
-  } catch (const core::Error& e) {
-    if (e.kind() == core::ErrorKind::Interrupted)
-      throw;
-    o.error = e.render();
-  }
-  return o;
-}
-
-bool identical(const Outcome& a, const Outcome& b) {
-  if (a.error != b.error || a.out.size() != b.out.size())
-    return false;
-  for (size_t i = 0; i < a.out.size(); ++i)
-    if (!core::identical(a.out[i], b.out[i]))
-      return false;
-  return true;
-}
+using test::identical;
+using test::Outcome;
+using test::outcome;
 
 struct Case {
   Program program;
