@@ -9,7 +9,6 @@
 #include "core/kernel.h"
 #include "core/lower.h"
 #include "core/npy.h"
-#include "core/npz.h"
 #include "core/progress.h"
 #include "core/schedule.h"
 #include "interp/interpreter.h"
@@ -26,6 +25,7 @@
 #include "parser/tile/tile_source.h"
 #include "tools/teval/array_print.h"
 #include "tools/teval/cli_support.h"
+#include "tools/teval/run_inputs.h"
 
 #include <algorithm>
 #include <cctype>
@@ -43,11 +43,6 @@
 namespace teval::tools {
 
 namespace {
-
-struct InputArg {
-  std::string name;
-  std::string value;
-};
 
 struct Options {
   std::optional<std::string> file;
@@ -204,81 +199,6 @@ Options parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-// "float32[4, 8]" as an -i value; nothing when the value is a path.
-std::optional<parser::InputType> random_spec(const std::string& value) {
-  size_t open = value.find('[');
-  if (open == std::string::npos || value.back() != ']')
-    return std::nullopt;
-  std::optional<core::DType> dtype = core::dtype_from_name(value.substr(0, open));
-  if (!dtype) {
-    // A word and a bracketed list is meant as a type, unless such a file
-    // exists.
-    std::string word = value.substr(0, open);
-    if (is_identifier(word) && !std::filesystem::exists(value))
-      throw UsageError{"unknown dtype '" + word + "' in '" + value + "'; teval has " +
-                       core::dtype_name_list()};
-    return std::nullopt;
-  }
-  parser::InputType t{*dtype, {}, {}};
-  std::stringstream dims(value.substr(open + 1, value.size() - open - 2));
-  std::string dim;
-  while (std::getline(dims, dim, ',')) {
-    size_t b = dim.find_first_not_of(' ');
-    size_t e = dim.find_last_not_of(' ');
-    if (b == std::string::npos)
-      throw UsageError{"empty dimension in '" + value + "'"};
-    dim = dim.substr(b, e - b + 1);
-    for (char c : dim)
-      if (!std::isdigit(static_cast<unsigned char>(c)))
-        throw UsageError{"dimension '" + dim + "' in '" + value + "' is not a number"};
-    errno = 0;
-    unsigned long long n = std::strtoull(dim.c_str(), nullptr, 10);
-    if (errno || n > static_cast<unsigned long long>(INT64_MAX))
-      throw UsageError{"dimension '" + dim + "' is too large"};
-    t.shape.push_back(static_cast<int64_t>(n));
-  }
-  return t;
-}
-
-core::Tensor read_input_file(const InputArg& in) {
-  return read_tensor_argument(in.name, in.value);
-}
-
-// The dtypes and shapes of the inputs: declared ones (an Antares input_dict)
-// checked against the -i arguments; fills \p given with the .npy tensors.
-std::map<std::string, parser::InputType> input_types(const Options& o,
-                                                     std::map<std::string, parser::InputType> types,
-                                                     std::map<std::string, core::Tensor>& given) {
-  for (const InputArg& in : o.inputs) {
-    if (std::optional<parser::InputType> spec = random_spec(in.value)) {
-      if (auto it = types.find(in.name); it != types.end()) {
-        if (it->second.dtype != spec->dtype || it->second.shape != spec->shape)
-          throw core::Error(core::ErrorKind::Shape, "-i " + in.name + "=" + in.value,
-                            "input `" + in.name + "` is declared " +
-                                type_text(it->second.dtype, it->second.shape) + ", not " +
-                                type_text(spec->dtype, spec->shape))
-              .note(it->second.span, "declared here");
-        continue;
-      }
-      types[in.name] = *spec;
-      continue;
-    }
-    core::Tensor t = read_input_file(in);
-    if (auto it = types.find(in.name); it != types.end()) {
-      if (it->second.dtype != t.dtype() || it->second.shape != t.shape())
-        throw core::Error(core::ErrorKind::Shape, in.value,
-                          "input `" + in.name + "` is declared " +
-                              type_text(it->second.dtype, it->second.shape) +
-                              " but the file holds " + type_text(t.dtype(), t.shape()))
-            .note(it->second.span, "declared here");
-    } else {
-      types[in.name] = {t.dtype(), t.shape(), {}};
-    }
-    given.emplace(in.name, std::move(t));
-  }
-  return types;
-}
-
 bool ends_with(const std::optional<std::string>& file, std::string_view suffix) {
   return file && file->size() > suffix.size() &&
          file->compare(file->size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -311,7 +231,7 @@ core::Graph elaborate_graph(const Options& o, const core::SourceFile& file,
   if (!o.params.empty())
     throw UsageError{"-p applies to Tile functions"};
   ast::Program program = parser::read_mlir(file);
-  return parser::elaborate_mlir(program, o.entry, input_types(o, {}, given));
+  return parser::elaborate_mlir(program, o.entry, input_types(o.inputs, {}, given));
 }
 
 // One tensor per graph input: given, or seeded random data.
@@ -353,12 +273,13 @@ core::Kernel elaborate(const Options& o, Sources& sources,
   }
   if (is_tile(o)) {
     ast::Program program = parser::read_tile(*sources.file);
-    return parser::elaborate_tile(program, o.entry, input_types(o, {}, given), o.params);
+    return parser::elaborate_tile(program, o.entry, input_types(o.inputs, {}, given), o.params);
   }
   if (!o.entry.empty() || !o.params.empty())
     throw UsageError{"--entry and -p apply to Tile and MLIR functions"};
   parser::AntaresSource source = parser::read_antares(*sources.file);
-  return parser::elaborate_antares(source, input_types(o, parser::declared_inputs(source), given));
+  return parser::elaborate_antares(source,
+                                   input_types(o.inputs, parser::declared_inputs(source), given));
 }
 
 // `teval lower` and `teval jit`: print what a program becomes.
@@ -553,14 +474,6 @@ int run(const Options& o) {
 }
 
 } // namespace
-
-core::Tensor read_tensor_argument(const std::string& name, const std::string& path) {
-  if (size_t at = path.rfind(".npz:"); at != std::string::npos)
-    return core::read_npz(path.substr(0, at + 4), path.substr(at + 5));
-  if (path.size() > 4 && path.substr(path.size() - 4) == ".npz")
-    return core::read_npz(path, name);
-  return core::read_npy(path);
-}
 
 LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command) {
   Options o = parse_options(args);
