@@ -168,17 +168,18 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
     if (skip_)
       select_valid();
     const Selection& sel = *selected_;
-    if (affine_target_)
+    if (affine_target_) {
       each_affine(*affine_target_, sel, [&](int32_t k, int64_t flat) { flat_[k] = flat; });
-    for (int32_t k : sel)
-      if (!affine_target_)
+    } else {
+      for (int32_t k : sel)
         flat_[k] = 0;
-    for (size_t d = 0; !affine_target_ && d < s_.out_index.size(); ++d) {
-      const Column& c = eval(s_.out_index[d], sel);
-      for (int32_t k : sel) {
-        if (c.i[k] < 0 || c.i[k] >= target_shape_[d])
-          throw GiveUp{}; // only where points are not filtered for validity
-        flat_[k] += c.i[k] * target_strides_[d];
+      for (size_t d = 0; d < s_.out_index.size(); ++d) {
+        const Column& c = eval(s_.out_index[d], sel);
+        for (int32_t k : sel) {
+          if (c.i[k] < 0 || c.i[k] >= target_shape_[d])
+            throw GiveUp{}; // only where points are not filtered for validity
+          flat_[k] += c.i[k] * target_strides_[d];
+        }
       }
     }
     value_ = &eval(s_.value, sel);

@@ -267,7 +267,7 @@ const std::vector<std::string>& runtime_symbols() {
 }
 
 Executable::Executable(const std::string& object, const std::string& kernel) : kernel_(kernel) {
-  fs::path lld = tool("ld.lld-19", kernel);
+  tool("ld.lld-19", kernel); // missing: an error before anything is made
   std::string pattern = (fs::temp_directory_path() / "teval-dsp-XXXXXX").string();
   TEVAL_ASSERT(::mkdtemp(pattern.data()), "cannot make a temporary directory");
   dir_ = pattern;
@@ -281,22 +281,25 @@ Executable::Executable(const std::string& object, const std::string& kernel) : k
   }
   std::string script = linker_script(*slot);
   write_file(dir_ / "kernel.ld", script.data(), script.size());
-  Status s =
-      run_process({lld.string(), "-static", "--just-symbols=" + server_executable().string(), "-T",
-                   (dir_ / "kernel.ld").string(), "-e", "teval_kernel",
-                   (dir_ / "kernel.o").string(), "-o", (dir_ / "kernel.image").string()},
-                  dir_ / "empty", dir_ / "link.out", dir_ / "link.err", std::chrono::seconds(60));
-  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0) {
-    release_slot(*slot);
-    throw Error(ErrorKind::Unsupported, kernel,
-                "linking the kernel for the DSP failed: " + read_file(dir_ / "link.err"));
-  }
   try {
+    link({"--just-symbols=" + server_executable().string(), "-T", (dir_ / "kernel.ld").string(),
+          "-e", "teval_kernel", (dir_ / "kernel.o").string(), "-o",
+          (dir_ / "kernel.image").string()});
     image_ = read_image(read_file(dir_ / "kernel.image"), *slot, size, kernel);
   } catch (...) {
     release_slot(*slot);
     throw;
   }
+}
+
+void Executable::link(const std::vector<std::string>& arguments) const {
+  std::vector<std::string> argv = {tool("ld.lld-19", kernel_).string(), "-static"};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  Status s = run_process(argv, dir_ / "empty", dir_ / "link.out", dir_ / "link.err",
+                         std::chrono::seconds(60));
+  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0)
+    throw Error(ErrorKind::Unsupported, kernel_,
+                "linking the kernel for the DSP failed: " + read_file(dir_ / "link.err"));
 }
 
 Executable::~Executable() {
@@ -310,14 +313,8 @@ const fs::path& Executable::standalone() const {
   if (!executable_.empty())
     return executable_;
   write_file(dir_ / "runtime.o", generated::dsp_runtime_object, generated::dsp_runtime_object_size);
-  fs::path lld = tool("ld.lld-19", kernel_);
-  Status s =
-      run_process({lld.string(), "-static", "-e", "_start", (dir_ / "runtime.o").string(),
-                   (dir_ / "kernel.o").string(), "-o", (dir_ / "kernel").string()},
-                  dir_ / "empty", dir_ / "link.out", dir_ / "link.err", std::chrono::seconds(60));
-  if (!s.finished || !WIFEXITED(s.wait_status) || WEXITSTATUS(s.wait_status) != 0)
-    throw Error(ErrorKind::Unsupported, kernel_,
-                "linking the kernel for the DSP failed: " + read_file(dir_ / "link.err"));
+  link({"-e", "_start", (dir_ / "runtime.o").string(), (dir_ / "kernel.o").string(), "-o",
+        (dir_ / "kernel").string()});
   executable_ = dir_ / "kernel";
   return executable_;
 }

@@ -84,6 +84,9 @@ public:
 private:
   // Links the executable of its own, once.
   const std::filesystem::path& standalone() const;
+  // Runs ld.lld-19 -static with \p arguments in the private directory;
+  // throws Error(Unsupported) with what it printed when it fails.
+  void link(const std::vector<std::string>& arguments) const;
 
   std::filesystem::path dir_;
   std::string kernel_;

@@ -4,6 +4,7 @@
 #include "core/fault.h"
 #include "core/interrupt.h"
 #include "core/lower.h"
+#include "core/shape.h"
 #include "jit/codegen.h"
 #include "jit/hexagon/dsp_runner.h"
 #include "jit/llvm_support.h"
@@ -301,10 +302,14 @@ std::vector<std::vector<std::byte>> DspKernel::buffers(std::span<const core::Ten
     buffers[n.inputs[i]].assign(inputs[i].bytes().begin(), inputs[i].bytes().end());
     given[n.inputs[i]] = true;
   }
-  for (size_t i = 0; i < n.buffers.size(); ++i)
-    if (!given[i])
-      buffers[i].assign(core::Tensor(n.buffers[i].dtype, n.buffers[i].shape).bytes().size(),
-                        std::byte{0});
+  for (size_t i = 0; i < n.buffers.size(); ++i) {
+    if (given[i])
+      continue;
+    std::optional<int64_t> numel = core::checked_numel(n.buffers[i].shape);
+    TEVAL_ASSERT(numel, "a buffer's size overflows");
+    buffers[i].assign(static_cast<size_t>(*numel) * core::size_bytes(n.buffers[i].dtype),
+                      std::byte{0});
+  }
   return buffers;
 }
 
