@@ -331,6 +331,12 @@ std::optional<LoopNest> unroll(const LoopNest& nest, int var, std::string* why) 
   });
 }
 
+bool iterations_separated(const For& f, std::string* why) {
+  Accesses a;
+  a.add(f.body);
+  return a.separated({f.var}, why);
+}
+
 std::optional<Stmt> vectorize(const Stmt& root, int var, std::string* why) {
   if (!find_loop(root, var))
     return fail(why, "no loop over that variable"), std::nullopt;
@@ -349,9 +355,7 @@ std::optional<Stmt> parallelize(const LoopNest& nest, const Stmt& loop, std::str
     return fail(why, "not a loop"), std::nullopt;
   if (!constant(f->begin) || !constant(f->end))
     return fail(why, "the loop's bounds are not constants"), std::nullopt;
-  Accesses a;
-  a.add(f->body);
-  if (!a.separated({f->var}, why))
+  if (!iterations_separated(*f, why))
     return std::nullopt;
   if (!cannot_fail(nest, loop))
     return fail(why, "the loop may raise an error"), std::nullopt;

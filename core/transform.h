@@ -51,8 +51,15 @@ std::optional<LoopNest> tile(const LoopNest& nest, int outer, int inner, int64_t
 std::optional<LoopNest> unroll(const LoopNest& nest, int var, std::string* why = nullptr);
 
 /// Marks a loop for vector code generation (LoopKind::Vectorized); the
-/// code generator vectorizes what it can prove legal.
+/// code generator vectorizes what it can prove legal, and forces vector
+/// code only on a loop whose iterations_separated() holds.
 std::optional<LoopNest> vectorize(const LoopNest& nest, int var, std::string* why = nullptr);
+
+/// True when no two iterations of \p f touch one stored location: every
+/// access to a buffer its body stores has f's variable as the whole index
+/// of one and the same dimension (the rule of reorder and parallelize). A
+/// loop that fails it may carry a reduction from iteration to iteration.
+bool iterations_separated(const For& f, std::string* why = nullptr);
 
 /// Marks a top-level loop (a statement of the root block) with constant
 /// bounds to run its iterations on several threads (LoopKind::Parallel).

@@ -21,6 +21,7 @@
 // range checks unsigned (a negative index is a huge one).
 #include "jit/codegen.h"
 
+#include "core/transform.h"
 #include "jit/codegen_impl.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -417,7 +418,13 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/planted(15), /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* back = b_.CreateBr(header);
-  if (f.kind == core::LoopKind::Unrolled || f.kind == core::LoopKind::Vectorized) {
+  // Forcing the vectorizer also licenses it to reorder a floating-point
+  // reduction (LLVM treats the hint like `#pragma clang loop
+  // vectorize(enable)`): only a loop with no reduction across its
+  // iterations is forced; on any other the cost model decides, under strict
+  // floating-point rules.
+  const bool force_vector = f.kind == core::LoopKind::Vectorized && core::iterations_separated(f);
+  if (f.kind == core::LoopKind::Unrolled || force_vector) {
     llvm::Metadata* hint =
         f.kind == core::LoopKind::Unrolled
             ? llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.unroll.full")})

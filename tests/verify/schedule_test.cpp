@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <regex>
+
 namespace teval::verify {
 namespace {
 
@@ -151,6 +153,20 @@ TEST(Schedule, InterchangesOnlyWhatCannotFail) {
   EXPECT_NE(error.find("input1[3, 4] is outside shape [4, 4] (at N=0, M=1, K=3)"),
             std::string::npos)
       << error;
+}
+
+// The scheduled matmul is vector code across its columns, with no
+// reordered reduction: each lane sums its own output in order.
+TEST(Schedule, TheMatmulsColumnsAreVectorLanes) {
+  core::LoopNest mm = core::lower(test::elaborate(
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "\"float32\", \"shape\": [64, 64]}, \"input1\": {\"dtype\": \"float32\", \"shape\": "
+      "[64, 64]}})"));
+  jit::Jit j;
+  std::string ir = j.emit_llvm(mm);
+  EXPECT_TRUE(std::regex_search(ir, std::regex("fmul <[0-9]+ x float>"))) << ir;
+  EXPECT_TRUE(std::regex_search(ir, std::regex("fadd <[0-9]+ x float>"))) << ir;
+  EXPECT_EQ(ir.find("reduce.fadd"), std::string::npos) << ir;
 }
 
 // A request to stop reaches every thread of a parallel loop: a matmul of

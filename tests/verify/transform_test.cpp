@@ -94,6 +94,14 @@ RC_GTEST_PROP(Transform, UnrollPreservesResults, ()) {
 RC_GTEST_PROP(Transform, VectorizePreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::Vectorize));
 }
+// Every loop marked at once: the vectorizer then meets every loop of the
+// nest, reductions included, whichever ends up innermost.
+RC_GTEST_PROP(Transform, VectorizingEveryLoopPreservesResults, ()) {
+  std::vector<TransformStep> every;
+  for (int loop = 0; loop < 8; ++loop)
+    every.push_back({TransformStep::Vectorize, loop});
+  check_steps(every);
+}
 RC_GTEST_PROP(Transform, FusePreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::Fuse));
 }
@@ -137,6 +145,32 @@ TEST(Transform, ReorderRefusesToReorderAReduction) {
   std::string why;
   EXPECT_FALSE(core::reorder(n, i, j, &why));
   EXPECT_EQ(why, "a stored buffer's index does not separate the iterations");
+}
+
+TEST(Transform, AVectorizedReductionLoopKeepsItsOrder) {
+  // out[0] += in[i] over 64 iterations of a loop marked Vectorized: the
+  // mark may not license reordering the float sum. in = 1e8, 2, 2, ...: in
+  // order every 2 is lost to rounding (the ulp of 1e8 in float32 is 8); in
+  // lanes the twos add up to multiples of 8 before they meet 1e8.
+  core::LoopNest n;
+  int in = n.add_buffer({"in", core::DType::Float32, {64}, core::BufferKind::Input, {}});
+  int out = n.add_buffer({"out", core::DType::Float32, {1}, core::BufferKind::Output, {}});
+  int i = n.add_var("i", core::DType::Int64, true);
+  n.inputs = {in};
+  n.outputs = {out};
+  core::Expr acc = core::make_load(out, core::DType::Float32, {core::int64(0)});
+  core::Expr x = core::make_load(in, core::DType::Float32, {core::make_var(i, core::DType::Int64)});
+  n.root = core::make_for(
+      i, core::int64(0), core::int64(64),
+      core::make_store(out, {core::int64(0)}, core::make_apply(core::Op::Add, {acc, x})));
+  std::optional<core::LoopNest> v = core::vectorize(n, i);
+  ASSERT_TRUE(v);
+  std::vector<core::Tensor> values;
+  values.emplace_back(core::DType::Float32, core::Shape{64});
+  for (int k = 0; k < 64; ++k)
+    values[0].set(k, core::Scalar::of_float(core::DType::Float32, k == 0 ? 1e8 : 2));
+  std::vector<core::Tensor> r = shared_jit().compile(*v)->run(values);
+  EXPECT_EQ(r[0].get(0).f, 1e8);
 }
 
 } // namespace
