@@ -27,21 +27,34 @@ Error::Error(std::vector<Diagnostic> diagnostics, std::string rendered)
     diagnostics_.push_back({});
 }
 
-Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
-  int64_t n = 1;
-  for (int64_t d : shape_) {
+namespace {
+
+// The bytes of a tensor of \p dtype and \p shape: an Error when an extent
+// is negative or the size passes teval's limit (never an overflow).
+size_t tensor_bytes(DType dtype, const std::vector<int64_t>& shape) {
+  for (int64_t d : shape)
     if (d < 0)
       api::fail("a tensor extent is negative");
-    n *= d;
-  }
-  bytes_.resize(static_cast<size_t>(n) * size_of(dtype));
+  if (std::string why = core::size_limit_violation("a tensor", api::internal(dtype), shape);
+      !why.empty())
+    api::fail(why);
+  return static_cast<size_t>(*core::checked_numel(shape)) * size_of(dtype);
+}
+
+} // namespace
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  bytes_.resize(tensor_bytes(dtype_, shape_));
 }
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape, std::vector<std::byte> bytes)
-    : Tensor(dtype, std::move(shape)) {
-  if (bytes.size() != bytes_.size())
+    : dtype_(dtype), shape_(std::move(shape)) {
+  // Adopted without a first allocation of its own: an output of the
+  // engines moves here whole.
+  size_t size = tensor_bytes(dtype_, shape_);
+  if (bytes.size() != size)
     api::fail("a " + std::string(name(dtype)) + " tensor of " + std::to_string(numel()) +
-              " elements needs " + std::to_string(bytes_.size()) + " bytes, not " +
+              " elements needs " + std::to_string(size) + " bytes, not " +
               std::to_string(bytes.size()));
   bytes_ = std::move(bytes);
 }

@@ -5,7 +5,10 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#include <sys/mman.h>
 
 namespace teval::core {
 
@@ -19,6 +22,28 @@ template <class T> T load(const std::byte* p) {
 
 template <class T> void store(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof v);
+}
+
+// Storage of n bytes in v, filled from first to last (with zeros, or the
+// bytes of [from, from + n)). A large block, which malloc maps fresh from
+// the kernel, is first advised to be backed by transparent huge pages: the
+// fill then faults once per 2 MiB instead of once per 4 KiB (a fresh 64 MiB
+// output cost 16384 faults, five times the time of the kernel writing it).
+// The advice is only advice: without huge pages nothing changes.
+void fill_storage(std::vector<std::byte>& v, size_t n, const std::byte* from = nullptr) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  v.clear();
+  v.reserve(n);
+  if (n >= 2 * kHugePage) {
+    auto begin = (reinterpret_cast<uintptr_t>(v.data()) + kHugePage - 1) & ~(kHugePage - 1);
+    auto end = (reinterpret_cast<uintptr_t>(v.data()) + n) & ~(kHugePage - 1);
+    if (begin < end)
+      madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+  if (from)
+    v.assign(from, from + n);
+  else
+    v.assign(n, std::byte{0});
 }
 
 } // namespace
@@ -43,7 +68,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     throw Error(ErrorKind::Limit, "", why);
   numel_ = *checked_numel(shape_);
   size_ = static_cast<size_t>(numel_ * size_bytes(dtype));
-  bytes_.assign(size_, std::byte{0});
+  fill_storage(bytes_, size_);
 }
 
 Tensor Tensor::borrow(DType dtype, Shape shape, const std::byte* data) {
@@ -63,8 +88,9 @@ Tensor Tensor::borrow(DType dtype, Shape shape, const std::byte* data) {
 }
 
 Tensor::Tensor(const Tensor& other)
-    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_), size_(other.size_),
-      bytes_(other.data(), other.data() + other.size_) {}
+    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_), size_(other.size_) {
+  fill_storage(bytes_, size_, other.data());
+}
 
 Tensor& Tensor::operator=(const Tensor& other) {
   if (this != &other)
@@ -102,7 +128,7 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
 void Tensor::own() {
   if (!view_)
     return;
-  bytes_.assign(view_, view_ + size_);
+  fill_storage(bytes_, size_, view_);
   view_ = nullptr;
 }
 

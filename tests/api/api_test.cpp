@@ -345,3 +345,33 @@ TEST(Api, ProgramsRunFromSeveralThreads) {
 }
 
 } // namespace
+
+// A tensor's size is checked before anything is allocated: a negative
+// extent, extents whose product overflows and a size past teval's limit are
+// errors, as are adopted bytes of the wrong count.
+TEST(Api, TensorSizesAreCheckedBeforeAllocation) {
+  auto message = [](auto make) {
+    try {
+      make();
+    } catch (const teval::Error& e) {
+      return e.rendered();
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([] {
+              teval::Tensor(DType::Float32, {2, -1});
+            }).find("extent is negative"),
+            std::string::npos);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40},
+                                     std::vector<int64_t>{int64_t{1} << 40}})
+    EXPECT_NE(
+        message([&] { teval::Tensor(DType::Float32, shape); }).find("larger than teval's limit"),
+        std::string::npos);
+  EXPECT_NE(message([] {
+              teval::Tensor(DType::Float32, {3}, std::vector<std::byte>(8));
+            }).find("a float32 tensor of 3 elements needs 12 bytes, not 8"),
+            std::string::npos);
+  teval::Tensor adopted(DType::Int16, {2, 2}, std::vector<std::byte>(8, std::byte{1}));
+  EXPECT_EQ(adopted.size_bytes(), 8u);
+  EXPECT_EQ(static_cast<const unsigned char*>(adopted.data())[7], 1);
+}
