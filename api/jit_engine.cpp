@@ -11,8 +11,9 @@ namespace {
 // campaigns run with them).
 class Compiled final : public JitProgram {
 public:
-  explicit Compiled(const core::LoopNest& nest)
-      : session_(std::make_unique<jit::Jit>(jit::JitOptions{.watermarks = false})),
+  Compiled(const core::LoopNest& nest, bool any_order, bool fma)
+      : session_(std::make_unique<jit::Jit>(
+            jit::JitOptions{.watermarks = false, .any_order = any_order, .fma = fma})),
         kernel_(session_->compile(nest)) {}
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads) const override {
     return kernel_->run(inputs, threads);
@@ -26,8 +27,9 @@ private:
 } // namespace
 } // namespace teval::api
 
-extern "C" teval::api::JitProgram* teval_api_compile_jit(const teval::core::LoopNest& nest) {
-  return new teval::api::Compiled(nest);
+extern "C" teval::api::JitProgram* teval_api_compile_jit(const teval::core::LoopNest& nest,
+                                                         bool any_order, bool fma) {
+  return new teval::api::Compiled(nest, any_order, fma);
 }
 
 extern "C" std::string teval_api_emit_jit(const teval::core::LoopNest& nest, bool assembly) {

@@ -25,10 +25,11 @@ public:
 
 } // namespace teval::api
 
-/// Compiles \p nest; defined by the teval::jit component only. The name is
+/// Compiles \p nest, with the float freedoms of RunOptions (any_order:
+/// Order::Any); defined by the teval::jit component only. The name is
 /// unmangled so that the component's link option can name it.
 extern "C" __attribute__((weak)) teval::api::JitProgram*
-teval_api_compile_jit(const teval::core::LoopNest& nest);
+teval_api_compile_jit(const teval::core::LoopNest& nest, bool any_order, bool fma);
 
 /// The optimised LLVM IR (\p assembly false) or the host assembly of
 /// \p nest; defined by the teval::jit component only.

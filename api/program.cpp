@@ -26,9 +26,11 @@ struct Program::Impl {
   core::Kernel kernel;
   std::vector<TensorInfo> inputs, outputs;
   std::vector<int> input_ids; // kernel tensor ids, in inputs order
-  // Compiled on first use; the compiled program may run concurrently.
+  // Compiled on first use, once for each combination of the float
+  // freedoms (any order: bit 1, fma: bit 0); a compiled program may run
+  // concurrently.
   mutable std::mutex jit_mutex;
-  mutable std::unique_ptr<api::JitProgram> compiled;
+  mutable std::unique_ptr<api::JitProgram> compiled[4];
 };
 
 namespace {
@@ -197,9 +199,13 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
 
 // The outputs of \p p on \p given, computed by \p engine.
 std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<core::Tensor>& given,
-                                   Engine engine, int threads) {
+                                   const RunOptions& options) {
+  const bool any_order = options.order == RunOptions::Order::Any;
+  if ((any_order || options.fma) && options.engine != Engine::Jit)
+    fail("RunOptions::order and fma apply to Engine::Jit: the other engines compute the "
+         "sequential result");
   std::vector<core::Tensor> out;
-  switch (engine) {
+  switch (options.engine) {
   case Engine::Interpreter:
     out = interp::run(p.kernel, given);
     break;
@@ -212,12 +218,16 @@ std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<cor
   case Engine::Jit: {
     if (!teval_api_compile_jit)
       no_jit("Engine::Jit");
+    const api::JitProgram* compiled = nullptr;
     {
       std::lock_guard<std::mutex> lock(p.jit_mutex);
-      if (!p.compiled)
-        p.compiled.reset(teval_api_compile_jit(core::lower(p.kernel)));
+      std::unique_ptr<api::JitProgram>& slot = p.compiled[any_order * 2 + options.fma];
+      if (!slot)
+        slot.reset(teval_api_compile_jit(core::lower(p.kernel), any_order, options.fma));
+      compiled = slot.get();
     }
-    out = p.compiled->run(
+    const int threads = options.threads;
+    out = compiled->run(
         given,
         threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
     break;
@@ -239,8 +249,7 @@ std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef
   try {
     std::vector<core::Tensor> given = named_inputs(p, inputs);
     std::vector<core::Tensor> out;
-    api::controlled(options.timeout, options.stop,
-                    [&] { out = evaluate(p, given, options.engine, options.threads); });
+    api::controlled(options.timeout, options.stop, [&] { out = evaluate(p, given, options); });
     std::map<std::string, Tensor> result;
     for (size_t o = 0; o < out.size(); ++o)
       result.emplace(p.outputs[o].name, api::move_out(std::move(out[o])));

@@ -9,7 +9,9 @@ and without optimize), torch (matmul, conv2d, exp), NNC's IREval
 numpy and a plain copy (this machine's copy bandwidth). Prints G MAC/s (G elements/s for the
 elementwise case) and teval's ratios against each peer, the machine, and the
 JIT's compile time per kernel. Each teval output is checked against numpy's
-first (allclose): the comparison is of one computation.
+first (allclose): the comparison is of one computation. "teval jit any,fma"
+is the JIT free to reorder sums and fuse multiply-adds (--order any --fma),
+its outputs checked by teval.check against the rigorous bound.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/peers.py [--quick]
 
@@ -166,6 +168,19 @@ def run_case(case, repeat, interp, threads):
             raise SystemExit("%s: teval's JIT and %s disagree" % (case["name"],
                                                                  next(iter(case["peers"]))))
     rates["teval jit"] = case["work"] / seconds / 1e9
+    # The JIT free to reorder sums and fuse multiply-adds (--order any
+    # --fma): its results are checked against teval's rigorous bound.
+    def relaxed():
+        return program.run(case["inputs"], engine="jit", threads=threads, order="any",
+                           fma=True)["output0"]
+
+    relaxed()
+    seconds, out = best_of(repeat, relaxed)
+    verdict = teval.check(case["text"], case["inputs"], {"output0": out}, fma=True)
+    if not all(v.passed for v in verdict.values()):
+        raise SystemExit("%s: teval's JIT with --order any --fma is outside the bound: %s" %
+                         (case["name"], verdict))
+    rates["teval jit any,fma"] = case["work"] / seconds / 1e9
     if interp:
         seconds, out = best_of(1, lambda: program.run(case["inputs"], engine="interp")["output0"])
         if not np.allclose(out, reference, rtol=1e-3, atol=1e-3):
@@ -203,7 +218,7 @@ def main():
         print("\n%s (%s; JIT compile %.1f ms)" % (case["name"], case["unit"], compile_ms))
         for name, rate in rates.items():
             print("  %-24s %10.4f" % (name, rate))
-        for mine in ("teval jit", "teval interp"):
+        for mine in ("teval jit", "teval jit any,fma", "teval interp"):
             if mine not in rates:
                 continue
             peers = [p for p in rates if not p.startswith("teval")]

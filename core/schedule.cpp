@@ -48,23 +48,88 @@ void note(std::string* log, const std::string& line) {
     *log += line + "\n";
 }
 
+bool mentions(const Expr& e, int var) {
+  bool found = false;
+  for_each_node(e, [&](const Expr& x) {
+    if (const auto* v = std::get_if<VarRef>(&x->node))
+      found |= v->var == var;
+  });
+  return found;
+}
+
+// \p e is var, plus or minus terms that do not mention it (through
+// integer casts): consecutive values of var are consecutive values of e.
+bool steps_with(const Expr& e, int var) {
+  if (const auto* c = std::get_if<Cast>(&e->node))
+    return steps_with(c->value, var);
+  if (const auto* v = std::get_if<VarRef>(&e->node))
+    return v->var == var;
+  const auto* a = std::get_if<Apply>(&e->node);
+  if (!a || (a->op != Op::Add && a->op != Op::Sub) || a->args.size() != 2)
+    return false;
+  if (steps_with(a->args[0], var))
+    return !mentions(a->args[1], var);
+  return a->op == Op::Add && steps_with(a->args[1], var) && !mentions(a->args[0], var);
+}
+
+// How the loads under a loop's body read memory as its variable steps.
+enum class Reads {
+  None,    ///< no load depends on the variable
+  Stream,  ///< each load that does reads consecutive elements (the variable
+           ///< only in its last index, stepping with it)
+  Strided, ///< some load jumps
+};
+
+Reads reads(const Stmt& body, int var) {
+  bool all = true, any = false;
+  each_stmt(body, [&](const Stmt& st) {
+    for (const Expr& e : own_exprs(st))
+      for_each_node(e, [&](const Expr& x) {
+        const auto* l = std::get_if<Load>(&x->node);
+        if (!l || !std::any_of(l->index.begin(), l->index.end(),
+                               [&](const Expr& i) { return mentions(i, var); }))
+          return;
+        any = true;
+        all &= steps_with(l->index.back(), var) &&
+               std::none_of(l->index.begin(), l->index.end() - 1,
+                            [&](const Expr& i) { return mentions(i, var); });
+      });
+  });
+  return !any ? Reads::None : all ? Reads::Stream : Reads::Strided;
+}
+
 // Brings the loop over the last index of the one store of \p top (a
 // top-level loop of \p nest) innermost (each step an interchange
 // core::reorder accepts) and vectorizes it. Only where the loops cannot
 // fail: when several points are erroneous, the order decides which one is
 // reported, and that must stay the interpreter's.
-Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, std::string* log) {
+Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, const ScheduleOptions& options,
+                          std::string* log) {
   std::vector<int> vars = chain(std::get<For>(top->node));
   const For* innermost = find_loop(top, vars.back());
   const Store* store = only_store(innermost->body);
   if (!store)
     return top;
+  const int inner = vars.back();
+  if (options.any_order && reads(innermost->body, inner) == Reads::Stream &&
+      std::none_of(store->index.begin(), store->index.end(),
+                   [&](const Expr& i) { return mentions(i, inner); })) {
+    note(log, "keep " + nest.vars[inner].name +
+                  " innermost: a reduction read contiguously, in any order");
+    return top;
+  }
   int column = last_index_var(*store);
   auto at = std::find(vars.begin(), vars.end(), column);
   if (at == vars.end())
     return top;
   if (column != vars.back() && !cannot_fail(nest, top)) {
     note(log, "keep " + nest.vars[column].name + " in place: the loops may raise an error");
+    return top;
+  }
+  if (column != inner && reads(innermost->body, column) == Reads::Strided &&
+      reads(innermost->body, inner) == Reads::Stream) {
+    note(log, "keep " + nest.vars[column].name + " in place: its reads are strided, " +
+                  nest.vars[inner].name + "'s consecutive");
     return top;
   }
   for (size_t i = static_cast<size_t>(at - vars.begin()); i + 1 < vars.size(); ++i) {
@@ -144,7 +209,7 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
     if (!std::holds_alternative<For>(top->node))
       continue;
     if (options.vectorize)
-      top = vectorize_contiguous(nest, top, log);
+      top = vectorize_contiguous(nest, top, options, log);
     top = parallelize_outer(nest, top, options, log);
   }
   LoopNest out = nest;

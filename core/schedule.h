@@ -21,6 +21,11 @@ struct ScheduleOptions {
   /// when the nest has at least this many points (and that loop is not the
   /// vectorized one); 0: never.
   int64_t parallel_points = int64_t{1} << 18;
+  /// The code may add reductions in any order (JitOptions::any_order): an
+  /// innermost reduction loop that every load depending on it reads
+  /// contiguously stays innermost, for the compiler to vectorize as
+  /// partial sums, instead of giving way to the output loop.
+  bool any_order = false;
 };
 
 /// \p nest scheduled by \p options; \p log (when given) receives one line

@@ -51,6 +51,17 @@ void buffers_in(const core::Stmt& s, std::vector<char>& used) {
   });
 }
 
+// \p st's value when it is `target[i] = target[i] + term` (or *), the
+// accumulation lowering emits for a reduction (the same index expressions),
+// or null.
+const core::ExprNode* accumulation(const core::Store& st) {
+  const auto* a = std::get_if<core::Apply>(&st.value->node);
+  if (!a || (a->op != Op::Add && a->op != Op::Mul) || a->args.size() != 2)
+    return nullptr;
+  const auto* l = std::get_if<core::Load>(&a->args[0]->node);
+  return l && l->tensor == st.buffer && l->index == st.index ? st.value.get() : nullptr;
+}
+
 } // namespace
 
 // Each buffer a function takes is its own noalias pointer, so the optimiser
@@ -492,7 +503,9 @@ void Codegen::unguarded_store(const core::Stmt& s, const core::Store& st) {
     values.insert(values.end(), index.begin(), index.end());
     check(b_.CreateICmpSGE(first, b_.getInt64(0)), std::move(site), values);
   }
+  accumulation_ = accumulation(st);
   llvm::Value* v = expr(st.value);
+  accumulation_ = nullptr;
   llvm::Value* at = address(st.buffer, index);
   if (planted(14)) // fault: a store one element past its place
     at = b_.CreateGEP(mem(buf.dtype), at, b_.getInt64(1));
@@ -554,11 +567,11 @@ void Codegen::stmt_node(const core::Stmt& s, const core::Raise& r) {
 
 Generated generate(const core::LoopNest& nest, const std::string& entry, llvm::LLVMContext& context,
                    const std::string& cpu, const std::string& features,
-                   size_t statements_per_function) {
+                   size_t statements_per_function, FloatFreedom freedom) {
   Generated g;
   g.module = std::make_unique<llvm::Module>("teval", context);
-  g.sites =
-      detail::Codegen(nest, context, *g.module, statements_per_function).run(entry, cpu, features);
+  g.sites = detail::Codegen(nest, context, *g.module, statements_per_function, freedom)
+                .run(entry, cpu, features);
   return g;
 }
 

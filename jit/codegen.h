@@ -19,6 +19,13 @@ struct Generated {
   std::vector<Site> sites;
 };
 
+/// Freedoms the code may take with float arithmetic beyond the
+/// interpreter's bits (JitOptions::any_order and fma).
+struct FloatFreedom {
+  bool any_order = false;
+  bool fma = false;
+};
+
 /// The LLVM IR of \p nest as function
 /// `int32_t entry(void** buffers, RunContext* ctx)`, where buffers holds one
 /// data pointer per loop-nest buffer; it returns 0, or 1 after reporting an
@@ -26,9 +33,11 @@ struct Generated {
 /// (docs/SEMANTICS.md, "Compiled code"). \p cpu and \p features become the
 /// function attributes the optimiser and the vectorizers see. The nest's
 /// top-level statements go into functions of at most \p statements_per_function
-/// each (JitOptions).
+/// each (JitOptions). With \p freedom, results are no longer bit for bit
+/// IREval's but within teval check's bound (docs/SEMANTICS.md, "Relaxed
+/// float arithmetic").
 Generated generate(const core::LoopNest& nest, const std::string& entry, llvm::LLVMContext& context,
                    const std::string& cpu, const std::string& features,
-                   size_t statements_per_function = 16);
+                   size_t statements_per_function = 16, FloatFreedom freedom = {});
 
 } // namespace teval::jit

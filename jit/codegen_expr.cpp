@@ -88,7 +88,7 @@ llvm::Value* Codegen::expr_node(const Expr& e, const core::Apply& a) {
     break;
   }
   if (core::is_float(t))
-    return float_op(a.op, t, args);
+    return float_op(a.op, t, args, e.get() == accumulation_);
   return int_op(e, a, t, args);
 }
 
@@ -151,7 +151,8 @@ llvm::Value* Codegen::float_extreme(bool max, llvm::Value* x, llvm::Value* y) {
   return intrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {x, y});
 }
 
-llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& args) {
+llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& args,
+                               bool accumulates) {
   llvm::Value* x = args[0];
   switch (op) {
   case Op::Neg:
@@ -165,13 +166,25 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
   case Op::Sub:
   case Op::Mul:
   case Op::Div: {
-    llvm::Value* a = to_double(x);
-    llvm::Value* b = to_double(args[1]);
+    // In the sequential order float32 operations are computed in double
+    // and rounded, which gives the float operation's bits. With a freedom
+    // to take, float32 and float64 operations are emitted in their own
+    // type, flagged: a fused multiply-add contracts an fmul and the fadd it
+    // feeds only when both allow it, and the vectorizer reorders a sum only
+    // when its accumulation allows reassociation.
+    llvm::FastMathFlags freedom;
+    freedom.setAllowContract(freedom_.fma && op != Op::Div);
+    freedom.setAllowReassoc(freedom_.any_order && accumulates);
+    bool native = (t == DType::Float32 || t == DType::Float64) && freedom.any();
+    llvm::IRBuilderBase::FastMathFlagGuard keep(b_);
+    b_.setFastMathFlags(freedom);
+    llvm::Value* a = native ? x : to_double(x);
+    llvm::Value* b = native ? args[1] : to_double(args[1]);
     llvm::Value* r = op == Op::Add   ? b_.CreateFAdd(a, b)
                      : op == Op::Sub ? (planted(4) ? b_.CreateFSub(b, a) : b_.CreateFSub(a, b))
                      : op == Op::Mul ? b_.CreateFMul(a, b)
                                      : b_.CreateFDiv(a, b);
-    return round_to(r, t);
+    return native ? r : round_to(r, t);
   }
   case Op::Mod: {
     llvm::Value* a = to_double(x);

@@ -32,9 +32,9 @@ inline bool is_unsigned(DType t) {
 class Codegen {
 public:
   Codegen(const core::LoopNest& n, llvm::LLVMContext& c, llvm::Module& m,
-          size_t statements_per_function)
+          size_t statements_per_function, FloatFreedom freedom)
       : n_(n), proven_(core::proven_accesses(n)), c_(c), m_(m), b_(c),
-        vars_(n.vars.size(), nullptr), per_function_(statements_per_function) {}
+        vars_(n.vars.size(), nullptr), per_function_(statements_per_function), freedom_(freedom) {}
 
   std::vector<Site> run(const std::string& entry_name, const std::string& cpu,
                         const std::string& features);
@@ -178,7 +178,9 @@ private:
   // NaN if either is NaN; +0 above -0 (core's float_max / float_min).
   llvm::Value* float_extreme(bool max, llvm::Value* x, llvm::Value* y);
 
-  llvm::Value* float_op(Op op, DType t, const std::vector<llvm::Value*>& args);
+  // \p accumulates: the operation is a reduction's accumulation.
+  llvm::Value* float_op(Op op, DType t, const std::vector<llvm::Value*>& args,
+                        bool accumulates = false);
 
   llvm::Value* constant(DType t, int64_t v);
 
@@ -219,6 +221,11 @@ private:
   std::vector<llvm::Value*> buffers_;
   std::vector<llvm::Value*> vars_;
   size_t per_function_;
+  FloatFreedom freedom_;
+  // The value of the store being emitted when it is a reduction's
+  // accumulation, `target[i] = target[i] + term` (or *), as lowering builds
+  // it: the one operation any_order may reassociate.
+  const core::ExprNode* accumulation_ = nullptr;
   std::vector<Site> sites_;
 };
 

@@ -101,14 +101,17 @@ struct Jit::Impl {
   // Generated and optimised code for \p nest in a fresh context.
   // \p nest scheduled for speed (results unchanged), unless switched off.
   core::LoopNest scheduled(const core::LoopNest& nest) const {
-    return options.schedule ? core::schedule(nest, options.scheduling) : nest;
+    core::ScheduleOptions scheduling = options.scheduling;
+    scheduling.any_order = options.any_order;
+    return options.schedule ? core::schedule(nest, scheduling) : nest;
   }
 
   // Code for \p nest as it is (scheduled by the caller).
   Built build(const core::LoopNest& nest, const std::string& entry) {
     auto context = std::make_unique<llvm::LLVMContext>();
     Generated g = generate(nest, entry, *context, target->getTargetCPU().str(),
-                           target->getTargetFeatureString().str(), options.statements_per_function);
+                           target->getTargetFeatureString().str(), options.statements_per_function,
+                           {options.any_order, options.fma});
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(target->getTargetTriple().str());
     optimize(*g.module);

@@ -38,6 +38,14 @@ struct JitOptions {
   /// Threads a parallel loop runs on (at least 1; results are the same
   /// with any number).
   int threads = 1;
+  /// Freedoms beyond the interpreter's bits (`teval run --order any`,
+  /// `--fma`; docs/SEMANTICS.md, "Relaxed float arithmetic"): each float32
+  /// or float64 reduction accumulated in any order and association, and
+  /// products fused into the + or - they feed. Results then lie within
+  /// teval check's bound (with --fma for fma) instead of equalling the
+  /// interpreter's.
+  bool any_order = false;
+  bool fma = false;
 };
 
 class Jit;

@@ -113,6 +113,50 @@ double teval_exp(double x) {
   return teval_tm_exp_scaled(dd_of(x), 0);
 }
 
+/* float32 exp: (float)teval_exp(x), the same bits, about five times
+   faster. Where the result is a normal float, e^x is evaluated in plain
+   double arithmetic: x = n ln2/32 + r (n ln2_hi/32 is exact and so is the
+   subtraction, |r| <= ln2/64), e^x = 2^(n/32) e^r with 2^(j/32) from a
+   table of correctly rounded doubles and e^r - 1 from its Taylor series
+   to r^6 (truncation below 2^-58). The value is within about 2 ulps of
+   e^x; it decides the float unless it lies within 16 ulps of a point
+   halfway between two floats, where teval_exp decides. `scripts/dev
+   exhaustive-math` checks the bits against (float)teval_exp(x) for every
+   one of the 2^32 floats. */
+static const double EXP2_J32[32] = {
+    0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
+    0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
+    0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
+    0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
+    0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
+    0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
+    0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0};
+
+float teval_expf(float x) {
+  /* e^x is a normal float inside (-87, 88); elsewhere, NaN included, the
+     float64 function decides. */
+  if (!(x > -87.0f && x < 88.0f))
+    return (float)teval_exp((double)x);
+  double xd = (double)x;
+  int n = nearest_int(xd * (32 * INV_LN2));
+  double r = (xd - n * (LN2_HI / 32)) - n * ((LN2_LO + LN2_LO2) / 32);
+  /* e^r - 1 = r (a + r^2 (b + r^2 c)), paired (Estrin's scheme) so that the
+     chain of dependent operations is short. */
+  double r2 = r * r;
+  double a = 1 + r * (1.0 / 2), b = 1.0 / 6 + r * (1.0 / 24), c = 1.0 / 120 + r * (1.0 / 720);
+  double em1 = r * (a + r2 * (b + r2 * c));
+  int j = n & 31; /* n mod 32, n = 32 m + j */
+  double t = EXP2_J32[j];
+  double v = (t + t * em1) * pow2((n - j) / 32);
+  /* The 29 bits a float drops: within 16 of 2^28, v is too close to a
+     rounding boundary to decide. */
+  uint64_t dropped = bits_of(v) & ((1ull << 29) - 1);
+  if (dropped - ((1ull << 28) - 16) <= 32)
+    return (float)teval_exp(xd);
+  return (float)v;
+}
+
 /* e^x - 1 as a double-double, |x| <= 64. */
 dd teval_tm_expm1(double x) {
   int n = nearest_int(x * INV_LN2);

@@ -177,7 +177,7 @@ double teval_erfc(double x) {
   float teval_##name##f(float x) {                                                                 \
     return (float)teval_##name((double)x);                                                         \
   }
-TEVAL_TMATH_UNARY(TEVAL_TMATH_FLOAT)
+TEVAL_TMATH_ROUNDED(TEVAL_TMATH_FLOAT)
 #undef TEVAL_TMATH_FLOAT
 
 float teval_powf(float x, float y) {

@@ -167,6 +167,16 @@ struct RunOptions {
   /// Engine::Jit: threads that large loop nests' outer loops run on (0:
   /// every core). Results are the same with any number.
   int threads = 1;
+  /// Engine::Jit: Order::Any lets the compiled code add each float32 or
+  /// float64 reduction in any order and association (vector partial sums):
+  /// the results are then within Program::check's rigorous bound instead
+  /// of equal to the interpreter's (docs/SEMANTICS.md, "Relaxed float
+  /// arithmetic").
+  enum class Order : uint8_t { Sequential, Any };
+  Order order = Order::Sequential;
+  /// Engine::Jit: a product may be fused into the sum or addition it feeds
+  /// (within the bound of CheckOptions::fma).
+  bool fma = false;
 };
 
 /// How Program::check judges a candidate (docs/ORACLE.md).

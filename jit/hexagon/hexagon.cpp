@@ -194,8 +194,8 @@ struct HexagonCompiler::Impl {
 
   // The kernel's IR for the DSP, not yet optimised.
   Generated generate_ir(const core::LoopNest& nest, llvm::LLVMContext& context) {
-    Generated g =
-        generate(nest, "teval_kernel", context, kCpu, features, options.statements_per_function);
+    Generated g = generate(nest, "teval_kernel", context, kCpu, features,
+                           options.statements_per_function, {options.any_order, options.fma});
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(kTriple);
     return g;

@@ -186,11 +186,16 @@ py::dict output_dict(std::map<std::string, Tensor> tensors) {
 
 py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
                      const std::string& engine, std::optional<uint64_t> seed,
-                     std::optional<double> timeout, int threads) {
+                     std::optional<double> timeout, int threads, const std::string& order,
+                     bool fma) {
   if (threads < 0)
     throw std::invalid_argument("threads must be 0 (every core) or more");
+  if (order != "sequential" && order != "any")
+    throw py::value_error("order must be \"sequential\" or \"any\", not \"" + order + "\"");
   RunOptions options{engine_named(engine), timeout.value_or(0)};
   options.threads = threads;
+  options.order = order == "any" ? RunOptions::Order::Any : RunOptions::Order::Sequential;
+  options.fma = fma;
   Inputs in = named_inputs(p, inputs, seed);
   return output_dict(interruptible([&](StopToken* stop) {
     options.stop = stop;
@@ -344,7 +349,8 @@ PYBIND11_MODULE(_teval, m) {
       .def_property_readonly("outputs", &Program::outputs)
       .def("run", &run_program, py::arg("inputs") = py::none(), py::kw_only(),
            py::arg("engine") = "interp", py::arg("seed") = py::none(),
-           py::arg("timeout") = py::none(), py::arg("threads") = 1)
+           py::arg("timeout") = py::none(), py::arg("threads") = 1, py::arg("order") = "sequential",
+           py::arg("fma") = false)
       .def(
           "check",
           [](const Program& p, const std::optional<py::dict>& inputs, const py::dict& candidates,

@@ -45,6 +45,23 @@ def test_the_jit_gives_the_same_bits_on_any_number_of_threads(threads):
         teval.run(MATMUL, {"input0": a, "input1": b}, engine="jit", threads=-1)
 
 
+def test_order_any_frees_the_jit_within_the_bound():
+    # 1e8 then 4095 twos: 1e8 in order (each 2 is lost to rounding), more in
+    # vector partial sums; teval.check accepts both.
+    x = np.full(4096, 2, np.float32)
+    x[0] = 1e8
+    program = "output0[] +=! input0[K]"
+    sequential = teval.run(program, {"input0": x}, engine="jit")["output0"]
+    relaxed = teval.run(program, {"input0": x}, engine="jit", order="any", fma=True)["output0"]
+    assert sequential == np.float32(1e8)
+    assert relaxed != sequential
+    assert teval.check(program, {"input0": x}, {"output0": relaxed}, fma=True)["output0"]
+    with pytest.raises(ValueError):
+        teval.run(program, {"input0": x}, engine="jit", order="sideways")
+    with pytest.raises(teval.Error):
+        teval.run(program, {"input0": x}, order="any")
+
+
 def test_the_exact_engine_rounds_once():
     # 1 + 2^-30 - 1 in float32: sequentially 0, exactly 2^-30.
     x = np.array([1.0, 2.0**-30, -1.0], dtype=np.float32)

@@ -43,7 +43,7 @@ def _program(program, inputs, entry, params, notation):
 
 
 def run(program, inputs=None, engine="interp", entry=None, params=None, seed=None,
-        notation="detect", timeout=None, threads=1):
+        notation="detect", timeout=None, threads=1, order="sequential", fma=False):
     """Runs `program` on `inputs` (a dict of arrays by input name).
 
     program   program text in any notation teval reads, or a teval.Program.
@@ -58,12 +58,17 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
     timeout   seconds the evaluation may take; past them, teval.Error.
     threads   engine "jit": threads large loop nests' outer loops run on
               (0: every core); the results are the same with any number.
+    order     engine "jit": "sequential" (the interpreter's bits) or "any":
+              each float reduction added in any order and association, the
+              results within teval.check's bound instead.
+    fma       engine "jit": products may be fused into the sums and
+              additions they feed (within teval.check(..., fma=True)'s bound).
 
     Returns {name: array} for every output. Ctrl-C stops a long evaluation
     (KeyboardInterrupt), as it stops Python code.
     """
     return _program(program, inputs, entry, params, notation).run(
-        inputs, engine=engine, seed=seed, timeout=timeout, threads=threads)
+        inputs, engine=engine, seed=seed, timeout=timeout, threads=threads, order=order, fma=fma)
 
 
 def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,

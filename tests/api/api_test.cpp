@@ -375,3 +375,29 @@ TEST(Api, TensorSizesAreCheckedBeforeAllocation) {
   EXPECT_EQ(adopted.size_bytes(), 8u);
   EXPECT_EQ(static_cast<const unsigned char*>(adopted.data())[7], 1);
 }
+
+// Order::Any and fma free the JIT from the interpreter's bits, within the
+// oracle's bound: 1e8 followed by 4095 twos sums to 1e8 in order and to
+// more in vector partial sums. The other engines refuse them.
+TEST(Api, OrderAnyIsWithinTheBoundAndOnlyForTheJit) {
+  teval::LoadOptions options;
+  options.inputs["input0"] = {DType::Float32, {4096}};
+  teval::Program p = teval::Program::load("output0[] +=! input0[K]", options);
+  std::vector<float> x(4096, 2.0f);
+  x[0] = 1e8f;
+  std::map<std::string, teval::TensorRef> in{{"input0", ref(x, {4096})}};
+  teval::RunOptions sequential{Engine::Jit}, any{Engine::Jit};
+  any.order = teval::RunOptions::Order::Any;
+  any.fma = true;
+  EXPECT_EQ(floats(p.run(in, sequential).at("output0"))[0], 1e8f);
+  std::map<std::string, teval::Tensor> relaxed = p.run(in, any);
+  EXPECT_NE(floats(relaxed.at("output0"))[0], 1e8f);
+  teval::CheckOptions fma;
+  fma.fma = true;
+  EXPECT_TRUE(p.check(in, {{"output0", relaxed.at("output0").ref()}}, fma)[0].passed());
+  // The sequential program is compiled once and kept apart from the relaxed one.
+  EXPECT_EQ(floats(p.run(in, sequential).at("output0"))[0], 1e8f);
+  teval::RunOptions interp{Engine::Interpreter};
+  interp.order = teval::RunOptions::Order::Any;
+  EXPECT_THROW(p.run(in, interp), teval::Error);
+}

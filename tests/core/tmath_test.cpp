@@ -221,5 +221,26 @@ TEST(Tmath, SpecialValues) {
         << c.what << " = " << std::hexfloat << c.got << ", not " << c.want;
 }
 
+// teval_expf is (float)teval_exp(x) computed a faster way: the same bits on
+// a sample of every float (each 509th bit pattern: every binade, both signs)
+// and where the fast path hands over (around -87 and 88, NaN, infinities).
+// `scripts/dev exhaustive-math` checks all 2^32.
+TEST(Tmath, ExpfIsTheFloat64ExpRounded) {
+  auto check = [](uint32_t bits) {
+    float x = std::bit_cast<float>(bits);
+    float want = static_cast<float>(teval_exp(static_cast<double>(x)));
+    float got = teval_expf(x);
+    return std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(want) ||
+           (std::isnan(got) && std::isnan(want));
+  };
+  size_t wrong = 0;
+  for (uint64_t b = 0; b <= 0xffffffffu; b += 509)
+    wrong += !check(static_cast<uint32_t>(b));
+  for (float edge : {-87.0f, 88.0f, -88.0f, 89.0f, 0.0f, -0.0f, 0x1p-30f, -0x1p-30f})
+    for (int k = -4096; k <= 4096; ++k)
+      wrong += !check(std::bit_cast<uint32_t>(edge) + static_cast<uint32_t>(k));
+  EXPECT_EQ(wrong, 0u);
+}
+
 } // namespace
 } // namespace teval

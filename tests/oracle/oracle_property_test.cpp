@@ -1,5 +1,6 @@
 // The oracle's properties on random programs: the sequential result, IREval
-// and the compiled code, and the exact result are inside every element's
+// and the compiled code (also free to reorder sums and to fuse
+// multiply-adds), and the exact result are inside every element's
 // rigorous bound, with and without fused multiply-adds, on ordinary inputs
 // and on inputs full of infinities, NaNs, huge and tiny values; a candidate changed beyond the
 // bound at one element is a mismatch at that element.
@@ -86,6 +87,13 @@ void assert_inside(const Evaluated& e, const std::vector<core::Tensor>& values, 
     }
 }
 
+// The JIT sessions of the float freedoms (--order any, and with --fma).
+jit::Jit& relaxed_jit(bool fma) {
+  static jit::Jit any(jit::JitOptions{.any_order = true});
+  static jit::Jit any_fma(jit::JitOptions{.any_order = true, .fma = true});
+  return fma ? any_fma : any;
+}
+
 void check_inside(const verify::Program& p, uint64_t seed, bool extreme = false) {
   std::shared_ptr<const core::SourceFile> keep;
   std::optional<Evaluated> e = evaluate(p, seed, keep, extreme);
@@ -96,8 +104,11 @@ void check_inside(const verify::Program& p, uint64_t seed, bool extreme = false)
   core::LoopNest nest = core::lower(e->kernel);
   assert_inside(*e, interp::ireval(nest, e->inputs), "IREval");
   assert_inside(*e, jit::Jit().compile(nest)->run(e->inputs), "the JIT");
+  // --order any: sums reordered by the code, still legal.
+  assert_inside(*e, relaxed_jit(false).compile(nest)->run(e->inputs), "the JIT, --order any");
   // Allowing fused multiply-adds only widens the legal set.
   e->bounds = bounds(e->kernel, e->inputs, {.fma = true});
+  assert_inside(*e, relaxed_jit(true).compile(nest)->run(e->inputs), "the JIT, --order any --fma");
   assert_inside(*e, e->sequential, "the interpreter, with --fma");
   assert_inside(*e, e->exact, "the exact result, with --fma");
 }

@@ -130,6 +130,43 @@ TEST(Cli, TheJitRunsOnThreadsWithTheSameResults) {
   EXPECT_EQ(teval(run + "--threads 2", dir).exit_code, 2);
 }
 
+// --order any and --fma free the compiled code from the interpreter's bits
+// and within teval check's bound: a sum of 1e8 and 4095 twos is 1e8 in
+// order (each 2 is lost to rounding) and more in vector partial sums; a
+// matmul's code may fuse multiply-adds only with --fma. The interpreter takes
+// neither.
+TEST(Cli, OrderAnyAndFmaStayWithinTheBound) {
+  fs::path dir = test::scratch_dir("order_any");
+  core::Tensor x(core::DType::Float32, {4, 4096});
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.set(i, core::Scalar::of_float(core::DType::Float32, i % 4096 == 0 ? 1e8 : 2));
+  test::write_file(dir / "x.npy", core::encode_npy(x));
+  std::string sum = "-e 'output0[N] +=! input0[N, K]' -i input0=x.npy ";
+  for (const char* order : {"sequential", "any"}) {
+    Result r =
+        teval(std::string("run ") + sum + "--engine jit --order " + order + " -o " + order, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  ASSERT_EQ(teval("run " + sum + "-o interp", dir).exit_code, 0);
+  EXPECT_EQ(test::read_file(dir / "sequential/output0.npy"),
+            test::read_file(dir / "interp/output0.npy"));
+  EXPECT_NE(test::read_file(dir / "sequential/output0.npy"),
+            test::read_file(dir / "any/output0.npy"));
+  Result check = teval("check " + sum + "--candidate output0=any/output0.npy", dir);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("within-bound"), std::string::npos) << check.out;
+  std::string mm = "jit -e 'output0[N, M] +=! input0[N, K] * input1[K, M]' "
+                   "-i input0=float32[64,64] -i input1=float32[64,64] --emit llvm";
+  // The flag that lets the code generator fuse (vfmadd on x86-64).
+  EXPECT_EQ(teval(mm).out.find("contract"), std::string::npos);
+  Result fused = teval(mm + " --fma");
+  EXPECT_NE(fused.out.find("fadd contract"), std::string::npos) << fused.out;
+  EXPECT_EQ(teval("run " + sum + "--order any", dir).exit_code, 2);
+  EXPECT_EQ(teval("run " + sum + "--fma --engine ireval", dir).exit_code, 2);
+  EXPECT_EQ(teval("run " + sum + "--engine jit --order sideways", dir).exit_code, 2);
+  EXPECT_EQ(teval("lower " + sum + "--fma", dir).exit_code, 2);
+}
+
 TEST(Cli, JitEmitsOptimisedIrAndAssembly) {
   std::string program = "-e 'output0[N] = input0[N] * 2.0 + 1.0' -i input0=float32[64]";
   Result ir = teval("jit " + program);

@@ -57,10 +57,23 @@ RC_GTEST_PROP(Schedule, WhatCannotFailDoesNotFail, ()) {
     RC_ASSERT(c.reference.error.empty());
 }
 
+// Random schedule parameters: vectorization on or off, a parallel threshold
+// from every nest to none, and the loop choice of --order any (which by
+// itself changes no result; only the code generator's freedoms do).
+core::ScheduleOptions random_schedule() {
+  core::ScheduleOptions o;
+  o.vectorize = *rc::gen::arbitrary<bool>();
+  o.parallel_points = *rc::gen::element<int64_t>(0, 1, 64, int64_t{1} << 18);
+  o.any_order = *rc::gen::arbitrary<bool>();
+  RC_LOG() << "schedule options: vectorize " << o.vectorize << ", parallel from "
+           << o.parallel_points << " points, any order " << o.any_order << "\n";
+  return o;
+}
+
 RC_GTEST_PROP(Schedule, ScheduledNestsComputeTheSameResultsAndErrors, ()) {
   Case c = random_case();
   std::string log;
-  core::LoopNest scheduled = core::schedule(c.nest, {}, &log);
+  core::LoopNest scheduled = core::schedule(c.nest, random_schedule(), &log);
   RC_TAG(log.find("interchange") != std::string::npos ? "interchanged" : "in order");
   RC_LOG() << "schedule:\n" << log << core::to_string(scheduled);
   Outcome after;
@@ -83,14 +96,21 @@ jit::Jit& parallel_jit() {
   return j;
 }
 
+// The JIT compiling nests as given, parallel loops on three threads.
+jit::Jit& unscheduled_jit() {
+  static jit::Jit j(jit::JitOptions{.schedule = false, .threads = 3});
+  return j;
+}
+
 RC_GTEST_PROP(Schedule, CompiledScheduledNestsEqualIREval, ()) {
   Case c = random_case();
   std::string log;
-  core::schedule(c.nest, parallel_jit_options().scheduling, &log);
+  core::LoopNest scheduled = core::schedule(c.nest, random_schedule(), &log);
   RC_TAG(log.find("parallel") != std::string::npos ? "parallel" : "one thread");
+  RC_LOG() << "schedule:\n" << log;
   Outcome compiled;
-  // Schedules, leaves out the checks proved unneeded, runs parallel loops.
-  std::unique_ptr<jit::CompiledKernel> kernel = parallel_jit().compile(c.nest);
+  // Leaves out the checks proved unneeded, runs parallel loops.
+  std::unique_ptr<jit::CompiledKernel> kernel = unscheduled_jit().compile(scheduled);
   bool finished = core::run_within(
       c.budget, [&] { compiled = outcome([&] { return kernel->run(c.inputs); }); });
   RC_ASSERT(finished);
@@ -153,6 +173,34 @@ TEST(Schedule, InterchangesOnlyWhatCannotFail) {
   EXPECT_NE(error.find("input1[3, 4] is outside shape [4, 4] (at N=0, M=1, K=3)"),
             std::string::npos)
       << error;
+}
+
+// A row sum's output loop reads a column of the input (strided) where its
+// reduction loop reads a row (consecutive): it stays outside. Free to add in
+// any order, the schedule keeps the reduction innermost for vector partial
+// sums, and only then.
+TEST(Schedule, StridedOutputLoopsStayOutside) {
+  core::LoopNest sum = core::lower(test::elaborate(
+      "- einstein_v2(\"output0[N] +=! input0[N, K]\", {\"input0\": {\"dtype\": \"float32\", "
+      "\"shape\": [64, 1024]}})"));
+  std::string log;
+  core::schedule(sum, {}, &log);
+  EXPECT_NE(log.find("keep N in place: its reads are strided, K's consecutive"), std::string::npos)
+      << log;
+  log.clear();
+  core::schedule(sum, {.any_order = true}, &log);
+  EXPECT_NE(log.find("keep K innermost: a reduction read contiguously, in any order"),
+            std::string::npos)
+      << log;
+  // A matmul's reduction loop reads input1 down a column: the output loop
+  // goes innermost, in any order as in sequence.
+  core::LoopNest mm = core::lower(test::elaborate(
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "\"float32\", \"shape\": [9, 7]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [7, "
+      "33]}})"));
+  log.clear();
+  core::schedule(mm, {.any_order = true}, &log);
+  EXPECT_NE(log.find("interchange M and K\nvectorize M\n"), std::string::npos) << log;
 }
 
 // The scheduled matmul is vector code across its columns, with no

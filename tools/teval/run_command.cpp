@@ -65,9 +65,19 @@ struct Options {
   std::string timeout_text;
   bool no_progress = false;
   bool exact = false;
-  bool schedule = false; // teval lower: the nest the host JIT compiles
+  bool schedule = false;  // teval lower: the nest the host JIT compiles
+  bool any_order = false; // --order any: reductions in any order (compiled engines)
+  bool fma = false;       // --fma: products fused into sums (compiled engines)
   bool help = false;
 };
+
+// The compiler options of \p o's float freedoms.
+jit::JitOptions compiler_options(const Options& o) {
+  jit::JitOptions options;
+  options.any_order = o.any_order;
+  options.fma = o.fma;
+  return options;
+}
 
 int64_t parse_int(const std::string& text, const std::string& spec) {
   size_t b = text.find_first_not_of(' ');
@@ -131,6 +141,13 @@ Options parse_options(const std::vector<std::string>& args) {
         if (seen.name == name)
           throw UsageError{"input '" + name + "' is given twice"};
       o.inputs.push_back({name, spec});
+    } else if (a == "--order") {
+      const std::string& v = value(i);
+      if (v != "sequential" && v != "any")
+        throw UsageError{"--order takes sequential or any, not '" + v + "'"};
+      o.any_order = v == "any";
+    } else if (a == "--fma") {
+      o.fma = true;
     } else if (a == "--threads") {
       const std::string& v = value(i);
       char* end = nullptr;
@@ -287,11 +304,12 @@ int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
       o.seed != 0 || o.timeout > 0 || o.threads > 0 ||
       (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
-      (command != Command::Lower && o.schedule))
-    throw UsageError{
-        "this command takes the program options only (FILE or -e, --lang, "
-        "--entry, -p, -i, --max-memory)" +
-        std::string(command == Command::Jit ? " and --target, --emit" : " and --schedule")};
+      (command != Command::Lower && o.schedule) ||
+      (command != Command::Jit && (o.any_order || o.fma)))
+    throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
+                     "--entry, -p, -i, --max-memory)" +
+                     std::string(command == Command::Jit ? " and --target, --emit, --order, --fma"
+                                                         : " and --schedule")};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
     throw UsageError{"--emit obj writes an object file to standard output: redirect it to a file"};
   Sources sources;
@@ -317,13 +335,13 @@ int show(const Options& o, Command command) {
     return 0;
   }
   if (o.target == "hexagon") {
-    jit::HexagonCompiler dsp;
+    jit::HexagonCompiler dsp(compiler_options(o));
     std::cout << (o.emit == "asm"   ? dsp.emit_asm(nest)
                   : o.emit == "obj" ? dsp.emit_obj(nest)
                                     : dsp.emit_llvm(nest));
     return 0;
   }
-  jit::Jit jit;
+  jit::Jit jit(compiler_options(o));
   std::cout << (o.emit == "asm"   ? jit.emit_asm(nest)
                 : o.emit == "obj" ? jit.emit_obj(nest)
                                   : jit.emit_llvm(nest));
@@ -339,7 +357,7 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
   if (o.engine == "jit") {
     // The user's path: every core unless told, and no watermark copies
     // (the tests run with them).
-    jit::JitOptions options;
+    jit::JitOptions options = compiler_options(o);
     options.threads = o.threads > 0
                           ? o.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -350,7 +368,7 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
     // The simulator gets the run's time budget (60 s without --timeout).
     auto budget = std::chrono::milliseconds(o.timeout > 0 ? static_cast<int64_t>(o.timeout * 1000)
                                                           : int64_t{60000});
-    return jit::HexagonCompiler()
+    return jit::HexagonCompiler(compiler_options(o))
         .compile(core::lower(kernel), o.file ? *o.file : "<command line>")
         ->run(inputs, budget);
   }
@@ -429,6 +447,9 @@ int run(const Options& o) {
     throw UsageError{"--schedule applies to teval lower"};
   if (o.threads > 0 && o.engine != "jit")
     throw UsageError{"--threads applies to --engine jit"};
+  if ((o.any_order || o.fma) && o.engine != "jit" && o.engine != "hexagon")
+    throw UsageError{"--order any and --fma apply to the compiled engines (--engine jit or "
+                     "hexagon): the interpreter's order is the sequential one"};
   if (o.exact && o.engine != "interp")
     throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
   if (is_mlir(o))
@@ -479,7 +500,7 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
   Options o = parse_options(args);
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
       o.timeout > 0 || o.no_progress || !o.emit.empty() || o.target != "host" || o.schedule ||
-      o.threads > 0 || o.help)
+      o.threads > 0 || o.any_order || o.fma || o.help)
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --seed, --max-memory)"};
   if (o.max_memory)

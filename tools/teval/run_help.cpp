@@ -61,6 +61,14 @@ options:
   --threads N            --engine jit: run large loop nests' outer loops on
                          N threads (default: every core); results are the
                          same with any N
+  --order sequential|any --engine jit|hexagon: sequential (the default) gives
+                         the interpreter's bits; any lets the compiler add
+                         each float reduction in any order and association
+                         (vector partial sums), and the results are within
+                         teval check's bound instead (docs/SEMANTICS.md)
+  --fma                  --engine jit|hexagon: let the compiler fuse a
+                         product into the sum or addition it feeds; the
+                         results are within teval check --fma's bound
   --max-memory SIZE      the most the program's tensors may take in all
                          (bytes, or with K, M, G, T; default 8G or half the
                          machine's memory): a larger program is an error
@@ -117,6 +125,7 @@ options (as for teval run):
                          (v67, HVX vectors of 128 bytes)
   --emit llvm|asm|obj    what to print (default llvm); obj is an ELF object,
                          written to standard output when it is not a terminal
+  --order any, --fma     the code teval run --order any, --fma runs
   -e TEXT, --lang antares|tile, --entry NAME, -p NAME=..., -i NAME=...,
   --max-memory SIZE
   -h, --help             this text
