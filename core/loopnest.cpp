@@ -256,6 +256,15 @@ private:
 
 } // namespace
 
+bool mentions(const Expr& e, int var) {
+  bool found = false;
+  for_each_node(e, [&](const Expr& x) {
+    if (const auto* v = std::get_if<VarRef>(&x->node))
+      found |= v->var == var;
+  });
+  return found;
+}
+
 const For* find_loop(const Stmt& root, int var) {
   const For* found = nullptr;
   each_stmt(root, [&](const Stmt& s) {

@@ -155,6 +155,9 @@ Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const V
 /// Calls \p f on \p s and every statement below it, parents first.
 void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
 
+/// True when \p e reads variable \p var.
+bool mentions(const Expr& e, int var);
+
 /// The first loop over variable \p var in \p root (parents first), or null.
 const For* find_loop(const Stmt& root, int var);
 

@@ -48,15 +48,6 @@ void note(std::string* log, const std::string& line) {
     *log += line + "\n";
 }
 
-bool mentions(const Expr& e, int var) {
-  bool found = false;
-  for_each_node(e, [&](const Expr& x) {
-    if (const auto* v = std::get_if<VarRef>(&x->node))
-      found |= v->var == var;
-  });
-  return found;
-}
-
 // \p e is var, plus or minus terms that do not mention it (through
 // integer casts): consecutive values of var are consecutive values of e.
 bool steps_with(const Expr& e, int var) {
@@ -98,6 +89,22 @@ Reads reads(const Stmt& body, int var) {
   return !any ? Reads::None : all ? Reads::Stream : Reads::Strided;
 }
 
+// The number of points of the loops \p vars (in \p root), or -1 when a
+// bound is not a constant.
+int64_t points(const Stmt& root, const std::vector<int>& vars) {
+  __int128 total = 1;
+  for (int v : vars) {
+    const For* f = find_loop(root, v);
+    const auto* b = std::get_if<Const>(&f->begin->node);
+    const auto* e = std::get_if<Const>(&f->end->node);
+    if (!b || !e)
+      return -1;
+    total *= std::max<int64_t>(e->value.i - b->value.i, 0);
+    total = std::min<__int128>(total, INT64_MAX);
+  }
+  return static_cast<int64_t>(total);
+}
+
 // Brings the loop over the last index of the one store of \p top (a
 // top-level loop of \p nest) innermost (each step an interchange
 // core::reorder accepts) and vectorizes it. Only where the loops cannot
@@ -111,14 +118,19 @@ Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, const ScheduleOptions&
   if (!store)
     return top;
   const int inner = vars.back();
-  if (options.any_order && reads(innermost->body, inner) == Reads::Stream &&
+  int column = last_index_var(*store);
+  // A long reduction read consecutively where the output loop's reads are
+  // not: free to add in any order, the vectorizer sums it in lanes.
+  constexpr int64_t kLongReduction = 16;
+  if (options.any_order && column != inner && points(top, {inner}) >= kLongReduction &&
+      reads(innermost->body, inner) == Reads::Stream &&
+      reads(innermost->body, column) != Reads::Stream &&
       std::none_of(store->index.begin(), store->index.end(),
                    [&](const Expr& i) { return mentions(i, inner); })) {
     note(log, "keep " + nest.vars[inner].name +
                   " innermost: a reduction read contiguously, in any order");
     return top;
   }
-  int column = last_index_var(*store);
   auto at = std::find(vars.begin(), vars.end(), column);
   if (at == vars.end())
     return top;
@@ -150,22 +162,6 @@ Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, const ScheduleOptions&
     top = std::move(*r);
   }
   return top;
-}
-
-// The number of points of the loops \p vars (in \p root), or -1 when a
-// bound is not a constant.
-int64_t points(const Stmt& root, const std::vector<int>& vars) {
-  __int128 total = 1;
-  for (int v : vars) {
-    const For* f = find_loop(root, v);
-    const auto* b = std::get_if<Const>(&f->begin->node);
-    const auto* e = std::get_if<Const>(&f->end->node);
-    if (!b || !e)
-      return -1;
-    total *= std::max<int64_t>(e->value.i - b->value.i, 0);
-    total = std::min<__int128>(total, INT64_MAX);
-  }
-  return static_cast<int64_t>(total);
 }
 
 // Runs the outermost loop of \p top on several threads when the nest is

@@ -261,13 +261,7 @@ std::optional<Stmt> reorder(const Stmt& root, int outer, int inner, std::string*
   const auto* i = std::get_if<For>(&o->body->node);
   if (!i || i->var != inner)
     return fail(why, "the loops are not perfectly nested"), std::nullopt;
-  bool depends = false;
-  for (const Expr& e : {i->begin, i->end})
-    for_each_node(e, [&](const Expr& x) {
-      if (const auto* v = std::get_if<VarRef>(&x->node))
-        depends |= v->var == outer;
-    });
-  if (depends)
+  if (mentions(i->begin, outer) || mentions(i->end, outer))
     return fail(why, "the inner loop's bounds depend on the outer variable"), std::nullopt;
   Accesses a;
   a.add(i->body);
