@@ -26,6 +26,10 @@ struct ScheduleOptions {
   /// contiguously stays innermost, for the compiler to vectorize as
   /// partial sums, instead of giving way to the output loop.
   bool any_order = false;
+  /// Register-tile a vectorized output loop below reduction loops
+  /// (core::register_tile): up to 64 of its outputs, times 2 to 4 of
+  /// another output loop's, accumulate in registers.
+  bool register_tiles = true;
 };
 
 /// \p nest scheduled by \p options; \p log (when given) receives one line

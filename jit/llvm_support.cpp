@@ -59,6 +59,14 @@ void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool 
   llvm::ModulePassManager mpm = opt_level == 0
                                     ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
                                     : pb.buildPerModuleDefaultPipeline(level(opt_level));
+  if (vectorize && opt_level >= 2) {
+    // Register tiles (core/schedule.h) leave their accumulators' loads and
+    // stores in the reduction loops, through addresses the unroller
+    // computes twice; common subexpressions first, then LICM keeps them in
+    // registers across the loops.
+    auto err = pb.parsePassPipeline(mpm, "function(early-cse<memssa>,loop-mssa(licm))");
+    TEVAL_ASSERT(!err, "a pass pipeline that does not parse");
+  }
   mpm.run(m, mam);
 }
 

@@ -7,6 +7,7 @@
 #include "core/interrupt.h"
 #include "core/lower.h"
 #include "core/schedule.h"
+#include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
@@ -74,7 +75,8 @@ RC_GTEST_PROP(Schedule, ScheduledNestsComputeTheSameResultsAndErrors, ()) {
   Case c = random_case();
   std::string log;
   core::LoopNest scheduled = core::schedule(c.nest, random_schedule(), &log);
-  RC_TAG(log.find("interchange") != std::string::npos ? "interchanged" : "in order");
+  RC_TAG(log.find("interchange") != std::string::npos ? "interchanged" : "in order",
+         log.find("register tile") != std::string::npos ? "register tile" : "no tile");
   RC_LOG() << "schedule:\n" << log << core::to_string(scheduled);
   Outcome after;
   bool finished = core::run_within(
@@ -106,7 +108,8 @@ RC_GTEST_PROP(Schedule, CompiledScheduledNestsEqualIREval, ()) {
   Case c = random_case();
   std::string log;
   core::LoopNest scheduled = core::schedule(c.nest, random_schedule(), &log);
-  RC_TAG(log.find("parallel") != std::string::npos ? "parallel" : "one thread");
+  RC_TAG(log.find("parallel") != std::string::npos ? "parallel" : "one thread",
+         log.find("register tile") != std::string::npos ? "register tile" : "no tile");
   RC_LOG() << "schedule:\n" << log;
   Outcome compiled;
   // Leaves out the checks proved unneeded, runs parallel loops.
@@ -201,6 +204,28 @@ TEST(Schedule, StridedOutputLoopsStayOutside) {
   log.clear();
   core::schedule(mm, {.any_order = true}, &log);
   EXPECT_NE(log.find("interchange M and K\nvectorize M\n"), std::string::npos) << log;
+}
+
+// A convolution's output columns are register-tiled with 4 output
+// channels (the loop whose copies share the input's vector reads), inside
+// the three reduction loops; the compiled code gives the interpreter's
+// bits, each output still summed over C, KH, KW in order.
+TEST(Schedule, ARegisterTiledConvolutionKeepsEverySum) {
+  core::Kernel conv = test::elaborate(
+      "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
+      "KH - 1 >= 0, HO + KH - 1 < 12, WO + KW - 1 >= 0, WO + KW - 1 < 12], 0.0) * input1[F, C, "
+      "KH, KW] where HO in 12, WO in 12\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [2, "
+      "16, "
+      "12, 12]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 16, 3, 3]}})");
+  core::LoopNest nest = core::lower(conv);
+  std::string log;
+  core::schedule(nest, {}, &log);
+  EXPECT_NE(log.find("register tile 12 WO x 4 F"), std::string::npos) << log;
+  std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 5);
+  std::vector<core::Tensor> want = interp::run(conv, inputs);
+  std::vector<core::Tensor> got = jit::Jit().compile(nest)->run(inputs);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(core::identical(got[0], want[0]));
 }
 
 // The scheduled matmul is vector code across its columns, with no
