@@ -380,10 +380,10 @@ std::optional<Stmt> register_tile(LoopNest& nest, const Stmt& top, int jam, int6
   std::vector<const For*> loops{outer};
   while (const auto* inner = std::get_if<For>(&loops.back()->body->node))
     loops.push_back(inner);
-  const For& column = *loops.back();
+  const For& innermost = *loops.back();
   std::vector<const Store*> stores;
   bool other = false;
-  each_stmt(column.body, [&](const Stmt& s) {
+  each_stmt(innermost.body, [&](const Stmt& s) {
     if (const auto* st = std::get_if<Store>(&s->node))
       stores.push_back(st);
     other |= std::holds_alternative<Allocate>(s->node) || std::holds_alternative<Free>(s->node) ||
@@ -392,42 +392,21 @@ std::optional<Stmt> register_tile(LoopNest& nest, const Stmt& top, int jam, int6
   if (stores.size() != 1 || other)
     return fail(why, "the innermost loop's body is not one store"), std::nullopt;
   const Store& store = *stores[0];
-  auto in_index = [&](int var) {
-    return std::any_of(store.index.begin(), store.index.end(),
-                       [&](const Expr& i) { return mentions(i, var); });
-  };
-  auto whole_index = [&](int var) {
-    return std::any_of(store.index.begin(), store.index.end(),
-                       [&](const Expr& i) { return Accesses::whole(i, var, std::nullopt); });
-  };
-  // Output loops (a whole index of the store), then reductions (absent).
-  size_t first_reduction = loops.size() - 1;
-  for (size_t l = 0; l + 1 < loops.size(); ++l) {
-    int v = loops[l]->var;
-    if (in_index(v) && !whole_index(v))
-      return fail(why, "a loop variable is part of a store index"), std::nullopt;
-    if (!in_index(v))
-      first_reduction = std::min(first_reduction, l);
-    else if (first_reduction < l)
-      return fail(why, "an output loop inside a reduction loop"), std::nullopt;
-  }
-  if (first_reduction == loops.size() - 1)
-    return fail(why, "no reduction loop"), std::nullopt;
-  if (!whole_index(column.var))
-    return fail(why, "the innermost loop is not an output loop"), std::nullopt;
   size_t jam_at = loops.size();
-  for (size_t l = 0; l < first_reduction; ++l)
+  for (size_t l = 0; l + 1 < loops.size(); ++l)
     if (loops[l]->var == jam)
       jam_at = l;
   if (jam_at == loops.size())
-    return fail(why, "the jammed loop is not an output loop above the reductions"), std::nullopt;
+    return fail(why, "no loop over that variable outside the innermost one"), std::nullopt;
+  if (std::none_of(store.index.begin(), store.index.end(),
+                   [&](const Expr& i) { return Accesses::whole(i, jam, std::nullopt); }))
+    return fail(why, "the variable is not a whole index of the store"), std::nullopt;
   for (const For* f : loops)
     if (!constant(f->begin) || !constant(f->end))
       return fail(why, "the loops' bounds are not constants"), std::nullopt;
-  auto extent = [](const For& f) {
-    return std::max<int64_t>(*constant(f.end) - *constant(f.begin), 0);
-  };
-  if (jam_factor < 1 || extent(*loops[jam_at]) % jam_factor != 0)
+  const For& jammed = *loops[jam_at];
+  const int64_t extent = std::max<int64_t>(*constant(jammed.end) - *constant(jammed.begin), 0);
+  if (jam_factor < 1 || extent % jam_factor != 0)
     return fail(why, "the factor does not divide the extent"), std::nullopt;
   bool stray_read = false;
   for (const Expr& e : {store.value, store.guard}) {
@@ -446,22 +425,36 @@ std::optional<Stmt> register_tile(LoopNest& nest, const Stmt& top, int jam, int6
   auto around = [](const For& f, Stmt inside) {
     return make_for(f.var, f.begin, f.end, std::move(inside), f.kind);
   };
-  const For& jammed = *loops[jam_at];
   int jo = nest.add_var(nest.vars[jam].name + ".o", DType::Int64);
   std::vector<Stmt> copies;
   for (int64_t k = 0; k < jam_factor; ++k) {
     Expr position = add(add(jammed.begin, mul(make_var(jo, DType::Int64), jam_factor)), int64(k));
     copies.push_back(
-        make_let(jam, as_dtype(position, nest.vars[jam].dtype), around(column, column.body)));
+        make_let(jam, as_dtype(position, nest.vars[jam].dtype), around(innermost, innermost.body)));
   }
   Stmt body = make_block(std::move(copies));
-  for (size_t l = loops.size() - 1; l-- > first_reduction;)
-    body = around(*loops[l], body);
-  for (size_t l = first_reduction; l-- > 0;)
-    body = l == jam_at
-               ? make_for(jo, int64(0), int64(extent(*loops[l]) / jam_factor), body, loops[l]->kind)
-               : around(*loops[l], body);
+  for (size_t l = loops.size() - 1; l-- > 0;)
+    body = l == jam_at ? make_for(jo, int64(0), int64(extent / jam_factor), body, jammed.kind)
+                       : around(*loops[l], body);
   return body;
+}
+
+std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam_factor,
+                                      std::string* why) {
+  bool block = std::holds_alternative<Block>(nest.root->node);
+  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  for (Stmt& s : top) {
+    if (!find_loop(s, jam))
+      continue;
+    LoopNest out = nest;
+    std::optional<Stmt> r = register_tile(out, s, jam, jam_factor, why);
+    if (!r)
+      return std::nullopt;
+    s = *r;
+    out.root = block ? make_block(std::move(top)) : top[0];
+    return out;
+  }
+  return fail(why, "no loop over that variable"), std::nullopt;
 }
 
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest) {

@@ -76,27 +76,28 @@ std::optional<Stmt> vectorize(const Stmt& root, int var, std::string* why = null
 /// \p loop: a top-level loop statement of \p nest.
 std::optional<Stmt> parallelize(const LoopNest& nest, const Stmt& loop, std::string* why = nullptr);
 
-/// Register tiling of a top-level statement \p top of \p nest: a perfectly
-/// nested chain of loops with constant bounds, output loops (each a whole
-/// index of the one store) then reduction loops (not in the store's index),
-/// and innermost the output loop `column`. The output loop \p jam (above the
-/// reductions) is split by \p jam_factor, and its inner part and the
-/// column loop move inside the reduction loops:
+/// Register tiling of a top-level statement \p top of \p nest, a perfectly
+/// nested chain of loops with constant bounds around one store: loop \p jam,
+/// whose variable is a whole index of the store, is split by \p jam_factor,
+/// and its inner part moves inside every loop below it:
 ///
-///     for jam.o ...                          (the other output loops in place)
-///       for <the reduction loops>:
+///     for jam.o:                         (the loops above and between in place)
+///       for ...:
 ///         jam_factor copies of: let jam = jam.o * jam_factor + k:
-///           for column: body
+///           for <the innermost loop>: body
 ///
-/// so that jam_factor rows of outputs accumulate at once, in registers once
-/// the code generator keeps them there. Each output still adds its terms in
-/// the reduction loops' order: results are the same bits. jam.o keeps the
-/// jammed loop's kind (a parallel loop stays parallel: its iterations still
-/// write disjoint outputs). Applies when the factors divide the extents, the
-/// statement cannot raise an error, and the stored buffer is read only at
-/// the store's index. The new loop variable is added to \p nest.
+/// With a vectorized output row innermost and reductions between, the
+/// copies' accumulators stay in registers across the reductions. Each
+/// output still gets its updates in the same order: the same bits. jam.o
+/// keeps the jammed loop's kind (its iterations still write disjoint
+/// outputs). Applies when the factor divides the extent, the statement
+/// cannot raise an error and the stored buffer is read only at the store's
+/// index. The new loop variable is added to \p nest.
 std::optional<Stmt> register_tile(LoopNest& nest, const Stmt& top, int jam, int64_t jam_factor,
                                   std::string* why = nullptr);
+/// The same on the top-level statement that holds loop \p jam.
+std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam_factor,
+                                      std::string* why = nullptr);
 
 /// The pairs of loops that follow each other directly in one block, first
 /// to last: the candidates for fuse().

@@ -436,42 +436,16 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   // floating-point rules.
   const bool force_vector = f.kind == core::LoopKind::Vectorized && core::iterations_separated(f);
   if (f.kind == core::LoopKind::Unrolled || force_vector) {
-    std::vector<llvm::Metadata*> md{nullptr};
-    if (f.kind == core::LoopKind::Unrolled) {
-      md.push_back(llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.unroll.full")}));
-    } else {
-      md.push_back(llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
-                                          llvm::ConstantAsMetadata::get(b_.getTrue())}));
-      if (int64_t lanes = vector_width(f))
-        md.push_back(llvm::MDNode::get(
-            c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.width"),
-                 llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(lanes)))}));
-    }
-    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, md);
+    llvm::Metadata* hint =
+        f.kind == core::LoopKind::Unrolled
+            ? llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.unroll.full")})
+            : llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
+                                     llvm::ConstantAsMetadata::get(b_.getTrue())});
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, {nullptr, hint});
     loop->replaceOperandWith(0, loop);
     back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   }
   b_.SetInsertPoint(exit);
-}
-
-int64_t Codegen::vector_width(const core::For& f) const {
-  const auto* b = std::get_if<core::Const>(&f.begin->node);
-  const auto* e = std::get_if<core::Const>(&f.end->node);
-  const core::Store* store = nullptr;
-  core::each_stmt(f.body, [&](const core::Stmt& s) {
-    if (!store)
-      store = std::get_if<core::Store>(&s->node);
-  });
-  if (dsp_ || !b || !e || !store)
-    return 0;
-  const int64_t trips = e->value.i - b->value.i;
-  const int64_t lanes = 64 / core::size_bytes(n_.buffers[store->buffer].dtype);
-  if (trips <= 0 || trips > 64 || trips % lanes == 0)
-    return 0;
-  int64_t width = lanes;
-  while (width >= 4 && trips % width != 0)
-    width /= 2;
-  return width >= 4 ? width : 0;
 }
 
 llvm::Value* Codegen::address(int id, const std::vector<llvm::Value*>& index) {

@@ -222,12 +222,6 @@ private:
   std::vector<llvm::Value*> vars_;
   size_t per_function_;
   FloatFreedom freedom_;
-  // The vector width for a forced loop \p f of a few constant iterations
-  // that 64-byte vectors of its stores' dtype do not divide (56 float32
-  // columns): the largest power of two of at least 4 lanes that does, so
-  // that no remainder loop is left (whose control flow would keep a
-  // register tile's accumulators in memory); 0 to leave it to LLVM.
-  int64_t vector_width(const core::For& f) const;
   // The value of the store being emitted when it is a reduction's
   // accumulation, `target[i] = target[i] + term` (or *), as lowering builds
   // it: the one operation any_order may reassociate.

@@ -23,6 +23,8 @@ const char* kind_name(TransformStep::Kind k) {
     return "vectorize";
   case TransformStep::Fuse:
     return "fuse";
+  case TransformStep::RegisterTile:
+    return "register tile";
   }
   return "?";
 }
@@ -40,7 +42,7 @@ rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep:
     std::vector<TransformStep> steps;
     for (int i = 0; i < n; ++i) {
       TransformStep s;
-      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 7));
+      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 8));
       s.loop = *rc::gen::inRange(0, 8);
       s.factor = *rc::gen::inRange(1, 5);
       s.other_factor = *rc::gen::inRange(1, 5);
@@ -91,6 +93,9 @@ core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<Transfo
       break;
     case TransformStep::Fuse:
       next = core::fuse(current, a, b, &why);
+      break;
+    case TransformStep::RegisterTile:
+      next = core::register_tile(current, a, s.factor, &why);
       break;
     }
     if (log) {

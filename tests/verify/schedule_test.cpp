@@ -213,14 +213,14 @@ TEST(Schedule, StridedOutputLoopsStayOutside) {
 TEST(Schedule, ARegisterTiledConvolutionKeepsEverySum) {
   core::Kernel conv = test::elaborate(
       "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
-      "KH - 1 >= 0, HO + KH - 1 < 12, WO + KW - 1 >= 0, WO + KW - 1 < 12], 0.0) * input1[F, C, "
-      "KH, KW] where HO in 12, WO in 12\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [2, "
+      "KH - 1 >= 0, HO + KH - 1 < 16, WO + KW - 1 >= 0, WO + KW - 1 < 16], 0.0) * input1[F, C, "
+      "KH, KW] where HO in 16, WO in 16\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [2, "
       "16, "
-      "12, 12]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 16, 3, 3]}})");
+      "16, 16]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 16, 3, 3]}})");
   core::LoopNest nest = core::lower(conv);
   std::string log;
   core::schedule(nest, {}, &log);
-  EXPECT_NE(log.find("register tile 12 WO x 4 F"), std::string::npos) << log;
+  EXPECT_NE(log.find("register tile 16 WO x 4 F"), std::string::npos) << log;
   std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 5);
   std::vector<core::Tensor> want = interp::run(conv, inputs);
   std::vector<core::Tensor> got = jit::Jit().compile(nest)->run(inputs);

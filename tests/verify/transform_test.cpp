@@ -102,6 +102,9 @@ RC_GTEST_PROP(Transform, VectorizingEveryLoopPreservesResults, ()) {
     every.push_back({TransformStep::Vectorize, loop});
   check_steps(every);
 }
+RC_GTEST_PROP(Transform, RegisterTilePreservesResults, ()) {
+  check_steps(*transform_steps(TransformStep::RegisterTile));
+}
 RC_GTEST_PROP(Transform, FusePreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::Fuse));
 }
