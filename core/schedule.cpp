@@ -195,12 +195,11 @@ Stmt parallelize_outer(const LoopNest& nest, Stmt top, const ScheduleOptions& op
 
 // Register tiling (core::register_tile) of a nest whose vectorized output
 // loop, 64 outputs at most and whole vectors, is innermost below reduction
-// loops: 2 to 4
-// rows of another output loop above the reductions (a factor of its
-// extent) with it, so that up to 12 vectors of accumulators stay in
-// registers across the reductions.
-// The jammed loop is the one whose copies share the most vector reads (the
-// fewest loads naming both it and the vectorized loop), innermost on ties.
+// loops: 2 to 4 rows of another output loop above the reductions (a factor
+// of its extent) with it, so that up to 12 vectors of accumulators stay in
+// registers across the reductions. The jammed loop is the one whose copies
+// share the most vector reads (the fewest loads naming both it and the
+// vectorized loop), innermost on ties.
 Stmt tile_registers(LoopNest& nest, Stmt top, std::string* log) {
   std::vector<int> vars = chain(std::get<For>(top->node));
   const For* column = find_loop(top, vars.back());

@@ -21,10 +21,10 @@ struct ScheduleOptions {
   /// when the nest has at least this many points (and that loop is not the
   /// vectorized one); 0: never.
   int64_t parallel_points = int64_t{1} << 18;
-  /// The code may add reductions in any order (JitOptions::any_order): an
-  /// innermost reduction loop that every load depending on it reads
-  /// contiguously stays innermost, for the compiler to vectorize as
-  /// partial sums, instead of giving way to the output loop.
+  /// The code may add reductions in any order (JitOptions::any_order): a
+  /// long innermost reduction loop that its loads read consecutively, where
+  /// the output loop's loads do not, stays innermost for the compiler to
+  /// sum in vector lanes, instead of giving way to the output loop.
   bool any_order = false;
   /// Register-tile a vectorized output loop below reduction loops
   /// (core::register_tile): up to 64 of its outputs, times 2 to 4 of

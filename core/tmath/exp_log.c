@@ -113,7 +113,7 @@ double teval_exp(double x) {
   return teval_tm_exp_scaled(dd_of(x), 0);
 }
 
-/* float32 exp: (float)teval_exp(x), the same bits, about five times
+/* float32 exp: (float)teval_exp(x), the same bits, about four times
    faster. Where the result is a normal float, e^x is evaluated in plain
    double arithmetic: x = n ln2/32 + r (n ln2_hi/32 is exact and so is the
    subtraction, |r| <= ln2/64), e^x = 2^(n/32) e^r with 2^(j/32) from a
