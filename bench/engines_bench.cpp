@@ -1,7 +1,9 @@
 // Every engine on the shapes of bench/peers.py (docs/PERFORMANCE.md): float32
 // matmuls 256^3 and 512^3, the two padded convolutions, exp(2x + 1) over
 // 2048^2. range(0) picks the shape, range(1) the engine: 0 the interpreter,
-// 1 the JIT on one thread, 2 the JIT on every core. The counter is G MAC/s
+// 1 the JIT on one thread, 2 the JIT on every core, 3 the JIT on every core
+// with --order any --fma (results within teval check's bound, not the
+// interpreter's bits). The counter is G MAC/s
 // (G elements/s for exp), as the peers script prints it; the peers
 // themselves are in the script. Run with `scripts/dev bench`.
 #include "bench/programs.h"
@@ -70,7 +72,10 @@ void BM_Engine(benchmark::State& state) {
     options.threads = state.range(1) == 1
                           ? 1
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    engine = state.range(1) == 1 ? "jit, 1 thread" : "jit, every core";
+    options.any_order = options.fma = state.range(1) == 3;
+    engine = state.range(1) == 1   ? "jit, 1 thread"
+             : state.range(1) == 2 ? "jit, every core"
+                                   : "jit --order any --fma, every core";
     jit::Jit jit(options);
     auto kernel = jit.compile(core::lower(p.kernel));
     for (auto _ : state)
@@ -81,7 +86,7 @@ void BM_Engine(benchmark::State& state) {
   state.SetLabel(std::string(shape.name) + ", " + engine);
 }
 BENCHMARK(BM_Engine)
-    ->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1, 2}})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
