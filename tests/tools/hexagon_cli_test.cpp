@@ -45,6 +45,23 @@ std::string compare_outputs(const fs::path& dir, const std::string& what) {
   return "";
 }
 
+// --order any and --fma free the DSP's code as the host's: a dot product of
+// 300 terms per row is within teval check --fma's bound, and without them
+// it is the interpreter's bits.
+TEST(Cli, TheHexagonEngineTakesOrderAnyAndFma) {
+  fs::path dir = test::scratch_dir("hexagon_order_any");
+  std::string program = "-e 'output0[N] +=! input0[N, K] * input1[K]' -i input0=float32[8,300] "
+                        "-i input1=float32[300] ";
+  Result relaxed = teval("run " + program + "--engine hexagon --order any --fma -o any", dir);
+  ASSERT_EQ(relaxed.exit_code, 0) << relaxed.err;
+  Result check = teval("check " + program + "--candidate output0=any/output0.npy --fma", dir);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out.find("mismatch"), std::string::npos) << check.out;
+  ASSERT_EQ(teval("run " + program + "--engine hexagon -o dsp", dir).exit_code, 0);
+  ASSERT_EQ(teval("run " + program + "-o host", dir).exit_code, 0);
+  EXPECT_EQ(compare_outputs(dir, "the sequential dot products"), "");
+}
+
 // The DSP target: HVX vector code for integer kernels, caught if it falls
 // back to scalar code; an ELF object for Hexagon.
 TEST(Cli, JitForHexagonEmitsHvxCode) {
