@@ -40,6 +40,7 @@ int main() {
   for (std::thread& th : team)
     th.join();
   std::printf("teval_expf: %llu inputs, %llu differ from (float)teval_exp\n",
-              static_cast<unsigned long long>(total), static_cast<unsigned long long>(wrong.load()));
+              static_cast<unsigned long long>(total),
+              static_cast<unsigned long long>(wrong.load()));
   return wrong ? 1 : 0;
 }
