@@ -3,6 +3,8 @@
 
 #include "core/format.h"
 
+#include <algorithm>
+
 namespace teval::core {
 
 int LoopNest::add_var(std::string name, DType dtype, bool point) {
@@ -263,6 +265,10 @@ bool mentions(const Expr& e, int var) {
       found |= v->var == var;
   });
   return found;
+}
+
+bool mentions(std::span<const Expr> exprs, int var) {
+  return std::any_of(exprs.begin(), exprs.end(), [&](const Expr& e) { return mentions(e, var); });
 }
 
 const For* find_loop(const Stmt& root, int var) {

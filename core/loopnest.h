@@ -17,6 +17,7 @@
 #include "core/kernel.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -157,6 +158,8 @@ void each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
 
 /// True when \p e reads variable \p var.
 bool mentions(const Expr& e, int var);
+/// True when any of \p exprs (an access's index, say) reads \p var.
+bool mentions(std::span<const Expr> exprs, int var);
 
 /// The first loop over variable \p var in \p root (parents first), or null.
 const For* find_loop(const Stmt& root, int var);

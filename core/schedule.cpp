@@ -77,13 +77,11 @@ Reads reads(const Stmt& body, int var) {
     for (const Expr& e : own_exprs(st))
       for_each_node(e, [&](const Expr& x) {
         const auto* l = std::get_if<Load>(&x->node);
-        if (!l || !std::any_of(l->index.begin(), l->index.end(),
-                               [&](const Expr& i) { return mentions(i, var); }))
+        if (!l || !mentions(l->index, var))
           return;
         any = true;
         all &= steps_with(l->index.back(), var) &&
-               std::none_of(l->index.begin(), l->index.end() - 1,
-                            [&](const Expr& i) { return mentions(i, var); });
+               !mentions(std::span(l->index).first(l->index.size() - 1), var);
       });
   });
   return !any ? Reads::None : all ? Reads::Stream : Reads::Strided;
@@ -124,9 +122,7 @@ Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, const ScheduleOptions&
   constexpr int64_t kLongReduction = 16;
   if (options.any_order && column != inner && points(top, {inner}) >= kLongReduction &&
       reads(innermost->body, inner) == Reads::Stream &&
-      reads(innermost->body, column) != Reads::Stream &&
-      std::none_of(store->index.begin(), store->index.end(),
-                   [&](const Expr& i) { return mentions(i, inner); })) {
+      reads(innermost->body, column) != Reads::Stream && !mentions(store->index, inner)) {
     note(log, "keep " + nest.vars[inner].name +
                   " innermost: a reduction read contiguously, in any order");
     return top;
@@ -204,12 +200,8 @@ Stmt tile_registers(LoopNest& nest, Stmt top, std::string* log) {
   std::vector<int> vars = chain(std::get<For>(top->node));
   const For* column = find_loop(top, vars.back());
   const Store* store = only_store(column->body);
-  auto in_index = [&](int var) {
-    return std::any_of(store->index.begin(), store->index.end(),
-                       [&](const Expr& i) { return mentions(i, var); });
-  };
   if (column->kind != LoopKind::Vectorized || !store || vars.size() < 2 ||
-      in_index(vars[vars.size() - 2]))
+      mentions(store->index, vars[vars.size() - 2]))
     return top; // no reduction loop around the vectorized one
   // A longer row is left whole: a tile of its columns walks the other
   // operand across rows (a 512^3 matmul ran at 60% with 64-wide tiles).
@@ -224,19 +216,13 @@ Stmt tile_registers(LoopNest& nest, Stmt top, std::string* log) {
     int n = 0;
     for_each_node(store->value, [&](const Expr& x) {
       const auto* l = std::get_if<Load>(&x->node);
-      if (!l)
-        return;
-      auto names = [&](int v) {
-        return std::any_of(l->index.begin(), l->index.end(),
-                           [&](const Expr& i) { return mentions(i, v); });
-      };
-      n += names(var) && names(column->var);
+      n += l && mentions(l->index, var) && mentions(l->index, column->var);
     });
     return n;
   };
   int jam = -1;
   int64_t factor = 0;
-  for (size_t l = 0; l + 1 < vars.size() && in_index(vars[l]); ++l) {
+  for (size_t l = 0; l + 1 < vars.size() && mentions(store->index, vars[l]); ++l) {
     int64_t trips = points(top, {vars[l]});
     for (int64_t k = 4; k >= 2; --k)
       if (trips % k == 0 && k * vectors <= 12 && (l > 0 || trips / k >= 2)) {
