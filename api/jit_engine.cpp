@@ -1,6 +1,7 @@
 // The teval::jit component: Engine::Jit through jit/ (ORC LLJIT).
 #include "api/jit_engine.h"
 
+#include "core/bounds.h"
 #include "jit/jit.h"
 
 namespace teval::api {
@@ -14,14 +15,17 @@ public:
   Compiled(const core::LoopNest& nest, bool any_order, bool fma)
       : session_(std::make_unique<jit::Jit>(
             jit::JitOptions{.watermarks = false, .any_order = any_order, .fma = fma})),
-        kernel_(session_->compile(nest)) {}
-  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads) const override {
-    return kernel_->run(inputs, threads);
+        kernel_(session_->compile(nest)), cannot_fail_(!nest.root || core::cannot_fail(nest, nest.root)) {}
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads,
+                                std::span<std::byte* const> destinations) const override {
+    return kernel_->run(inputs, threads, destinations);
   }
+  bool cannot_fail() const override { return cannot_fail_; }
 
 private:
   std::unique_ptr<jit::Jit> session_;
   std::unique_ptr<jit::CompiledKernel> kernel_;
+  bool cannot_fail_;
 };
 
 } // namespace

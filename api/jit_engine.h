@@ -18,9 +18,14 @@ namespace teval::api {
 class JitProgram {
 public:
   virtual ~JitProgram() = default;
-  /// Runs on \p threads threads where loops are parallel.
-  virtual std::vector<core::Tensor> run(std::span<const core::Tensor> inputs,
-                                        int threads) const = 0;
+  /// Runs on \p threads threads where loops are parallel, writing each
+  /// output whose \p destinations entry is not null there (see
+  /// jit::CompiledKernel::run: a written output comes back as a view of
+  /// its destination).
+  virtual std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads,
+                                        std::span<std::byte* const> destinations) const = 0;
+  /// Whether the program provably never raises an error (core/bounds.h).
+  virtual bool cannot_fail() const = 0;
 };
 
 } // namespace teval::api

@@ -197,9 +197,13 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
   return given;
 }
 
-// The outputs of \p p on \p given, computed by \p engine.
+// The outputs of \p p on \p given, computed by \p engine. \p in_place
+// (one entry per output, or empty) offers memory the JIT may write an
+// output into when the program cannot fail; such an output comes back as
+// a view of it.
 std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<core::Tensor>& given,
-                                   const RunOptions& options) {
+                                   const RunOptions& options,
+                                   std::span<std::byte* const> in_place = {}) {
   const bool any_order = options.order == RunOptions::Order::Any;
   if ((any_order || options.fma) && options.engine != Engine::Jit)
     fail("RunOptions::order and fma apply to Engine::Jit: the other engines compute the "
@@ -229,7 +233,8 @@ std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<cor
     const int threads = options.threads;
     out = compiled->run(
         given,
-        threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+        threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())),
+        compiled->cannot_fail() ? in_place : std::span<std::byte* const>{});
     break;
   }
   }
@@ -254,6 +259,58 @@ std::map<std::string, Tensor> Program::run(const std::map<std::string, TensorRef
     for (size_t o = 0; o < out.size(); ++o)
       result.emplace(p.outputs[o].name, api::move_out(std::move(out[o])));
     return result;
+  } catch (const core::Error& e) {
+    throw api::public_error(e);
+  }
+}
+
+std::map<std::string, Tensor> Program::run_into(const std::map<std::string, TensorRef>& inputs,
+                                                const std::map<std::string, TensorOut>& into,
+                                                const RunOptions& options) const {
+  const Impl& p = *impl_;
+  try {
+    std::vector<core::Tensor> given = named_inputs(p, inputs);
+    // Output k's destination, or null; what the JIT may write in place.
+    std::vector<const TensorOut*> destination(p.outputs.size(), nullptr);
+    std::vector<std::byte*> in_place(p.outputs.size(), nullptr);
+    std::vector<std::pair<std::string, const TensorOut*>> taken;
+    for (const auto& [name, out] : into) {
+      auto o = std::find_if(p.outputs.begin(), p.outputs.end(),
+                            [&](const TensorInfo& i) { return i.name == name; });
+      if (o == p.outputs.end())
+        fail("the program has no output `" + name + "`; its outputs are: " +
+             name_list(p.outputs));
+      api::check_destination(name, out, *o);
+      for (const auto& [other, given] : taken)
+        if (api::share_memory(*given, out))
+          fail("outputs `" + other + "` and `" + name + "` are given overlapping memory");
+      taken.emplace_back(name, &out);
+      api::Extent e = api::extent(out.data, out.dtype, out.shape, out.strides);
+      const size_t k = static_cast<size_t>(o - p.outputs.begin());
+      destination[k] = &out;
+      bool reads_it = false;
+      for (const auto& [_, ref] : inputs)
+        reads_it |= e.overlaps(api::extent(ref.data, ref.dtype, ref.shape, ref.strides));
+      if (api::in_place(out) && !reads_it)
+        in_place[k] = static_cast<std::byte*>(out.data);
+    }
+    std::vector<core::Tensor> out;
+    api::controlled(options.timeout, options.stop,
+                    [&] { out = evaluate(p, given, options, in_place); });
+    std::map<std::string, Tensor> rest;
+    for (size_t o = 0; o < out.size(); ++o) {
+      if (!destination[o]) {
+        rest.emplace(p.outputs[o].name, api::move_out(std::move(out[o])));
+        continue;
+      }
+      // An input returned as it is may lie where it is to be written.
+      const core::Tensor& result = out[o];
+      if (result.borrowed() &&
+          result.bytes().data() != static_cast<const std::byte*>(destination[o]->data))
+        out[o] = core::Tensor(result);
+      api::write_out(out[o], *destination[o]);
+    }
+    return rest;
   } catch (const core::Error& e) {
     throw api::public_error(e);
   }

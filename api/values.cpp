@@ -4,6 +4,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace teval {
@@ -107,32 +108,59 @@ void fail(const std::string& message) {
 
 namespace {
 
-// Whether \p ref's strides are C order's (extents of 1 and empty tensors
-// may have any).
-bool c_order(const TensorRef& ref) {
-  if (ref.strides.empty())
+// Whether \p strides are C order's for \p shape (extents of 1 and empty
+// tensors may have any).
+bool c_order(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  if (strides.empty())
     return true;
   int64_t expected = 1;
-  for (size_t d = ref.shape.size(); d-- > 0;) {
-    if (ref.shape[d] == 0)
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 0)
       return true;
-    if (ref.shape[d] != 1 && ref.strides[d] != expected)
+    if (shape[d] != 1 && strides[d] != expected)
       return false;
-    expected *= ref.shape[d];
+    expected *= shape[d];
   }
   return true;
+}
+
+void check_strides(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  if (!strides.empty() && strides.size() != shape.size())
+    fail("a tensor has " + std::to_string(strides.size()) + " strides for " +
+         std::to_string(shape.size()) + " dimensions");
+}
+
+// Calls f(flat, offset) for each element in C order: its position there
+// and its offset in elements under \p strides.
+template <class F>
+void each_element(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                  int64_t numel, F f) {
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < numel; ++flat) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      offset += index[d] * strides[d];
+    f(flat, offset);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+bool aligned(const void* data, DType dtype) {
+  return reinterpret_cast<uintptr_t>(data) % size_of(dtype) == 0;
 }
 
 } // namespace
 
 core::Tensor internal_tensor(const TensorRef& ref) {
-  if (!ref.strides.empty() && ref.strides.size() != ref.shape.size())
-    fail("a tensor has " + std::to_string(ref.strides.size()) + " strides for " +
-         std::to_string(ref.shape.size()) + " dimensions");
+  check_strides(ref.shape, ref.strides);
   size_t size = size_of(ref.dtype);
   // The caller's memory as it is, where its layout is teval's: no copy.
   std::optional<int64_t> n = core::checked_numel(ref.shape);
-  if (n && *n > 0 && ref.data && c_order(ref) && reinterpret_cast<uintptr_t>(ref.data) % size == 0)
+  if (n && *n > 0 && ref.data && c_order(ref.shape, ref.strides) && aligned(ref.data, ref.dtype))
     return core::Tensor::borrow(internal(ref.dtype), ref.shape,
                                 static_cast<const std::byte*>(ref.data));
   core::Tensor t(internal(ref.dtype), ref.shape);
@@ -142,24 +170,113 @@ core::Tensor internal_tensor(const TensorRef& ref) {
     fail("a tensor has no data");
   auto* out = reinterpret_cast<unsigned char*>(t.bytes().data());
   const auto* in = static_cast<const unsigned char*>(ref.data);
-  if (c_order(ref)) {
+  if (c_order(ref.shape, ref.strides)) {
     std::memcpy(out, in, t.bytes().size());
     return t;
   }
   // Walk the elements in C order, reading each where its strides say.
-  std::vector<int64_t> index(ref.shape.size(), 0);
-  for (int64_t flat = 0; flat < t.numel(); ++flat) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < index.size(); ++d)
-      offset += index[d] * ref.strides[d];
+  each_element(ref.shape, ref.strides, t.numel(), [&](int64_t flat, int64_t offset) {
     std::memcpy(out + flat * size, in + offset * static_cast<int64_t>(size), size);
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < ref.shape[d])
-        break;
-      index[d] = 0;
+  });
+  return t;
+}
+
+Extent extent(const void* data, DType dtype, const std::vector<int64_t>& shape,
+              const std::vector<int64_t>& strides) {
+  std::optional<int64_t> n = core::checked_numel(shape);
+  if (!n || *n == 0 || !data)
+    return {};
+  const auto size = static_cast<__int128>(size_of(dtype));
+  __int128 low = 0, high = 0; // element offsets
+  if (strides.empty()) {
+    high = *n - 1;
+  } else {
+    for (size_t d = 0; d < shape.size(); ++d) {
+      __int128 span = static_cast<__int128>(shape[d] - 1) * strides[d];
+      (span < 0 ? low : high) += span;
     }
   }
-  return t;
+  const auto base = static_cast<__int128>(reinterpret_cast<uintptr_t>(data));
+  return {base + low * size, base + (high + 1) * size};
+}
+
+void check_destination(const std::string& name, const TensorOut& out, const TensorInfo& info) {
+  check_strides(out.shape, out.strides);
+  if (out.dtype != info.dtype || out.shape != info.shape)
+    fail("output `" + name + "` is " + core::to_string(internal(info.dtype)) +
+         core::to_string(info.shape) + ", not " + core::to_string(internal(out.dtype)) +
+         core::to_string(out.shape));
+  if (extent(out.data, out.dtype, out.shape, out.strides).empty() &&
+      *core::checked_numel(out.shape) > 0)
+    fail("the memory for output `" + name + "` has no data");
+  if (c_order(out.shape, out.strides))
+    return;
+  // Distinct elements at distinct addresses: each dimension's stride
+  // steps past everything the dimensions of smaller strides span.
+  std::vector<std::pair<__int128, int64_t>> dims; // |stride|, extent
+  for (size_t d = 0; d < out.shape.size(); ++d)
+    if (out.shape[d] > 1)
+      dims.emplace_back(out.strides[d] < 0 ? -static_cast<__int128>(out.strides[d])
+                                           : out.strides[d],
+                        out.shape[d]);
+  std::sort(dims.begin(), dims.end());
+  __int128 spanned = 0;
+  for (const auto& [stride, count] : dims) {
+    if (stride <= spanned)
+      fail("the memory for output `" + name + "` has strides under which elements may overlap");
+    spanned += stride * (count - 1);
+  }
+}
+
+bool share_memory(const TensorOut& a, const TensorOut& b) {
+  if (!extent(a.data, a.dtype, a.shape, a.strides)
+           .overlaps(extent(b.data, b.dtype, b.shape, b.strides)))
+    return false;
+  // Interleaved layouts span each other: compare the elements' bytes.
+  auto starts = [](const TensorOut& t) {
+    std::vector<uintptr_t> at;
+    const auto base = reinterpret_cast<uintptr_t>(t.data);
+    const auto size = static_cast<int64_t>(size_of(t.dtype));
+    std::vector<int64_t> strides = t.strides;
+    if (strides.empty()) // C order
+      for (size_t d = t.shape.size(), step = 1; d-- > 0; step *= static_cast<size_t>(t.shape[d]))
+        strides.insert(strides.begin(), static_cast<int64_t>(step));
+    each_element(t.shape, strides, *core::checked_numel(t.shape), [&](int64_t, int64_t offset) {
+      at.push_back(base + static_cast<uintptr_t>(offset * size));
+    });
+    std::sort(at.begin(), at.end());
+    return at;
+  };
+  const std::vector<uintptr_t> x = starts(a), y = starts(b);
+  const uintptr_t xs = size_of(a.dtype), ys = size_of(b.dtype);
+  for (uintptr_t p : y) {
+    // The last element of a starting at or before p, and the next one.
+    auto next = std::upper_bound(x.begin(), x.end(), p);
+    if (next != x.begin() && *(next - 1) + xs > p)
+      return true;
+    if (next != x.end() && *next < p + ys)
+      return true;
+  }
+  return false;
+}
+
+bool in_place(const TensorOut& out) {
+  return c_order(out.shape, out.strides) && aligned(out.data, out.dtype);
+}
+
+void write_out(const core::Tensor& t, const TensorOut& out) {
+  if (t.numel() == 0 || (in_place(out) && t.bytes().data() == out.data))
+    return; // nothing, or written there already
+  const auto* in = reinterpret_cast<const unsigned char*>(t.bytes().data());
+  auto* to = static_cast<unsigned char*>(out.data);
+  if (c_order(out.shape, out.strides)) {
+    std::memmove(to, in, t.bytes().size());
+    return;
+  }
+  const int64_t size = static_cast<int64_t>(size_of(out.dtype));
+  each_element(out.shape, out.strides, t.numel(), [&](int64_t flat, int64_t offset) {
+    std::memcpy(to + offset * size, in + flat * size, static_cast<size_t>(size));
+  });
 }
 
 Tensor move_out(core::Tensor&& t) {

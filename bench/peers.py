@@ -11,7 +11,8 @@ elementwise case) and teval's ratios against each peer, the machine, and the
 JIT's compile time per kernel. Each teval output is checked against numpy's
 first (allclose): the comparison is of one computation. "teval jit any,fma"
 is the JIT free to reorder sums and fuse multiply-adds (--order any --fma),
-its outputs checked by teval.check against the rigorous bound.
+its outputs checked by teval.check against the rigorous bound; "teval jit
+out=" writes into an existing array (run(..., out=)), as numpy.copyto does.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/peers.py [--quick]
 
@@ -168,6 +169,13 @@ def run_case(case, repeat, interp, threads):
             raise SystemExit("%s: teval's JIT and %s disagree" % (case["name"],
                                                                  next(iter(case["peers"]))))
     rates["teval jit"] = case["work"] / seconds / 1e9
+    # The same into an existing array (out=), as numpy.copyto writes.
+    into = np.empty_like(first)
+    seconds, out = best_of(repeat, lambda: program.run(
+        case["inputs"], engine="jit", threads=threads, out={"output0": into})["output0"])
+    if out is not into or not np.array_equal(into, first):
+        raise SystemExit("%s: teval's JIT with out= differs from its own result" % case["name"])
+    rates["teval jit out="] = case["work"] / seconds / 1e9
     # The JIT free to reorder sums and fuse multiply-adds (--order any
     # --fma): its results are checked against teval's rigorous bound.
     def relaxed():
@@ -218,7 +226,7 @@ def main():
         print("\n%s (%s; JIT compile %.1f ms)" % (case["name"], case["unit"], compile_ms))
         for name, rate in rates.items():
             print("  %-24s %10.4f" % (name, rate))
-        for mine in ("teval jit", "teval jit any,fma", "teval interp"):
+        for mine in ("teval jit", "teval jit out=", "teval jit any,fma", "teval interp"):
             if mine not in rates:
                 continue
             peers = [p for p in rates if not p.startswith("teval")]

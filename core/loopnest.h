@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/kernel.h"
 
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
@@ -39,6 +40,13 @@ enum class BufferKind : uint8_t {
   Output, ///< given by the caller, written
   Temp,   ///< lives between its Allocate and its Free
 };
+
+/// An Output buffer's contents are unspecified when a nest begins (the
+/// JIT may be given a caller's memory; lowering fills each statement's
+/// target before anything reads it). IREval starts them as this byte
+/// pattern, and tests give compiled code memory holding it, so that a nest
+/// reading an output before writing it shows in every comparison.
+inline constexpr std::byte kUnwrittenOutput{0xA5};
 
 /// A dense row-major array of one dtype.
 struct Buffer {

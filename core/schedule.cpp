@@ -249,9 +249,12 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
     return nest;
   // Each top-level loop on its own: the nest is copied once (register
   // tiles add variables to the copy).
-  LoopNest out = nest;
-  bool block = std::holds_alternative<Block>(nest.root->node);
-  std::vector<Stmt> tops = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  std::vector<int> dropped;
+  LoopNest out = drop_dead_fills(nest, &dropped);
+  for (int b : dropped)
+    note(log, "drop the fill of " + nest.buffers[b].name + ": the next statement writes it all");
+  bool block = std::holds_alternative<Block>(out.root->node);
+  std::vector<Stmt> tops = block ? std::get<Block>(out.root->node).stmts : std::vector{out.root};
   for (Stmt& top : tops) {
     if (!std::holds_alternative<For>(top->node))
       continue;

@@ -99,6 +99,16 @@ std::optional<Stmt> register_tile(LoopNest& nest, const Stmt& top, int jam, int6
 std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam_factor,
                                       std::string* why = nullptr);
 
+/// Leaves out each fill of the root block that is dead: a statement that
+/// stores one constant at every element of a buffer (lowering begins each
+/// kernel statement with one), when the next statement that touches the
+/// buffer stores every element of it again, unguarded, without reading it
+/// (loops with constant nonempty bounds whose variables are the store's
+/// whole indices over each dimension's extent). No read can see the fill,
+/// and the later statement's errors do not depend on it. \p dropped (when
+/// given) receives the buffer of each fill left out.
+LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped = nullptr);
+
 /// The pairs of loops that follow each other directly in one block, first
 /// to last: the candidates for fuse().
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);

@@ -5,6 +5,7 @@
 #include "core/interrupt.h"
 #include "core/scalar_ops.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace teval::interp {
@@ -35,8 +36,15 @@ public:
     }
     for (int o : n_.outputs) {
       const core::Buffer& b = n_.buffers[o];
-      if (b.kind == core::BufferKind::Output)
-        buffers_[o] = Tensor(b.dtype, b.shape);
+      if (b.kind != core::BufferKind::Output)
+        continue;
+      // An output's contents are unspecified when the nest begins (the
+      // JIT's may be a caller's memory): a pattern, not zeros, so that a
+      // nest that reads one before writing it shows in every comparison.
+      Tensor t(b.dtype, b.shape);
+      std::span<std::byte> bytes = t.bytes();
+      std::fill(bytes.begin(), bytes.end(), core::kUnwrittenOutput);
+      buffers_[o] = std::move(t);
     }
     exec(n_.root);
     std::vector<Tensor> out;

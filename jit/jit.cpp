@@ -314,10 +314,20 @@ int32_t teval_rt_parallel_for(ParallelChunk chunk, void** buffers, RunContext* c
   return 0;
 }
 
-std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs,
-                                              int threads) const {
+std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs, int threads,
+                                              std::span<std::byte* const> destinations) const {
   const core::LoopNest& n = state_->nest;
   TEVAL_ASSERT(inputs.size() == n.inputs.size(), "wrong number of inputs");
+  TEVAL_ASSERT(destinations.empty() || destinations.size() == n.outputs.size(),
+               "wrong number of destinations");
+  // Output buffer id -> the caller's memory for it, or null.
+  auto destination = [&](size_t buffer) -> std::byte* {
+    for (size_t k = 0; k < destinations.size(); ++k)
+      if (static_cast<size_t>(n.outputs[k]) == buffer &&
+          n.buffers[buffer].kind == core::BufferKind::Output)
+        return destinations[k];
+    return nullptr;
+  };
   std::vector<core::Tensor> storage(n.buffers.size());
   std::vector<Padded> pads(n.buffers.size());
   std::vector<void*> pointers(n.buffers.size(), nullptr);
@@ -336,12 +346,28 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
   for (size_t i = 0; i < n.buffers.size(); ++i) {
     if (n.buffers[i].kind == core::BufferKind::Input)
       continue;
-    storage[i] = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
+    std::byte* given = destination(i);
+    if (given && !watermarks) {
+      pointers[i] = given;
+      continue;
+    }
+    std::span<std::byte> bytes;
+    if (given) {
+      bytes = {given, static_cast<size_t>(*core::checked_numel(n.buffers[i].shape) *
+                                          core::size_bytes(n.buffers[i].dtype))};
+    } else {
+      storage[i] = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
+      bytes = storage[i].bytes();
+    }
     if (watermarks) {
-      pads[i] = padded(storage[i].bytes());
+      // The code sees the buffer's contents (a destination's too) between
+      // pads; a fresh output starts unspecified, as in IREval.
+      pads[i] = padded(bytes);
+      if (!given && n.buffers[i].kind == core::BufferKind::Output)
+        std::fill(pads[i].data(), pads[i].data() + pads[i].size(), core::kUnwrittenOutput);
       pointers[i] = pads[i].data();
     } else {
-      pointers[i] = storage[i].bytes().data();
+      pointers[i] = bytes.data();
     }
   }
   RunContext ctx;
@@ -364,9 +390,12 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
   std::vector<core::Tensor> out;
   for (int o : n.outputs) {
     if (n.buffers[o].kind != core::BufferKind::Input) {
+      std::byte* given = destination(o);
       if (watermarks)
-        std::copy(pads[o].data(), pads[o].data() + pads[o].size(), storage[o].bytes().begin());
-      out.push_back(std::move(storage[o]));
+        std::copy(pads[o].data(), pads[o].data() + pads[o].size(),
+                  given ? given : storage[o].bytes().data());
+      out.push_back(given ? core::Tensor::borrow(n.buffers[o].dtype, n.buffers[o].shape, given)
+                          : std::move(storage[o]));
       continue;
     }
     // An input returned as it is.

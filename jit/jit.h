@@ -65,7 +65,15 @@ public:
   /// thread, which leaves the kernel. A program that uses SIGUSR2 itself
   /// should not run kernels under an Interrupt. Parallel loops run on
   /// \p threads threads (0: as the Jit's options say).
-  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads = 0) const;
+  ///
+  /// \p destinations, when not empty, has one entry per output: where not
+  /// null, the code writes that output there (C order, its size, aligned
+  /// for its dtype, overlapping no input or other destination; the
+  /// contents on entry do not matter) and returns a view of it (an output
+  /// that is an input returned as it is ignores its destination).
+  /// The caller owns what a failed or interrupted run leaves there.
+  std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads = 0,
+                                std::span<std::byte* const> destinations = {}) const;
 
 private:
   friend class Jit;

@@ -25,6 +25,8 @@ const char* kind_name(TransformStep::Kind k) {
     return "fuse";
   case TransformStep::RegisterTile:
     return "register tile";
+  case TransformStep::DropDeadFills:
+    return "drop dead fills";
   }
   return "?";
 }
@@ -42,7 +44,7 @@ rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep:
     std::vector<TransformStep> steps;
     for (int i = 0; i < n; ++i) {
       TransformStep s;
-      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 8));
+      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 9));
       s.loop = *rc::gen::inRange(0, 8);
       s.factor = *rc::gen::inRange(1, 5);
       s.other_factor = *rc::gen::inRange(1, 5);
@@ -97,9 +99,20 @@ core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<Transfo
     case TransformStep::RegisterTile:
       next = core::register_tile(current, a, s.factor, &why);
       break;
+    case TransformStep::DropDeadFills: {
+      std::vector<int> dropped;
+      core::LoopNest r = core::drop_dead_fills(current, &dropped);
+      if (dropped.empty())
+        why = "no dead fill";
+      else
+        next = std::move(r);
+      break;
+    }
     }
     if (log) {
-      *log += std::string(kind_name(s.kind)) + " " + current.vars[a].name;
+      *log += std::string(kind_name(s.kind));
+      if (s.kind != TransformStep::DropDeadFills)
+        *log += " " + current.vars[a].name;
       if (s.kind == TransformStep::Reorder || s.kind == TransformStep::Tile ||
           s.kind == TransformStep::Fuse)
         *log += ", " + current.vars[b].name;

@@ -14,7 +14,17 @@ namespace teval::verify {
 /// One transformation, with its loop given as a position in the nest's
 /// current loop list (taken modulo its length when applied).
 struct TransformStep {
-  enum Kind { Split, SplitMasked, Reorder, Tile, Unroll, Vectorize, Fuse, RegisterTile } kind;
+  enum Kind {
+    Split,
+    SplitMasked,
+    Reorder,
+    Tile,
+    Unroll,
+    Vectorize,
+    Fuse,
+    RegisterTile,
+    DropDeadFills, ///< the whole nest (the loop is not used)
+  } kind;
   int loop = 0;
   int factor = 1;       ///< split, tile (outer)
   int other_factor = 1; ///< tile (inner)

@@ -94,6 +94,18 @@ struct TensorRef {
   std::vector<int64_t> strides;
 };
 
+/// A caller's memory that a run writes an output into
+/// (Program::run_into): element (i0, ..., in) at data + (i0·strides[0] +
+/// ... + in·strides[n])·size_of(dtype) bytes, empty strides meaning C
+/// order, as for TensorRef. Distinct elements must lie at distinct
+/// addresses (a layout where they might not is an Error).
+struct TensorOut {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+  void* data = nullptr;
+  std::vector<int64_t> strides;
+};
+
 /// An owned tensor in C order, as programs return them.
 class Tensor {
 public:
@@ -257,6 +269,23 @@ public:
                                     Engine engine = Engine::Interpreter) const;
   std::map<std::string, Tensor> run(const std::map<std::string, TensorRef>& inputs,
                                     const RunOptions& options) const;
+
+  /// Runs the program as run() does and writes each output named in
+  /// \p into to the caller's memory there, instead of returning it;
+  /// returns the other outputs. A name the program does not output, a
+  /// dtype or shape other than the output's, or two destinations that
+  /// overlap is an Error.
+  ///
+  /// Engine::Jit writes a destination in place when it is in C order,
+  /// aligned for its dtype and overlaps no input, and the program provably
+  /// never raises an error; otherwise, and with the other engines, the
+  /// output is computed into teval's memory and copied there once the run
+  /// has succeeded. So an Error leaves every destination unchanged, except
+  /// that an interrupted or timed-out run that writes in place may leave
+  /// its destinations partly written.
+  std::map<std::string, Tensor> run_into(const std::map<std::string, TensorRef>& inputs,
+                                         const std::map<std::string, TensorOut>& into,
+                                         const RunOptions& options = {}) const;
 
   /// Judges \p candidates (by output name) as results of the program on
   /// \p inputs: one verdict per candidate, in name order. A candidate for a

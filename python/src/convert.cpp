@@ -113,6 +113,32 @@ InputArray input_array(const py::handle& object) {
   return in;
 }
 
+OutArray out_array(const std::string& name, const py::handle& object) {
+  if (!py::isinstance<py::array>(object))
+    throw py::type_error("out['" + name + "'] must be a numpy array, not " +
+                         std::string(py::str(py::type::of(object).attr("__name__"))));
+  py::array array = py::reinterpret_borrow<py::array>(object);
+  if (!array.writeable())
+    throw py::value_error("out['" + name + "'] is read-only");
+  if (!array.dtype().attr("isnative").cast<bool>())
+    throw py::value_error("out['" + name + "'] is not in the machine's byte order");
+  const py::ssize_t size = array.itemsize();
+  std::optional<DType> dtype = from_numpy(array.dtype().kind(), size);
+  if (!dtype)
+    throw py::type_error("out['" + name + "'] has numpy's dtype " +
+                         std::string(py::str(array.dtype())) + ", which teval has no dtype for");
+  OutArray out{array, {}};
+  out.out.dtype = *dtype;
+  out.out.data = array.mutable_data();
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+    if (array.strides(d) % size != 0)
+      throw py::value_error("out['" + name + "'] has strides that are not whole elements");
+    out.out.shape.push_back(array.shape(d));
+    out.out.strides.push_back(array.strides(d) / size);
+  }
+  return out;
+}
+
 py::array output_array(Tensor&& t) {
   if (t.size_bytes() == 0)
     return py::array(numpy_dtype(t.dtype()),

@@ -27,6 +27,17 @@ struct InputArray {
 /// dtype teval has no counterpart of.
 InputArray input_array(const py::handle& object);
 
+/// A writable numpy array and the memory a run writes an output into.
+struct OutArray {
+  py::array array;
+  TensorOut out;
+};
+
+/// \p object, given as out[\p name], as a run's destination: a writable
+/// numpy array of a dtype teval has (uint16 for bfloat16), in native byte
+/// order, its strides whole elements; a TypeError or ValueError otherwise.
+OutArray out_array(const std::string& name, const py::handle& object);
+
 /// \p t as a numpy array that owns its storage (no copy). bfloat16 comes
 /// back as uint16 words.
 py::array output_array(Tensor&& t);

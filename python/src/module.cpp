@@ -187,7 +187,7 @@ py::dict output_dict(std::map<std::string, Tensor> tensors) {
 py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
                      const std::string& engine, std::optional<uint64_t> seed,
                      std::optional<double> timeout, int threads, const std::string& order,
-                     bool fma) {
+                     bool fma, const std::optional<py::dict>& out) {
   if (threads < 0)
     throw std::invalid_argument("threads must be 0 (every core) or more");
   if (order != "sequential" && order != "any")
@@ -197,10 +197,34 @@ py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
   options.order = order == "any" ? RunOptions::Order::Any : RunOptions::Order::Sequential;
   options.fma = fma;
   Inputs in = named_inputs(p, inputs, seed);
-  return output_dict(interruptible([&](StopToken* stop) {
+  if (!out)
+    return output_dict(interruptible([&](StopToken* stop) {
+      options.stop = stop;
+      return p.run(in.refs, options);
+    }));
+  // The given arrays are written and returned with the other outputs.
+  std::map<std::string, OutArray> arrays;
+  std::map<std::string, TensorOut> into;
+  for (auto [key, value] : *out) {
+    std::string name = py::str(key);
+    OutArray a = out_array(name, value);
+    into.emplace(name, a.out);
+    arrays.emplace(name, std::move(a));
+  }
+  std::map<std::string, Tensor> rest = interruptible([&](StopToken* stop) {
     options.stop = stop;
-    return p.run(in.refs, options);
-  }));
+    return p.run_into(in.refs, into, options);
+  });
+  // Every output by name, as run() gives them: the given arrays themselves.
+  std::map<std::string, py::object> all;
+  for (auto& [name, t] : rest)
+    all[name] = output_array(std::move(t));
+  for (const auto& [name, a] : arrays)
+    all[name] = a.array;
+  py::dict result;
+  for (auto& [name, value] : all)
+    result[py::str(name)] = value;
+  return result;
 }
 
 CheckOptions check_options(std::optional<int64_t> ulp, std::optional<double> rtol,
@@ -350,7 +374,7 @@ PYBIND11_MODULE(_teval, m) {
       .def("run", &run_program, py::arg("inputs") = py::none(), py::kw_only(),
            py::arg("engine") = "interp", py::arg("seed") = py::none(),
            py::arg("timeout") = py::none(), py::arg("threads") = 1, py::arg("order") = "sequential",
-           py::arg("fma") = false)
+           py::arg("fma") = false, py::arg("out") = py::none())
       .def(
           "check",
           [](const Program& p, const std::optional<py::dict>& inputs, const py::dict& candidates,

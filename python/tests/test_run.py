@@ -198,3 +198,45 @@ def test_seeded_inputs_are_those_of_teval_run(tmp_path, teval_command):
     ones = np.ones((4, 2), dtype=np.float32)
     out = p.run({"input1": ones}, seed=11)["output0"]
     np.testing.assert_array_equal(out, sequential_matmul(drawn["input0"], ones))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_out_arrays_are_written_and_returned(engine):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    b = rng.standard_normal((7, 4)).astype(np.float32)
+    # Full of NaN: an element the run did not write shows.
+    c = np.full((5, 4), np.nan, dtype=np.float32)
+    out = teval.run(MATMUL, {"input0": a, "input1": b}, engine=engine, out={"output0": c})
+    assert out["output0"] is c
+    # The sequential sum, or for "exact" what it returns without out.
+    want = (sequential_matmul(a, b) if engine != "exact" else
+            teval.run(MATMUL, {"input0": a, "input1": b}, engine=engine)["output0"])
+    np.testing.assert_array_equal(c, want)
+    # A transposed view is written where its strides say.
+    t = np.full((4, 5), np.nan, dtype=np.float32)
+    teval.run(MATMUL, {"input0": a, "input1": b}, engine=engine, out={"output0": t.T})
+    np.testing.assert_array_equal(t.T, want)
+
+
+def test_out_arrays_are_checked():
+    a = np.ones(4, dtype=np.float32)
+    program = "output0[N] = input0[N] * 2.0"
+    with pytest.raises(teval.Error, match="output `output0` is float32\\[4\\], not float64\\[4\\]"):
+        teval.run(program, {"input0": a}, out={"output0": np.zeros(4)})
+    with pytest.raises(teval.Error, match="no output `output1`"):
+        teval.run(program, {"input0": a}, out={"output1": np.zeros(4, np.float32)})
+    with pytest.raises(TypeError, match="must be a numpy array, not list"):
+        teval.run(program, {"input0": a}, out={"output0": [0, 0, 0, 0]})
+    read_only = np.zeros(4, np.float32)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        teval.run(program, {"input0": a}, out={"output0": read_only})
+
+
+def test_an_error_leaves_out_arrays_unchanged():
+    x = np.array([1, 2, 0, 4], dtype=np.int32)
+    o = np.full(4, -7, dtype=np.int32)
+    with pytest.raises(teval.Error, match="division by zero"):
+        teval.run("output0[N] = 12 / input0[N]", {"input0": x}, engine="jit", out={"output0": o})
+    np.testing.assert_array_equal(o, np.full(4, -7, dtype=np.int32))

@@ -43,7 +43,7 @@ def _program(program, inputs, entry, params, notation):
 
 
 def run(program, inputs=None, engine="interp", entry=None, params=None, seed=None,
-        notation="detect", timeout=None, threads=1, order="sequential", fma=False):
+        notation="detect", timeout=None, threads=1, order="sequential", fma=False, out=None):
     """Runs `program` on `inputs` (a dict of arrays by input name).
 
     program   program text in any notation teval reads, or a teval.Program.
@@ -63,12 +63,21 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
               results within teval.check's bound instead.
     fma       engine "jit": products may be fused into the sums and
               additions they feed (within teval.check(..., fma=True)'s bound).
+    out       {name: array}: writable numpy arrays of the outputs' dtypes and
+              shapes (any strides) that the run writes those outputs into,
+              as numpy's out= does; they are returned as the outputs. The
+              JIT writes one in place when it is contiguous, overlaps no
+              input and the program provably cannot fail; otherwise the
+              output is copied there once the run has succeeded, so an
+              error leaves the arrays unchanged (an interrupted run that
+              writes in place may leave them partly written).
 
     Returns {name: array} for every output. Ctrl-C stops a long evaluation
     (KeyboardInterrupt), as it stops Python code.
     """
     return _program(program, inputs, entry, params, notation).run(
-        inputs, engine=engine, seed=seed, timeout=timeout, threads=threads, order=order, fma=fma)
+        inputs, engine=engine, seed=seed, timeout=timeout, threads=threads, order=order, fma=fma,
+        out=out)
 
 
 def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,

@@ -108,6 +108,9 @@ RC_GTEST_PROP(Transform, RegisterTilePreservesResults, ()) {
 RC_GTEST_PROP(Transform, FusePreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::Fuse));
 }
+RC_GTEST_PROP(Transform, DroppingDeadFillsPreservesResults, ()) {
+  check_steps(*transform_steps(TransformStep::DropDeadFills));
+}
 
 TEST(Transform, SplitWithTailKeepsEveryIteration) {
   // A hand-built nest: out[i] = i for i in [0, 7), split by 3.
@@ -163,9 +166,12 @@ TEST(Transform, AVectorizedReductionLoopKeepsItsOrder) {
   n.outputs = {out};
   core::Expr acc = core::make_load(out, core::DType::Float32, {core::int64(0)});
   core::Expr x = core::make_load(in, core::DType::Float32, {core::make_var(i, core::DType::Int64)});
-  n.root = core::make_for(
-      i, core::int64(0), core::int64(64),
-      core::make_store(out, {core::int64(0)}, core::make_apply(core::Op::Add, {acc, x})));
+  n.root = core::make_block(
+      {core::make_store(out, {core::int64(0)},
+                        core::make_const(core::Scalar::of_float(core::DType::Float32, 0))),
+       core::make_for(
+           i, core::int64(0), core::int64(64),
+           core::make_store(out, {core::int64(0)}, core::make_apply(core::Op::Add, {acc, x})))});
   std::optional<core::LoopNest> v = core::vectorize(n, i);
   ASSERT_TRUE(v);
   std::vector<core::Tensor> values;
@@ -174,6 +180,119 @@ TEST(Transform, AVectorizedReductionLoopKeepsItsOrder) {
     values[0].set(k, core::Scalar::of_float(core::DType::Float32, k == 0 ? 1e8 : 2));
   std::vector<core::Tensor> r = shared_jit().compile(*v)->run(values);
   EXPECT_EQ(r[0].get(0).f, 1e8);
+}
+
+// A hand-built nest for the fill tests: int32 output `out` of \p shape,
+// int32 input `in` of 2 x 3, loop variables i and j.
+struct FillNest {
+  core::LoopNest n;
+  int out, in, i, j;
+  explicit FillNest(core::Shape shape) {
+    in = n.add_buffer({"in", core::DType::Int32, {2, 3}, core::BufferKind::Input, {}});
+    out = n.add_buffer({"out", core::DType::Int32, std::move(shape), core::BufferKind::Output, {}});
+    i = n.add_var("i", core::DType::Int64, true);
+    j = n.add_var("j", core::DType::Int64, true);
+    n.inputs = {in};
+    n.outputs = {out};
+  }
+  core::Expr var(int v) const { return core::make_var(v, core::DType::Int64); }
+  static core::Expr value(int64_t k) {
+    return core::make_const(core::Scalar::of_int(core::DType::Int32, k));
+  }
+  core::Stmt loop(int v, int64_t begin, int64_t end, core::Stmt body) const {
+    return core::make_for(v, core::int64(begin), core::int64(end), std::move(body));
+  }
+  // out = 7 everywhere (a 2 x 3 or a 3-element output).
+  core::Stmt fill() const {
+    const core::Shape& s = n.buffers[out].shape;
+    if (s.size() == 1)
+      return loop(i, 0, s[0], core::make_store(out, {var(i)}, value(7)));
+    return loop(i, 0, s[0], loop(j, 0, s[1], core::make_store(out, {var(i), var(j)}, value(7))));
+  }
+  core::Expr in_at(core::Expr a, core::Expr b) const {
+    return core::make_load(in, core::DType::Int32, {std::move(a), std::move(b)});
+  }
+  // The fill, then \p stmts; whether drop_dead_fills drops the fill, and
+  // that IREval gives the same outputs either way.
+  bool dead(std::vector<core::Stmt> stmts) {
+    stmts.insert(stmts.begin(), fill());
+    n.root = core::make_block(std::move(stmts));
+    std::vector<int> dropped;
+    core::LoopNest after = core::drop_dead_fills(n, &dropped);
+    core::Tensor input(core::DType::Int32, {2, 3});
+    for (int k = 0; k < 6; ++k)
+      input.set(k, core::Scalar::of_int(core::DType::Int32, 10 + k));
+    std::vector<core::Tensor> inputs{input};
+    EXPECT_TRUE(core::identical(interp::ireval(n, inputs)[0], interp::ireval(after, inputs)[0]));
+    return !dropped.empty();
+  }
+};
+
+TEST(Transform, AFillTheNextStatementOverwritesIsDead) {
+  // Every element stored, unguarded, without reading out: dead.
+  FillNest a({2, 3});
+  EXPECT_TRUE(a.dead({a.loop(a.i, 0, 2,
+                             a.loop(a.j, 0, 3,
+                                    core::make_store(a.out, {a.var(a.i), a.var(a.j)},
+                                                     a.in_at(a.var(a.i), a.var(a.j)))))}));
+  // Transposed loops, a statement between that does not touch out: dead.
+  FillNest b({2, 3});
+  core::Stmt unrelated = b.loop(b.i, 0, 1, core::make_block({}));
+  EXPECT_TRUE(b.dead({unrelated, b.loop(b.j, 0, 3,
+                                        b.loop(b.i, 0, 2,
+                                               core::make_store(b.out, {b.var(b.i), b.var(b.j)},
+                                                                b.value(1))))}));
+  // A loop around the store that does not index it still stores everything.
+  FillNest c({3});
+  EXPECT_TRUE(c.dead({c.loop(c.j, 0, 2,
+                             c.loop(c.i, 0, 3,
+                                    core::make_store(c.out, {c.var(c.i)},
+                                                     c.in_at(c.var(c.j), c.var(c.i)))))}));
+}
+
+TEST(Transform, AFillSomethingCanSeeIsKept) {
+  FillNest part({3}); // two of three elements stored
+  EXPECT_FALSE(part.dead(
+      {part.loop(part.i, 0, 2, core::make_store(part.out, {part.var(part.i)}, part.value(1)))}));
+  FillNest guarded({3});
+  EXPECT_FALSE(guarded.dead({guarded.loop(
+      guarded.i, 0, 3,
+      core::make_store(guarded.out, {guarded.var(guarded.i)}, guarded.value(1),
+                       core::make_apply(core::Op::Lt, {guarded.var(guarded.i), core::int64(1)}, {},
+                                        core::DType::Bool)))}));
+  FillNest reads({3}); // out[i] = out[i] + 1
+  EXPECT_FALSE(reads.dead({reads.loop(
+      reads.i, 0, 3,
+      core::make_store(reads.out, {reads.var(reads.i)},
+                       core::make_apply(core::Op::Add,
+                                        {core::make_load(reads.out, core::DType::Int32,
+                                                         {reads.var(reads.i)}),
+                                         reads.value(1)})))}));
+  FillNest shifted({3}); // out[i + 1] for i in [-1, 2)
+  EXPECT_FALSE(shifted.dead({shifted.loop(
+      shifted.i, -1, 2,
+      core::make_store(shifted.out,
+                       {core::make_apply(core::Op::Add, {shifted.var(shifted.i), core::int64(1)})},
+                       shifted.value(1)))}));
+  FillNest empty({3}); // an outer loop of no iterations: nothing stored
+  EXPECT_FALSE(empty.dead({empty.loop(
+      empty.j, 0, 0,
+      empty.loop(empty.i, 0, 3,
+                 core::make_store(empty.out, {empty.var(empty.i)}, empty.value(1))))}));
+  FillNest diagonal({3, 3}); // out[i][i]
+  EXPECT_FALSE(diagonal.dead({diagonal.loop(
+      diagonal.i, 0, 3,
+      core::make_store(diagonal.out, {diagonal.var(diagonal.i), diagonal.var(diagonal.i)},
+                       diagonal.value(1)))}));
+  FillNest read_between({3}); // the fill is read before it is overwritten
+  core::Stmt copy = read_between.loop(
+      read_between.j, 0, 1,
+      core::make_store(read_between.out, {core::int64(0)},
+                       core::make_load(read_between.out, core::DType::Int32, {core::int64(2)})));
+  EXPECT_FALSE(read_between.dead(
+      {copy, read_between.loop(read_between.i, 0, 3,
+                               core::make_store(read_between.out, {read_between.var(read_between.i)},
+                                                read_between.value(1)))}));
 }
 
 } // namespace
