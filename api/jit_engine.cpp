@@ -15,7 +15,8 @@ public:
   Compiled(const core::LoopNest& nest, bool any_order, bool fma)
       : session_(std::make_unique<jit::Jit>(
             jit::JitOptions{.watermarks = false, .any_order = any_order, .fma = fma})),
-        kernel_(session_->compile(nest)), cannot_fail_(!nest.root || core::cannot_fail(nest, nest.root)) {}
+        kernel_(session_->compile(nest)),
+        cannot_fail_(!nest.root || core::cannot_fail(nest, nest.root)) {}
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs, int threads,
                                 std::span<std::byte* const> destinations) const override {
     return kernel_->run(inputs, threads, destinations);

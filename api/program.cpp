@@ -278,8 +278,7 @@ std::map<std::string, Tensor> Program::run_into(const std::map<std::string, Tens
       auto o = std::find_if(p.outputs.begin(), p.outputs.end(),
                             [&](const TensorInfo& i) { return i.name == name; });
       if (o == p.outputs.end())
-        fail("the program has no output `" + name + "`; its outputs are: " +
-             name_list(p.outputs));
+        fail("the program has no output `" + name + "`; its outputs are: " + name_list(p.outputs));
       api::check_destination(name, out, *o);
       for (const auto& [other, given] : taken)
         if (api::share_memory(*given, out))

@@ -186,8 +186,8 @@ py::dict output_dict(std::map<std::string, Tensor> tensors) {
 
 py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
                      const std::string& engine, std::optional<uint64_t> seed,
-                     std::optional<double> timeout, int threads, const std::string& order,
-                     bool fma, const std::optional<py::dict>& out) {
+                     std::optional<double> timeout, int threads, const std::string& order, bool fma,
+                     const std::optional<py::dict>& out) {
   if (threads < 0)
     throw std::invalid_argument("threads must be 0 (every core) or more");
   if (order != "sequential" && order != "any")

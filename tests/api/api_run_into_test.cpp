@@ -54,13 +54,12 @@ TEST(RunInto, ElementwiseReductionAndUnwrittenEntriesOnEveryEngine) {
                           "output1[N] +=! input0[N, M]; output2[M, N] = input0[N, M]\", "
                           "input_dict={}, extra_outputs=[\"output0\", \"output1\"])",
                           {{"input0", {DType::Float32, {4, 6}}}});
-  for (teval::RunOptions o : {teval::RunOptions{}, teval::RunOptions{Engine::IREval},
-                              teval::RunOptions{Engine::Jit}, teval::RunOptions{Engine::Exact},
-                              teval::RunOptions{.engine = Engine::Jit, .threads = 2}}) {
+  for (teval::RunOptions o :
+       {teval::RunOptions{}, teval::RunOptions{Engine::IREval}, teval::RunOptions{Engine::Jit},
+        teval::RunOptions{Engine::Exact}, teval::RunOptions{.engine = Engine::Jit, .threads = 2}}) {
     std::vector<float> elementwise(24, kNaN), sums(4, kNaN), transposed(24, kNaN);
-    auto rest = p.run_into(
-        {{"input0", ref(x, {4, 6})}},
-        {{"output0", out(elementwise, {4, 6})}, {"output1", out(sums, {4})}}, o);
+    auto rest = p.run_into({{"input0", ref(x, {4, 6})}},
+                           {{"output0", out(elementwise, {4, 6})}, {"output1", out(sums, {4})}}, o);
     ASSERT_EQ(rest.size(), 1u) << "output2 is returned";
     const auto* t = static_cast<const float*>(rest.at("output2").data());
     for (int n = 0; n < 4; ++n) {
@@ -94,7 +93,8 @@ TEST(RunInto, ATileContractionsUnwrittenEntriesAreZero) {
 
 TEST(RunInto, StridedDestinationsAreWrittenWhereTheirStridesSay) {
   std::vector<float> x{1, 2, 3, 4, 5, 6};
-  teval::Program p = load("output0[N, M] = input0[N, M] - 0.5", {{"input0", {DType::Float32, {2, 3}}}});
+  teval::Program p =
+      load("output0[N, M] = input0[N, M] - 0.5", {{"input0", {DType::Float32, {2, 3}}}});
   for (Engine e : kEngines) {
     // Fortran order, then rows reversed (a negative stride), then every
     // other element of a larger buffer.
@@ -116,7 +116,8 @@ TEST(RunInto, StridedDestinationsAreWrittenWhereTheirStridesSay) {
 
 TEST(RunInto, ADestinationThatIsAnInputIsReadFirst) {
   // Reversing a vector into its own memory: every read sees the input.
-  teval::Program p = load("output0[N] = input0[4 - N] where N in 5", {{"input0", {DType::Float32, {5}}}});
+  teval::Program p =
+      load("output0[N] = input0[4 - N] where N in 5", {{"input0", {DType::Float32, {5}}}});
   for (Engine e : kEngines) {
     std::vector<float> v{1, 2, 3, 4, 5};
     p.run_into({{"input0", ref(v, {5})}}, {{"output0", out(v, {5})}}, {e});
@@ -146,19 +147,29 @@ TEST(RunInto, WrongDestinationsAreErrors) {
                           {{"input0", {DType::Float32, {4}}}});
   std::map<std::string, TensorRef> in{{"input0", ref(x, {4})}};
   std::vector<float> a(4), b(8);
-  EXPECT_EQ(error_of([&] { p.run_into(in, {{"output9", out(a, {4})}}); }),
+  EXPECT_EQ(error_of([&] {
+              p.run_into(in, {{"output9", out(a, {4})}});
+            }),
             "the program has no output `output9`; its outputs are: output0, output1");
-  EXPECT_EQ(error_of([&] { p.run_into(in, {{"output0", out(a, {2, 2})}}); }),
+  EXPECT_EQ(error_of([&] {
+              p.run_into(in, {{"output0", out(a, {2, 2})}});
+            }),
             "output `output0` is float32[4], not float32[2, 2]");
   EXPECT_EQ(error_of([&] {
               p.run_into(in, {{"output0", {DType::Float64, {4}, a.data(), {}}}});
             }),
             "output `output0` is float32[4], not float64[4]");
-  EXPECT_EQ(error_of([&] { p.run_into(in, {{"output0", {DType::Float32, {4}, nullptr, {}}}}); }),
+  EXPECT_EQ(error_of([&] {
+              p.run_into(in, {{"output0", {DType::Float32, {4}, nullptr, {}}}});
+            }),
             "the memory for output `output0` has no data");
-  EXPECT_EQ(error_of([&] { p.run_into(in, {{"output0", out(a, {4}, {0})}}); }),
+  EXPECT_EQ(error_of([&] {
+              p.run_into(in, {{"output0", out(a, {4}, {0})}});
+            }),
             "the memory for output `output0` has strides under which elements may overlap");
-  EXPECT_EQ(error_of([&] { p.run_into(in, {{"output0", out(a, {4}, {1, 1})}}); }),
+  EXPECT_EQ(error_of([&] {
+              p.run_into(in, {{"output0", out(a, {4}, {1, 1})}});
+            }),
             "a tensor has 2 strides for 1 dimensions");
   // Two outputs in one buffer: interleaved is fine, sharing an element is not.
   EXPECT_EQ(error_of([&] {

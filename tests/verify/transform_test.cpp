@@ -238,16 +238,15 @@ TEST(Transform, AFillTheNextStatementOverwritesIsDead) {
   // Transposed loops, a statement between that does not touch out: dead.
   FillNest b({2, 3});
   core::Stmt unrelated = b.loop(b.i, 0, 1, core::make_block({}));
-  EXPECT_TRUE(b.dead({unrelated, b.loop(b.j, 0, 3,
-                                        b.loop(b.i, 0, 2,
-                                               core::make_store(b.out, {b.var(b.i), b.var(b.j)},
-                                                                b.value(1))))}));
+  EXPECT_TRUE(b.dead(
+      {unrelated,
+       b.loop(b.j, 0, 3,
+              b.loop(b.i, 0, 2, core::make_store(b.out, {b.var(b.i), b.var(b.j)}, b.value(1))))}));
   // A loop around the store that does not index it still stores everything.
   FillNest c({3});
-  EXPECT_TRUE(c.dead({c.loop(c.j, 0, 2,
-                             c.loop(c.i, 0, 3,
-                                    core::make_store(c.out, {c.var(c.i)},
-                                                     c.in_at(c.var(c.j), c.var(c.i)))))}));
+  EXPECT_TRUE(c.dead({c.loop(
+      c.j, 0, 2,
+      c.loop(c.i, 0, 3, core::make_store(c.out, {c.var(c.i)}, c.in_at(c.var(c.j), c.var(c.i)))))}));
 }
 
 TEST(Transform, AFillSomethingCanSeeIsKept) {
@@ -263,11 +262,11 @@ TEST(Transform, AFillSomethingCanSeeIsKept) {
   FillNest reads({3}); // out[i] = out[i] + 1
   EXPECT_FALSE(reads.dead({reads.loop(
       reads.i, 0, 3,
-      core::make_store(reads.out, {reads.var(reads.i)},
-                       core::make_apply(core::Op::Add,
-                                        {core::make_load(reads.out, core::DType::Int32,
-                                                         {reads.var(reads.i)}),
-                                         reads.value(1)})))}));
+      core::make_store(
+          reads.out, {reads.var(reads.i)},
+          core::make_apply(core::Op::Add,
+                           {core::make_load(reads.out, core::DType::Int32, {reads.var(reads.i)}),
+                            reads.value(1)})))}));
   FillNest shifted({3}); // out[i + 1] for i in [-1, 2)
   EXPECT_FALSE(shifted.dead({shifted.loop(
       shifted.i, -1, 2,
@@ -275,10 +274,10 @@ TEST(Transform, AFillSomethingCanSeeIsKept) {
                        {core::make_apply(core::Op::Add, {shifted.var(shifted.i), core::int64(1)})},
                        shifted.value(1)))}));
   FillNest empty({3}); // an outer loop of no iterations: nothing stored
-  EXPECT_FALSE(empty.dead({empty.loop(
-      empty.j, 0, 0,
-      empty.loop(empty.i, 0, 3,
-                 core::make_store(empty.out, {empty.var(empty.i)}, empty.value(1))))}));
+  EXPECT_FALSE(empty.dead(
+      {empty.loop(empty.j, 0, 0,
+                  empty.loop(empty.i, 0, 3,
+                             core::make_store(empty.out, {empty.var(empty.i)}, empty.value(1))))}));
   FillNest diagonal({3, 3}); // out[i][i]
   EXPECT_FALSE(diagonal.dead({diagonal.loop(
       diagonal.i, 0, 3,
@@ -290,9 +289,10 @@ TEST(Transform, AFillSomethingCanSeeIsKept) {
       core::make_store(read_between.out, {core::int64(0)},
                        core::make_load(read_between.out, core::DType::Int32, {core::int64(2)})));
   EXPECT_FALSE(read_between.dead(
-      {copy, read_between.loop(read_between.i, 0, 3,
-                               core::make_store(read_between.out, {read_between.var(read_between.i)},
-                                                read_between.value(1)))}));
+      {copy,
+       read_between.loop(read_between.i, 0, 3,
+                         core::make_store(read_between.out, {read_between.var(read_between.i)},
+                                          read_between.value(1)))}));
 }
 
 } // namespace
