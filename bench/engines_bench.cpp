@@ -90,4 +90,17 @@ BENCHMARK(BM_Engine)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The JIT's compile time on the same shapes (the goal: 30 ms per kernel):
+// scheduling, code generation, optimisation and machine code, freed again.
+void BM_EngineCompile(benchmark::State& state) {
+  const Shape& shape = shapes().at(static_cast<size_t>(state.range(0)));
+  bench::Prepared p = bench::prepare(shape.text);
+  core::LoopNest nest = core::lower(p.kernel);
+  jit::Jit jit(jit::JitOptions{.watermarks = false});
+  for (auto _ : state)
+    benchmark::DoNotOptimize(jit.compile(nest));
+  state.SetLabel(shape.name);
+}
+BENCHMARK(BM_EngineCompile)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+
 } // namespace

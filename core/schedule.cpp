@@ -189,29 +189,47 @@ Stmt parallelize_outer(const LoopNest& nest, Stmt top, const ScheduleOptions& op
   return top;
 }
 
+// The vectorized output row of \p top: its innermost loop when that is a
+// vectorized loop over the last index of the nest's one store, below at
+// least one reduction loop (a loop the store's index does not name).
+struct Row {
+  std::vector<int> vars; // the chain, outer first
+  const For* column;
+  const Store* store;
+  int64_t width; // the row's outputs, or -1 when not constant
+  int64_t bytes; // and their size
+};
+std::optional<Row> vector_row(const LoopNest& nest, const Stmt& top) {
+  Row r;
+  r.vars = chain(std::get<For>(top->node));
+  r.column = find_loop(top, r.vars.back());
+  r.store = only_store(r.column->body);
+  if (r.column->kind != LoopKind::Vectorized || !r.store || r.vars.size() < 2 ||
+      mentions(r.store->index, r.vars[r.vars.size() - 2]))
+    return std::nullopt;
+  r.width = points(top, {r.column->var});
+  r.bytes = r.width * size_bytes(nest.buffers[r.store->buffer].dtype);
+  return r;
+}
+
 // Register tiling (core::register_tile) of a nest whose vectorized output
-// loop, 64 outputs at most and whole vectors, is innermost below reduction
-// loops: 2 to 4 rows of another output loop above the reductions (a factor
-// of its extent) with it, so that up to 12 vectors of accumulators stay in
-// registers across the reductions. The jammed loop is the one whose copies
-// share the most vector reads (the fewest loads naming both it and the
-// vectorized loop), innermost on ties.
-Stmt tile_registers(LoopNest& nest, Stmt top, std::string* log) {
-  std::vector<int> vars = chain(std::get<For>(top->node));
-  const For* column = find_loop(top, vars.back());
-  const Store* store = only_store(column->body);
-  if (column->kind != LoopKind::Vectorized || !store || vars.size() < 2 ||
-      mentions(store->index, vars[vars.size() - 2]))
-    return top; // no reduction loop around the vectorized one
+// row, 64 outputs at most and whole 64-byte vectors (or one 32-byte one),
+// is innermost below reduction loops: 2 to 4 rows of another output loop
+// above the reductions (a factor of its extent) with it, so that up to 12
+// vectors of accumulators stay in registers across the reductions. The
+// jammed loop is the one whose copies share the most vector reads (the
+// fewest loads naming both it and the vectorized loop), innermost on ties.
+std::optional<Stmt> tile_registers(LoopNest& nest, const Stmt& top, std::string* log) {
+  std::optional<Row> row = vector_row(nest, top);
   // A longer row is left whole: a tile of its columns walks the other
   // operand across rows (a 512^3 matmul ran at 60% with 64-wide tiles).
-  // So is a row that 64-byte vectors do not divide: the remainder's
-  // control flow keeps the accumulators in memory (56 columns ran slower).
-  const int64_t width = points(top, {column->var});
-  const int64_t lanes = std::max<int64_t>(64 / size_bytes(nest.buffers[store->buffer].dtype), 1);
-  if (width <= 0 || width > 64 || width % lanes != 0)
-    return top;
-  const int64_t vectors = width / lanes;
+  // A row of partial vectors is split first (tile_rows).
+  if (!row || row->width <= 0 || row->width > 64 || (row->bytes % 64 != 0 && row->bytes != 32))
+    return std::nullopt;
+  const std::vector<int>& vars = row->vars;
+  const For* column = row->column;
+  const Store* store = row->store;
+  const int64_t vectors = std::max<int64_t>(row->bytes / 64, 1);
   auto shared_reads = [&](int var) {
     int n = 0;
     for_each_node(store->value, [&](const Expr& x) {
@@ -232,14 +250,43 @@ Stmt tile_registers(LoopNest& nest, Stmt top, std::string* log) {
       }
   }
   if (jam < 0)
-    return top;
+    return std::nullopt;
   std::string why;
   std::optional<Stmt> r = register_tile(nest, top, jam, factor, &why);
   if (!r)
-    return note(log, "no register tile: " + why), top;
-  note(log, "register tile " + std::to_string(width) + " " + nest.vars[column->var].name + " x " +
-                std::to_string(factor) + " " + nest.vars[jam].name);
-  return *r;
+    return note(log, "no register tile: " + why), std::nullopt;
+  note(log, "register tile " + std::to_string(row->width) + " " + nest.vars[column->var].name +
+                " x " + std::to_string(factor) + " " + nest.vars[jam].name);
+  return r;
+}
+
+// \p top register-tiled: as it is, or, for a row of whole vectors and a
+// remainder (56 floats: three 64-byte vectors and 8 floats), split into
+// two statements (core::split_range), each tiled where its width allows.
+// Untiled, the remainder's control flow kept the accumulators in memory.
+std::vector<Stmt> tile_rows(LoopNest& nest, const Stmt& top, std::string* log) {
+  if (std::optional<Stmt> tiled = tile_registers(nest, top, log))
+    return {*tiled};
+  std::optional<Row> row = vector_row(nest, top);
+  if (!row || row->width <= 0 || row->width > 64 || row->bytes <= 64 || row->bytes % 64 == 0)
+    return {top};
+  const int var = row->column->var;
+  const int64_t whole = row->bytes / 64 * (row->width * 64 / row->bytes);
+  const int64_t at = std::get<Const>(row->column->begin->node).value.i + whole;
+  std::string why;
+  std::optional<std::pair<Stmt, Stmt>> parts = split_range(nest, top, var, at, &why);
+  if (!parts)
+    return note(log, "no split of " + nest.vars[var].name + ": " + why), std::vector{top};
+  std::string tiled;
+  std::optional<Stmt> main = tile_registers(nest, parts->first, &tiled);
+  if (!main)
+    return {top};
+  note(log, "split " + nest.vars[var].name + " at " + std::to_string(at) +
+                ": whole vectors, then the rest");
+  if (log)
+    *log += tiled;
+  std::optional<Stmt> rest = tile_registers(nest, parts->second, log);
+  return {*main, rest.value_or(parts->second)};
 }
 
 } // namespace
@@ -255,16 +302,23 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
     note(log, "drop the fill of " + nest.buffers[b].name + ": the next statement writes it all");
   bool block = std::holds_alternative<Block>(out.root->node);
   std::vector<Stmt> tops = block ? std::get<Block>(out.root->node).stmts : std::vector{out.root};
+  std::vector<Stmt> scheduled;
   for (Stmt& top : tops) {
-    if (!std::holds_alternative<For>(top->node))
+    if (!std::holds_alternative<For>(top->node)) {
+      scheduled.push_back(top);
       continue;
+    }
     if (options.vectorize)
       top = vectorize_contiguous(out, top, options, log);
     top = parallelize_outer(out, top, options, log);
-    if (options.vectorize && options.register_tiles)
-      top = tile_registers(out, top, log);
+    if (!options.vectorize || !options.register_tiles) {
+      scheduled.push_back(top);
+      continue;
+    }
+    for (Stmt& part : tile_rows(out, top, log))
+      scheduled.push_back(std::move(part));
   }
-  out.root = block ? make_block(std::move(tops)) : tops[0];
+  out.root = block || scheduled.size() > 1 ? make_block(std::move(scheduled)) : scheduled[0];
   return out;
 }
 

@@ -457,6 +457,49 @@ std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam
   return fail(why, "no loop over that variable"), std::nullopt;
 }
 
+std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stmt& top, int var,
+                                                 int64_t at, std::string* why) {
+  const For* loop = nullptr;
+  for (const Stmt* s = &top; const auto* f = std::get_if<For>(&(*s)->node); s = &f->body)
+    if (f->var == var) {
+      loop = f;
+      break;
+    }
+  if (!loop)
+    return fail(why, "not a loop of a perfectly nested chain"), std::nullopt;
+  auto b = constant(loop->begin), e = constant(loop->end);
+  if (!b || !e)
+    return fail(why, "the loop's bounds are not constants"), std::nullopt;
+  if (at <= *b || at >= *e)
+    return fail(why, "the split point is not inside the range"), std::nullopt;
+  if (!iterations_separated(*loop, why))
+    return std::nullopt;
+  if (!cannot_fail(nest, top))
+    return fail(why, "the statement may raise an error"), std::nullopt;
+  auto part = [&](int64_t from, int64_t to) {
+    return replace_loop_in(top, var, [&](const For& f) {
+      return make_for(f.var, int64(from), int64(to), f.body, f.kind);
+    });
+  };
+  return std::pair{part(*b, at), part(at, *e)};
+}
+
+std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, std::string* why) {
+  bool block = std::holds_alternative<Block>(nest.root->node);
+  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  for (size_t k = 0; k < top.size(); ++k) {
+    if (!find_loop(top[k], var))
+      continue;
+    std::optional<std::pair<Stmt, Stmt>> r = split_range(nest, top[k], var, at, why);
+    if (!r)
+      return std::nullopt;
+    top[k] = r->first;
+    top.insert(top.begin() + static_cast<long>(k) + 1, r->second);
+    return with_root(nest, make_block(std::move(top)));
+  }
+  return fail(why, "no loop over that variable"), std::nullopt;
+}
+
 namespace {
 
 bool reads_buffer(const Stmt& s, int buffer) {

@@ -99,6 +99,20 @@ std::optional<Stmt> register_tile(LoopNest& nest, const Stmt& top, int jam, int6
 std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam_factor,
                                       std::string* why = nullptr);
 
+/// Index-set splitting of a top-level statement \p top of \p nest, a
+/// perfectly nested chain of loops: loop \p var's range [b, e) becomes two
+/// statements, the chain with var over [b, at), then the chain with var
+/// over [at, e) (b < at < e, constant bounds). So a row of outputs 56 wide
+/// becomes one of 48 (whole vectors) and one of 8. Applies when no two
+/// iterations of var touch one stored location (iterations_separated) and
+/// the statement cannot raise an error: then running one part of the range
+/// first changes no result. The two statements share the loop variables.
+std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stmt& top, int var,
+                                                 int64_t at, std::string* why = nullptr);
+/// The same on the top-level statement that holds loop \p var.
+std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at,
+                                    std::string* why = nullptr);
+
 /// Leaves out each fill of the root block that is dead: a statement that
 /// stores one constant at every element of a buffer (lowering begins each
 /// kernel statement with one), when the next statement that touches the

@@ -435,13 +435,26 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   // iterations is forced; on any other the cost model decides, under strict
   // floating-point rules.
   const bool force_vector = f.kind == core::LoopKind::Vectorized && core::iterations_separated(f);
-  if (f.kind == core::LoopKind::Unrolled || force_vector) {
-    llvm::Metadata* hint =
-        f.kind == core::LoopKind::Unrolled
-            ? llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.unroll.full")})
-            : llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
-                                     llvm::ConstantAsMetadata::get(b_.getTrue())});
-    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, {nullptr, hint});
+  auto hint = [&](std::string_view name) {
+    return llvm::MDNode::get(c_, {llvm::MDString::get(c_, name)});
+  };
+  std::vector<llvm::Metadata*> hints;
+  if (f.kind == core::LoopKind::Unrolled)
+    hints.push_back(hint("llvm.loop.unroll.full"));
+  if (force_vector) {
+    hints.push_back(llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
+                                           llvm::ConstantAsMetadata::get(b_.getTrue())}));
+    // Not unrolled before the vectorizer sees it (a short row was unrolled
+    // into scalar code); the vector loop is then unrolled as usual.
+    hints.push_back(hint("llvm.loop.unroll.disable"));
+    hints.push_back(llvm::MDNode::get(
+        c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.followup_vectorized"),
+             llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.isvectorized"),
+                                    llvm::ConstantAsMetadata::get(b_.getInt32(1))})}));
+  }
+  if (!hints.empty()) {
+    hints.insert(hints.begin(), nullptr);
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, hints);
     loop->replaceOperandWith(0, loop);
     back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   }

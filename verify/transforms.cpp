@@ -27,6 +27,8 @@ const char* kind_name(TransformStep::Kind k) {
     return "register tile";
   case TransformStep::DropDeadFills:
     return "drop dead fills";
+  case TransformStep::SplitRange:
+    return "split range";
   }
   return "?";
 }
@@ -44,7 +46,7 @@ rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep:
     std::vector<TransformStep> steps;
     for (int i = 0; i < n; ++i) {
       TransformStep s;
-      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 9));
+      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 10));
       s.loop = *rc::gen::inRange(0, 8);
       s.factor = *rc::gen::inRange(1, 5);
       s.other_factor = *rc::gen::inRange(1, 5);
@@ -99,6 +101,15 @@ core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<Transfo
     case TransformStep::RegisterTile:
       next = core::register_tile(current, a, s.factor, &why);
       break;
+    case TransformStep::SplitRange: {
+      const core::For* loop = core::find_loop(current.root, a);
+      const auto* begin = std::get_if<core::Const>(&loop->begin->node);
+      if (begin)
+        next = core::split_range(current, a, begin->value.i + s.factor, &why);
+      else
+        why = "the loop's begin is not a constant";
+      break;
+    }
     case TransformStep::DropDeadFills: {
       std::vector<int> dropped;
       core::LoopNest r = core::drop_dead_fills(current, &dropped);

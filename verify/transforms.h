@@ -24,6 +24,7 @@ struct TransformStep {
     Fuse,
     RegisterTile,
     DropDeadFills, ///< the whole nest (the loop is not used)
+    SplitRange,    ///< at the loop's begin + factor
   } kind;
   int loop = 0;
   int factor = 1;       ///< split, tile (outer)

@@ -108,6 +108,9 @@ RC_GTEST_PROP(Transform, RegisterTilePreservesResults, ()) {
 RC_GTEST_PROP(Transform, FusePreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::Fuse));
 }
+RC_GTEST_PROP(Transform, SplitRangePreservesResults, ()) {
+  check_steps(*transform_steps(TransformStep::SplitRange));
+}
 RC_GTEST_PROP(Transform, DroppingDeadFillsPreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::DropDeadFills));
 }
