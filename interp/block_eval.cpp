@@ -2,11 +2,13 @@
 #include "interp/block_eval.h"
 
 #include "core/error.h"
+#include "core/loopnest.h"
 #include "core/scalar_ops.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 
 namespace teval::interp::detail {
 
@@ -67,12 +69,137 @@ BlockEvaluator::BlockEvaluator(const core::Statement& s,
         affine_loads_.emplace(e.get(), std::move(*a));
   });
   affine_target_ = affine_flat(s.out_index, target_shape);
+  // The variables' columns are read by VarRef nodes outside the accesses
+  // stepped through, by a target computed point by point, by validity
+  // checks, and by the stepped accesses too under a partial selection (the
+  // branches of a select, the right operand of && and ||); a matmul needs
+  // none.
+  std::function<bool(const Expr&)> reads_vars = [&](const Expr& e) {
+    if (affine_loads_.count(e.get()))
+      return false;
+    bool found = std::holds_alternative<core::VarRef>(e->node);
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, core::Load>) {
+            for (const Expr& i : n.index)
+              found = found || reads_vars(i);
+          } else if constexpr (std::is_same_v<T, core::Apply>) {
+            found = found || n.op == Op::And || n.op == Op::Or;
+            for (const Expr& a : n.args)
+              found = found || reads_vars(a);
+          } else if constexpr (std::is_same_v<T, core::Cast>) {
+            found = found || reads_vars(n.value);
+          } else if constexpr (std::is_same_v<T, core::Select>) {
+            found = true;
+          }
+        },
+        e->node);
+    return found;
+  };
+  needs_vars_ = skip_ || !affine_target_ || !s.constraints.empty() || reads_vars(s.value);
   std::map<std::string, int> by_key;
   slot(s.value, by_key);
   for (const core::Constraint& c : s.constraints)
     slot(c.expr, by_key);
   for (const Expr& e : s.out_index)
     slot(e, by_key);
+}
+
+namespace {
+
+// Whether \p e is float arithmetic that never raises an error, its loads
+// (not descended into) among \p in_range.
+bool plain_float(const Expr& e,
+                 const std::unordered_map<const core::ExprNode*, BlockEvaluator::Steps>& in_range) {
+  if (std::holds_alternative<core::Load>(e->node))
+    return in_range.count(e.get()) > 0;
+  if (!core::is_float(e->dtype))
+    return false;
+  if (std::holds_alternative<core::Const>(e->node))
+    return true;
+  if (const auto* c = std::get_if<core::Cast>(&e->node))
+    return core::is_float(c->value->dtype) && plain_float(c->value, in_range);
+  const auto* a = std::get_if<core::Apply>(&e->node);
+  if (!a)
+    return false;
+  switch (a->op) {
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Div:
+  case Op::Neg:
+  case Op::Abs:
+  case Op::Max:
+  case Op::Min:
+    break;
+  default:
+    return false;
+  }
+  return std::all_of(a->args.begin(), a->args.end(),
+                     [&](const Expr& x) { return plain_float(x, in_range); });
+}
+
+} // namespace
+
+std::optional<core::Statement> BlockEvaluator::with_output_row_innermost() const {
+  const size_t nv = s_.vars.size();
+  if (skip_ || !s_.constraints.empty() || !affine_target_ || nv < 2 || !s_.vars.back().reduce)
+    return std::nullopt;
+  std::unordered_map<const ExprNode*, Steps> steps;
+  for (const auto& [load, a] : affine_loads_)
+    steps.emplace(load, a.coeff);
+  if (!plain_float(s_.value, steps))
+    return std::nullopt;
+  // The data variable the target's last dimension steps with.
+  // Each output is one data point's: its indices are the data variables.
+  std::vector<bool> indexed(nv, false);
+  for (const Expr& i : s_.out_index) {
+    const auto* r = std::get_if<core::VarRef>(&i->node);
+    if (!r || s_.vars[static_cast<size_t>(r->var)].reduce || indexed[static_cast<size_t>(r->var)])
+      return std::nullopt;
+    indexed[static_cast<size_t>(r->var)] = true;
+  }
+  for (size_t v = 0; v < nv; ++v)
+    if (!s_.vars[v].reduce && !indexed[v])
+      return std::nullopt;
+  std::optional<size_t> row;
+  for (size_t v = 0; v < nv; ++v) {
+    if (s_.vars[v].reduce && affine_target_->coeff[v] != 0)
+      return std::nullopt; // not a reduction into one location per output
+    if (!s_.vars[v].reduce && affine_target_->coeff[v] == 1)
+      row = v;
+  }
+  if (!row)
+    return std::nullopt;
+  bool strided = false;
+  for (const auto& [load, coeff] : steps) {
+    if (coeff[*row] != 0 && coeff[*row] != 1)
+      return std::nullopt;
+    strided |= coeff[nv - 1] < -1 || coeff[nv - 1] > 1;
+  }
+  if (!strided)
+    return std::nullopt;
+  // Variable v's new position: the others keep their order, row goes last.
+  std::vector<int> position(nv);
+  core::Statement moved = s_;
+  moved.vars.clear();
+  for (size_t v = 0; v < nv; ++v)
+    if (v != *row) {
+      position[v] = static_cast<int>(moved.vars.size());
+      moved.vars.push_back(s_.vars[v]);
+    }
+  position[*row] = static_cast<int>(nv - 1);
+  moved.vars.push_back(s_.vars[*row]);
+  auto renumber = [&](const Expr& e) {
+    return core::substitute(e, [&](const ExprNode& n, const core::VarRef& r) -> Expr {
+      return core::make_var(position[static_cast<size_t>(r.var)], n.dtype, n.span);
+    });
+  };
+  moved.value = renumber(s_.value);
+  for (Expr& i : moved.out_index)
+    i = renumber(i);
+  return moved;
 }
 
 Scalar BlockEvaluator::value(int k) const {
@@ -130,7 +257,7 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
   // The index variables of the block's points. Variable v keeps its value
   // for runs of inner[v] points (the product of the extents inside it); the
   // first run is what remains of the run the block starts in.
-  size_t nv = start.size();
+  size_t nv = needs_vars_ ? start.size() : 0;
   std::vector<int64_t> inner(nv, 1);
   for (size_t v = nv; v-- > 1;)
     inner[v - 1] = inner[v] * (s_.vars[v].end - s_.vars[v].begin);
@@ -158,11 +285,13 @@ bool BlockEvaluator::evaluate(const std::vector<int64_t>& start, int count) {
     }
   }
   ++block_;
-  count_ = count;
   block_start_ = start;
-  all_.resize(count);
-  for (int k = 0; k < count; ++k)
-    all_[k] = k;
+  if (count_ != count) {
+    count_ = count;
+    all_.resize(count);
+    for (int k = 0; k < count; ++k)
+      all_[k] = k;
+  }
   try {
     selected_ = &all_;
     if (skip_)

@@ -41,6 +41,16 @@ public:
   /// variable). Returns false when the block must be replayed point by point.
   bool evaluate(const std::vector<int64_t>& start, int count);
 
+  /// The statement with its target's last index variable moved innermost,
+  /// when its points may be evaluated in that order: a reduction that
+  /// cannot fail (no constraints; every read and the write affine and in
+  /// range over the whole box; float + - * /, neg, abs, max, min and float
+  /// casts only) whose reads step by 0 or 1 element along that variable
+  /// and at least one of them with a stride along the innermost one (a
+  /// matmul's B, read down a column). Each output still receives its
+  /// values in the original order; only outputs interleave.
+  std::optional<core::Statement> with_output_row_innermost() const;
+
   /// After evaluate(): the positions of the block's valid points, in order —
   /// every point, unless the statement skips invalid ones (Tile).
   const std::vector<int32_t>& selected() const { return *selected_; }
@@ -77,6 +87,11 @@ private:
   void apply(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
   void logical(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
 
+public:
+  /// An affine access's steps: its flat position's coefficient per variable.
+  using Steps = std::vector<int64_t>;
+
+private:
   const core::Statement& s_;
   const std::vector<const core::Tensor*>& tensors_;
   std::vector<int64_t> target_strides_;
@@ -167,6 +182,7 @@ private:
   std::unordered_map<const core::ExprNode*, Affine> affine_loads_;
   std::optional<Affine> affine_target_;
   std::vector<int64_t> block_start_;
+  bool needs_vars_ = true; // whether evaluate() fills vars_
 };
 
 } // namespace teval::interp::detail

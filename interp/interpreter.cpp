@@ -134,6 +134,12 @@ private:
     // without going through Scalars.
     bool sum32 = s.aggregation == core::Aggregation::Sum && out.dtype() == core::DType::Float32 &&
                  s.start == core::Start::Init && writer.empty();
+    if (sum32)
+      if (std::optional<core::Statement> moved = block.with_output_row_innermost()) {
+        if (sum_in_order(*moved, out, total))
+          return;
+        out.fill(s.init); // evaluated again in the statement's own order
+      }
     for (int64_t number = 0; number < total;) {
       core::poll_interrupt();
       report(number);
@@ -172,18 +178,51 @@ private:
     }
   }
 
-  // Moves n points on in row-major order (n may pass the last point only
-  // by landing just after it).
-  void advance(int n) {
+  // A float32 sum that cannot fail, its points in the order of \p moved
+  // (BlockEvaluator::with_output_row_innermost: the output's row innermost,
+  // so that a matmul reads B along rows): each output still adds its values
+  // in the statement's order, and the sums of a row's outputs are
+  // independent additions instead of one chain. False, with \p out partly
+  // summed, when a block gives up (which cannot fail should not).
+  bool sum_in_order(const core::Statement& moved, Tensor& out, int64_t total) {
+    detail::BlockEvaluator block(moved, values_, out.shape());
+    std::vector<int64_t> at(moved.vars.size());
+    for (size_t v = 0; v < at.size(); ++v)
+      at[v] = moved.vars[v].begin;
+    auto* acc = reinterpret_cast<unsigned char*>(out.bytes().data());
+    for (int64_t number = 0; number < total;) {
+      core::poll_interrupt();
+      report(number);
+      int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
+      if (!block.evaluate(at, n))
+        return false;
+      // float32(acc + v), as combine() computes it (see run_blocks).
+      for (int32_t k : block.selected()) {
+        int64_t flat = block.flat(k);
+        float a;
+        std::memcpy(&a, acc + flat * 4, 4);
+        a = a + static_cast<float>(block.float_value(k));
+        std::memcpy(acc + flat * 4, &a, 4);
+      }
+      advance(moved.vars, at, n);
+      number += n;
+    }
+    return true;
+  }
+
+  // Moves \p point n points on in row-major order over \p vars (n may pass
+  // the last point only by landing just after it).
+  static void advance(const std::vector<core::IndexVar>& vars, std::vector<int64_t>& point, int n) {
     int64_t carry = n;
-    for (size_t i = point_.size(); i-- > 0 && carry > 0;) {
-      const core::IndexVar& v = s_->vars[i];
+    for (size_t i = point.size(); i-- > 0 && carry > 0;) {
+      const core::IndexVar& v = vars[i];
       int64_t extent = v.end - v.begin;
-      int64_t at = point_[i] - v.begin + carry;
-      point_[i] = v.begin + at % extent;
+      int64_t at = point[i] - v.begin + carry;
+      point[i] = v.begin + at % extent;
       carry = at / extent;
     }
   }
+  void advance(int n) { advance(s_->vars, point_, n); }
 
   // Moves to the next point in row-major order; false after the last.
   bool advance() { return core::next_point(s_->vars, point_); }

@@ -31,6 +31,33 @@ TEST(Semantics, StepTwoLoopsSumTheWholeRightHandSide) {
   EXPECT_EQ(values(o), (V{(1 + 2 + 3) * 2 + 3, (4 + 5 + 6) * 2 + 3}));
 }
 
+// Each output of a float sum adds its values in the statement's order, on
+// every engine, however the engine walks the outputs (the interpreter
+// computes a matmul's row of outputs together, reading B along rows): in
+// column m, 1e8 arrives at k = m % 40 and every 2 after it is lost to
+// rounding (the ulp of 1e8 in float32 is 8), the ones before it are not.
+TEST(Semantics, SumsAddInTheStatementsOrder) {
+  constexpr int N = 2, K = 40, M = 20;
+  std::vector<double> a(N * K, 1), b(K * M);
+  for (int k = 0; k < K; ++k)
+    for (int m = 0; m < M; ++m)
+      b[k * M + m] = k == m % K ? 1e8 : 2;
+  core::Tensor x(DType::Float32, {N, K}), y(DType::Float32, {K, M});
+  for (size_t i = 0; i < a.size(); ++i)
+    x.set(static_cast<int64_t>(i), core::Scalar::of_float(DType::Float32, a[i]));
+  for (size_t i = 0; i < b.size(); ++i)
+    y.set(static_cast<int64_t>(i), core::Scalar::of_float(DType::Float32, b[i]));
+  core::Tensor o =
+      out("output0[N, M] +=! input0[N, K] * input1[K, M]", {{"input0", x}, {"input1", y}});
+  for (int n = 0; n < N; ++n)
+    for (int m = 0; m < M; ++m) {
+      float want = 0;
+      for (int k = 0; k < K; ++k)
+        want += static_cast<float>(a[n * K + k]) * static_cast<float>(b[k * M + m]);
+      EXPECT_EQ(o.get(n * M + m).f, want) << n << ", " << m;
+    }
+}
+
 TEST(Semantics, ValIsTheAxisExtent) {
   auto x = tensor(DType::Float32, {1, 4}, {1, 2, 3, 4});
   auto o = out("output0[N] +=! input0[N, K] / K.val()", {{"input0", x}});
