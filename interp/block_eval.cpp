@@ -151,7 +151,6 @@ std::optional<core::Statement> BlockEvaluator::with_output_row_innermost() const
     steps.emplace(load, a.coeff);
   if (!plain_float(s_.value, steps))
     return std::nullopt;
-  // The data variable the target's last dimension steps with.
   // Each output is one data point's: its indices are the data variables.
   std::vector<bool> indexed(nv, false);
   for (const Expr& i : s_.out_index) {
@@ -163,6 +162,7 @@ std::optional<core::Statement> BlockEvaluator::with_output_row_innermost() const
   for (size_t v = 0; v < nv; ++v)
     if (!s_.vars[v].reduce && !indexed[v])
       return std::nullopt;
+  // The data variable the target's last dimension steps with.
   std::optional<size_t> row;
   for (size_t v = 0; v < nv; ++v) {
     if (s_.vars[v].reduce && affine_target_->coeff[v] != 0)

@@ -165,6 +165,10 @@ private:
       acc.minus_inf = true;
     if (v.hi.f == INFINITY)
       acc.plus_inf = true;
+    // An infinite term adds only its sign (finish() makes that end
+    // infinite); one that may also be finite may be any value of its type.
+    if (v.singleton() && std::isinf(v.lo.f))
+      return;
     if (std::isinf(v.lo.f) || std::isinf(v.hi.f)) {
       acc.magnitude = INFINITY;
       return;
@@ -187,7 +191,9 @@ Interval BoundDomain::finish(const Acc& acc) {
   if (!is_float_sum(acc))
     return acc.value;
   DType t = acc.dtype;
-  if (acc.any)
+  // A term that may be infinite or finite: no finite error bound (and
+  // gamma × inf below would be NaN).
+  if (acc.any || std::isinf(acc.magnitude))
     return Interval::everything(t);
   if (acc.terms == 0) // only the fill (FirstValue with no write), or NaN terms
     return acc.nan ? Interval::point(fl(t, NAN)) : acc.value;

@@ -129,6 +129,45 @@ TEST(Bounds, HugeSums) {
   EXPECT_TRUE(bounds(kh, hin)[0].elements[0].any); // 1024·2^-11 = 1/2
 }
 
+// Sums with infinite terms: an infinity of one sign is the result in every
+// order (finite terms beside it cannot pull it back, unless they overflow
+// to the other infinity first), both signs give NaN. The bound had been
+// [NaN, inf]: the error term gamma × inf was computed as NaN, and every
+// value failed it (a random program summing input × the -inf of a max
+// over an empty range found it).
+TEST(Bounds, SumsWithInfiniteTerms) {
+  const double inf = INFINITY;
+  struct Case {
+    std::vector<double> terms;
+    double value; // the sequential result
+    bool nan;     // NaN legal
+  } cases[] = {
+      {{inf, inf, inf}, inf, false},
+      {{1, inf, 2}, inf, false},
+      {{-inf, 3}, -inf, false},
+      {{inf, -3e38, -3e38}, inf, true}, // the finite pair overflows to -inf first
+      {{inf, -inf}, NAN, true},
+  };
+  for (const Case& c : cases) {
+    const int64_t n = static_cast<int64_t>(c.terms.size());
+    core::Tensor x(DType::Float32, {1, n});
+    for (int64_t i = 0; i < n; ++i)
+      x.set(i, core::Scalar::of_float(DType::Float32, c.terms[static_cast<size_t>(i)]));
+    core::Kernel k = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", x}});
+    std::vector<core::Tensor> in{x};
+    Interval b = bounds(k, in)[0].elements[0];
+    core::Scalar got = interp::run(k, in)[0].get(0);
+    EXPECT_TRUE(std::isnan(c.value) ? std::isnan(got.f) : got.f == c.value) << c.terms[0];
+    EXPECT_TRUE(b.contains(got)) << c.terms[0] << ", " << c.terms[1];
+    EXPECT_FALSE(std::isnan(b.lo.f) || std::isnan(b.hi.f)) << c.terms[0];
+    EXPECT_EQ(b.nan, c.nan) << c.terms[0] << ", " << c.terms[1];
+    if (!c.nan) { // the infinity's end is infinite, the other is not
+      EXPECT_EQ(std::isinf(b.lo.f) && b.lo.f < 0, c.value < 0) << c.terms[0];
+      EXPECT_EQ(std::isinf(b.hi.f) && b.hi.f > 0, c.value > 0) << c.terms[0];
+    }
+  }
+}
+
 TEST(Bounds, DivisionByAnIntervalHoldingZeroHasNoBound) {
   // 1 / (a - b) where a - b is a rounded sum that may be zero.
   core::Tensor x = test::tensor(DType::Float32, {1, 2}, {1e8, -1e8});
