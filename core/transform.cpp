@@ -2,6 +2,7 @@
 #include "core/transform.h"
 
 #include "core/bounds.h"
+#include "core/transform_util.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,13 +10,43 @@
 
 namespace teval::core {
 
-namespace {
+namespace detail {
 
 bool fail(std::string* why, std::string reason) {
   if (why)
     *why = std::move(reason);
   return false;
 }
+
+bool whole_index(const Expr& e, int var, std::optional<std::pair<int64_t, int64_t>> range) {
+  if (const auto* v = std::get_if<VarRef>(&e->node))
+    return v->var == var;
+  const auto* c = std::get_if<Cast>(&e->node);
+  if (!c || !range || !is_integer(e->dtype) || is_bool(e->dtype) || !is_integer(c->value->dtype))
+    return false;
+  return range->first >= int_min(e->dtype) && range->second <= int_max(e->dtype) &&
+         whole_index(c->value, var, range);
+}
+
+std::optional<int64_t> constant(const Expr& e) {
+  if (const auto* c = std::get_if<Const>(&e->node))
+    return c->value.i;
+  return std::nullopt;
+}
+
+std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root) {
+  if (!root)
+    return std::nullopt;
+  LoopNest out = nest;
+  out.root = std::move(*root);
+  return out;
+}
+
+} // namespace detail
+
+namespace {
+
+using namespace detail;
 
 // Rebuilds \p s bottom-up; \p f may replace any statement (returning null
 // keeps it and descends into it).
@@ -49,6 +80,22 @@ Stmt map_stmt(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
       },
       s->node);
 }
+
+} // namespace
+
+namespace detail {
+
+// \p root with the loop over \p var replaced by f(loop).
+Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f) {
+  return map_stmt(root, [&](const Stmt& s) -> Stmt {
+    const auto* loop = std::get_if<For>(&s->node);
+    return loop && loop->var == var ? f(*loop) : nullptr;
+  });
+}
+
+} // namespace detail
+
+namespace {
 
 // \p s with every reference to variable \p var replaced by \p by.
 Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
@@ -117,16 +164,8 @@ struct Accesses {
   // Every buffer stored is accessed only at indices that have one of \p vars
   // whole in one dimension, the same for every access: iterations that
   // differ in that variable never share a stored location.
-  // \p e is variable \p var, or an integer cast of it that keeps every value
-  // of the variable's range [lo, hi] (when known) distinct.
   static bool whole(const Expr& e, int var, std::optional<std::pair<int64_t, int64_t>> range) {
-    if (const auto* v = std::get_if<VarRef>(&e->node))
-      return v->var == var;
-    const auto* c = std::get_if<Cast>(&e->node);
-    if (!c || !range || !is_integer(e->dtype) || is_bool(e->dtype) || !is_integer(c->value->dtype))
-      return false;
-    return range->first >= int_min(e->dtype) && range->second <= int_max(e->dtype) &&
-           whole(c->value, var, range);
+    return whole_index(e, var, range);
   }
 
   bool separated(const std::vector<int>& vars, std::string* why,
@@ -149,12 +188,6 @@ struct Accesses {
     return true;
   }
 };
-
-std::optional<int64_t> constant(const Expr& e) {
-  if (const auto* c = std::get_if<Const>(&e->node))
-    return c->value.i;
-  return std::nullopt;
-}
 
 Expr add(Expr a, Expr b) {
   return make_apply(Op::Add, {std::move(a), std::move(b)});
@@ -189,14 +222,6 @@ Expr floor_div(const Expr& n, int64_t f) {
   return make_apply(Op::Div, {n, int64(f)});
 }
 
-// \p root with the loop over \p var replaced by f(loop).
-Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f) {
-  return map_stmt(root, [&](const Stmt& s) -> Stmt {
-    const auto* loop = std::get_if<For>(&s->node);
-    return loop && loop->var == var ? f(*loop) : nullptr;
-  });
-}
-
 std::optional<LoopNest> replace_loop(const LoopNest& nest, int var,
                                      const std::function<Stmt(const For&)>& f) {
   LoopNest out = nest;
@@ -205,14 +230,6 @@ std::optional<LoopNest> replace_loop(const LoopNest& nest, int var,
 }
 
 // \p nest with root \p root, when there is one.
-std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root) {
-  if (!root)
-    return std::nullopt;
-  LoopNest out = nest;
-  out.root = std::move(*root);
-  return out;
-}
-
 } // namespace
 
 std::vector<int> loop_vars(const LoopNest& nest) {
@@ -455,143 +472,6 @@ std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam
     return out;
   }
   return fail(why, "no loop over that variable"), std::nullopt;
-}
-
-std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stmt& top, int var,
-                                                 int64_t at, std::string* why) {
-  const For* loop = nullptr;
-  for (const Stmt* s = &top; const auto* f = std::get_if<For>(&(*s)->node); s = &f->body)
-    if (f->var == var) {
-      loop = f;
-      break;
-    }
-  if (!loop)
-    return fail(why, "not a loop of a perfectly nested chain"), std::nullopt;
-  auto b = constant(loop->begin), e = constant(loop->end);
-  if (!b || !e)
-    return fail(why, "the loop's bounds are not constants"), std::nullopt;
-  if (at <= *b || at >= *e)
-    return fail(why, "the split point is not inside the range"), std::nullopt;
-  if (!iterations_separated(*loop, why))
-    return std::nullopt;
-  if (!cannot_fail(nest, top))
-    return fail(why, "the statement may raise an error"), std::nullopt;
-  auto part = [&](int64_t from, int64_t to) {
-    return replace_loop_in(top, var, [&](const For& f) {
-      return make_for(f.var, int64(from), int64(to), f.body, f.kind);
-    });
-  };
-  return std::pair{part(*b, at), part(at, *e)};
-}
-
-std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, std::string* why) {
-  bool block = std::holds_alternative<Block>(nest.root->node);
-  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
-  for (size_t k = 0; k < top.size(); ++k) {
-    if (!find_loop(top[k], var))
-      continue;
-    std::optional<std::pair<Stmt, Stmt>> r = split_range(nest, top[k], var, at, why);
-    if (!r)
-      return std::nullopt;
-    top[k] = r->first;
-    top.insert(top.begin() + static_cast<long>(k) + 1, r->second);
-    return with_root(nest, make_block(std::move(top)));
-  }
-  return fail(why, "no loop over that variable"), std::nullopt;
-}
-
-namespace {
-
-bool reads_buffer(const Stmt& s, int buffer) {
-  bool found = false;
-  each_stmt(s, [&](const Stmt& st) {
-    for (const Expr& e : own_exprs(st))
-      for_each_node(e, [&](const Expr& x) {
-        const auto* l = std::get_if<Load>(&x->node);
-        found |= l && l->tensor == buffer;
-      });
-  });
-  return found;
-}
-
-bool touches_buffer(const Stmt& s, int buffer) {
-  bool found = reads_buffer(s, buffer);
-  each_stmt(s, [&](const Stmt& st) {
-    if (const auto* store = std::get_if<Store>(&st->node))
-      found |= store->buffer == buffer;
-    if (const auto* a = std::get_if<Allocate>(&st->node))
-      found |= a->buffer == buffer;
-    if (const auto* f = std::get_if<Free>(&st->node))
-      found |= f->buffer == buffer;
-  });
-  return found;
-}
-
-// The store of \p s when \p s writes every element of its buffer without
-// reading it: a chain of loops with constant nonempty bounds and lets
-// around one unguarded store whose index is, dimension by dimension, a
-// distinct loop's variable ranging over exactly that extent. Else null.
-const Store* covering_store(const LoopNest& nest, const Stmt& s) {
-  std::map<int, std::pair<int64_t, int64_t>> ranges;
-  const Stmt* at = &s;
-  for (;;) {
-    if (const auto* f = std::get_if<For>(&(*at)->node)) {
-      auto b = constant(f->begin), e = constant(f->end);
-      if (!b || !e || *e <= *b)
-        return nullptr;
-      ranges[f->var] = {*b, *e - 1};
-      at = &f->body;
-    } else if (const auto* l = std::get_if<Let>(&(*at)->node)) {
-      at = &l->body;
-    } else {
-      break;
-    }
-  }
-  const auto* store = std::get_if<Store>(&(*at)->node);
-  if (!store || store->guard)
-    return nullptr;
-  const Shape& shape = nest.buffers[store->buffer].shape;
-  std::vector<int> used;
-  for (size_t d = 0; d < store->index.size(); ++d) {
-    auto var = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) {
-      return r.second == std::pair<int64_t, int64_t>{0, shape[d] - 1} &&
-             Accesses::whole(store->index[d], r.first, r.second) &&
-             std::find(used.begin(), used.end(), r.first) == used.end();
-    });
-    if (var == ranges.end())
-      return nullptr;
-    used.push_back(var->first);
-  }
-  return reads_buffer(s, store->buffer) ? nullptr : store;
-}
-
-} // namespace
-
-LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped) {
-  if (!nest.root || !std::holds_alternative<Block>(nest.root->node))
-    return nest;
-  const std::vector<Stmt>& stmts = std::get<Block>(nest.root->node).stmts;
-  std::vector<Stmt> kept;
-  for (size_t i = 0; i < stmts.size(); ++i) {
-    const Store* fill = covering_store(nest, stmts[i]);
-    if (fill && std::holds_alternative<Const>(fill->value->node)) {
-      size_t next = i + 1;
-      while (next < stmts.size() && !touches_buffer(stmts[next], fill->buffer))
-        ++next;
-      const Store* again = next < stmts.size() ? covering_store(nest, stmts[next]) : nullptr;
-      if (again && again->buffer == fill->buffer) {
-        if (dropped)
-          dropped->push_back(fill->buffer);
-        continue;
-      }
-    }
-    kept.push_back(stmts[i]);
-  }
-  if (kept.size() == stmts.size())
-    return nest;
-  LoopNest out = nest;
-  out.root = make_block(std::move(kept));
-  return out;
 }
 
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest) {

@@ -142,9 +142,7 @@ TEST(Bounds, SumsWithInfiniteTerms) {
     double value; // the sequential result
     bool nan;     // NaN legal
   } cases[] = {
-      {{inf, inf, inf}, inf, false},
-      {{1, inf, 2}, inf, false},
-      {{-inf, 3}, -inf, false},
+      {{inf, inf, inf}, inf, false},    {{1, inf, 2}, inf, false}, {{-inf, 3}, -inf, false},
       {{inf, -3e38, -3e38}, inf, true}, // the finite pair overflows to -inf first
       {{inf, -inf}, NAN, true},
   };

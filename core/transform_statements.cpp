@@ -1,0 +1,151 @@
+// Rewrites of whole statements of a loop nest (see transform.h): index-set
+// splitting of a loop's range, and fills that nothing reads left out.
+#include "core/bounds.h"
+#include "core/transform.h"
+#include "core/transform_util.h"
+
+#include <algorithm>
+#include <map>
+
+namespace teval::core {
+
+using namespace detail;
+
+std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stmt& top, int var,
+                                                 int64_t at, std::string* why) {
+  const For* loop = nullptr;
+  for (const Stmt* s = &top; const auto* f = std::get_if<For>(&(*s)->node); s = &f->body)
+    if (f->var == var) {
+      loop = f;
+      break;
+    }
+  if (!loop)
+    return fail(why, "not a loop of a perfectly nested chain"), std::nullopt;
+  auto b = constant(loop->begin), e = constant(loop->end);
+  if (!b || !e)
+    return fail(why, "the loop's bounds are not constants"), std::nullopt;
+  if (at <= *b || at >= *e)
+    return fail(why, "the split point is not inside the range"), std::nullopt;
+  if (!iterations_separated(*loop, why))
+    return std::nullopt;
+  if (!cannot_fail(nest, top))
+    return fail(why, "the statement may raise an error"), std::nullopt;
+  auto part = [&](int64_t from, int64_t to) {
+    return replace_loop_in(top, var, [&](const For& f) {
+      return make_for(f.var, int64(from), int64(to), f.body, f.kind);
+    });
+  };
+  return std::pair{part(*b, at), part(at, *e)};
+}
+
+std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, std::string* why) {
+  bool block = std::holds_alternative<Block>(nest.root->node);
+  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  for (size_t k = 0; k < top.size(); ++k) {
+    if (!find_loop(top[k], var))
+      continue;
+    std::optional<std::pair<Stmt, Stmt>> r = split_range(nest, top[k], var, at, why);
+    if (!r)
+      return std::nullopt;
+    top[k] = r->first;
+    top.insert(top.begin() + static_cast<long>(k) + 1, r->second);
+    return with_root(nest, make_block(std::move(top)));
+  }
+  return fail(why, "no loop over that variable"), std::nullopt;
+}
+
+namespace {
+
+bool reads_buffer(const Stmt& s, int buffer) {
+  bool found = false;
+  each_stmt(s, [&](const Stmt& st) {
+    for (const Expr& e : own_exprs(st))
+      for_each_node(e, [&](const Expr& x) {
+        const auto* l = std::get_if<Load>(&x->node);
+        found |= l && l->tensor == buffer;
+      });
+  });
+  return found;
+}
+
+bool touches_buffer(const Stmt& s, int buffer) {
+  bool found = reads_buffer(s, buffer);
+  each_stmt(s, [&](const Stmt& st) {
+    if (const auto* store = std::get_if<Store>(&st->node))
+      found |= store->buffer == buffer;
+    if (const auto* a = std::get_if<Allocate>(&st->node))
+      found |= a->buffer == buffer;
+    if (const auto* f = std::get_if<Free>(&st->node))
+      found |= f->buffer == buffer;
+  });
+  return found;
+}
+
+// The store of \p s when \p s writes every element of its buffer without
+// reading it: a chain of loops with constant nonempty bounds and lets
+// around one unguarded store whose index is, dimension by dimension, a
+// distinct loop's variable ranging over exactly that extent. Else null.
+const Store* covering_store(const LoopNest& nest, const Stmt& s) {
+  std::map<int, std::pair<int64_t, int64_t>> ranges;
+  const Stmt* at = &s;
+  for (;;) {
+    if (const auto* f = std::get_if<For>(&(*at)->node)) {
+      auto b = constant(f->begin), e = constant(f->end);
+      if (!b || !e || *e <= *b)
+        return nullptr;
+      ranges[f->var] = {*b, *e - 1};
+      at = &f->body;
+    } else if (const auto* l = std::get_if<Let>(&(*at)->node)) {
+      at = &l->body;
+    } else {
+      break;
+    }
+  }
+  const auto* store = std::get_if<Store>(&(*at)->node);
+  if (!store || store->guard)
+    return nullptr;
+  const Shape& shape = nest.buffers[store->buffer].shape;
+  std::vector<int> used;
+  for (size_t d = 0; d < store->index.size(); ++d) {
+    auto var = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) {
+      return r.second == std::pair<int64_t, int64_t>{0, shape[d] - 1} &&
+             whole_index(store->index[d], r.first, r.second) &&
+             std::find(used.begin(), used.end(), r.first) == used.end();
+    });
+    if (var == ranges.end())
+      return nullptr;
+    used.push_back(var->first);
+  }
+  return reads_buffer(s, store->buffer) ? nullptr : store;
+}
+
+} // namespace
+
+LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped) {
+  if (!nest.root || !std::holds_alternative<Block>(nest.root->node))
+    return nest;
+  const std::vector<Stmt>& stmts = std::get<Block>(nest.root->node).stmts;
+  std::vector<Stmt> kept;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const Store* fill = covering_store(nest, stmts[i]);
+    if (fill && std::holds_alternative<Const>(fill->value->node)) {
+      size_t next = i + 1;
+      while (next < stmts.size() && !touches_buffer(stmts[next], fill->buffer))
+        ++next;
+      const Store* again = next < stmts.size() ? covering_store(nest, stmts[next]) : nullptr;
+      if (again && again->buffer == fill->buffer) {
+        if (dropped)
+          dropped->push_back(fill->buffer);
+        continue;
+      }
+    }
+    kept.push_back(stmts[i]);
+  }
+  if (kept.size() == stmts.size())
+    return nest;
+  LoopNest out = nest;
+  out.root = make_block(std::move(kept));
+  return out;
+}
+
+} // namespace teval::core

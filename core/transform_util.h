@@ -1,0 +1,31 @@
+// Helpers the loop transformations share (core/transform*.cpp); not part
+// of core's interface.
+#pragma once
+
+#include "core/loopnest.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace teval::core::detail {
+
+/// Sets *why (when given) to \p reason; false.
+bool fail(std::string* why, std::string reason);
+
+/// \p e is variable \p var, or an integer cast of it that keeps every value
+/// of the variable's range [lo, hi] (when known) distinct.
+bool whole_index(const Expr& e, int var, std::optional<std::pair<int64_t, int64_t>> range);
+
+/// The value of an integer constant, or nothing.
+std::optional<int64_t> constant(const Expr& e);
+
+/// \p root with the loop over \p var replaced by f(loop).
+Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f);
+
+/// \p nest with \p root as its root, or nothing without one.
+std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root);
+
+} // namespace teval::core::detail
