@@ -237,10 +237,7 @@ bool share_memory(const TensorOut& a, const TensorOut& b) {
     std::vector<uintptr_t> at;
     const auto base = reinterpret_cast<uintptr_t>(t.data);
     const auto size = static_cast<int64_t>(size_of(t.dtype));
-    std::vector<int64_t> strides = t.strides;
-    if (strides.empty()) // C order
-      for (size_t d = t.shape.size(), step = 1; d-- > 0; step *= static_cast<size_t>(t.shape[d]))
-        strides.insert(strides.begin(), static_cast<int64_t>(step));
+    const std::vector<int64_t> strides = t.strides.empty() ? core::strides(t.shape) : t.strides;
     each_element(t.shape, strides, *core::checked_numel(t.shape), [&](int64_t, int64_t offset) {
       at.push_back(base + static_cast<uintptr_t>(offset * size));
     });

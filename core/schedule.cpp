@@ -271,7 +271,8 @@ std::vector<Stmt> tile_rows(LoopNest& nest, const Stmt& top, std::string* log) {
   if (!row || row->width <= 0 || row->width > 64 || row->bytes <= 64 || row->bytes % 64 == 0)
     return {top};
   const int var = row->column->var;
-  const int64_t whole = row->bytes / 64 * (row->width * 64 / row->bytes);
+  const int64_t lanes = 64 / (row->bytes / row->width); // elements per 64-byte vector
+  const int64_t whole = row->bytes / 64 * lanes;
   const int64_t at = std::get<Const>(row->column->begin->node).value.i + whole;
   std::string why;
   std::optional<std::pair<Stmt, Stmt>> parts = split_range(nest, top, var, at, &why);

@@ -69,7 +69,9 @@ bool reads_buffer(const Stmt& s, int buffer) {
 }
 
 bool touches_buffer(const Stmt& s, int buffer) {
-  bool found = reads_buffer(s, buffer);
+  if (reads_buffer(s, buffer))
+    return true;
+  bool found = false;
   each_stmt(s, [&](const Stmt& st) {
     if (const auto* store = std::get_if<Store>(&st->node))
       found |= store->buffer == buffer;

@@ -87,11 +87,6 @@ private:
   void apply(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
   void logical(const core::ExprNode& e, const core::Apply& a, const Selection& sel, Column& out);
 
-public:
-  /// An affine access's steps: its flat position's coefficient per variable.
-  using Steps = std::vector<int64_t>;
-
-private:
   const core::Statement& s_;
   const std::vector<const core::Tensor*>& tensors_;
   std::vector<int64_t> target_strides_;

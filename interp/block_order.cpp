@@ -15,8 +15,7 @@ namespace {
 
 // Whether \p e is float arithmetic that never raises an error, its loads
 // (not descended into) among \p in_range.
-bool plain_float(const Expr& e,
-                 const std::unordered_map<const core::ExprNode*, BlockEvaluator::Steps>& in_range) {
+template <class Map> bool plain_float(const Expr& e, const Map& in_range) {
   if (std::holds_alternative<core::Load>(e->node))
     return in_range.count(e.get()) > 0;
   if (!core::is_float(e->dtype))
@@ -51,10 +50,7 @@ std::optional<core::Statement> BlockEvaluator::with_output_row_innermost() const
   const size_t nv = s_.vars.size();
   if (skip_ || !s_.constraints.empty() || !affine_target_ || nv < 2 || !s_.vars.back().reduce)
     return std::nullopt;
-  std::unordered_map<const ExprNode*, Steps> steps;
-  for (const auto& [load, a] : affine_loads_)
-    steps.emplace(load, a.coeff);
-  if (!plain_float(s_.value, steps))
+  if (!plain_float(s_.value, affine_loads_))
     return std::nullopt;
   // Each output is one data point's: its indices are the data variables.
   std::vector<bool> indexed(nv, false);
@@ -78,10 +74,10 @@ std::optional<core::Statement> BlockEvaluator::with_output_row_innermost() const
   if (!row)
     return std::nullopt;
   bool strided = false;
-  for (const auto& [load, coeff] : steps) {
-    if (coeff[*row] != 0 && coeff[*row] != 1)
+  for (const auto& [load, a] : affine_loads_) {
+    if (a.coeff[*row] != 0 && a.coeff[*row] != 1)
       return std::nullopt;
-    strided |= coeff[nv - 1] < -1 || coeff[nv - 1] > 1;
+    strided |= a.coeff[nv - 1] < -1 || a.coeff[nv - 1] > 1;
   }
   if (!strided)
     return std::nullopt;

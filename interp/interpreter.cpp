@@ -147,21 +147,7 @@ private:
       if (block.evaluate(point_, n)) {
         const std::vector<int32_t>& valid = block.selected();
         if (sum32) {
-          // The same computation as combine(), float32(acc + v) in double,
-          // which is float32 addition: v is a float32 value (the
-          // statement's dtype), and the double sum of two floats rounds to
-          // the correctly rounded float sum. The accumulator stays in a
-          // register while consecutive points add into one location (a
-          // reduction's inner loop).
-          auto* acc = reinterpret_cast<unsigned char*>(out.bytes().data());
-          for (size_t j = 0; j < valid.size();) {
-            int64_t flat = block.flat(valid[j]);
-            float a;
-            std::memcpy(&a, acc + flat * 4, 4);
-            for (; j < valid.size() && block.flat(valid[j]) == flat; ++j)
-              a = a + static_cast<float>(block.float_value(valid[j]));
-            std::memcpy(acc + flat * 4, &a, 4);
-          }
+          add_float32(block, out);
           advance(n);
         } else {
           for (int32_t k : valid)
@@ -175,6 +161,25 @@ private:
         }
       }
       number += n;
+    }
+  }
+
+  // Adds the values of \p block's valid points into float32 \p out: the
+  // same computation as combine(), float32(acc + v) in double, which is
+  // float32 addition (v is a float32 value, the statement's dtype, and the
+  // double sum of two floats rounds to the correctly rounded float sum).
+  // The accumulator stays in a register while consecutive points add into
+  // one location (a reduction's inner loop).
+  static void add_float32(const detail::BlockEvaluator& block, Tensor& out) {
+    auto* acc = reinterpret_cast<unsigned char*>(out.bytes().data());
+    const std::vector<int32_t>& valid = block.selected();
+    for (size_t j = 0; j < valid.size();) {
+      int64_t flat = block.flat(valid[j]);
+      float a;
+      std::memcpy(&a, acc + flat * 4, 4);
+      for (; j < valid.size() && block.flat(valid[j]) == flat; ++j)
+        a = a + static_cast<float>(block.float_value(valid[j]));
+      std::memcpy(acc + flat * 4, &a, 4);
     }
   }
 
@@ -196,7 +201,8 @@ private:
       int n = static_cast<int>(std::min<int64_t>(detail::BlockEvaluator::kBlock, total - number));
       if (!block.evaluate(at, n))
         return false;
-      // float32(acc + v), as combine() computes it (see run_blocks).
+      // add_float32's computation, point by point: here consecutive points
+      // add into different locations, and the run detection costs 40%.
       for (int32_t k : block.selected()) {
         int64_t flat = block.flat(k);
         float a;
