@@ -131,9 +131,9 @@ Interval math_bound(Op op, DType t, const Interval& x, const BoundOptions& optio
   if (increasing(op)) {
     rlo = f(lo, Rounding::Down), rhi = f(hi, Rounding::Up);
   } else if (op == Op::Rsqrt && lo <= 0) {
-    // 1/sqrt(+0) is +inf and 1/sqrt(-0) is -inf (IEEE rSqrt).
-    return Interval{fl(t, std::signbit(lo) ? -INFINITY : f(hi, Rounding::Down)), fl(t, INFINITY),
-                    nan};
+    // 1/sqrt(+0) is +inf and 1/sqrt(-0) is -inf (IEEE rSqrt), and an
+    // interval holding 0 holds both zeros.
+    return Interval{fl(t, -INFINITY), fl(t, INFINITY), nan};
   } else if (op == Op::Rsqrt || op == Op::Acos) {
     rlo = f(hi, Rounding::Down), rhi = f(lo, Rounding::Up);
   } else if (lo == hi) {

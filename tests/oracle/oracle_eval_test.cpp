@@ -2,6 +2,7 @@
 // computed here by hand or with exact rational sums.
 #include "oracle/bounds.h"
 #include "oracle/exact_eval.h"
+#include "oracle/interval_ops.h"
 #include "oracle/verdict.h"
 
 #include "interp/interpreter.h"
@@ -164,6 +165,19 @@ TEST(Bounds, SumsWithInfiniteTerms) {
       EXPECT_EQ(std::isinf(b.hi.f) && b.hi.f > 0, c.value > 0) << c.terms[0];
     }
   }
+}
+
+// An interval that holds 0 holds -0 too: rsqrt over it reaches -inf. The
+// bound of rsqrt((0 * x) % 1) had been [1, inf] where its interval's low end
+// was +0, and the interpreter's -0 gave -inf (a random Tile program found it).
+TEST(Bounds, RsqrtOfAnIntervalHoldingZeroReachesMinusInfinity) {
+  // [+0, 4] holds -0, whose rsqrt is -inf; 1/sqrt(4) = 0.5 is inside too.
+  Interval x{core::Scalar::of_float(DType::Float32, 0.0),
+             core::Scalar::of_float(DType::Float32, 4)};
+  Interval r = math_bound(core::Op::Rsqrt, DType::Float32, x, {});
+  EXPECT_TRUE(r.contains(core::Scalar::of_float(DType::Float32, -INFINITY)));
+  EXPECT_TRUE(r.contains(core::Scalar::of_float(DType::Float32, INFINITY)));
+  EXPECT_TRUE(r.contains(core::Scalar::of_float(DType::Float32, 0.5)));
 }
 
 TEST(Bounds, DivisionByAnIntervalHoldingZeroHasNoBound) {
