@@ -10,6 +10,7 @@
 #include "core/tmath.h"
 #include "jit/codegen.h"
 #include "jit/llvm_support.h"
+#include "jit/team.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -26,7 +27,7 @@
 #include <csetjmp>
 #include <csignal>
 #include <mutex>
-#include <thread>
+#include <optional>
 
 #include <pthread.h>
 
@@ -245,7 +246,9 @@ TEVAL_CALLS_JIT_CODE int32_t call_kernel(int32_t (*entry)(void**, RunContext*), 
   return status;
 }
 
-// Runs \p chunk on this thread; -1 when a wake signal left it.
+// Runs \p chunk on this thread; -1 when a wake signal left it, or when a
+// stop (\p stop, or this thread's kernel_interrupt) was asked before the
+// signal could reach it.
 TEVAL_CALLS_JIT_CODE int32_t run_chunk(ParallelChunk chunk, void** buffers, RunContext* ctx,
                                        int64_t begin, int64_t end, const std::atomic<bool>* stop) {
   sigjmp_buf here;
@@ -255,8 +258,8 @@ TEVAL_CALLS_JIT_CODE int32_t run_chunk(ParallelChunk chunk, void** buffers, RunC
     return -1;
   }
   escape = &here;
-  // A stop asked before this thread could be signalled is seen here.
-  int32_t status = stop && stop->load() ? -1 : chunk(buffers, ctx, begin, end);
+  bool stopped = (stop && stop->load()) || (kernel_interrupt && kernel_interrupt->requested());
+  int32_t status = stopped ? -1 : chunk(buffers, ctx, begin, end);
   escape = outer;
   return status;
 }
@@ -264,11 +267,13 @@ TEVAL_CALLS_JIT_CODE int32_t run_chunk(ParallelChunk chunk, void** buffers, RunC
 } // namespace
 
 // A parallel loop: the range in ctx->threads consecutive parts, the first
-// run by this thread, the others by threads started for the loop. A
-// request to stop reaches this thread as the wake signal (it leaves its
-// part) or, once its part is done, as the Interrupt's flag it polls while
-// it waits; it then signals the others, each of which leaves its part the
-// same way. Nothing is left running when this returns.
+// run by this thread, the others by the process's Team (or by a team of
+// their own while another thread's loop has it). A request to stop reaches
+// this thread as the wake signal while it runs its part; outside its part
+// (setting up the team, which allocates and locks, and waiting for it) the
+// signal is ignored and the Interrupt's flag, polled, is seen instead. It
+// then signals the others, each of which leaves its part the same way.
+// Nothing is left running when this returns.
 int32_t teval_rt_parallel_for(ParallelChunk chunk, void** buffers, RunContext* ctx, int64_t begin,
                               int64_t end) {
   int64_t n = end - begin;
@@ -276,35 +281,30 @@ int32_t teval_rt_parallel_for(ParallelChunk chunk, void** buffers, RunContext* c
   if (parts <= 1)
     return run_chunk(chunk, buffers, ctx, begin, end, nullptr) < 0 ? (ctx->interrupted = true, 1)
                                                                    : 0;
+  sigjmp_buf* outer = escape;
+  escape = nullptr;
   auto from = [&](int64_t k) { return begin + n / parts * k + std::min(k, n % parts); };
   std::atomic<bool> stop{false};
-  std::atomic<int64_t> done{0};
   std::vector<int32_t> status(static_cast<size_t>(parts), 0);
-  std::vector<std::thread> team;
-  for (int64_t k = 1; k < parts; ++k)
-    team.emplace_back([&, k] {
-      status[k] = run_chunk(chunk, buffers, ctx, from(k), from(k + 1), &stop);
-      done.fetch_add(1);
-    });
+  Team* shared = Team::claim();
+  std::optional<Team> own;
+  Team& team = shared ? *shared : own.emplace();
+  team.start(parts, [&](int64_t k) {
+    status[k] = run_chunk(chunk, buffers, ctx, from(k), from(k + 1), &stop);
+  });
   status[0] = run_chunk(chunk, buffers, ctx, from(0), from(1), nullptr);
-  sigjmp_buf* outer = escape;
-  escape = nullptr; // a signal now only sets the flag polled below
   core::Interrupt* interrupt = kernel_interrupt;
   auto stop_team = [&] {
-    if (stop.exchange(true))
-      return;
-    for (std::thread& t : team)
-      pthread_kill(t.native_handle(), kWakeSignal);
+    if (!stop.exchange(true))
+      team.signal(kWakeSignal);
   };
   if (status[0] < 0)
     stop_team();
-  while (done.load() < parts - 1) {
+  while (!team.wait_for(std::chrono::milliseconds(1)))
     if (interrupt && interrupt->requested())
       stop_team();
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
-  for (std::thread& t : team)
-    t.join();
+  if (shared)
+    shared->release();
   escape = outer;
   for (int32_t s : status)
     if (s < 0) {

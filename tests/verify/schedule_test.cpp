@@ -18,7 +18,12 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <atomic>
 #include <regex>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace teval::verify {
 namespace {
@@ -320,6 +325,43 @@ TEST(Schedule, TheMatmulsColumnsAreVectorLanes) {
   EXPECT_TRUE(std::regex_search(ir, std::regex("fmul <[0-9]+ x float>"))) << ir;
   EXPECT_TRUE(std::regex_search(ir, std::regex("fadd <[0-9]+ x float>"))) << ir;
   EXPECT_EQ(ir.find("reduce.fadd"), std::string::npos) << ir;
+}
+
+// Parallel loops share one team of threads: loops started from several
+// threads at once (all but one make a team of their own), on 2 to 5
+// threads, and a loop in a forked child of a process whose team has run
+// (the child has none of its parent's threads), all compute the
+// interpreter's matmul.
+TEST(Schedule, ParallelLoopsRunFromSeveralThreadsAndInAForkedChild) {
+  core::Kernel k = test::elaborate(
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "\"float32\", \"shape\": [67, 40]}, \"input1\": {\"dtype\": \"float32\", \"shape\": "
+      "[40, 33]}})");
+  core::LoopNest mm = core::lower(k);
+  std::unique_ptr<jit::CompiledKernel> kernel = parallel_jit().compile(mm);
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, 5);
+  std::vector<core::Tensor> want = interp::run(k, inputs);
+  std::atomic<int> agreed{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 3; ++t)
+    callers.emplace_back([&, t] {
+      for (int r = 0; r < 40; ++r)
+        agreed += identical(kernel->run(inputs, 2 + (t + r) % 4)[0], want[0]);
+    });
+  for (std::thread& c : callers)
+    c.join();
+  EXPECT_EQ(agreed.load(), 120);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    bool same = true;
+    for (int threads : {2, 3, 4})
+      same = same && identical(kernel->run(inputs, threads)[0], want[0]);
+    _exit(same ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 // A request to stop reaches every thread of a parallel loop: a matmul of
