@@ -10,8 +10,8 @@ namespace {
 
 using Wide = __int128;
 
-// Whether \p a and \p b compute the same value whenever neither fails:
-// the same structure, ignoring whether integer overflow traps or wraps.
+} // namespace
+
 bool same_value(const Expr& a, const Expr& b) {
   if (a == b)
     return true;
@@ -45,6 +45,8 @@ bool same_value(const Expr& a, const Expr& b) {
       },
       a->node);
 }
+
+namespace {
 
 struct Analysis {
   const LoopNest& nest;
@@ -330,7 +332,44 @@ struct Analysis {
   }
 };
 
+// Calls f on the nodes of s's own expressions and walks its children,
+// with the ranges of the variables of the loops and lets around them.
+void walk_in_scope(Analysis& a, const Stmt& s,
+                   const std::function<void(const Expr&, const RangeOf&)>& f) {
+  RangeOf range = [&](const Expr& e) { return a.range(e); };
+  for (const Expr& e : own_exprs(s))
+    for_each_node(e, [&](const Expr& x) { f(x, range); });
+  auto scoped = [&](int var, std::optional<IntRange> r, const Stmt& body) {
+    std::optional<IntRange> saved = a.vars[var];
+    a.vars[var] = r;
+    walk_in_scope(a, body, f);
+    a.vars[var] = saved;
+  };
+  if (const auto* loop = std::get_if<For>(&s->node)) {
+    std::optional<IntRange> b = a.range(loop->begin), e = a.range(loop->end);
+    scoped(loop->var,
+           b && e && e->hi > INT64_MIN ? std::optional(IntRange{b->lo, e->hi - 1}) : std::nullopt,
+           loop->body);
+  } else if (const auto* let = std::get_if<Let>(&s->node)) {
+    scoped(let->var, a.range(let->value), let->body);
+  } else if (const auto* c = std::get_if<Cond>(&s->node)) {
+    walk_in_scope(a, c->then, f);
+    if (c->otherwise)
+      walk_in_scope(a, c->otherwise, f);
+  } else if (const auto* b = std::get_if<Block>(&s->node)) {
+    for (const Stmt& c : b->stmts)
+      walk_in_scope(a, c, f);
+  }
+}
+
 } // namespace
+
+void each_node_in_scope(const LoopNest& nest, const Stmt& s,
+                        const std::function<void(const Expr&, const RangeOf&)>& f) {
+  Analysis a{nest, {}, {}};
+  a.vars.resize(nest.vars.size());
+  walk_in_scope(a, s, f);
+}
 
 ProvenAccesses proven_accesses(const LoopNest& nest) {
   Analysis::Record r;

@@ -12,6 +12,7 @@
 #include "core/loopnest.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <unordered_set>
 
@@ -38,5 +39,19 @@ struct ProvenAccesses {
   std::unordered_set<const StmtNode*> stores;
 };
 ProvenAccesses proven_accesses(const LoopNest& nest);
+
+/// Whether \p a and \p b compute the same value wherever neither fails:
+/// the same structure, whether integer overflow traps or wraps aside.
+bool same_value(const Expr& a, const Expr& b);
+
+/// The range of an integer expression where a node is evaluated (from the
+/// ranges of the loops and lets around it; what conditions say is left
+/// out), or nothing when unknown. A known range is also a proof that the
+/// expression's arithmetic does not overflow there.
+using RangeOf = std::function<std::optional<IntRange>(const Expr&)>;
+/// Calls \p f on every expression node \p s evaluates, parents first, with
+/// the ranges where it is evaluated.
+void each_node_in_scope(const LoopNest& nest, const Stmt& s,
+                        const std::function<void(const Expr&, const RangeOf&)>& f);
 
 } // namespace teval::core

@@ -100,11 +100,13 @@ Expr int64(int64_t v) {
   return make_const(Scalar::of_int(DType::Int64, v));
 }
 
-Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f) {
+Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f) {
+  if (Expr r = f(e))
+    return r;
   auto rebuild = [&](const std::vector<Expr>& in, std::vector<Expr>& out) {
     bool changed = false;
     for (const Expr& a : in) {
-      out.push_back(substitute(a, f));
+      out.push_back(replace(a, f));
       changed |= out.back() != a;
     }
     return changed;
@@ -112,10 +114,7 @@ Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const V
   return std::visit(
       [&](const auto& n) -> Expr {
         using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, VarRef>) {
-          Expr r = f(*e, n);
-          return r ? r : e;
-        } else if constexpr (std::is_same_v<T, Const>) {
+        if constexpr (std::is_same_v<T, VarRef> || std::is_same_v<T, Const>) {
           return e;
         } else if constexpr (std::is_same_v<T, Load>) {
           std::vector<Expr> index;
@@ -129,17 +128,24 @@ Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const V
           return std::make_shared<const ExprNode>(
               ExprNode{e->dtype, e->span, Apply{n.op, std::move(args), n.overflow}});
         } else if constexpr (std::is_same_v<T, Cast>) {
-          Expr v = substitute(n.value, f);
+          Expr v = replace(n.value, f);
           return v == n.value ? e : make_cast(v, e->dtype, e->span);
         } else {
           static_assert(std::is_same_v<T, Select>);
-          Expr c = substitute(n.cond, f), t = substitute(n.then, f), o = substitute(n.otherwise, f);
+          Expr c = replace(n.cond, f), t = replace(n.then, f), o = replace(n.otherwise, f);
           if (c == n.cond && t == n.then && o == n.otherwise)
             return e;
           return make_select(c, t, o, e->span);
         }
       },
       e->node);
+}
+
+Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f) {
+  return replace(e, [&](const Expr& x) -> Expr {
+    const auto* v = std::get_if<VarRef>(&x->node);
+    return v ? f(*x, *v) : nullptr;
+  });
 }
 
 namespace {

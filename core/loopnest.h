@@ -157,6 +157,10 @@ std::string raise_message(const Raise& r, const std::vector<Scalar>& values);
 /// An int64 constant.
 Expr int64(int64_t v);
 
+/// \p e with each node replaced by \p f(node) where that is not null (the
+/// nodes below a replaced one are not visited); unchanged subtrees are
+/// shared, not copied.
+Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f);
 /// \p e with every VarRef replaced by \p f(var) where that is not null;
 /// unchanged subtrees are shared, not copied.
 Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f);

@@ -290,6 +290,37 @@ std::vector<Stmt> tile_rows(LoopNest& nest, const Stmt& top, std::string* log) {
   return {*main, rest.value_or(parts->second)};
 }
 
+// \p tops with each statement's guarded reads made reads of padded copies
+// (core::pad_guarded_reads) where the statement has at least \p ratio
+// points per element of a copy.
+std::vector<Stmt> pad_reads(LoopNest& nest, const std::vector<Stmt>& tops, int64_t ratio,
+                            std::string* log) {
+  std::vector<Stmt> out;
+  for (const Stmt& top : tops) {
+    const auto* f = std::get_if<For>(&top->node);
+    int64_t n = f ? points(top, chain(*f)) : -1;
+    std::string why;
+    size_t buffers = nest.buffers.size();
+    std::optional<std::vector<Stmt>> padded =
+        n > 0 ? pad_guarded_reads(nest, top, n / ratio, &why) : std::nullopt;
+    if (!padded) {
+      if (n > 0 && why != "no guarded read")
+        note(log, "no padding: " + why);
+      out.push_back(top);
+      continue;
+    }
+    for (size_t b = buffers; b < nest.buffers.size(); ++b) {
+      const Buffer& p = nest.buffers[b];
+      std::string shape;
+      for (int64_t e : p.shape)
+        shape += (shape.empty() ? "" : ", ") + std::to_string(e);
+      note(log, "pad guarded reads into " + p.name + "[" + shape + "]");
+    }
+    out.insert(out.end(), padded->begin(), padded->end());
+  }
+  return out;
+}
+
 } // namespace
 
 LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::string* log) {
@@ -304,6 +335,8 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
   bool block = std::holds_alternative<Block>(out.root->node);
   std::vector<Stmt> tops = block ? std::get<Block>(out.root->node).stmts : std::vector{out.root};
   std::vector<Stmt> scheduled;
+  if (options.pad_points_per_element > 0)
+    tops = pad_reads(out, tops, options.pad_points_per_element, log);
   for (Stmt& top : tops) {
     if (!std::holds_alternative<For>(top->node)) {
       scheduled.push_back(top);

@@ -30,6 +30,11 @@ struct ScheduleOptions {
   /// (core::register_tile): up to 64 of its outputs, times 2 to 4 of
   /// another output loop's, accumulate in registers.
   bool register_tiles = true;
+  /// Read guarded windows (a padded convolution's input) from padded
+  /// copies (core::pad_guarded_reads), without their conditions, where a
+  /// statement has at least this many points per element of the copy (its
+  /// cost is then small beside the conditions it saves); 0: never.
+  int64_t pad_points_per_element = 4;
 };
 
 /// \p nest scheduled by \p options; \p log (when given) receives one line

@@ -93,19 +93,8 @@ Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const F
   });
 }
 
-} // namespace detail
-
-namespace {
-
-// \p s with every reference to variable \p var replaced by \p by.
-Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
-  auto sub = [&](const Expr& e) {
-    return substitute(e, [&](const ExprNode& n, const VarRef& v) -> Expr {
-      if (v.var != var)
-        return nullptr;
-      return by->dtype == n.dtype ? by : make_cast(by, n.dtype, n.span);
-    });
-  };
+Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
+  auto sub = [&](const Expr& e) { return replace(e, f); };
   auto subs = [&](const std::vector<Expr>& es) {
     std::vector<Expr> out;
     for (const Expr& e : es)
@@ -116,19 +105,19 @@ Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
       [&](const auto& n) -> Stmt {
         using T = std::decay_t<decltype(n)>;
         if constexpr (std::is_same_v<T, For>) {
-          return make_for(n.var, sub(n.begin), sub(n.end), substitute_var(n.body, var, by), n.kind);
+          return make_for(n.var, sub(n.begin), sub(n.end), map_exprs(n.body, f), n.kind);
         } else if constexpr (std::is_same_v<T, Store>) {
           return make_store(n.buffer, subs(n.index), sub(n.value),
                             n.guard ? sub(n.guard) : nullptr);
         } else if constexpr (std::is_same_v<T, Let>) {
-          return make_let(n.var, sub(n.value), substitute_var(n.body, var, by));
+          return make_let(n.var, sub(n.value), map_exprs(n.body, f));
         } else if constexpr (std::is_same_v<T, Cond>) {
-          return make_cond(sub(n.cond), substitute_var(n.then, var, by),
-                           n.otherwise ? substitute_var(n.otherwise, var, by) : nullptr);
+          return make_cond(sub(n.cond), map_exprs(n.then, f),
+                           n.otherwise ? map_exprs(n.otherwise, f) : nullptr);
         } else if constexpr (std::is_same_v<T, Block>) {
           std::vector<Stmt> out;
           for (const Stmt& c : n.stmts)
-            out.push_back(substitute_var(c, var, by));
+            out.push_back(map_exprs(c, f));
           return make_block(std::move(out));
         } else if constexpr (std::is_same_v<T, Raise>) {
           return make_raise(n.kind, n.span, n.message, subs(n.args));
@@ -137,6 +126,20 @@ Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
         }
       },
       s->node);
+}
+
+} // namespace detail
+
+namespace {
+
+// \p s with every reference to variable \p var replaced by \p by.
+Stmt substitute_var(const Stmt& s, int var, const Expr& by) {
+  return map_exprs(s, [&](const Expr& e) -> Expr {
+    const auto* v = std::get_if<VarRef>(&e->node);
+    if (!v || v->var != var)
+      return nullptr;
+    return by->dtype == e->dtype ? by : make_cast(by, e->dtype, e->span);
+  });
 }
 
 // The index lists at which each buffer is loaded and stored in statements.

@@ -123,6 +123,27 @@ std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at,
 /// given) receives the buffer of each fill left out.
 LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped = nullptr);
 
+/// Guarded reads as plain reads of a padded copy. In top-level statement
+/// \p top of \p nest, a read `select(c, B[i_1, ..., i_n], k)`, where k is a
+/// constant of B's dtype and c a conjunction of bounds on the read's own
+/// indices (`i_d >= l`, `i_d < u` and the other orders, with integer
+/// constants), becomes the unconditional read P[i_1 - lo_1, ..., i_n - lo_n]
+/// of a temp buffer P over every value [lo_d, hi_d] the indices take there,
+/// holding B's element where c holds and k elsewhere: a padded
+/// convolution's window is read without a condition. Applies when the
+/// indices are integer arithmetic on variables of known ranges (they cannot
+/// fail, so evaluating them where c is false changes nothing), B is read in
+/// range wherever c holds, \p top does not write B, and P has at most
+/// \p max_elements elements and at most 4 times B's plus 4096. Returns, in order: for each P its
+/// Allocate (zeros), its fill with k (unless k's bits are zero) and its copy of B; \p top
+/// rewritten; each P's Free. The P buffers are added to \p nest.
+std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& top,
+                                                   int64_t max_elements,
+                                                   std::string* why = nullptr);
+/// The same on the top-level statement that holds loop \p var.
+std::optional<LoopNest> pad_guarded_reads(const LoopNest& nest, int var, int64_t max_elements,
+                                          std::string* why = nullptr);
+
 /// The pairs of loops that follow each other directly in one block, first
 /// to last: the candidates for fuse().
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);

@@ -29,6 +29,8 @@ const char* kind_name(TransformStep::Kind k) {
     return "drop dead fills";
   case TransformStep::SplitRange:
     return "split range";
+  case TransformStep::PadGuardedReads:
+    return "pad guarded reads";
   }
   return "?";
 }
@@ -46,7 +48,7 @@ rc::Gen<std::vector<TransformStep>> transform_steps(std::optional<TransformStep:
     std::vector<TransformStep> steps;
     for (int i = 0; i < n; ++i) {
       TransformStep s;
-      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 10));
+      s.kind = kind ? *kind : static_cast<TransformStep::Kind>(*rc::gen::inRange(0, 11));
       s.loop = *rc::gen::inRange(0, 8);
       s.factor = *rc::gen::inRange(1, 5);
       s.other_factor = *rc::gen::inRange(1, 5);
@@ -110,6 +112,9 @@ core::LoopNest apply_steps(const core::LoopNest& nest, const std::vector<Transfo
         why = "the loop's begin is not a constant";
       break;
     }
+    case TransformStep::PadGuardedReads:
+      next = core::pad_guarded_reads(current, a, INT64_MAX, &why);
+      break;
     case TransformStep::DropDeadFills: {
       std::vector<int> dropped;
       core::LoopNest r = core::drop_dead_fills(current, &dropped);

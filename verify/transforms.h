@@ -25,6 +25,7 @@ struct TransformStep {
     RegisterTile,
     DropDeadFills, ///< the whole nest (the loop is not used)
     SplitRange,    ///< at the loop's begin + factor
+    PadGuardedReads,
   } kind;
   int loop = 0;
   int factor = 1;       ///< split, tile (outer)

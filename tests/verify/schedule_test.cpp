@@ -71,8 +71,10 @@ core::ScheduleOptions random_schedule() {
   o.vectorize = *rc::gen::arbitrary<bool>();
   o.parallel_points = *rc::gen::element<int64_t>(0, 1, 64, int64_t{1} << 18);
   o.any_order = *rc::gen::arbitrary<bool>();
+  o.pad_points_per_element = *rc::gen::element<int64_t>(0, 1, 4);
   RC_LOG() << "schedule options: vectorize " << o.vectorize << ", parallel from "
-           << o.parallel_points << " points, any order " << o.any_order << "\n";
+           << o.parallel_points << " points, any order " << o.any_order << ", padding at "
+           << o.pad_points_per_element << " points per element\n";
   return o;
 }
 
@@ -325,6 +327,111 @@ TEST(Schedule, TheMatmulsColumnsAreVectorLanes) {
   EXPECT_TRUE(std::regex_search(ir, std::regex("fmul <[0-9]+ x float>"))) << ir;
   EXPECT_TRUE(std::regex_search(ir, std::regex("fadd <[0-9]+ x float>"))) << ir;
   EXPECT_EQ(ir.find("reduce.fadd"), std::string::npos) << ir;
+}
+
+// Guarded windows, which the schedule reads from padded copies
+// (core::pad_guarded_reads) where it can: 2-D windows with strides and
+// offsets, each bound of the condition exact, in another spelling,
+// narrower, wider than the input (an out-of-range read, which padding must
+// not hide) or absent, sometimes with a conjunct that is no bound, a
+// nonzero or negative-zero default, and a second window of the same input
+// (the same copy or another). Compiled scheduled code and the scheduled
+// nest under IREval give the interpreter's definitional walk's values and
+// errors.
+RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
+  const std::string dtype = *rc::gen::element<std::string>("float32", "float64", "int32");
+  auto pick = [](int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); };
+  const int h = pick(1, 8), w = pick(1, 8), kh = pick(1, 4), kw = pick(1, 4);
+  // One window's index over output axis `out` and reduce axis `red`.
+  auto index = [&](const std::string& out, const std::string& red) {
+    return std::to_string(pick(1, 2)) + " * " + out + " + " + red + " - " +
+           std::to_string(pick(0, 3));
+  };
+  auto bounds = [&](const std::string& i, int extent) {
+    std::vector<std::string> c;
+    const std::string e = std::to_string(extent);
+    switch (pick(0, 5)) {
+    case 0:
+      c.push_back(i + " >= 0");
+      break;
+    case 1:
+      c.push_back("0 <= " + i);
+      break;
+    case 2:
+      c.push_back(i + " > -1");
+      break;
+    case 3:
+      c.push_back(i + " >= 1");
+      break; // narrower
+    case 4:
+      c.push_back(i + " >= -1");
+      break; // wider: may read out of range
+    default:
+      break; // absent
+    }
+    switch (pick(0, 5)) {
+    case 0:
+      c.push_back(i + " < " + e);
+      break;
+    case 1:
+      c.push_back(i + " <= " + std::to_string(extent - 1));
+      break;
+    case 2:
+      c.push_back(e + " > " + i);
+      break;
+    case 3:
+      c.push_back(i + " < " + std::to_string(extent - 1));
+      break;
+    case 4:
+      c.push_back(i + " < " + std::to_string(extent + 1));
+      break;
+    default:
+      break;
+    }
+    return c;
+  };
+  auto window = [&](const std::string& i0, const std::string& i1) {
+    std::vector<std::string> c = bounds(i0, h), more = bounds(i1, w);
+    c.insert(c.end(), more.begin(), more.end());
+    if (pick(0, 5) == 0)
+      c.push_back("A != 1"); // no bound on an index
+    if (c.empty())
+      c.push_back(i0 + " >= 0");
+    std::string conds;
+    for (const std::string& x : c)
+      conds += (conds.empty() ? "" : ", ") + x;
+    const std::string pad = dtype == "int32" ? *rc::gen::element<std::string>("0", "-3")
+                                             : *rc::gen::element<std::string>("0.0", "-0.0", "2.5");
+    return "input0[" + i0 + ", " + i1 + "].when([" + conds + "], const(" + pad + ", dtype=`" +
+           dtype + "`))";
+  };
+  const std::string i0 = index("A", "K"), i1 = index("B", "L");
+  const std::string first = window(i0, i1);
+  std::string term = first + " * input1[K, L]";
+  if (int second = pick(0, 2); second == 1)
+    term += " + " + first; // the same window: one copy
+  else if (second == 2)
+    term += " + " + window(index("A", "K"), index("B", "L"));
+  const std::string program = "- einstein_v2(\"output0[A, B] +=! " + term + " where A in " +
+                              std::to_string(pick(1, 6)) + ", B in " + std::to_string(pick(1, 6)) +
+                              "\", {\"input0\": {\"dtype\": \"" + dtype + "\", \"shape\": [" +
+                              std::to_string(h) + ", " + std::to_string(w) +
+                              "]}, \"input1\": {\"dtype\": \"" + dtype + "\", \"shape\": [" +
+                              std::to_string(kh) + ", " + std::to_string(kw) + "]}})";
+  RC_LOG() << program;
+  core::Kernel k = test::elaborate(program);
+  core::LoopNest nest = core::lower(k);
+  std::string log;
+  // Every window whose copy is no larger than the statement is padded.
+  const core::ScheduleOptions options{.pad_points_per_element = 1};
+  core::LoopNest scheduled = core::schedule(nest, options, &log);
+  RC_TAG(log.find("pad guarded reads") != std::string::npos ? "padded" : "not padded");
+  RC_LOG() << log << core::to_string(scheduled);
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, *rc::gen::arbitrary<uint32_t>());
+  Outcome want = outcome([&] { return interp::run(k, inputs, {.blocks = false}); });
+  RC_ASSERT(identical(want, outcome([&] { return interp::ireval(scheduled, inputs); })));
+  static jit::Jit j(jit::JitOptions{.scheduling = options});
+  RC_ASSERT(identical(want, outcome([&] { return j.compile(nest)->run(inputs); })));
 }
 
 // Parallel loops share one team of threads: loops started from several

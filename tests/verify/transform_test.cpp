@@ -9,6 +9,7 @@
 #include "interp/random_inputs.h"
 #include "jit/jit.h"
 #include "tests/support/outcome.h"
+#include "tests/support/programs.h"
 #include "verify/generators.h"
 #include "verify/transforms.h"
 
@@ -111,8 +112,95 @@ RC_GTEST_PROP(Transform, FusePreservesResults, ()) {
 RC_GTEST_PROP(Transform, SplitRangePreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::SplitRange));
 }
+RC_GTEST_PROP(Transform, PaddingGuardedReadsPreservesResults, ()) {
+  check_steps(*transform_steps(TransformStep::PadGuardedReads));
+}
 RC_GTEST_PROP(Transform, DroppingDeadFillsPreservesResults, ()) {
   check_steps(*transform_steps(TransformStep::DropDeadFills));
+}
+
+// A 1-D convolution over 7 points with a 3-wide window and one element of
+// padding each side; \p when is its read's condition and default.
+core::LoopNest padded_convolution(const std::string& when, const std::string& index = "X + K - 1",
+                                  const std::string& input = "[2, 7]") {
+  return core::lower(test::elaborate(
+      "- einstein_v2(\"output0[F, X] +=! input0[C, " + index + "].when(" + when +
+      ") * input1[F, C, K] where X in 7\", {\"input0\": {\"dtype\": \"float32\", \"shape\": " +
+      input + "}, \"input1\": {\"dtype\": \"float32\", \"shape\": [3, 2, 3]}})"));
+}
+
+int var_named(const core::LoopNest& n, const std::string& name) {
+  for (size_t v = 0; v < n.vars.size(); ++v)
+    if (n.vars[v].name == name)
+      return static_cast<int>(v);
+  return -1;
+}
+
+// Stores into buffer \p b in \p n.
+int stores_into(const core::LoopNest& n, int b) {
+  int count = 0;
+  core::each_stmt(n.root, [&](const core::Stmt& s) {
+    const auto* store = std::get_if<core::Store>(&s->node);
+    count += store && store->buffer == b;
+  });
+  return count;
+}
+
+// The window is read from a copy over every index it takes ([-1, 8], so 9
+// wide after the channel axis), without its condition and with its index's
+// constant folded; the copy is filled with the default only when that is
+// not all zero bits (-0.0 is not); and IREval computes the same bits.
+TEST(Transform, AConvolutionsGuardedWindowIsReadFromAPaddedCopy) {
+  for (const std::string pad : {"0.0", "-0.0", "2.5"}) {
+    core::LoopNest n = padded_convolution("[X + K - 1 >= 0, X + K - 1 < 7], " + pad);
+    std::string why;
+    std::optional<core::LoopNest> p = core::pad_guarded_reads(n, var_named(n, "X"), 1000, &why);
+    ASSERT_TRUE(p) << why;
+    ASSERT_EQ(p->buffers.size(), n.buffers.size() + 1);
+    const core::Buffer& copy = p->buffers.back();
+    EXPECT_EQ(copy.name, "input0_padded");
+    EXPECT_EQ(copy.kind, core::BufferKind::Temp);
+    EXPECT_EQ(copy.shape, (core::Shape{2, 9}));
+    std::string text = core::to_string(*p);
+    EXPECT_NE(text.find("input0_padded[C][X +! K]"), std::string::npos) << text;
+    EXPECT_EQ(text.find("select("), std::string::npos) << text;
+    EXPECT_EQ(stores_into(*p, static_cast<int>(p->buffers.size()) - 1), pad == "0.0" ? 1 : 2)
+        << text;
+    std::vector<core::Tensor> inputs = {core::Tensor(core::DType::Float32, {2, 7}),
+                                        core::Tensor(core::DType::Float32, {3, 2, 3})};
+    for (int64_t i = 0; i < 14; ++i)
+      inputs[0].set(i, core::Scalar::of_float(core::DType::Float32, i * 0.5 - 3));
+    for (int64_t i = 0; i < 18; ++i)
+      inputs[1].set(i, core::Scalar::of_float(core::DType::Float32, 1.0 / (i + 1)));
+    EXPECT_TRUE(core::identical(interp::ireval(n, inputs)[0], interp::ireval(*p, inputs)[0]))
+        << pad;
+  }
+}
+
+// What padding would change is left alone, with the reason: a conjunct
+// that bounds no index, a condition that lets the read leave the input (an
+// error padding would hide), a condition on another expression, a default
+// that is not a constant, and copies over the limit or much larger than
+// the input.
+TEST(Transform, AGuardedReadIsPaddedOnlyWhereThatKeepsItsMeaning) {
+  auto refusal = [](const core::LoopNest& n, int64_t most = 1000) {
+    std::string why;
+    EXPECT_FALSE(core::pad_guarded_reads(n, var_named(n, "X"), most, &why));
+    return why;
+  };
+  EXPECT_EQ(refusal(padded_convolution("[X + K - 1 >= 0, X + K - 1 < 7, X != 2], 0.0")),
+            "its condition is not bounds on input0's indices");
+  EXPECT_EQ(refusal(padded_convolution("[X + K - 1 >= -1, X + K - 1 < 7], 0.0")),
+            "where its condition holds, input0 may be read out of range");
+  EXPECT_EQ(refusal(padded_convolution("[X >= 1, X + K - 1 < 7], 0.0")),
+            "its condition is not bounds on input0's indices");
+  EXPECT_EQ(refusal(padded_convolution("[X + K - 1 >= 0, X + K - 1 < 7], input0[C, 0]")),
+            "no guarded read");
+  EXPECT_EQ(refusal(padded_convolution("[X + K - 1 >= 0, X + K - 1 < 7], 0.0"), 10),
+            "a padded input0 would have 18 elements (at most 10)");
+  EXPECT_EQ(
+      refusal(padded_convolution("[X * 1000 + K < 2], 0.0", "X * 1000 + K", "[2, 2]"), INT64_MAX),
+      "a padded input0 would have 12006 elements (at most 4112)");
 }
 
 TEST(Transform, SplitWithTailKeepsEveryIteration) {

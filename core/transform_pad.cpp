@@ -1,0 +1,304 @@
+// Guarded reads as plain reads of a padded copy (see transform.h).
+#include "core/bounds.h"
+#include "core/transform.h"
+#include "core/transform_util.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+namespace teval::core {
+
+using namespace detail;
+
+namespace {
+
+using Wide = __int128;
+
+// One guarded read: select(cond, buffer[index], pad).
+struct Guarded {
+  const ExprNode* node;
+  int buffer;
+  std::vector<Expr> index;
+  Expr pad; // a constant
+  // Per dimension: the index's range [lo, hi] and the condition's bounds
+  // [low, high] on it (the dtype's limits where it sets none).
+  std::vector<IntRange> range, box;
+};
+
+// An index the padded read may evaluate where the condition is false:
+// integer arithmetic on variables and constants, which cannot fail where
+// its range is known.
+bool plain_index(const Expr& e) {
+  if (std::holds_alternative<Const>(e->node) || std::holds_alternative<VarRef>(e->node))
+    return true;
+  if (const auto* c = std::get_if<Cast>(&e->node))
+    return is_integer(c->value->dtype) && plain_index(c->value);
+  const auto* a = std::get_if<Apply>(&e->node);
+  if (!a || (a->op != Op::Add && a->op != Op::Sub && a->op != Op::Mul && a->op != Op::Neg &&
+             a->op != Op::Max && a->op != Op::Min))
+    return false;
+  return std::all_of(a->args.begin(), a->args.end(), plain_index);
+}
+
+// The conjuncts of \p cond (a tree of And).
+void conjuncts(const Expr& cond, std::vector<Expr>& out) {
+  const auto* a = std::get_if<Apply>(&cond->node);
+  if (a && a->op == Op::And) {
+    for (const Expr& x : a->args)
+      conjuncts(x, out);
+    return;
+  }
+  out.push_back(cond);
+}
+
+// Narrows \p box by conjunct \p c, a comparison of one of \p index with an
+// integer constant; false when \p c is not one.
+bool narrow(const Expr& c, const std::vector<Expr>& index, std::vector<IntRange>& box) {
+  const auto* a = std::get_if<Apply>(&c->node);
+  if (!a || a->args.size() != 2 || !is_integer(a->args[0]->dtype))
+    return false;
+  Op op = a->op;
+  Expr x = a->args[0];
+  std::optional<int64_t> k = constant(a->args[1]);
+  if (!k) { // the constant first: mirror the comparison
+    k = constant(a->args[0]);
+    x = a->args[1];
+    op = op == Op::Lt   ? Op::Gt
+         : op == Op::Le ? Op::Ge
+         : op == Op::Gt ? Op::Lt
+         : op == Op::Ge ? Op::Le
+                        : op;
+  }
+  if (!k || (op != Op::Lt && op != Op::Le && op != Op::Gt && op != Op::Ge))
+    return false;
+  Wide low = INT64_MIN, high = INT64_MAX;
+  if (op == Op::Ge)
+    low = *k;
+  else if (op == Op::Gt)
+    low = Wide(*k) + 1;
+  else if (op == Op::Le)
+    high = *k;
+  else
+    high = Wide(*k) - 1;
+  bool matched = false;
+  for (size_t d = 0; d < index.size(); ++d)
+    if (same_value(index[d], x)) {
+      matched = true;
+      box[d].lo = static_cast<int64_t>(std::max<Wide>(box[d].lo, std::min<Wide>(low, INT64_MAX)));
+      box[d].hi = static_cast<int64_t>(std::min<Wide>(box[d].hi, std::max<Wide>(high, INT64_MIN)));
+    }
+  return matched;
+}
+
+// \p e as a guarded read of \p nest that padding can replace, with the
+// ranges where it is evaluated; a reason when it is not one.
+std::optional<Guarded> guarded(const LoopNest& nest, const Expr& e, const RangeOf& range,
+                               std::string& why) {
+  const auto* s = std::get_if<Select>(&e->node);
+  const auto* load = s ? std::get_if<Load>(&s->then->node) : nullptr;
+  const auto* pad = s ? std::get_if<Const>(&s->otherwise->node) : nullptr;
+  if (!load || !pad)
+    return std::nullopt; // not a guarded read: nothing to say
+  const Buffer& b = nest.buffers[load->tensor];
+  if (s->otherwise->dtype != b.dtype)
+    return why = "its default is not of " + b.name + "'s dtype", std::nullopt;
+  Guarded g{e.get(), load->tensor, load->index, s->otherwise, {}, {}};
+  for (const Expr& i : load->index) {
+    std::optional<IntRange> r = plain_index(i) ? range(i) : std::nullopt;
+    if (!r || r->lo == INT64_MIN)
+      return why = "an index of " + b.name + " is not arithmetic on known ranges", std::nullopt;
+    g.range.push_back(*r);
+    g.box.push_back({INT64_MIN, INT64_MAX});
+  }
+  std::vector<Expr> cs;
+  conjuncts(s->cond, cs);
+  for (const Expr& c : cs)
+    if (!narrow(c, load->index, g.box))
+      return why = "its condition is not bounds on " + b.name + "'s indices", std::nullopt;
+  for (size_t d = 0; d < g.box.size(); ++d) {
+    int64_t lo = std::max(g.box[d].lo, g.range[d].lo), hi = std::min(g.box[d].hi, g.range[d].hi);
+    if (lo <= hi && (lo < 0 || hi >= b.shape[d]))
+      return why = "where its condition holds, " + b.name + " may be read out of range",
+             std::nullopt;
+  }
+  return g;
+}
+
+// The padded copy of a guarded read's buffer it reads: the same when two
+// reads would fill the same copy.
+struct Padding {
+  int buffer;
+  std::vector<IntRange> range, box;
+  Scalar pad;
+  bool operator<(const Padding& o) const {
+    auto key = [](const Padding& p) {
+      std::vector<int64_t> k{p.buffer, p.pad.i, std::bit_cast<int64_t>(p.pad.f)};
+      for (size_t d = 0; d < p.range.size(); ++d)
+        k.insert(k.end(), {p.range[d].lo, p.range[d].hi, p.box[d].lo, p.box[d].hi});
+      return k;
+    };
+    return key(*this) < key(o);
+  }
+};
+
+// \p i minus \p lo (> INT64_MIN), which cannot overflow where i >= lo,
+// folding a constant term of \p i: `(x - 1) - (-1)` is `x`.
+Expr shifted(const Expr& i, int64_t lo) {
+  if (lo == 0)
+    return i;
+  const auto* a = std::get_if<Apply>(&i->node);
+  std::optional<int64_t> k = a && a->args.size() == 2 && (a->op == Op::Add || a->op == Op::Sub)
+                                 ? constant(a->args[1])
+                                 : std::nullopt;
+  Expr base = i;
+  Wide offset = -Wide(lo);
+  if (k) {
+    base = a->args[0];
+    offset += a->op == Op::Add ? Wide(*k) : -Wide(*k);
+  }
+  if (offset == 0)
+    return base;
+  if (offset < int_min(base->dtype) || offset > int_max(base->dtype)) {
+    base = make_cast(i, DType::Int64, i->span);
+    offset = -Wide(lo);
+  }
+  return make_apply(Op::Add,
+                    {base, make_const(Scalar::of_int(base->dtype, static_cast<int64_t>(offset)))},
+                    i->span);
+}
+
+// Loops over [lo_d, hi_d] for each dimension around store(vars).
+Stmt box_loops(LoopNest& nest, const std::string& prefix, const std::vector<IntRange>& box,
+               const std::function<Stmt(const std::vector<Expr>&)>& store) {
+  std::vector<int> vars;
+  std::vector<Expr> refs;
+  for (size_t d = 0; d < box.size(); ++d) {
+    vars.push_back(nest.add_var(prefix + std::to_string(d), DType::Int64));
+    refs.push_back(make_var(vars.back(), DType::Int64));
+  }
+  Stmt s = store(refs);
+  for (size_t d = box.size(); d-- > 0;)
+    s = make_for(vars[d], int64(box[d].lo), int64(box[d].hi + 1), s);
+  return s;
+}
+
+bool zero_bits(const Scalar& v, DType t) {
+  return is_float(t) ? std::bit_cast<uint64_t>(v.f) == 0 : v.i == 0;
+}
+
+} // namespace
+
+std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& top,
+                                                   int64_t max_elements, std::string* why) {
+  std::vector<Guarded> reads;
+  std::string refused;
+  each_node_in_scope(nest, top, [&](const Expr& e, const RangeOf& range) {
+    std::string reason;
+    if (std::optional<Guarded> g = guarded(nest, e, range, reason))
+      reads.push_back(std::move(*g));
+    else if (refused.empty())
+      refused = reason;
+  });
+  // A node reached twice is padded over both places' ranges.
+  std::map<const ExprNode*, Guarded> by_node;
+  for (Guarded& g : reads) {
+    auto [at, fresh] = by_node.try_emplace(g.node, g);
+    for (size_t d = 0; !fresh && d < g.range.size(); ++d)
+      at->second.range[d] = {std::min(at->second.range[d].lo, g.range[d].lo),
+                             std::max(at->second.range[d].hi, g.range[d].hi)};
+  }
+  std::map<Padding, int> copies; // -> the temp buffer
+  std::map<const ExprNode*, std::pair<int, const Guarded*>> rewrite;
+  std::vector<Stmt> before, after;
+  for (const auto& [node, g] : by_node) {
+    const Buffer b = nest.buffers[g.buffer]; // a copy: buffers are added below
+    bool stored = false;
+    each_stmt(top, [&](const Stmt& st) {
+      if (const auto* store = std::get_if<Store>(&st->node))
+        stored |= store->buffer == g.buffer;
+    });
+    if (stored) {
+      refused = b.name + " is written where it is read";
+      continue;
+    }
+    Shape shape;
+    Wide elements = 1;
+    for (const IntRange& r : g.range) {
+      shape.push_back(r.hi - r.lo + 1);
+      elements *= Wide(shape.back());
+    }
+    // No copy much larger than what it copies, whatever the indices' ranges.
+    Wide most = std::min<Wide>(max_elements, 4 * Wide(checked_numel(b.shape).value_or(0)) + 4096);
+    if (elements > most) {
+      refused = "a padded " + b.name + " would have " +
+                std::to_string(static_cast<long long>(std::min<Wide>(elements, INT64_MAX))) +
+                " elements (at most " + std::to_string(static_cast<long long>(most)) + ")";
+      continue;
+    }
+    Padding key{g.buffer, g.range, g.box, std::get<Const>(g.pad->node).value};
+    auto [at, fresh] = copies.try_emplace(key, -1);
+    if (fresh) {
+      at->second = nest.add_buffer({b.name + "_padded", b.dtype, shape, BufferKind::Temp, b.span});
+      int p = at->second;
+      before.push_back(make_allocate(p));
+      const std::string prefix = b.name + "_p";
+      auto origin = [&](const std::vector<Expr>& at) {
+        std::vector<Expr> index;
+        for (size_t d = 0; d < at.size(); ++d)
+          index.push_back(shifted(at[d], g.range[d].lo));
+        return index;
+      };
+      if (!zero_bits(key.pad, b.dtype))
+        before.push_back(box_loops(nest, prefix, g.range, [&](const std::vector<Expr>& v) {
+          return make_store(p, origin(v), g.pad, nullptr);
+        }));
+      std::vector<IntRange> inside;
+      for (size_t d = 0; d < g.range.size(); ++d)
+        inside.push_back(
+            {std::max(g.box[d].lo, g.range[d].lo), std::min(g.box[d].hi, g.range[d].hi)});
+      if (std::all_of(inside.begin(), inside.end(), [](IntRange r) { return r.lo <= r.hi; }))
+        before.push_back(box_loops(nest, prefix, inside, [&](const std::vector<Expr>& v) {
+          return make_store(p, origin(v), make_load(g.buffer, b.dtype, v), nullptr);
+        }));
+      after.push_back(make_free(p));
+    }
+    rewrite[node] = {at->second, &g};
+  }
+  if (rewrite.empty())
+    return fail(why, refused.empty() ? "no guarded read" : refused), std::nullopt;
+  Stmt body = map_exprs(top, [&](const Expr& e) -> Expr {
+    auto found = rewrite.find(e.get());
+    if (found == rewrite.end())
+      return nullptr;
+    const Guarded& g = *found->second.second;
+    std::vector<Expr> index;
+    for (size_t d = 0; d < g.index.size(); ++d)
+      index.push_back(shifted(g.index[d], g.range[d].lo));
+    return make_load(found->second.first, e->dtype, std::move(index), e->span);
+  });
+  before.push_back(body);
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
+std::optional<LoopNest> pad_guarded_reads(const LoopNest& nest, int var, int64_t max_elements,
+                                          std::string* why) {
+  bool block = std::holds_alternative<Block>(nest.root->node);
+  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
+  for (size_t k = 0; k < top.size(); ++k) {
+    if (!find_loop(top[k], var))
+      continue;
+    LoopNest out = nest;
+    std::optional<std::vector<Stmt>> r = pad_guarded_reads(out, top[k], max_elements, why);
+    if (!r)
+      return std::nullopt;
+    top.erase(top.begin() + static_cast<long>(k));
+    top.insert(top.begin() + static_cast<long>(k), r->begin(), r->end());
+    out.root = make_block(std::move(top));
+    return out;
+  }
+  return fail(why, "no loop over that variable"), std::nullopt;
+}
+
+} // namespace teval::core
