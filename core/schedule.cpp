@@ -162,11 +162,13 @@ Stmt vectorize_contiguous(const LoopNest& nest, Stmt top, const ScheduleOptions&
 
 // Runs the outermost loop of \p top on several threads when the nest is
 // large enough; an outermost loop of fewer iterations than kFewTrips (a
-// batch of one) first trades places with a longer loop inside it, where
-// the nest cannot fail.
+// batch of one to three) first trades places with a longer loop inside it,
+// where the nest cannot fail. A batch of four or more stays outside: each
+// thread's images then stay in its cache while their output channels are
+// computed (a 4x64x32x32 convolution: 140 -> 205 G MAC/s on two cores).
 Stmt parallelize_outer(const LoopNest& nest, Stmt top, const ScheduleOptions& options,
                        std::string* log) {
-  constexpr int64_t kFewTrips = 16;
+  constexpr int64_t kFewTrips = 4;
   std::vector<int> vars = chain(std::get<For>(top->node));
   if (options.parallel_points <= 0 || points(top, vars) < options.parallel_points)
     return top;
@@ -242,7 +244,10 @@ std::optional<Stmt> tile_registers(LoopNest& nest, const Stmt& top, std::string*
   int64_t factor = 0;
   for (size_t l = 0; l + 1 < vars.size() && mentions(store->index, vars[l]); ++l) {
     int64_t trips = points(top, {vars[l]});
-    for (int64_t k = 4; k >= 2; --k)
+    // Up to 12 accumulators: a row of one vector jams up to 8 copies (the
+    // 8-wide remainder of a 56-wide convolution: 4 chains of additions
+    // left the adders idle).
+    for (int64_t k = std::min<int64_t>(12 / vectors, 8); k >= 2; --k)
       if (trips % k == 0 && k * vectors <= 12 && (l > 0 || trips / k >= 2)) {
         if (jam < 0 || shared_reads(vars[l]) <= shared_reads(jam))
           jam = vars[l], factor = k;

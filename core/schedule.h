@@ -27,7 +27,7 @@ struct ScheduleOptions {
   /// sum in vector lanes, instead of giving way to the output loop.
   bool any_order = false;
   /// Register-tile a vectorized output loop below reduction loops
-  /// (core::register_tile): up to 64 of its outputs, times 2 to 4 of
+  /// (core::register_tile): up to 64 of its outputs, times 2 to 8 of
   /// another output loop's, accumulate in registers.
   bool register_tiles = true;
   /// Read guarded windows (a padded convolution's input) from padded

@@ -131,6 +131,11 @@ struct CompiledKernel::State {
   std::vector<Site> sites;
   orc::ResourceTrackerSP tracker;
   int32_t (*entry)(void**, RunContext*) = nullptr;
+  // Temp buffers kept between runs (a set per run at once), so that a
+  // kernel's temporaries (padded copies, say) are not allocated and their
+  // pages faulted in again on every run; Allocate zeroes them.
+  std::mutex scratch_mutex;
+  std::vector<std::vector<core::Tensor>> scratch;
 };
 
 CompiledKernel::CompiledKernel(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -329,6 +334,24 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     return nullptr;
   };
   std::vector<core::Tensor> storage(n.buffers.size());
+  // The temps of a run without watermarks, back to the kernel's spares at
+  // the end, whatever the outcome.
+  struct Scratch {
+    State& state;
+    std::vector<core::Tensor> temps;
+    ~Scratch() {
+      std::lock_guard lock(state.scratch_mutex);
+      state.scratch.push_back(std::move(temps));
+    }
+  } scratch{*state_, {}};
+  {
+    std::lock_guard lock(state_->scratch_mutex);
+    if (!state_->scratch.empty()) {
+      scratch.temps = std::move(state_->scratch.back());
+      state_->scratch.pop_back();
+    }
+  }
+  scratch.temps.resize(n.buffers.size());
   std::vector<Padded> pads(n.buffers.size());
   std::vector<void*> pointers(n.buffers.size(), nullptr);
   bool watermarks = state_->watermarks;
@@ -349,6 +372,13 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     std::byte* given = destination(i);
     if (given && !watermarks) {
       pointers[i] = given;
+      continue;
+    }
+    if (n.buffers[i].kind == core::BufferKind::Temp && !watermarks) {
+      core::Tensor& t = scratch.temps[i];
+      if (t.shape() != n.buffers[i].shape || t.dtype() != n.buffers[i].dtype)
+        t = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
+      pointers[i] = t.bytes().data();
       continue;
     }
     std::span<std::byte> bytes;

@@ -1,10 +1,11 @@
 // The threads that run the parts of parallel loops. Starting a thread per
 // part and polling for its end cost a 1 ms kernel a tenth of its time, so
-// one team is kept for the process: its threads wait between loops and are
-// woken by a condition variable, and the loop's caller is woken the same way
-// when the last part ends.
+// one team is kept for the process: its threads wait between loops,
+// spinning for a while and then asleep on a condition variable, and the
+// loop's caller waits for the last part the same way.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -56,9 +57,11 @@ private:
   std::vector<std::thread> threads_; // threads_[k - 1] runs part k
   std::function<void(int64_t)> part_;
   int64_t parts_ = 0;
-  int64_t running_ = 0;
-  uint64_t generation_ = 0;
-  bool quit_ = false;
+  // Parts not finished; loops started; set when the team ends. Read while
+  // spinning, outside mutex_ (whose holder changes them).
+  std::atomic<int64_t> running_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> quit_{false};
   pid_t owner_ = 0;
 };
 
