@@ -106,7 +106,7 @@ std::optional<Guarded> guarded(const LoopNest& nest, const Expr& e, const RangeO
   Guarded g{e.get(), load->tensor, load->index, s->otherwise, {}, {}};
   for (const Expr& i : load->index) {
     std::optional<IntRange> r = plain_index(i) ? range(i) : std::nullopt;
-    if (!r || r->lo == INT64_MIN)
+    if (!r || r->lo == INT64_MIN || r->hi == INT64_MAX)
       return why = "an index of " + b.name + " is not arithmetic on known ranges", std::nullopt;
     g.range.push_back(*r);
     g.box.push_back({INT64_MIN, INT64_MAX});
@@ -225,8 +225,9 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
     Shape shape;
     Wide elements = 1;
     for (const IntRange& r : g.range) {
-      shape.push_back(r.hi - r.lo + 1);
-      elements *= Wide(shape.back());
+      Wide extent = Wide(r.hi) - r.lo + 1;
+      elements = std::min<Wide>(elements * extent, Wide(INT64_MAX) + 1);
+      shape.push_back(static_cast<int64_t>(std::min<Wide>(extent, INT64_MAX)));
     }
     // No copy much larger than what it copies, whatever the indices' ranges.
     Wide most = std::min<Wide>(max_elements, 4 * Wide(checked_numel(b.shape).value_or(0)) + 4096);
