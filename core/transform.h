@@ -133,8 +133,11 @@ LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped = nullp
 /// convolution's window is read without a condition. Applies when the
 /// indices are integer arithmetic on variables of known ranges (they cannot
 /// fail, so evaluating them where c is false changes nothing), B is read in
-/// range wherever c holds, \p top does not write B, and P has at most
-/// \p max_elements elements and at most 4 times B's plus 4096. Returns, in order: for each P its
+/// range wherever c holds, \p top does not write B, and P has at most 4
+/// times B's elements plus 4096. Reads of one B whose conditions select the
+/// same elements of B (within its shape) with the same k share one P over
+/// the union of their ranges (a stencil's shifted windows), and all the
+/// copies together have at most \p max_elements elements. Returns, in order: for each P its
 /// Allocate (zeros), its fill with k (unless k's bits are zero) and its copy of B; \p top
 /// rewritten; each P's Free. The P buffers are added to \p nest.
 std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& top,

@@ -121,25 +121,39 @@ std::optional<Guarded> guarded(const LoopNest& nest, const Expr& e, const RangeO
     if (lo <= hi && (lo < 0 || hi >= b.shape[d]))
       return why = "where its condition holds, " + b.name + " may be read out of range",
              std::nullopt;
+    // Where the index goes, the box means the same inside B's shape: reads
+    // whose conditions bound different sides (x - 1 >= 0, x + 1 < n) then
+    // share a copy.
+    g.box[d] = {std::max<int64_t>(g.box[d].lo, 0), std::min(g.box[d].hi, b.shape[d] - 1)};
   }
   return g;
 }
 
-// The padded copy of a guarded read's buffer it reads: the same when two
-// reads would fill the same copy.
-struct Padding {
+// What a padded copy holds: buffer's element where every index is inside
+// box (within buffer's shape), pad elsewhere. Reads with the same content
+// share one copy over the union of their ranges (a stencil's shifted
+// windows of one input).
+struct Content {
   int buffer;
-  std::vector<IntRange> range, box;
+  std::vector<IntRange> box;
   Scalar pad;
-  bool operator<(const Padding& o) const {
-    auto key = [](const Padding& p) {
-      std::vector<int64_t> k{p.buffer, p.pad.i, std::bit_cast<int64_t>(p.pad.f)};
-      for (size_t d = 0; d < p.range.size(); ++d)
-        k.insert(k.end(), {p.range[d].lo, p.range[d].hi, p.box[d].lo, p.box[d].hi});
+  bool operator<(const Content& o) const {
+    auto key = [](const Content& c) {
+      std::vector<int64_t> k{c.buffer, c.pad.i, std::bit_cast<int64_t>(c.pad.f)};
+      for (const IntRange& r : c.box)
+        k.insert(k.end(), {r.lo, r.hi});
       return k;
     };
     return key(*this) < key(o);
   }
+};
+
+// One padded copy: the indices' range it covers, its reads, and its buffer.
+struct Copy {
+  std::vector<IntRange> range;
+  std::vector<const Guarded*> reads;
+  Expr pad;
+  int buffer = -1;
 };
 
 // \p i minus \p lo (> INT64_MIN), which cannot overflow where i >= lo,
@@ -208,63 +222,71 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
       at->second.range[d] = {std::min(at->second.range[d].lo, g.range[d].lo),
                              std::max(at->second.range[d].hi, g.range[d].hi)};
   }
-  std::map<Padding, int> copies; // -> the temp buffer
-  std::map<const ExprNode*, std::pair<int, const Guarded*>> rewrite;
-  std::vector<Stmt> before, after;
+  std::map<Content, Copy> copies;
   for (const auto& [node, g] : by_node) {
-    const Buffer b = nest.buffers[g.buffer]; // a copy: buffers are added below
     bool stored = false;
     each_stmt(top, [&](const Stmt& st) {
       if (const auto* store = std::get_if<Store>(&st->node))
         stored |= store->buffer == g.buffer;
     });
     if (stored) {
-      refused = b.name + " is written where it is read";
+      refused = nest.buffers[g.buffer].name + " is written where it is read";
       continue;
     }
+    auto [at, fresh] = copies.try_emplace(
+        Content{g.buffer, g.box, std::get<Const>(g.pad->node).value}, Copy{g.range, {}, g.pad});
+    for (size_t d = 0; d < g.range.size(); ++d)
+      at->second.range[d] = {std::min(at->second.range[d].lo, g.range[d].lo),
+                             std::max(at->second.range[d].hi, g.range[d].hi)};
+    at->second.reads.push_back(&g);
+  }
+  // No copy much larger than what it copies, whatever the indices' ranges,
+  // and all of them together within the statement's budget.
+  Wide budget = max_elements;
+  std::map<const ExprNode*, const Copy*> rewrite;
+  std::vector<Stmt> before, after;
+  for (auto& [content, copy] : copies) {
+    const Buffer b = nest.buffers[content.buffer]; // a copy: buffers are added below
     Shape shape;
     Wide elements = 1;
-    for (const IntRange& r : g.range) {
+    for (const IntRange& r : copy.range) {
       Wide extent = Wide(r.hi) - r.lo + 1;
       elements = std::min<Wide>(elements * extent, Wide(INT64_MAX) + 1);
       shape.push_back(static_cast<int64_t>(std::min<Wide>(extent, INT64_MAX)));
     }
-    // No copy much larger than what it copies, whatever the indices' ranges.
-    Wide most = std::min<Wide>(max_elements, 4 * Wide(checked_numel(b.shape).value_or(0)) + 4096);
+    Wide most = std::min<Wide>(budget, 4 * Wide(checked_numel(b.shape).value_or(0)) + 4096);
     if (elements > most) {
       refused = "a padded " + b.name + " would have " +
                 std::to_string(static_cast<long long>(std::min<Wide>(elements, INT64_MAX))) +
                 " elements (at most " + std::to_string(static_cast<long long>(most)) + ")";
       continue;
     }
-    Padding key{g.buffer, g.range, g.box, std::get<Const>(g.pad->node).value};
-    auto [at, fresh] = copies.try_emplace(key, -1);
-    if (fresh) {
-      at->second = nest.add_buffer({b.name + "_padded", b.dtype, shape, BufferKind::Temp, b.span});
-      int p = at->second;
-      before.push_back(make_allocate(p));
-      const std::string prefix = b.name + "_p";
-      auto origin = [&](const std::vector<Expr>& at) {
-        std::vector<Expr> index;
-        for (size_t d = 0; d < at.size(); ++d)
-          index.push_back(shifted(at[d], g.range[d].lo));
-        return index;
-      };
-      if (!zero_bits(key.pad, b.dtype))
-        before.push_back(box_loops(nest, prefix, g.range, [&](const std::vector<Expr>& v) {
-          return make_store(p, origin(v), g.pad, nullptr);
-        }));
-      std::vector<IntRange> inside;
-      for (size_t d = 0; d < g.range.size(); ++d)
-        inside.push_back(
-            {std::max(g.box[d].lo, g.range[d].lo), std::min(g.box[d].hi, g.range[d].hi)});
-      if (std::all_of(inside.begin(), inside.end(), [](IntRange r) { return r.lo <= r.hi; }))
-        before.push_back(box_loops(nest, prefix, inside, [&](const std::vector<Expr>& v) {
-          return make_store(p, origin(v), make_load(g.buffer, b.dtype, v), nullptr);
-        }));
-      after.push_back(make_free(p));
-    }
-    rewrite[node] = {at->second, &g};
+    budget -= elements;
+    copy.buffer = nest.add_buffer({b.name + "_padded", b.dtype, shape, BufferKind::Temp, b.span});
+    const int p = copy.buffer;
+    before.push_back(make_allocate(p));
+    const std::string prefix = b.name + "_p";
+    auto origin = [&](const std::vector<Expr>& at) {
+      std::vector<Expr> index;
+      for (size_t d = 0; d < at.size(); ++d)
+        index.push_back(shifted(at[d], copy.range[d].lo));
+      return index;
+    };
+    if (!zero_bits(content.pad, b.dtype))
+      before.push_back(box_loops(nest, prefix, copy.range, [&](const std::vector<Expr>& v) {
+        return make_store(p, origin(v), copy.pad, nullptr);
+      }));
+    std::vector<IntRange> inside;
+    for (size_t d = 0; d < copy.range.size(); ++d)
+      inside.push_back({std::max(content.box[d].lo, copy.range[d].lo),
+                        std::min(content.box[d].hi, copy.range[d].hi)});
+    if (std::all_of(inside.begin(), inside.end(), [](IntRange r) { return r.lo <= r.hi; }))
+      before.push_back(box_loops(nest, prefix, inside, [&](const std::vector<Expr>& v) {
+        return make_store(p, origin(v), make_load(content.buffer, b.dtype, v), nullptr);
+      }));
+    after.push_back(make_free(p));
+    for (const Guarded* g : copy.reads)
+      rewrite[g->node] = &copy;
   }
   if (rewrite.empty())
     return fail(why, refused.empty() ? "no guarded read" : refused), std::nullopt;
@@ -272,11 +294,12 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
     auto found = rewrite.find(e.get());
     if (found == rewrite.end())
       return nullptr;
-    const Guarded& g = *found->second.second;
+    const Copy& copy = *found->second;
+    const Guarded& g = by_node.at(e.get());
     std::vector<Expr> index;
     for (size_t d = 0; d < g.index.size(); ++d)
-      index.push_back(shifted(g.index[d], g.range[d].lo));
-    return make_load(found->second.first, e->dtype, std::move(index), e->span);
+      index.push_back(shifted(g.index[d], copy.range[d].lo));
+    return make_load(copy.buffer, e->dtype, std::move(index), e->span);
   });
   before.push_back(body);
   before.insert(before.end(), after.begin(), after.end());

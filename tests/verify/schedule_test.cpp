@@ -339,7 +339,8 @@ TEST(Schedule, TheMatmulsColumnsAreVectorLanes) {
 // narrower, wider than the input (an out-of-range read, which padding must
 // not hide) or absent, sometimes with a conjunct that is no bound, a
 // nonzero or negative-zero default, and a second window of the same input
-// (the same copy or another). Compiled scheduled code and the scheduled
+// (the same read, another, or one with exact bounds, which often shares the
+// first's copy over the union of their ranges). Compiled scheduled code and the scheduled
 // nest under IREval give the interpreter's definitional walk's values and
 // errors.
 RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
@@ -353,7 +354,7 @@ RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
   };
   // Each side's bound: exact in three spellings, narrower, wider (a read
   // out of range), or absent.
-  auto bounds = [&](const std::string& i, int extent) {
+  auto bounds = [&](const std::string& i, int extent, bool exact) {
     const std::string e = std::to_string(extent);
     const std::string low[] = {i + " >= 0", "0 <= " + i,  i + " > -1",
                                i + " >= 1", i + " >= -1", ""};
@@ -364,33 +365,34 @@ RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
                                 i + " < " + std::to_string(extent + 1),
                                 ""};
     std::vector<std::string> c;
-    for (const std::string& b : {low[pick(0, 5)], high[pick(0, 5)]})
+    for (const std::string& b : {low[exact ? 0 : pick(0, 5)], high[exact ? 0 : pick(0, 5)]})
       if (!b.empty())
         c.push_back(b);
     return c;
   };
-  auto window = [&](const std::string& i0, const std::string& i1) {
-    std::vector<std::string> c = bounds(i0, h), more = bounds(i1, w);
+  // One default for every window: windows of the same elements share a copy.
+  const std::string pad = dtype == "int32" ? *rc::gen::element<std::string>("0", "-3")
+                                           : *rc::gen::element<std::string>("0.0", "-0.0", "2.5");
+  auto window = [&](const std::string& i0, const std::string& i1, bool exact) {
+    std::vector<std::string> c = bounds(i0, h, exact), more = bounds(i1, w, exact);
     c.insert(c.end(), more.begin(), more.end());
-    if (pick(0, 5) == 0)
+    if (!exact && pick(0, 5) == 0)
       c.push_back("A != 1"); // no bound on an index
     if (c.empty())
       c.push_back(i0 + " >= 0");
     std::string conds;
     for (const std::string& x : c)
       conds += (conds.empty() ? "" : ", ") + x;
-    const std::string pad = dtype == "int32" ? *rc::gen::element<std::string>("0", "-3")
-                                             : *rc::gen::element<std::string>("0.0", "-0.0", "2.5");
     return "input0[" + i0 + ", " + i1 + "].when([" + conds + "], const(" + pad + ", dtype=`" +
            dtype + "`))";
   };
   const std::string i0 = index("A", "K"), i1 = index("B", "L");
-  const std::string first = window(i0, i1);
+  const std::string first = window(i0, i1, false);
   std::string term = first + " * input1[K, L]";
-  if (int second = pick(0, 2); second == 1)
+  if (int second = pick(0, 3); second == 1)
     term += " + " + first; // the same window: one copy
-  else if (second == 2)
-    term += " + " + window(index("A", "K"), index("B", "L"));
+  else if (second >= 2)    // another window; with exact bounds, often of the same copy
+    term += " + " + window(index("A", "K"), index("B", "L"), second == 3);
   const std::string program = "- einstein_v2(\"output0[A, B] +=! " + term + " where A in " +
                               std::to_string(pick(1, 6)) + ", B in " + std::to_string(pick(1, 6)) +
                               "\", {\"input0\": {\"dtype\": \"" + dtype + "\", \"shape\": [" +

@@ -177,6 +177,32 @@ TEST(Transform, AConvolutionsGuardedWindowIsReadFromAPaddedCopy) {
   }
 }
 
+// A stencil's shifted windows of one input, whose conditions bound
+// different sides, share one copy over the union of their ranges (x - 1
+// and x + 1 over x in [0, 7): [-1, 7], 9 elements); a window with another
+// default gets its own; and the budget counts them all. IREval computes
+// the same bits.
+TEST(Transform, AStencilsWindowsShareOnePaddedCopy) {
+  core::LoopNest n = core::lower(test::elaborate(
+      "- einstein_v2(\"output0[X] = input0[X - 1].when([X - 1 >= 0], 0.0) + input0[X].when([X "
+      ">= 0, X < 7], 0.0) + input0[X + 1].when([X + 1 < 7], 0.0) + input0[X + 1].when([X + 1 < "
+      "7], 2.0)\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [7]}})"));
+  std::string why;
+  std::optional<core::LoopNest> p = core::pad_guarded_reads(n, var_named(n, "X"), 100, &why);
+  ASSERT_TRUE(p) << why;
+  ASSERT_EQ(p->buffers.size(), n.buffers.size() + 2) << core::to_string(*p);
+  EXPECT_EQ(p->buffers[n.buffers.size()].shape, (core::Shape{9}));
+  EXPECT_EQ(p->buffers[n.buffers.size() + 1].shape, (core::Shape{7})); // x + 1: [1, 7]
+  std::vector<core::Tensor> inputs = {core::Tensor(core::DType::Float32, {7})};
+  for (int64_t i = 0; i < 7; ++i)
+    inputs[0].set(i, core::Scalar::of_float(core::DType::Float32, i * 1.25 - 2));
+  EXPECT_TRUE(core::identical(interp::ireval(n, inputs)[0], interp::ireval(*p, inputs)[0]));
+  // 9 + 7 elements: over a budget of 15, the second copy is refused.
+  std::optional<core::LoopNest> q = core::pad_guarded_reads(n, var_named(n, "X"), 15, &why);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->buffers.size(), n.buffers.size() + 1);
+}
+
 // What padding would change is left alone, with the reason: a conjunct
 // that bounds no index, a condition that lets the read leave the input (an
 // error padding would hide), a condition on another expression, a default
