@@ -297,7 +297,7 @@ std::vector<Stmt> tile_rows(LoopNest& nest, const Stmt& top, std::string* log) {
 
 // \p tops with each statement's guarded reads made reads of padded copies
 // (core::pad_guarded_reads) where the statement has at least \p ratio
-// points per element of a copy.
+// points per element of its copies together.
 std::vector<Stmt> pad_reads(LoopNest& nest, const std::vector<Stmt>& tops, int64_t ratio,
                             std::string* log) {
   std::vector<Stmt> out;
