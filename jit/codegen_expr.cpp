@@ -161,6 +161,12 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
     return intrinsic(llvm::Intrinsic::fabs, {x});
   case Op::Max:
   case Op::Min:
+    // float16 and bfloat16 go through the runtime's rounding, a no-op on
+    // the exact result that stops InstCombine from narrowing the float
+    // operation to a half one: LLVM 19's x86 llvm.minimum.v2f16 gave -0
+    // for minimum(NaN, -0).
+    if (t == DType::Float16 || t == DType::BFloat16)
+      return round_to(to_double(float_extreme(op == Op::Max, x, args[1])), t);
     return float_extreme(op == Op::Max, x, args[1]);
   case Op::Add:
   case Op::Sub:

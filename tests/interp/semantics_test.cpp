@@ -250,6 +250,36 @@ TEST(Semantics, MaxPropagatesNaN) {
       out("output0[N] = input0[0, N].call(`max`, [1.0]) where N in 3", {{"input0", x}}))[1]));
 }
 
+// In float16 and bfloat16 too, on every engine: max and min are NaN when
+// either operand is, and order -0 below +0 (the JIT's vector float16
+// minimum once gave -0 for min(NaN, -0)).
+TEST(Semantics, HalfFloatMaxAndMinPropagateNaN) {
+  double nan = std::nan("");
+  for (DType t : {DType::Float16, DType::BFloat16}) {
+    V a, b;
+    for (int i = 0; i < 8; ++i) {
+      a.insert(a.end(), {nan, -0.0, nan, 1, -0.0});
+      b.insert(b.end(), {-0.0, nan, nan, 2, 0.0});
+    }
+    core::Tensor x(t, {40}), y(t, {40});
+    for (int64_t i = 0; i < 40; ++i) {
+      x.set(i, core::Scalar::of_float(t, a[static_cast<size_t>(i)]));
+      y.set(i, core::Scalar::of_float(t, b[static_cast<size_t>(i)]));
+    }
+    std::map<std::string, core::Tensor> in = {{"input0", x}, {"input1", y}};
+    V lo = values(out("output0[N] = input0[N].call(`min`, [input1[N]])", in));
+    V hi = values(out("output0[N] = input0[N].call(`max`, [input1[N]])", in));
+    for (int i = 0; i < 40; i += 5) {
+      for (int k = 0; k < 3; ++k)
+        EXPECT_TRUE(std::isnan(lo[i + k]) && std::isnan(hi[i + k])) << i + k;
+      EXPECT_EQ(lo[i + 3], 1);
+      EXPECT_EQ(hi[i + 3], 2);
+      EXPECT_TRUE(std::signbit(lo[i + 4]));
+      EXPECT_FALSE(std::signbit(hi[i + 4]));
+    }
+  }
+}
+
 TEST(Semantics, FloorAndCeilGiveInt32) {
   auto x = tensor(DType::Float64, {3}, {-1.5, 2.5, 3});
   auto f = out("output0[N] = input0[N].call(`floor`)", {{"input0", x}});
