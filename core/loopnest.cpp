@@ -100,13 +100,32 @@ Expr int64(int64_t v) {
   return make_const(Scalar::of_int(DType::Int64, v));
 }
 
-Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f) {
+namespace {
+
+// replace() of \p e's own node (\p memo serves the nodes below it).
+Expr replace_node(const Expr& e, const std::function<Expr(const Expr&)>& f, ExprMemo* memo);
+
+} // namespace
+
+Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f, ExprMemo* memo) {
+  if (memo)
+    if (auto done = memo->find(e.get()); done != memo->end())
+      return done->second;
+  Expr r = replace_node(e, f, memo);
+  if (memo)
+    memo->emplace(e.get(), r);
+  return r;
+}
+
+namespace {
+
+Expr replace_node(const Expr& e, const std::function<Expr(const Expr&)>& f, ExprMemo* memo) {
   if (Expr r = f(e))
     return r;
   auto rebuild = [&](const std::vector<Expr>& in, std::vector<Expr>& out) {
     bool changed = false;
     for (const Expr& a : in) {
-      out.push_back(replace(a, f));
+      out.push_back(replace(a, f, memo));
       changed |= out.back() != a;
     }
     return changed;
@@ -128,11 +147,12 @@ Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f) {
           return std::make_shared<const ExprNode>(
               ExprNode{e->dtype, e->span, Apply{n.op, std::move(args), n.overflow}});
         } else if constexpr (std::is_same_v<T, Cast>) {
-          Expr v = replace(n.value, f);
+          Expr v = replace(n.value, f, memo);
           return v == n.value ? e : make_cast(v, e->dtype, e->span);
         } else {
           static_assert(std::is_same_v<T, Select>);
-          Expr c = replace(n.cond, f), t = replace(n.then, f), o = replace(n.otherwise, f);
+          Expr c = replace(n.cond, f, memo), t = replace(n.then, f, memo),
+               o = replace(n.otherwise, f, memo);
           if (c == n.cond && t == n.then && o == n.otherwise)
             return e;
           return make_select(c, t, o, e->span);
@@ -140,6 +160,8 @@ Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f) {
       },
       e->node);
 }
+
+} // namespace
 
 Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f) {
   return replace(e, [&](const Expr& x) -> Expr {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -160,7 +161,10 @@ Expr int64(int64_t v);
 /// \p e with each node replaced by \p f(node) where that is not null (the
 /// nodes below a replaced one are not visited); unchanged subtrees are
 /// shared, not copied.
-Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f);
+/// With \p memo, each node is replaced once: nodes shared in \p e (or
+/// across calls with one memo) stay shared in the result.
+using ExprMemo = std::unordered_map<const ExprNode*, Expr>;
+Expr replace(const Expr& e, const std::function<Expr(const Expr&)>& f, ExprMemo* memo = nullptr);
 /// \p e with every VarRef replaced by \p f(var) where that is not null;
 /// unchanged subtrees are shared, not copied.
 Expr substitute(const Expr& e, const std::function<Expr(const ExprNode&, const VarRef&)>& f);

@@ -93,8 +93,8 @@ Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const F
   });
 }
 
-Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
-  auto sub = [&](const Expr& e) { return replace(e, f); };
+Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f, ExprMemo* memo) {
+  auto sub = [&](const Expr& e) { return replace(e, f, memo); };
   auto subs = [&](const std::vector<Expr>& es) {
     std::vector<Expr> out;
     for (const Expr& e : es)
@@ -105,19 +105,19 @@ Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f) {
       [&](const auto& n) -> Stmt {
         using T = std::decay_t<decltype(n)>;
         if constexpr (std::is_same_v<T, For>) {
-          return make_for(n.var, sub(n.begin), sub(n.end), map_exprs(n.body, f), n.kind);
+          return make_for(n.var, sub(n.begin), sub(n.end), map_exprs(n.body, f, memo), n.kind);
         } else if constexpr (std::is_same_v<T, Store>) {
           return make_store(n.buffer, subs(n.index), sub(n.value),
                             n.guard ? sub(n.guard) : nullptr);
         } else if constexpr (std::is_same_v<T, Let>) {
-          return make_let(n.var, sub(n.value), map_exprs(n.body, f));
+          return make_let(n.var, sub(n.value), map_exprs(n.body, f, memo));
         } else if constexpr (std::is_same_v<T, Cond>) {
-          return make_cond(sub(n.cond), map_exprs(n.then, f),
-                           n.otherwise ? map_exprs(n.otherwise, f) : nullptr);
+          return make_cond(sub(n.cond), map_exprs(n.then, f, memo),
+                           n.otherwise ? map_exprs(n.otherwise, f, memo) : nullptr);
         } else if constexpr (std::is_same_v<T, Block>) {
           std::vector<Stmt> out;
           for (const Stmt& c : n.stmts)
-            out.push_back(map_exprs(c, f));
+            out.push_back(map_exprs(c, f, memo));
           return make_block(std::move(out));
         } else if constexpr (std::is_same_v<T, Raise>) {
           return make_raise(n.kind, n.span, n.message, subs(n.args));

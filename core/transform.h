@@ -106,8 +106,9 @@ std::optional<LoopNest> register_tile(const LoopNest& nest, int jam, int64_t jam
 /// becomes one of 48 (whole vectors) and one of 8. Applies when no two
 /// iterations of var touch one stored location (iterations_separated) and
 /// the statement cannot raise an error: then running one part of the range
-/// first changes no result. The two statements share the loop variables.
-std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stmt& top, int var,
+/// first changes no result. The second statement binds fresh copies of the
+/// variables (added to \p nest), so that each loop keeps its own variable.
+std::optional<std::pair<Stmt, Stmt>> split_range(LoopNest& nest, const Stmt& top, int var,
                                                  int64_t at, std::string* why = nullptr);
 /// The same on the top-level statement that holds loop \p var.
 std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at,

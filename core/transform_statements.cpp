@@ -11,7 +11,60 @@ namespace teval::core {
 
 using namespace detail;
 
-std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stmt& top, int var,
+namespace {
+
+// \p s with the variables of its loops and lets renamed by \p fresh.
+Stmt rebind(const Stmt& s, const std::map<int, int>& fresh) {
+  if (const auto* f = std::get_if<For>(&s->node))
+    return make_for(fresh.at(f->var), f->begin, f->end, rebind(f->body, fresh), f->kind);
+  if (const auto* l = std::get_if<Let>(&s->node))
+    return make_let(fresh.at(l->var), l->value, rebind(l->body, fresh));
+  if (const auto* c = std::get_if<Cond>(&s->node))
+    return make_cond(c->cond, rebind(c->then, fresh),
+                     c->otherwise ? rebind(c->otherwise, fresh) : nullptr);
+  if (const auto* b = std::get_if<Block>(&s->node)) {
+    std::vector<Stmt> out;
+    for (const Stmt& c : b->stmts)
+      out.push_back(rebind(c, fresh));
+    return make_block(std::move(out));
+  }
+  return s;
+}
+
+// \p s with every variable it binds replaced by a fresh copy added to
+// \p nest (in the same order of ids): two statements made from one then
+// bind distinct variables, as the transformations that find a loop by its
+// variable expect.
+Stmt with_fresh_vars(LoopNest& nest, const Stmt& s) {
+  std::map<int, int> fresh;
+  each_stmt(s, [&](const Stmt& st) {
+    if (const auto* f = std::get_if<For>(&st->node))
+      fresh[f->var] = -1;
+    else if (const auto* l = std::get_if<Let>(&st->node))
+      fresh[l->var] = -1;
+  });
+  for (auto& [old, renamed] : fresh) {
+    LoopVar v = nest.vars[old]; // a copy: add_var may move the vector
+    renamed = nest.add_var(v.name, v.dtype, v.point);
+  }
+  // Nodes shared in s stay shared (a sum's store and load of its target
+  // share their index, which the register tile and the code generator
+  // compare).
+  ExprMemo memo;
+  Stmt uses = map_exprs(
+      s,
+      [&](const Expr& e) -> Expr {
+        const auto* v = std::get_if<VarRef>(&e->node);
+        auto found = v ? fresh.find(v->var) : fresh.end();
+        return found == fresh.end() ? nullptr : make_var(found->second, e->dtype, e->span);
+      },
+      &memo);
+  return rebind(uses, fresh);
+}
+
+} // namespace
+
+std::optional<std::pair<Stmt, Stmt>> split_range(LoopNest& nest, const Stmt& top, int var,
                                                  int64_t at, std::string* why) {
   const For* loop = nullptr;
   for (const Stmt* s = &top; const auto* f = std::get_if<For>(&(*s)->node); s = &f->body)
@@ -35,7 +88,7 @@ std::optional<std::pair<Stmt, Stmt>> split_range(const LoopNest& nest, const Stm
       return make_for(f.var, int64(from), int64(to), f.body, f.kind);
     });
   };
-  return std::pair{part(*b, at), part(at, *e)};
+  return std::pair{part(*b, at), with_fresh_vars(nest, part(at, *e))};
 }
 
 std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, std::string* why) {
@@ -44,12 +97,13 @@ std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, s
   for (size_t k = 0; k < top.size(); ++k) {
     if (!find_loop(top[k], var))
       continue;
-    std::optional<std::pair<Stmt, Stmt>> r = split_range(nest, top[k], var, at, why);
+    LoopNest out = nest;
+    std::optional<std::pair<Stmt, Stmt>> r = split_range(out, top[k], var, at, why);
     if (!r)
       return std::nullopt;
     top[k] = r->first;
     top.insert(top.begin() + static_cast<long>(k) + 1, r->second);
-    return with_root(nest, make_block(std::move(top)));
+    return with_root(out, make_block(std::move(top)));
   }
   return fail(why, "no loop over that variable"), std::nullopt;
 }

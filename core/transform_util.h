@@ -26,8 +26,9 @@ std::optional<int64_t> constant(const Expr& e);
 Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f);
 
 /// \p s with each expression node replaced by \p f(node) where that is
-/// not null (core::replace on every expression of every statement).
-Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f);
+/// not null (core::replace on every expression of every statement, with
+/// \p memo when given).
+Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f, ExprMemo* memo = nullptr);
 
 /// \p nest with \p root as its root, or nothing without one.
 std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root);

@@ -229,6 +229,30 @@ TEST(Transform, AGuardedReadIsPaddedOnlyWhereThatKeepsItsMeaning) {
       "a padded input0 would have 12006 elements (at most 4112)");
 }
 
+// After a range split, each part's loops have variables of their own: a
+// transformation that finds its loop by variable then changes one part, not
+// both (a tile of the first part's loop was applied to the second's too,
+// which then lost its range).
+TEST(Transform, EachPartOfASplitRangeHasItsOwnVariables) {
+  core::Kernel k = test::elaborate("- einstein_v2(\"output0[N, M] = input0[N, M] * 2.0\", "
+                                   "{\"input0\": {\"dtype\": \"float32\", \"shape\": [4, 3]}})");
+  core::LoopNest n = core::lower(k);
+  int i = var_named(n, "N"), j = var_named(n, "M");
+  std::optional<core::LoopNest> split = core::split_range(n, i, 1);
+  ASSERT_TRUE(split);
+  int loops_over_i = 0;
+  core::each_stmt(split->root, [&](const core::Stmt& s) {
+    const auto* f = std::get_if<core::For>(&s->node);
+    loops_over_i += f && f->var == i;
+  });
+  EXPECT_EQ(loops_over_i, 1) << core::to_string(*split);
+  std::optional<core::LoopNest> tiled = core::tile(*split, i, j, 1, 1);
+  ASSERT_TRUE(tiled);
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, 3);
+  EXPECT_TRUE(core::identical(interp::ireval(n, inputs)[0], interp::ireval(*tiled, inputs)[0]))
+      << core::to_string(*tiled);
+}
+
 TEST(Transform, SplitWithTailKeepsEveryIteration) {
   // A hand-built nest: out[i] = i for i in [0, 7), split by 3.
   core::LoopNest n;
