@@ -308,21 +308,9 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
 
 std::optional<LoopNest> pad_guarded_reads(const LoopNest& nest, int var, int64_t max_elements,
                                           std::string* why) {
-  bool block = std::holds_alternative<Block>(nest.root->node);
-  std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
-  for (size_t k = 0; k < top.size(); ++k) {
-    if (!find_loop(top[k], var))
-      continue;
-    LoopNest out = nest;
-    std::optional<std::vector<Stmt>> r = pad_guarded_reads(out, top[k], max_elements, why);
-    if (!r)
-      return std::nullopt;
-    top.erase(top.begin() + static_cast<long>(k));
-    top.insert(top.begin() + static_cast<long>(k), r->begin(), r->end());
-    out.root = make_block(std::move(top));
-    return out;
-  }
-  return fail(why, "no loop over that variable"), std::nullopt;
+  return rewrite_top(nest, var, why, [&](LoopNest& out, const Stmt& top) {
+    return pad_guarded_reads(out, top, max_elements, why);
+  });
 }
 
 } // namespace teval::core

@@ -91,21 +91,35 @@ std::optional<std::pair<Stmt, Stmt>> split_range(LoopNest& nest, const Stmt& top
   return std::pair{part(*b, at), with_fresh_vars(nest, part(at, *e))};
 }
 
-std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, std::string* why) {
+namespace detail {
+
+std::optional<LoopNest>
+rewrite_top(const LoopNest& nest, int var, std::string* why,
+            const std::function<std::optional<std::vector<Stmt>>(LoopNest&, const Stmt&)>& f) {
   bool block = std::holds_alternative<Block>(nest.root->node);
   std::vector<Stmt> top = block ? std::get<Block>(nest.root->node).stmts : std::vector{nest.root};
   for (size_t k = 0; k < top.size(); ++k) {
     if (!find_loop(top[k], var))
       continue;
     LoopNest out = nest;
-    std::optional<std::pair<Stmt, Stmt>> r = split_range(out, top[k], var, at, why);
+    std::optional<std::vector<Stmt>> r = f(out, top[k]);
     if (!r)
       return std::nullopt;
-    top[k] = r->first;
-    top.insert(top.begin() + static_cast<long>(k) + 1, r->second);
-    return with_root(out, make_block(std::move(top)));
+    top.erase(top.begin() + static_cast<long>(k));
+    top.insert(top.begin() + static_cast<long>(k), r->begin(), r->end());
+    out.root = make_block(std::move(top));
+    return out;
   }
   return fail(why, "no loop over that variable"), std::nullopt;
+}
+
+} // namespace detail
+
+std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, std::string* why) {
+  return rewrite_top(nest, var, why, [&](LoopNest& out, const Stmt& top) {
+    std::optional<std::pair<Stmt, Stmt>> r = split_range(out, top, var, at, why);
+    return r ? std::optional(std::vector{r->first, r->second}) : std::nullopt;
+  });
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace teval::core::detail {
 
@@ -29,6 +30,14 @@ Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const F
 /// not null (core::replace on every expression of every statement, with
 /// \p memo when given).
 Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f, ExprMemo* memo = nullptr);
+
+/// \p nest with the top-level statement that holds loop \p var replaced by
+/// the statements \p f makes of it (f may add variables and buffers to the
+/// nest it is given); nothing when f refuses or no statement holds the
+/// loop.
+std::optional<LoopNest>
+rewrite_top(const LoopNest& nest, int var, std::string* why,
+            const std::function<std::optional<std::vector<Stmt>>(LoopNest&, const Stmt&)>& f);
 
 /// \p nest with \p root as its root, or nothing without one.
 std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root);
