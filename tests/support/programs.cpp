@@ -143,6 +143,11 @@ std::map<std::string, core::Tensor> run(const std::string& program,
   return named;
 }
 
+core::Tensor out(const std::string& program, const std::map<std::string, core::Tensor>& inputs,
+                 const std::string& name) {
+  return run(program, inputs).at(name);
+}
+
 core::Tensor run_tile(const std::string& source, const std::map<std::string, core::Tensor>& inputs,
                       const std::string& entry,
                       const std::map<std::string, std::vector<int64_t>>& params) {

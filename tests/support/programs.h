@@ -35,6 +35,10 @@ core::Kernel elaborate(const std::string& program,
 std::map<std::string, core::Tensor> run(const std::string& program,
                                         const std::map<std::string, core::Tensor>& inputs = {});
 
+/// Output \p name of run().
+core::Tensor out(const std::string& program, const std::map<std::string, core::Tensor>& inputs = {},
+                 const std::string& name = "output0");
+
 /// The rendered diagnostic of running \p program, or "no error".
 std::string error_of(const std::string& program,
                      const std::map<std::string, core::Tensor>& inputs = {});
