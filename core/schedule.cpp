@@ -314,13 +314,9 @@ std::vector<Stmt> pad_reads(LoopNest& nest, const std::vector<Stmt>& tops, int64
       out.push_back(top);
       continue;
     }
-    for (size_t b = buffers; b < nest.buffers.size(); ++b) {
-      const Buffer& p = nest.buffers[b];
-      std::string shape;
-      for (int64_t e : p.shape)
-        shape += (shape.empty() ? "" : ", ") + std::to_string(e);
-      note(log, "pad guarded reads into " + p.name + "[" + shape + "]");
-    }
+    for (size_t b = buffers; b < nest.buffers.size(); ++b)
+      note(log,
+           "pad guarded reads into " + nest.buffers[b].name + to_string(nest.buffers[b].shape));
     out.insert(out.end(), padded->begin(), padded->end());
   }
   return out;

@@ -334,27 +334,30 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     return nullptr;
   };
   std::vector<core::Tensor> storage(n.buffers.size());
+  const bool watermarks = state_->watermarks;
   // The temps of a run without watermarks, back to the kernel's spares at
   // the end, whatever the outcome.
   struct Scratch {
     State& state;
     std::vector<core::Tensor> temps;
     ~Scratch() {
+      if (temps.empty())
+        return; // a run with watermarks
       std::lock_guard lock(state.scratch_mutex);
       state.scratch.push_back(std::move(temps));
     }
   } scratch{*state_, {}};
-  {
+  if (!watermarks) {
     std::lock_guard lock(state_->scratch_mutex);
     if (!state_->scratch.empty()) {
       scratch.temps = std::move(state_->scratch.back());
       state_->scratch.pop_back();
     }
   }
-  scratch.temps.resize(n.buffers.size());
+  if (!watermarks)
+    scratch.temps.resize(n.buffers.size());
   std::vector<Padded> pads(n.buffers.size());
   std::vector<void*> pointers(n.buffers.size(), nullptr);
-  bool watermarks = state_->watermarks;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const core::Buffer& b = n.buffers[n.inputs[i]];
     core::check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
