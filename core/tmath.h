@@ -30,6 +30,18 @@ float teval_powf(float x, float y);
 /* The remainder of x / y with the sign of x, exact (C's fmod). */
 double teval_fmod(double x, double y);
 
+/* The constants of teval_expf's fast path (exp_log.c), for code generators
+   that emit the same operations on vectors (jit/vector_math.cpp): x times
+   inv_ln2_32 rounded to the nearest integer n, r = (x - n ln2_hi_32) -
+   n ln2_lo_32, e^r - 1 from taylor[] (1/2!, ..., 1/6!) and 2^((n mod 32)/32)
+   from exp2_j32[]. */
+struct teval_expf_constants {
+  double inv_ln2_32, ln2_hi_32, ln2_lo_32;
+  double taylor[5];
+  double exp2_j32[32];
+};
+extern const struct teval_expf_constants teval_expf_constants;
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@
 
 #include "core/transform.h"
 #include "jit/codegen_impl.h"
+#include "jit/vector_math.h"
 
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -139,6 +140,8 @@ llvm::Function* Codegen::parallel_chunk(const std::string& name, const core::Stm
 std::vector<Site> Codegen::run(const std::string& entry_name, const std::string& cpu,
                                const std::string& features) {
   dsp_ = cpu.rfind("hexagon", 0) == 0;
+  cpu_ = cpu;
+  features_ = features;
   // The entry point takes the array of buffer pointers and the context.
   llvm::Type* ptr = llvm::PointerType::get(c_, 0);
   auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false);
@@ -346,9 +349,10 @@ llvm::Value* Codegen::call_runtime(const char* name, llvm::Type* result,
 llvm::Value* Codegen::call_libm(const std::string& name, std::vector<llvm::Value*> args) {
   llvm::Type* result = args[0]->getType();
   auto* call = llvm::cast<llvm::CallInst>(call_runtime(name.c_str(), result, std::move(args)));
-  call->addFnAttr(llvm::Attribute::NoBuiltin);
-  call->addFnAttr(llvm::Attribute::WillReturn);
-  call->addFnAttr(llvm::Attribute::NoUnwind);
+  mark_math_call(*call);
+  // The DSP's vectors hold no doubles: its loops call the scalar function.
+  if (name == "teval_expf" && !dsp_)
+    add_vector_variants_of_expf(*call, cpu_, features_);
   return call;
 }
 

@@ -42,6 +42,8 @@ public:
 private:
   /// Code for the Hexagon DSP (where fault 39 is planted).
   bool dsp_ = false;
+  /// The target's function attributes (set_target).
+  std::string cpu_, features_;
   static void set_target(llvm::Function* f, const std::string& cpu, const std::string& features);
   // A function taking \p buffers (noalias pointers, by id) and the context,
   // and with \p ranged two int64s: the range of a parallel loop's iterations.

@@ -1,6 +1,8 @@
 // What the host JIT and the Hexagon target share (see llvm_support.h).
 #include "jit/llvm_support.h"
 
+#include "jit/vector_math.h"
+
 #include <llvm/ADT/SmallString.h>
 #include <llvm/IR/DiagnosticHandler.h>
 #include <llvm/IR/DiagnosticInfo.h>
@@ -64,10 +66,14 @@ void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool 
     // stores in the reduction loops, through addresses the unroller
     // computes twice; common subexpressions first, then LICM keeps them in
     // registers across the loops.
-    auto err = pb.parsePassPipeline(mpm, "function(early-cse<memssa>,loop-mssa(licm))");
+    // The vectorizer's calls of vector math (jit/vector_math.h) are
+    // inlined first, so that their constants leave the loops too.
+    auto err =
+        pb.parsePassPipeline(mpm, "always-inline,function(early-cse<memssa>,loop-mssa(licm))");
     TEVAL_ASSERT(!err, "a pass pipeline that does not parse");
   }
   mpm.run(m, mam);
+  detail::drop_unused_vector_variants(m);
 }
 
 std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type) {

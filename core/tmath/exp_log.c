@@ -123,31 +123,37 @@ double teval_exp(double x) {
    halfway between two floats, where teval_exp decides. `scripts/dev
    exhaustive-math` checks the bits against (float)teval_exp(x) for every
    one of the 2^32 floats. */
-static const double EXP2_J32[32] = {
-    0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
+const struct teval_expf_constants teval_expf_constants = {
+    32 * INV_LN2,
+    LN2_HI / 32,
+    (LN2_LO + LN2_LO2) / 32,
+    {1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720},
+    {0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
     0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
     0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
     0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
     0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
     0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
     0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
-    0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0};
+    0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0}};
 
 float teval_expf(float x) {
   /* e^x is a normal float inside (-87, 88); elsewhere, NaN included, the
      float64 function decides. */
   if (!(x > -87.0f && x < 88.0f))
     return (float)teval_exp((double)x);
+  const struct teval_expf_constants* k = &teval_expf_constants;
   double xd = (double)x;
-  int n = nearest_int(xd * (32 * INV_LN2));
-  double r = (xd - n * (LN2_HI / 32)) - n * ((LN2_LO + LN2_LO2) / 32);
+  int n = nearest_int(xd * k->inv_ln2_32);
+  double r = (xd - n * k->ln2_hi_32) - n * k->ln2_lo_32;
   /* e^r - 1 = r (a + r^2 (b + r^2 c)), paired (Estrin's scheme) so that the
      chain of dependent operations is short. */
   double r2 = r * r;
-  double a = 1 + r * (1.0 / 2), b = 1.0 / 6 + r * (1.0 / 24), c = 1.0 / 120 + r * (1.0 / 720);
-  double em1 = r * (a + r2 * (b + r2 * c));
+  const double* c = k->taylor;
+  double a = 1 + r * c[0], b = c[1] + r * c[2], cc = c[3] + r * c[4];
+  double em1 = r * (a + r2 * (b + r2 * cc));
   int j = n & 31; /* n mod 32, n = 32 m + j */
-  double t = EXP2_J32[j];
+  double t = k->exp2_j32[j];
   double v = (t + t * em1) * pow2((n - j) / 32);
   /* The 29 bits a float drops: within 16 of 2^28, v is too close to a
      rounding boundary to decide. */
