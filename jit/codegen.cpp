@@ -114,12 +114,7 @@ void Codegen::body(llvm::Function* f, const std::vector<int>& buffers,
 
 llvm::Function* Codegen::parallel_chunk(const std::string& name, const core::Stmt& loop,
                                         const std::string& cpu, const std::string& features) {
-  std::vector<char> used(n_.buffers.size(), 0);
-  buffers_in(loop, used);
-  std::vector<int> ids;
-  for (size_t i = 0; i < used.size(); ++i)
-    if (used[i])
-      ids.push_back(int(i));
+  std::vector<int> ids = buffers_of({loop});
   llvm::Function* ranged = function(name + ".range", ids, cpu, features, true);
   body(ranged, ids, {loop});
   llvm::Type* ptr = llvm::PointerType::get(c_, 0);
@@ -180,46 +175,104 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     const auto* f = std::get_if<core::For>(&s->node);
     return !dsp_ && f && f->kind == core::LoopKind::Parallel;
   };
+  // With pieces_, a kernel of two or more heavy statements (two vector
+  // loops or more, such as a register tile's copies: each loop is
+  // vectorized and unrolled on its own) puts each of them into a part and
+  // a module of its own, compiled on a thread of its own.
+  auto heavy = [&](const core::Stmt& s) {
+    int vector_loops = 0;
+    core::each_stmt(s, [&](const core::Stmt& st) {
+      const auto* f = std::get_if<core::For>(&st->node);
+      vector_loops += f && f->kind == core::LoopKind::Vectorized;
+    });
+    return vector_loops >= 2;
+  };
+  const bool split = pieces_ && std::count_if(stmts.begin(), stmts.end(), heavy) >= 2;
+  auto alone = [&](const core::Stmt& s) { return parallel(s) || (split && heavy(s)); };
   std::vector<std::vector<core::Stmt>> parts;
   for (const core::Stmt& s : stmts) {
-    if (parallel(s) || parts.empty() || parts.back().size() >= per || parallel(parts.back()[0]))
+    if (alone(s) || parts.empty() || parts.back().size() >= per || alone(parts.back()[0]))
       parts.emplace_back();
     parts.back().push_back(s);
   }
   for (size_t k = 0; k < parts.size(); ++k) {
     const std::vector<core::Stmt>& part = parts[k];
     std::string name = parts.size() == 1 ? "teval_body" : "teval_part" + std::to_string(k);
-    if (parallel(part[0])) {
-      const auto& loop = std::get<core::For>(part[0]->node);
-      llvm::Function* chunk = parallel_chunk(name, part[0], cpu, features);
-      b_.SetInsertPoint(at);
-      llvm::Value* status = call_runtime(
-          "teval_rt_parallel_for", b_.getInt32Ty(),
-          {chunk, entry->getArg(0), entry->getArg(1), expr(loop.begin), expr(loop.end)});
-      at = llvm::BasicBlock::Create(c_, "next", entry);
-      b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(0)), at, failed);
+    const bool chunked = parallel(part[0]);
+    const std::vector<int> ids = chunked ? std::vector<int>{} : buffers_of(part);
+    llvm::Function* f = nullptr;
+    if (split && heavy(part[0])) {
+      f = piece(entry_name + "." + name, part, ids, chunked, cpu, features);
+    } else if (chunked) {
+      f = parallel_chunk(name, part[0], cpu, features);
+    } else {
+      f = function(name, ids, cpu, features);
+      body(f, ids, part);
+    }
+    if (!chunked) {
+      call(f, ids);
       continue;
     }
-    std::vector<char> used(n_.buffers.size(), 0);
-    for (const core::Stmt& s : part)
-      buffers_in(s, used);
-    std::vector<int> ids;
-    for (size_t i = 0; i < used.size(); ++i)
-      if (used[i])
-        ids.push_back(int(i));
-    llvm::Function* f = function(name, ids, cpu, features);
-    body(f, ids, part);
-    call(f, ids);
+    const auto& loop = std::get<core::For>(part[0]->node);
+    b_.SetInsertPoint(at);
+    llvm::Value* status =
+        call_runtime("teval_rt_parallel_for", b_.getInt32Ty(),
+                     {f, entry->getArg(0), entry->getArg(1), expr(loop.begin), expr(loop.end)});
+    at = llvm::BasicBlock::Create(c_, "next", entry);
+    b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(0)), at, failed);
   }
   b_.SetInsertPoint(at);
   b_.CreateRet(b_.getInt32(0));
   b_.SetInsertPoint(failed);
   b_.CreateRet(b_.getInt32(1));
 
+  verify(m_);
+  return std::move(sites_);
+}
+
+llvm::Function* Codegen::piece(const std::string& name, const std::vector<core::Stmt>& part,
+                               const std::vector<int>& ids, bool chunked, const std::string& cpu,
+                               const std::string& features) {
+  Piece p;
+  p.context = std::make_unique<llvm::LLVMContext>();
+  p.module = std::make_unique<llvm::Module>("teval", *p.context);
+  Codegen sub(*this, *p.context, *p.module);
+  llvm::Function* defined = nullptr;
+  if (chunked) {
+    defined = sub.parallel_chunk(name, part[0], cpu, features);
+  } else {
+    defined = sub.function(name, ids, cpu, features);
+    sub.body(defined, ids, part);
+  }
+  defined->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  verify(*p.module);
+  for (Site& site : sub.sites_)
+    sites_.push_back(std::move(site));
+  pieces_->push_back(std::move(p));
+  // Its declaration here: a chunk's signature, or a part's buffers and context.
+  llvm::Type* ptr = llvm::PointerType::get(c_, 0);
+  std::vector<llvm::Type*> params(chunked ? 2 : ids.size() + 1, ptr);
+  if (chunked)
+    params.insert(params.end(), 2, b_.getInt64Ty());
+  return llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), params, false),
+                                llvm::Function::ExternalLinkage, name, m_);
+}
+
+std::vector<int> Codegen::buffers_of(const std::vector<core::Stmt>& stmts) const {
+  std::vector<char> used(n_.buffers.size(), 0);
+  for (const core::Stmt& s : stmts)
+    buffers_in(s, used);
+  std::vector<int> ids;
+  for (size_t i = 0; i < used.size(); ++i)
+    if (used[i])
+      ids.push_back(int(i));
+  return ids;
+}
+
+void Codegen::verify(const llvm::Module& m) {
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  TEVAL_ASSERT(!llvm::verifyModule(m_, &os), "generated code is malformed: " + problems);
-  return std::move(sites_);
+  TEVAL_ASSERT(!llvm::verifyModule(m, &os), "generated code is malformed: " + problems);
 }
 
 void Codegen::set_target(llvm::Function* f, const std::string& cpu, const std::string& features) {
@@ -395,7 +448,7 @@ void Codegen::report(Site site, const std::vector<llvm::Value*>& values) {
   for (size_t i = 0; i < all.size(); ++i)
     b_.CreateStore(all[i], b_.CreateConstGEP1_64(b_.getInt64Ty(), array, i));
   call_runtime("teval_rt_fail", b_.getVoidTy(),
-               {ctx_, b_.getInt32(static_cast<uint32_t>(sites_.size())), array,
+               {ctx_, b_.getInt32(static_cast<uint32_t>(site_base_ + sites_.size())), array,
                 b_.getInt32(static_cast<uint32_t>(all.size()))});
   sites_.push_back(std::move(site));
   b_.CreateBr(error_exit_);
@@ -589,6 +642,23 @@ Generated generate(const core::LoopNest& nest, const std::string& entry, llvm::L
   g.module = std::make_unique<llvm::Module>("teval", context);
   g.sites = detail::Codegen(nest, context, *g.module, statements_per_function, freedom)
                 .run(entry, cpu, features);
+  return g;
+}
+
+GeneratedPieces generate_pieces(const core::LoopNest& nest, const std::string& entry,
+                                const std::string& cpu, const std::string& features,
+                                size_t statements_per_function, FloatFreedom freedom) {
+  GeneratedPieces g;
+  g.pieces.emplace_back();
+  Piece& main = g.pieces.front();
+  main.context = std::make_unique<llvm::LLVMContext>();
+  main.module = std::make_unique<llvm::Module>("teval", *main.context);
+  std::vector<Piece> more;
+  detail::Codegen codegen(nest, *main.context, *main.module, statements_per_function, freedom);
+  codegen.split_into(more);
+  g.sites = codegen.run(entry, cpu, features);
+  for (Piece& p : more)
+    g.pieces.push_back(std::move(p));
   return g;
 }
 

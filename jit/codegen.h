@@ -40,4 +40,26 @@ Generated generate(const core::LoopNest& nest, const std::string& entry, llvm::L
                    const std::string& cpu, const std::string& features,
                    size_t statements_per_function = 16, FloatFreedom freedom = {});
 
+/// A module in a context of its own: one piece of a kernel, which can be
+/// optimised and compiled on a thread of its own.
+struct Piece {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+};
+
+/// A kernel's code in pieces, and the error sites of all of them.
+struct GeneratedPieces {
+  std::vector<Piece> pieces;
+  std::vector<Site> sites;
+};
+
+/// generate(), with each heavy top-level statement of a kernel of two
+/// heavy statements or more (heavy: two vector loops or more, as a register
+/// tile's copies are) in a piece of its own, an external function named
+/// after \p entry that the first piece, which holds the entry and the
+/// other statements, calls. The pieces are linked by name.
+GeneratedPieces generate_pieces(const core::LoopNest& nest, const std::string& entry,
+                                const std::string& cpu, const std::string& features,
+                                size_t statements_per_function = 16, FloatFreedom freedom = {});
+
 } // namespace teval::jit

@@ -39,7 +39,27 @@ public:
   std::vector<Site> run(const std::string& entry_name, const std::string& cpu,
                         const std::string& features);
 
+  /// run() puts each heavy part of a kernel of several into a piece of its
+  /// own, appended to \p pieces (generate_pieces).
+  void split_into(std::vector<Piece>& pieces) { pieces_ = &pieces; }
+
 private:
+  // A generator of one part in its own module and context, numbering its
+  // error sites after \p parent's.
+  Codegen(const Codegen& parent, llvm::LLVMContext& c, llvm::Module& m)
+      : dsp_(parent.dsp_), cpu_(parent.cpu_), features_(parent.features_), n_(parent.n_),
+        proven_(parent.proven_), c_(c), m_(m), b_(c), vars_(parent.n_.vars.size(), nullptr),
+        per_function_(parent.per_function_), freedom_(parent.freedom_),
+        site_base_(parent.site_base_ + parent.sites_.size()) {}
+  // The function of \p part (statements, or a parallel loop \p chunked) in
+  // a piece of its own, under the external \p name; its declaration here.
+  llvm::Function* piece(const std::string& name, const std::vector<core::Stmt>& part,
+                        const std::vector<int>& ids, bool chunked, const std::string& cpu,
+                        const std::string& features);
+  // The buffers \p stmts read, write, allocate or free, by id.
+  std::vector<int> buffers_of(const std::vector<core::Stmt>& stmts) const;
+  static void verify(const llvm::Module& m);
+
   /// Code for the Hexagon DSP (where fault 39 is planted).
   bool dsp_ = false;
   /// The target's function attributes (set_target).
@@ -229,6 +249,9 @@ private:
   // it: the one operation any_order may reassociate.
   const core::ExprNode* accumulation_ = nullptr;
   std::vector<Site> sites_;
+  std::vector<Piece>* pieces_ = nullptr;
+  // The error sites numbered before this generator's (in other pieces).
+  size_t site_base_ = 0;
 };
 
 } // namespace teval::jit::detail
