@@ -19,7 +19,8 @@ out=" writes into an existing array (run(..., out=)), as numpy.copyto does.
 --quick runs small shapes once (the ctest `bench.peers_quick`, so the script
 cannot rot); without it the shapes are those of docs/PERFORMANCE.md, each
 timed as the best of --repeat runs. NNC's IREval is timed on a smaller
-contraction (it does about 10^5 MAC/s); its rate is what is compared.
+matmul and a smaller padded convolution (it does about 10^5 MAC/s); each
+rate is compared with teval's on contractions of its kind.
 """
 import argparse
 import os
@@ -147,6 +148,43 @@ def nnc_matmul_rate(n, repeat):
     return n ** 3 / seconds / 1e9
 
 
+def nnc_conv_rate(n, c, hw, f, repeat):
+    """G MAC/s of NNC's IREval on a padded 3x3 convolution, n x c x hw x hw
+    (f output channels; the window guarded as the conv cases guard it), or
+    None."""
+    if torch is None:
+        return None
+    try:
+        te = torch._C._te
+    except AttributeError:
+        return None
+    dim = te.ExprHandle.int
+    x_buf = te.BufHandle("X", [dim(n), dim(c), dim(hw), dim(hw)], torch.float32)
+    w_buf = te.BufHandle("W", [dim(f), dim(c), dim(3), dim(3)], torch.float32)
+
+    def window(v):
+        b, o, ho, wo, ch, kh, kw = v
+        h, w = ho + kh - dim(1), wo + kw - dim(1)
+        inside = (h >= dim(0)) & (h < dim(hw)) & (w >= dim(0)) & (w < dim(hw))
+        x = te.ifThenElse(inside, x_buf.load([b, ch, h, w]), te.ExprHandle.float(0.0))
+        return x * w_buf.load([o, ch, kh, kw])
+
+    out = te.Reduce("O", [dim(n), dim(f), dim(hw), dim(hw)], te.Sum(), window,
+                    [dim(c), dim(3), dim(3)])
+    nest = te.LoopNest([out])
+    nest.prepare_for_codegen()
+    code = te.construct_codegen("ir_eval", te.simplify(nest.root_stmt()), [x_buf, w_buf, out])
+    rng = np.random.default_rng(5)
+    x = torch.from_numpy(rng.standard_normal((n, c, hw, hw), dtype=np.float32))
+    w = torch.from_numpy(rng.standard_normal((f, c, 3, 3), dtype=np.float32))
+    o = torch.empty(n, f, hw, hw)
+    seconds, _ = best_of(repeat, lambda: code.call([x, w, o]))
+    if not np.allclose(o.numpy(), torch.nn.functional.conv2d(x, w, padding=1).numpy(),
+                       rtol=1e-4, atol=1e-3):
+        raise SystemExit("NNC's IREval disagrees with torch's conv2d")
+    return n * f * hw * hw * c * 9 / seconds / 1e9
+
+
 def run_case(case, repeat, interp, threads):
     program = teval.Program(case["text"])
     reference = None
@@ -210,17 +248,21 @@ def main():
         torch.set_num_threads(args.threads)
     if args.quick:
         cases = [matmul_case(24), conv_case(1, 4, 6, 6, 5), exp_case(16), affine_case(16)]
-        nnc_n = 8
+        nnc_n, nnc_c, nnc_hw = 8, 2, 4
     else:
         cases = [matmul_case(256), matmul_case(512), conv_case(4, 64, 32, 32, 64),
                  conv_case(1, 64, 56, 56, 64), exp_case(2048), affine_case(4096)]
-        nnc_n = 32
+        nnc_n, nnc_c, nnc_hw = 32, 8, 16
     print("machine: %s, %s, %d cores; numpy %s, torch %s; teval JIT and torch on %d threads" % (
         platform.machine(), platform.processor() or platform.platform(), os.cpu_count() or 0,
         np.__version__, torch.__version__ if torch is not None else "absent", args.threads))
     nnc = nnc_matmul_rate(nnc_n, repeat)
     if nnc is not None:
         print("NNC IREval, matmul %d^3: %.6f G MAC/s" % (nnc_n, nnc))
+    nnc_conv = nnc_conv_rate(1, nnc_c, nnc_hw, nnc_c, repeat)
+    if nnc_conv is not None:
+        print("NNC IREval, padded conv 1x%dx%dx%d * %dx%dx3x3: %.6f G MAC/s" % (
+            nnc_c, nnc_hw, nnc_hw, nnc_c, nnc_c, nnc_conv))
     for case in cases:
         rates, compile_ms = run_case(case, repeat, interp=not args.no_interp, threads=args.threads)
         print("\n%s (%s; JIT compile %.1f ms)" % (case["name"], case["unit"], compile_ms))
@@ -231,8 +273,10 @@ def main():
                 continue
             peers = [p for p in rates if not p.startswith("teval")]
             ratios = ", ".join("%s %.3g" % (p, rates[mine] / rates[p]) for p in peers)
-            if nnc is not None and case["unit"] == "G MAC/s":
-                ratios += ", NNC IREval %.3g" % (rates[mine] / nnc)
+            # NNC's IREval on the same kind of contraction.
+            same_kind = nnc_conv if case["name"].startswith("conv") else nnc
+            if same_kind is not None and case["unit"] == "G MAC/s":
+                ratios += ", NNC IREval %.3g" % (rates[mine] / same_kind)
             print("  %s / peer: %s" % (mine, ratios))
 
 

@@ -81,6 +81,48 @@ private:
     }
   }
 
+  // A guarded read: `select(c, t[i...], k)` where c is a conjunction (&&)
+  // of comparisons of affine index expressions, every index is affine
+  // (neither need stay in range) and k is a constant, as a padded
+  // convolution's `.when` reads its window. Evaluated in one pass over the
+  // points from the variables' columns, without a column per comparison or
+  // a selection per branch. A point whose condition holds and whose read is
+  // out of range gives the block up (the replay reports the error); the
+  // comparisons cannot fail, so evaluating them all, not lazily, is the same.
+  struct Linear {
+    int64_t constant = 0;
+    std::vector<std::pair<int, int64_t>> terms; // (variable, coefficient)
+    // The change in value from a point to the next when variable v steps
+    // and the variables inside it start again (the block's row-major walk).
+    std::vector<int64_t> step;
+  };
+  // The values of \p l at the points of \p sel, into \p out.
+  void linear_values(const Linear& l, const Selection& sel, std::vector<int64_t>& out);
+  // For the whole block: the variable that steps from each point to the
+  // next (-1 at the first), computed once per block.
+  std::vector<int> stepping_;
+  int64_t stepping_block_ = -1;
+  std::vector<std::vector<int64_t>> linear_scratch_;
+  struct Comparison {
+    core::Op op;
+    Linear difference; // lhs - rhs, compared with 0
+  };
+  struct GuardedRead {
+    std::vector<Comparison> conditions;
+    std::vector<Linear> index;
+    int tensor = 0;
+    core::Scalar otherwise;
+    // When the conditions bound every index that can leave its extent
+    // (`i >= 0`, `i < n` as a padded window's guard reads): the flat
+    // position, read where the conditions hold without further checks.
+    std::optional<Linear> flat;
+  };
+  std::optional<GuardedRead> guarded_read(const core::Select& s) const;
+  std::optional<Linear> linear(const core::Expr& e) const;
+  void finish(Linear& l) const;
+  void guarded(const GuardedRead& g, const Selection& sel, Column& out);
+  std::unordered_map<const core::ExprNode*, GuardedRead> guarded_;
+
   const Column& eval(const core::Expr& e, const Selection& sel);
   int slot(const core::Expr& e, std::map<std::string, int>& by_key);
   void load(const core::ExprNode& e, const core::Load& l, const Selection& sel, Column& out);

@@ -66,10 +66,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool 
     // stores in the reduction loops, through addresses the unroller
     // computes twice; common subexpressions first, then LICM keeps them in
     // registers across the loops.
-    // The vectorizer's calls of vector math (jit/vector_math.h) are
-    // inlined first, so that their constants leave the loops too.
-    auto err =
-        pb.parsePassPipeline(mpm, "always-inline,function(early-cse<memssa>,loop-mssa(licm))");
+    auto err = pb.parsePassPipeline(mpm, "function(early-cse<memssa>,loop-mssa(licm))");
     TEVAL_ASSERT(!err, "a pass pipeline that does not parse");
   }
   mpm.run(m, mam);

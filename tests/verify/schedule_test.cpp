@@ -340,9 +340,10 @@ TEST(Schedule, TheMatmulsColumnsAreVectorLanes) {
 // not hide) or absent, sometimes with a conjunct that is no bound, a
 // nonzero or negative-zero default, and a second window of the same input
 // (the same read, another, or one with exact bounds, which often shares the
-// first's copy over the union of their ranges). Compiled scheduled code and the scheduled
-// nest under IREval give the interpreter's definitional walk's values and
-// errors.
+// first's copy over the union of their ranges). Compiled scheduled code, the scheduled
+// nest under IREval and the interpreter's block evaluation (whose guarded
+// reads step through a block without a column per condition) give the
+// interpreter's definitional walk's values and errors.
 RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
   const std::string dtype = *rc::gen::element<std::string>("float32", "float64", "int32");
   auto pick = [](int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); };
@@ -410,6 +411,7 @@ RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
   RC_LOG() << log << core::to_string(scheduled);
   std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, *rc::gen::arbitrary<uint32_t>());
   Outcome want = outcome([&] { return interp::run(k, inputs, {.blocks = false}); });
+  RC_ASSERT(identical(want, outcome([&] { return interp::run(k, inputs); })));
   RC_ASSERT(identical(want, outcome([&] { return interp::ireval(scheduled, inputs); })));
   static jit::Jit j(jit::JitOptions{.scheduling = options});
   RC_ASSERT(identical(want, outcome([&] { return j.compile(nest)->run(inputs); })));
