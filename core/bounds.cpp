@@ -58,6 +58,7 @@ struct Analysis {
   struct Record {
     std::unordered_set<const ExprNode*> loads, unproven_loads;
     std::unordered_set<const StmtNode*> stores, unproven_stores;
+    std::unordered_set<const ExprNode*> arithmetic, unproven_arithmetic;
   }* record = nullptr;
 
   template <class Node>
@@ -246,8 +247,14 @@ struct Analysis {
     case Op::Sub:
     case Op::Mul:
     case Op::Neg:
-    case Op::Abs:
-      return a.overflow != Overflow::Trap || range(e).has_value();
+    case Op::Abs: {
+      if (a.overflow != Overflow::Trap)
+        return true;
+      bool fits = range(e).has_value();
+      if (record && a.op != Op::Abs)
+        note(record->arithmetic, record->unproven_arithmetic, e.get(), fits);
+      return fits;
+    }
     case Op::Div:
     case Op::Mod: {
       std::optional<IntRange> d = range(a.args[1]);
@@ -384,6 +391,9 @@ ProvenAccesses proven_accesses(const LoopNest& nest) {
   for (const StmtNode* s : r.stores)
     if (!r.unproven_stores.count(s))
       p.stores.insert(s);
+  for (const ExprNode* e : r.arithmetic)
+    if (!r.unproven_arithmetic.count(e))
+      p.arithmetic.insert(e);
   return p;
 }
 

@@ -32,11 +32,14 @@ bool cannot_fail(const LoopNest& nest, const Stmt& s,
 
 /// The range checks of \p nest that can never fail: the Load nodes and
 /// Store statements whose every index is proved in range wherever the nest
-/// evaluates them (a node shared by two places must be proved in both).
-/// Code generators leave these checks out.
+/// evaluates them (a node shared by two places must be proved in both);
+/// and the overflow checks: the trapping integer +, -, * and negation
+/// nodes whose result is proved to fit their dtype wherever they are
+/// evaluated. Code generators leave these checks out.
 struct ProvenAccesses {
   std::unordered_set<const ExprNode*> loads;
   std::unordered_set<const StmtNode*> stores;
+  std::unordered_set<const ExprNode*> arithmetic;
 };
 ProvenAccesses proven_accesses(const LoopNest& nest);
 

@@ -13,8 +13,10 @@
 // Poison flags (docs/SEMANTICS.md, "Compiled code"): a wrap flag, `exact`
 // or `inbounds` is set only where the loop nest or a check that dominates
 // the instruction proves it, because LLVM may assume it and delete code that
-// contradicts it. There are exactly two: the loop increment is nsw (not
-// nuw), and address arithmetic after the range check is nsw nuw. Integer
+// contradicts it. There are exactly three: the loop increment is nsw (not
+// nuw), address arithmetic after the range check is nsw nuw, and trapping
+// arithmetic core::proven_accesses proves cannot overflow is nsw (nuw when
+// unsigned). Integer
 // operations of the program wrap (no flags) or are overflow-checked through
 // intrinsics; divisions and shifts see operands made safe by a select;
 // float-to-int conversions see in-range values; loop compares are signed,

@@ -326,6 +326,15 @@ void Codegen::fault_site(const Expr& e, const std::vector<llvm::Value*>& args, l
 llvm::Value* Codegen::checked(const Expr& e, Op op, DType t, llvm::Value* x, llvm::Value* y,
                               const std::vector<llvm::Value*>& args) {
   bool u = is_unsigned(t);
+  if (proven_.arithmetic.count(e.get())) {
+    // Proved never to overflow (core::proven_accesses): the plain
+    // operation, flagged as not wrapping, which lets the optimiser see
+    // index arithmetic on a parallel loop's variable (whose chunk bounds it
+    // does not know) as affine, and vectorize the loops around it.
+    return op == Op::Add   ? b_.CreateAdd(x, y, "", u, !u)
+           : op == Op::Sub ? b_.CreateSub(x, y, "", u, !u)
+                           : b_.CreateMul(x, y, "", u, !u);
+  }
   llvm::Intrinsic::ID id =
       op == Op::Add
           ? (u ? llvm::Intrinsic::uadd_with_overflow : llvm::Intrinsic::sadd_with_overflow)
