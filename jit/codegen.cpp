@@ -13,10 +13,11 @@
 // Poison flags (docs/SEMANTICS.md, "Compiled code"): a wrap flag, `exact`
 // or `inbounds` is set only where the loop nest or a check that dominates
 // the instruction proves it, because LLVM may assume it and delete code that
-// contradicts it. There are exactly three: the loop increment is nsw (not
-// nuw), address arithmetic after the range check is nsw nuw, and trapping
-// arithmetic core::proven_accesses proves cannot overflow is nsw (nuw when
-// unsigned). Integer
+// contradicts it. There are exactly these: the loop increment is nsw (not
+// nuw), address arithmetic after the range check is nsw nuw, trapping
+// arithmetic core::proven_accesses proves cannot overflow is done in 64 bits
+// nsw (nuw when unsigned), and its truncation to the dtype, like a loop
+// counter's of constant bounds inside the dtype, is nsw (nuw). Integer
 // operations of the program wrap (no flags) or are overflow-checked through
 // intrinsics; divisions and shifts see operands made safe by a select;
 // float-to-int conversions see in-range values; loop compares are signed,
@@ -354,9 +355,19 @@ llvm::Value* Codegen::to_memory(llvm::Value* v, DType t) {
 llvm::Value* Codegen::to_i64(llvm::Value* v, DType t) {
   if (core::is_float(t))
     return b_.CreateBitCast(to_double(v), b_.getInt64Ty());
+  if (auto w = widened_.find(v); w != widened_.end() && !planted(29))
+    return w->second; // an exact truncation of this 64-bit value
   // Fault 29 zero-extends signed integers.
   return is_unsigned(t) || planted(29) ? b_.CreateZExt(v, b_.getInt64Ty())
                                        : b_.CreateSExt(v, b_.getInt64Ty());
+}
+
+llvm::Value* Codegen::narrow(llvm::Value* wide, DType t) {
+  bool u = is_unsigned(t);
+  llvm::Value* v = b_.CreateTrunc(wide, reg(t), "", u, !u);
+  if (v != wide && llvm::isa<llvm::Instruction>(v))
+    widened_[v] = wide;
+  return v;
 }
 
 llvm::Value* Codegen::to_double(llvm::Value* v) {
@@ -477,7 +488,13 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   b_.CreateCondBr(b_.CreateICmpSLT(i, end), body, exit);
   b_.SetInsertPoint(body);
   DType t = n_.vars[f.var].dtype;
-  vars_[f.var] = core::is_float(t) ? nullptr : b_.CreateTrunc(i, reg(t));
+  // With constant bounds inside the dtype, the truncation is exact (and
+  // flagged so: the variable's arithmetic then widens back for free).
+  const auto* first = std::get_if<core::Const>(&f.begin->node);
+  const auto* last = std::get_if<core::Const>(&f.end->node);
+  const bool exact = !core::is_float(t) && first && last && first->value.i >= core::int_min(t) &&
+                     last->value.i - 1 <= core::int_max(t);
+  vars_[f.var] = core::is_float(t) ? nullptr : exact ? narrow(i, t) : b_.CreateTrunc(i, reg(t));
   TEVAL_ASSERT(vars_[f.var], "a loop variable of a floating dtype");
   stmt(f.body);
   vars_[f.var] = nullptr;

@@ -331,9 +331,16 @@ llvm::Value* Codegen::checked(const Expr& e, Op op, DType t, llvm::Value* x, llv
     // operation, flagged as not wrapping, which lets the optimiser see
     // index arithmetic on a parallel loop's variable (whose chunk bounds it
     // does not know) as affine, and vectorize the loops around it.
-    return op == Op::Add   ? b_.CreateAdd(x, y, "", u, !u)
-           : op == Op::Sub ? b_.CreateSub(x, y, "", u, !u)
-                           : b_.CreateMul(x, y, "", u, !u);
+    // Computed in 64 bits (exactly: the result fits the dtype) and
+    // narrowed: an index widened again takes the 64-bit value itself, so it
+    // stays one 64-bit expression for the optimiser, not a widened narrow
+    // one the vectorizer must check for wrapping at run time.
+    llvm::Value* xw = to_i64(x, t);
+    llvm::Value* yw = to_i64(y, t);
+    llvm::Value* r = op == Op::Add   ? b_.CreateAdd(xw, yw, "", u, !u)
+                     : op == Op::Sub ? b_.CreateSub(xw, yw, "", u, !u)
+                                     : b_.CreateMul(xw, yw, "", u, !u);
+    return narrow(r, t);
   }
   llvm::Intrinsic::ID id =
       op == Op::Add

@@ -14,6 +14,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace teval::jit::detail {
@@ -98,6 +99,11 @@ private:
   llvm::Value* to_memory(llvm::Value* v, DType t);
 
   llvm::Value* to_i64(llvm::Value* v, DType t);
+
+  // \p wide (i64) truncated to integer dtype \p t, which holds its value
+  // (flagged nsw or nuw); to_i64 of the result is \p wide again.
+  llvm::Value* narrow(llvm::Value* wide, DType t);
+  std::unordered_map<llvm::Value*, llvm::Value*> widened_;
 
   llvm::Value* to_double(llvm::Value* v);
 
