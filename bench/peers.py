@@ -122,41 +122,47 @@ def affine_case(n):
             "work": n * n, "unit": "G elem/s", "peers": peers}
 
 
+def nnc():
+    """torch's NNC tensor expressions (torch._C._te), or None."""
+    return getattr(torch._C, "_te", None) if torch is not None else None
+
+
+def nnc_rate(out, buffers, args, reference, work, repeat, what):
+    """G MAC/s of NNC's IREval computing `out` (a te.Reduce over `buffers`)
+    from the tensors `args` into args' last, checked against `reference`."""
+    te = nnc()
+    nest = te.LoopNest([out])
+    nest.prepare_for_codegen()
+    code = te.construct_codegen("ir_eval", te.simplify(nest.root_stmt()), buffers + [out])
+    seconds, _ = best_of(repeat, lambda: code.call(args))
+    if not np.allclose(args[-1].numpy(), reference.numpy(), rtol=1e-4, atol=1e-3):
+        raise SystemExit("NNC's IREval disagrees with torch's " + what)
+    return work / seconds / 1e9
+
+
 def nnc_matmul_rate(n, repeat):
     """G MAC/s of NNC's IREval on an n^3 float32 matmul, or None."""
-    if torch is None:
-        return None
-    try:
-        te = torch._C._te
-    except AttributeError:
+    te = nnc()
+    if te is None:
         return None
     dim = te.ExprHandle.int(n)
     a_buf = te.BufHandle("A", [dim, dim], torch.float32)
     b_buf = te.BufHandle("B", [dim, dim], torch.float32)
     c_buf = te.Reduce("C", [dim, dim], te.Sum(),
                       lambda v: a_buf.load([v[0], v[2]]) * b_buf.load([v[2], v[1]]), [dim])
-    nest = te.LoopNest([c_buf])
-    nest.prepare_for_codegen()
-    code = te.construct_codegen("ir_eval", te.simplify(nest.root_stmt()), [a_buf, b_buf, c_buf])
     rng = np.random.default_rng(4)
     a = torch.from_numpy(rng.standard_normal((n, n), dtype=np.float32))
     b = torch.from_numpy(rng.standard_normal((n, n), dtype=np.float32))
-    c = torch.empty(n, n)
-    seconds, _ = best_of(repeat, lambda: code.call([a, b, c]))
-    if not np.allclose(c.numpy(), (a @ b).numpy(), rtol=1e-4, atol=1e-3):
-        raise SystemExit("NNC's IREval disagrees with torch.matmul")
-    return n ** 3 / seconds / 1e9
+    return nnc_rate(c_buf, [a_buf, b_buf], [a, b, torch.empty(n, n)], a @ b, n ** 3, repeat,
+                    "matmul")
 
 
 def nnc_conv_rate(n, c, hw, f, repeat):
     """G MAC/s of NNC's IREval on a padded 3x3 convolution, n x c x hw x hw
     (f output channels; the window guarded as the conv cases guard it), or
     None."""
-    if torch is None:
-        return None
-    try:
-        te = torch._C._te
-    except AttributeError:
+    te = nnc()
+    if te is None:
         return None
     dim = te.ExprHandle.int
     x_buf = te.BufHandle("X", [dim(n), dim(c), dim(hw), dim(hw)], torch.float32)
@@ -171,18 +177,12 @@ def nnc_conv_rate(n, c, hw, f, repeat):
 
     out = te.Reduce("O", [dim(n), dim(f), dim(hw), dim(hw)], te.Sum(), window,
                     [dim(c), dim(3), dim(3)])
-    nest = te.LoopNest([out])
-    nest.prepare_for_codegen()
-    code = te.construct_codegen("ir_eval", te.simplify(nest.root_stmt()), [x_buf, w_buf, out])
     rng = np.random.default_rng(5)
     x = torch.from_numpy(rng.standard_normal((n, c, hw, hw), dtype=np.float32))
     w = torch.from_numpy(rng.standard_normal((f, c, 3, 3), dtype=np.float32))
-    o = torch.empty(n, f, hw, hw)
-    seconds, _ = best_of(repeat, lambda: code.call([x, w, o]))
-    if not np.allclose(o.numpy(), torch.nn.functional.conv2d(x, w, padding=1).numpy(),
-                       rtol=1e-4, atol=1e-3):
-        raise SystemExit("NNC's IREval disagrees with torch's conv2d")
-    return n * f * hw * hw * c * 9 / seconds / 1e9
+    return nnc_rate(out, [x_buf, w_buf], [x, w, torch.empty(n, f, hw, hw)],
+                    torch.nn.functional.conv2d(x, w, padding=1), n * f * hw * hw * c * 9, repeat,
+                    "conv2d")
 
 
 def run_case(case, repeat, interp, threads):
