@@ -28,7 +28,6 @@
 #include <csignal>
 #include <mutex>
 #include <optional>
-
 #include <thread>
 
 #include <pthread.h>
@@ -132,8 +131,8 @@ struct Jit::Impl {
   // Code for \p nest added to \p tracker; returns its error sites. A
   // kernel of several heavy parts comes in pieces (generate_pieces), each
   // optimised and compiled to an object on a thread of its own, up to the
-  // machine's cores (the 56-wide convolution's two register tiles: 42 -> 25
-  // ms); a kernel of one piece is added as IR, compiled when looked up.
+  // machine's cores (the 56-wide convolution's two register tiles: 39-42 ->
+  // 27-30 ms); a kernel of one piece is added as IR, compiled when looked up.
   std::vector<Site> add(const core::LoopNest& nest, const std::string& entry,
                         const orc::ResourceTrackerSP& tracker) {
     GeneratedPieces g = generate_pieces(
