@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <functional>
 
 namespace teval::interp::detail {
@@ -29,12 +28,6 @@ Scalar scalar_at(DType t, const std::vector<int64_t>& i, const std::vector<doubl
   else
     s.i = i[k];
   return s;
-}
-
-template <class T> T read(const std::byte* p, int64_t flat) {
-  T v;
-  std::memcpy(&v, p + flat * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
 }
 
 } // namespace
@@ -377,119 +370,6 @@ void BlockEvaluator::load(const ExprNode& e, const core::Load& l, const Selectio
       out.f[k] = v.f;
     }
     return;
-  }
-}
-
-void BlockEvaluator::linear_values(const Linear& l, const Selection& sel,
-                                   std::vector<int64_t>& out) {
-  out.resize(kBlock);
-  // Modulo 2^64 (see finish()): the values themselves fit int64.
-  auto at = [&](auto value_of) {
-    uint64_t v = static_cast<uint64_t>(l.constant);
-    for (const auto& [var, coeff] : l.terms)
-      v += static_cast<uint64_t>(coeff) * static_cast<uint64_t>(value_of(var));
-    return static_cast<int64_t>(v);
-  };
-  if (&sel != &all_) {
-    for (int32_t k : sel)
-      out[k] = at([&](int var) { return vars_[static_cast<size_t>(var)].i[k]; });
-    return;
-  }
-  const size_t nv = s_.vars.size();
-  if (nv == 0) { // one point
-    out[0] = at([](int) { return int64_t{0}; });
-    return;
-  }
-  if (stepping_block_ != block_) {
-    // The variable each step of the row-major walk advances.
-    stepping_.resize(kBlock);
-    std::vector<int64_t> p = block_start_;
-    stepping_[0] = -1;
-    for (int32_t k = 1; k < count_; ++k) {
-      size_t v = nv - 1;
-      while (v > 0 && p[v] + 1 == s_.vars[v].end) {
-        p[v] = s_.vars[v].begin;
-        --v;
-      }
-      ++p[v];
-      stepping_[k] = static_cast<int>(v);
-    }
-    stepping_block_ = block_;
-  }
-  uint64_t v =
-      static_cast<uint64_t>(at([&](int var) { return block_start_[static_cast<size_t>(var)]; }));
-  out[0] = static_cast<int64_t>(v);
-  const int64_t* step = l.step.data();
-  for (int32_t k = 1; k < count_; ++k)
-    out[k] = static_cast<int64_t>(v += static_cast<uint64_t>(step[stepping_[k]]));
-}
-
-void BlockEvaluator::guarded(const GuardedRead& g, const Selection& sel, Column& out) {
-  const core::Tensor& t = *tensors_[g.tensor];
-  const core::Shape& shape = t.shape();
-  const std::byte* base = t.bytes().data();
-  const bool single = t.dtype() == DType::Float32;
-  // Each condition's and index's values over the selection, then the
-  // points one by one.
-  const size_t n = g.conditions.size() + (g.flat ? 1 : g.index.size());
-  if (linear_scratch_.size() < n)
-    linear_scratch_.resize(n);
-  for (size_t c = 0; c < g.conditions.size(); ++c)
-    linear_values(g.conditions[c].difference, sel, linear_scratch_[c]);
-  const std::vector<int64_t>* index = linear_scratch_.data() + g.conditions.size();
-  if (g.flat)
-    linear_values(*g.flat, sel, linear_scratch_[g.conditions.size()]);
-  else
-    for (size_t d = 0; d < g.index.size(); ++d)
-      linear_values(g.index[d], sel, linear_scratch_[g.conditions.size() + d]);
-  for (int32_t k : sel) {
-    bool holds = true;
-    for (size_t c = 0; c < g.conditions.size() && holds; ++c) {
-      int64_t d = linear_scratch_[c][k];
-      switch (g.conditions[c].op) {
-      case Op::Lt:
-        holds = d < 0;
-        break;
-      case Op::Le:
-        holds = d <= 0;
-        break;
-      case Op::Gt:
-        holds = d > 0;
-        break;
-      case Op::Ge:
-        holds = d >= 0;
-        break;
-      case Op::Eq:
-        holds = d == 0;
-        break;
-      default:
-        holds = d != 0;
-        break;
-      }
-    }
-    if (!holds) {
-      out.i[k] = g.otherwise.i;
-      out.f[k] = g.otherwise.f;
-      continue;
-    }
-    int64_t flat = 0;
-    if (g.flat) {
-      flat = index[0][k];
-    } else {
-      for (size_t d = 0; d < g.index.size(); ++d) {
-        int64_t i = index[d][k];
-        if (i < 0 || i >= shape[d])
-          throw GiveUp{};
-        flat = flat * shape[d] + i;
-      }
-    }
-    if (single) {
-      out.f[k] = read<float>(base, flat);
-    } else {
-      Scalar v = t.get(flat);
-      out.i[k] = v.i;
-      out.f[k] = v.f;
-    }
   }
 }
 

@@ -19,6 +19,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -27,6 +28,13 @@
 #include <vector>
 
 namespace teval::interp::detail {
+
+/// Element \p flat of an array of T at \p p.
+template <class T> T read(const std::byte* p, int64_t flat) {
+  T v;
+  std::memcpy(&v, p + flat * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
 
 class BlockEvaluator {
 public:
