@@ -72,7 +72,6 @@ const core::ExprNode* accumulation(const core::Store& st) {
 // into one another: inlining turns each noalias parameter into alias-scope
 // metadata on every access, quadratic in the number of buffers.
 llvm::Function* Codegen::function(const std::string& name, const std::vector<int>& buffers,
-                                  const std::string& cpu, const std::string& features,
                                   bool ranged) {
   llvm::Type* ptr = llvm::PointerType::get(c_, 0);
   std::vector<llvm::Type*> params(buffers.size() + 1, ptr);
@@ -83,7 +82,7 @@ llvm::Function* Codegen::function(const std::string& name, const std::vector<int
   for (size_t i = 0; i < buffers.size(); ++i)
     f->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
   f->addFnAttr(llvm::Attribute::NoInline);
-  set_target(f, cpu, features);
+  set_target(f);
   return f;
 }
 
@@ -114,16 +113,15 @@ void Codegen::body(llvm::Function* f, const std::vector<int>& buffers,
   b_.CreateBr(start);
 }
 
-llvm::Function* Codegen::parallel_chunk(const std::string& name, const core::Stmt& loop,
-                                        const std::string& cpu, const std::string& features) {
+llvm::Function* Codegen::parallel_chunk(const std::string& name, const core::Stmt& loop) {
   std::vector<int> ids = buffers_of({loop});
-  llvm::Function* ranged = function(name + ".range", ids, cpu, features, true);
+  llvm::Function* ranged = function(name + ".range", ids, true);
   body(ranged, ids, {loop});
   llvm::Type* ptr = llvm::PointerType::get(c_, 0);
   auto* type =
       llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, b_.getInt64Ty(), b_.getInt64Ty()}, false);
   llvm::Function* chunk = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, m_);
-  set_target(chunk, cpu, features);
+  set_target(chunk);
   b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", chunk));
   std::vector<llvm::Value*> args;
   for (int id : ids)
@@ -144,7 +142,7 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
   auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false);
   llvm::Function* entry =
       llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage, entry_name, m_);
-  set_target(entry, cpu, features);
+  set_target(entry);
   llvm::BasicBlock* at = llvm::BasicBlock::Create(c_, "entry", entry);
   llvm::BasicBlock* failed = llvm::BasicBlock::Create(c_, "failed", entry);
   // Calls \p f with the buffers \p ids, unpacked from the array, and
@@ -204,11 +202,11 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     const std::vector<int> ids = chunked ? std::vector<int>{} : buffers_of(part);
     llvm::Function* f = nullptr;
     if (split && heavy(part[0])) {
-      f = piece(entry_name + "." + name, part, ids, chunked, cpu, features);
+      f = piece(entry_name + "." + name, part, ids, chunked);
     } else if (chunked) {
-      f = parallel_chunk(name, part[0], cpu, features);
+      f = parallel_chunk(name, part[0]);
     } else {
-      f = function(name, ids, cpu, features);
+      f = function(name, ids);
       body(f, ids, part);
     }
     if (!chunked) {
@@ -233,17 +231,16 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
 }
 
 llvm::Function* Codegen::piece(const std::string& name, const std::vector<core::Stmt>& part,
-                               const std::vector<int>& ids, bool chunked, const std::string& cpu,
-                               const std::string& features) {
+                               const std::vector<int>& ids, bool chunked) {
   Piece p;
   p.context = std::make_unique<llvm::LLVMContext>();
   p.module = std::make_unique<llvm::Module>("teval", *p.context);
   Codegen sub(*this, *p.context, *p.module);
   llvm::Function* defined = nullptr;
   if (chunked) {
-    defined = sub.parallel_chunk(name, part[0], cpu, features);
+    defined = sub.parallel_chunk(name, part[0]);
   } else {
-    defined = sub.function(name, ids, cpu, features);
+    defined = sub.function(name, ids);
     sub.body(defined, ids, part);
   }
   defined->setLinkage(llvm::GlobalValue::ExternalLinkage);
@@ -277,11 +274,11 @@ void Codegen::verify(const llvm::Module& m) {
   TEVAL_ASSERT(!llvm::verifyModule(m, &os), "generated code is malformed: " + problems);
 }
 
-void Codegen::set_target(llvm::Function* f, const std::string& cpu, const std::string& features) {
-  if (!cpu.empty())
-    f->addFnAttr("target-cpu", cpu);
-  if (!features.empty())
-    f->addFnAttr("target-features", features);
+void Codegen::set_target(llvm::Function* f) const {
+  if (!cpu_.empty())
+    f->addFnAttr("target-cpu", cpu_);
+  if (!features_.empty())
+    f->addFnAttr("target-features", features_);
 }
 
 // --- the error channel ---------------------------------------------------

@@ -55,21 +55,20 @@ private:
   // The function of \p part (statements, or a parallel loop \p chunked) in
   // a piece of its own, under the external \p name; its declaration here.
   llvm::Function* piece(const std::string& name, const std::vector<core::Stmt>& part,
-                        const std::vector<int>& ids, bool chunked, const std::string& cpu,
-                        const std::string& features);
+                        const std::vector<int>& ids, bool chunked);
   // The buffers \p stmts read, write, allocate or free, by id.
   std::vector<int> buffers_of(const std::vector<core::Stmt>& stmts) const;
   static void verify(const llvm::Module& m);
 
   /// Code for the Hexagon DSP (where fault 39 is planted).
   bool dsp_ = false;
-  /// The target's function attributes (set_target).
+  /// The target's function attributes, which set_target gives a function:
+  /// what the optimiser and the vectorizers see.
   std::string cpu_, features_;
-  static void set_target(llvm::Function* f, const std::string& cpu, const std::string& features);
+  void set_target(llvm::Function* f) const;
   // A function taking \p buffers (noalias pointers, by id) and the context,
   // and with \p ranged two int64s: the range of a parallel loop's iterations.
   llvm::Function* function(const std::string& name, const std::vector<int>& buffers,
-                           const std::string& cpu, const std::string& features,
                            bool ranged = false);
   // Emits \p stmts as the body of \p f, made by function() with \p buffers;
   // it returns 0, or 1 after a fault. A ranged function's one statement is
@@ -79,8 +78,7 @@ private:
   // A chunk of parallel loop \p loop as the runtime calls it on each thread:
   // i32 (ptr buffers, ptr context, i64 begin, i64 end), calling a ranged
   // function of the loop with the buffers it uses.
-  llvm::Function* parallel_chunk(const std::string& name, const core::Stmt& loop,
-                                 const std::string& cpu, const std::string& features);
+  llvm::Function* parallel_chunk(const std::string& name, const core::Stmt& loop);
   // The parallel loop being emitted over a given range, and that range.
   const core::For* ranged_loop_ = nullptr;
   llvm::Value* range_begin_ = nullptr;
