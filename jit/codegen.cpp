@@ -175,10 +175,11 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     const auto* f = std::get_if<core::For>(&s->node);
     return !dsp_ && f && f->kind == core::LoopKind::Parallel;
   };
-  // With pieces_, a kernel of two or more heavy statements (two vector
-  // loops or more, such as a register tile's copies: each loop is
-  // vectorized and unrolled on its own) puts each of them into a part and
-  // a module of its own, compiled on a thread of its own.
+  // With pieces_, a kernel with a heavy statement (two vector loops or
+  // more, such as a register tile's copies: each loop is vectorized and
+  // unrolled on its own) among others puts each heavy statement and each
+  // parallel one into a part and a module of its own, compiled on a
+  // thread of its own.
   auto heavy = [&](const core::Stmt& s) {
     int vector_loops = 0;
     core::each_stmt(s, [&](const core::Stmt& st) {
@@ -187,7 +188,7 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     });
     return vector_loops >= 2;
   };
-  const bool split = pieces_ && std::count_if(stmts.begin(), stmts.end(), heavy) >= 2;
+  const bool split = pieces_ && stmts.size() >= 2 && std::any_of(stmts.begin(), stmts.end(), heavy);
   auto alone = [&](const core::Stmt& s) { return parallel(s) || (split && heavy(s)); };
   std::vector<std::vector<core::Stmt>> parts;
   for (const core::Stmt& s : stmts) {
@@ -201,7 +202,7 @@ std::vector<Site> Codegen::run(const std::string& entry_name, const std::string&
     const bool chunked = parallel(part[0]);
     const std::vector<int> ids = chunked ? std::vector<int>{} : buffers_of(part);
     llvm::Function* f = nullptr;
-    if (split && heavy(part[0])) {
+    if (split && (heavy(part[0]) || chunked)) {
       f = piece(entry_name + "." + name, part, ids, chunked);
     } else if (chunked) {
       f = parallel_chunk(name, part[0]);

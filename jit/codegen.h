@@ -53,11 +53,12 @@ struct GeneratedPieces {
   std::vector<Site> sites;
 };
 
-/// generate(), with each heavy top-level statement of a kernel of two
-/// heavy statements or more (heavy: two vector loops or more, as a register
-/// tile's copies are) in a piece of its own, an external function named
-/// after \p entry that the first piece, which holds the entry and the
-/// other statements, calls. The pieces are linked by name.
+/// generate(), where a kernel has a heavy top-level statement (two vector
+/// loops or more, as a register tile's copies are) among others: each
+/// heavy statement and each parallel one in a piece of its own, an
+/// external function named after \p entry that the first piece, which
+/// holds the entry and the other statements, calls. The pieces are linked
+/// by name.
 GeneratedPieces generate_pieces(const core::LoopNest& nest, const std::string& entry,
                                 const std::string& cpu, const std::string& features,
                                 size_t statements_per_function = 16, FloatFreedom freedom = {});

@@ -27,6 +27,7 @@
 #include <csetjmp>
 #include <csignal>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -128,13 +129,21 @@ struct Jit::Impl {
   // first is `target`): a TargetMachine serves one thread at a time.
   std::vector<std::unique_ptr<llvm::TargetMachine>> helpers;
 
-  // Code for \p nest added to \p tracker; returns its error sites. A
-  // kernel of several heavy parts comes in pieces (generate_pieces), each
-  // optimised and compiled to an object on a thread of its own, up to the
-  // machine's cores (the 56-wide convolution's two register tiles: 39-42 ->
-  // 27-30 ms); a kernel of one piece is added as IR, compiled when looked up.
+  // Code for \p nest added to \p tracker; returns its error sites. On a
+  // machine of several cores, a kernel with a heavy statement and others
+  // comes in pieces (generate_pieces), each optimised and compiled to an
+  // object on a thread of its own, the largest first (the 56-wide
+  // convolution: 39-42 -> 23-24 ms, the 32-wide one 27 -> 18 ms); a kernel
+  // of one piece is added as IR, compiled when looked up.
   std::vector<Site> add(const core::LoopNest& nest, const std::string& entry,
                         const orc::ResourceTrackerSP& tracker) {
+    if (std::thread::hardware_concurrency() < 2) { // pieces would only cost
+      Built b = build(nest, entry);
+      check(jit->addIRModule(tracker, orc::ThreadSafeModule(std::move(b.generated.module),
+                                                            std::move(b.context))),
+            "adding the module");
+      return std::move(b.generated.sites);
+    }
     GeneratedPieces g = generate_pieces(
         nest, entry, target->getTargetCPU().str(), target->getTargetFeatureString().str(),
         options.statements_per_function, {options.any_order, options.fma});
@@ -155,13 +164,21 @@ struct Jit::Impl {
       helpers.push_back(check(machine.createTargetMachine(), "target machine"));
     std::vector<std::string> objects(g.pieces.size());
     std::vector<std::exception_ptr> failures(threads);
+    // The largest pieces first (by their instructions before optimisation),
+    // so that the threads finish together.
+    std::vector<size_t> order(g.pieces.size()), size(g.pieces.size());
+    std::iota(order.begin(), order.end(), 0);
+    for (size_t i = 0; i < g.pieces.size(); ++i)
+      for (const llvm::Function& f : *g.pieces[i].module)
+        size[i] += f.getInstructionCount();
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return size[a] > size[b]; });
     std::atomic<size_t> next{0};
     auto work = [&](size_t t) {
       llvm::TargetMachine& tm = t == 0 ? *target : *helpers[t - 1];
       try {
-        // The heavy pieces first, the entry's last.
         for (size_t k; (k = next++) < g.pieces.size();) {
-          size_t i = (k + 1) % g.pieces.size();
+          size_t i = order[k];
           jit::optimize(*g.pieces[i].module, tm, options.opt_level);
           objects[i] = emit_file(*g.pieces[i].module, tm, llvm::CodeGenFileType::ObjectFile);
         }

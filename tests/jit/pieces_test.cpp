@@ -6,6 +6,7 @@
 #include "core/lower.h"
 #include "core/schedule.h"
 #include "core/transform.h"
+#include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "jit/codegen.h"
@@ -57,6 +58,40 @@ TEST(Pieces, ATwoTileKernelIsCompiledInThreePieces) {
       }
     EXPECT_EQ(defined, 1);
   }
+}
+
+// One heavy statement beside others is a piece of its own too, and so is
+// each parallel statement (a chunk function the entry's piece declares),
+// so that the threads compiling them finish together: a 32-wide
+// convolution, everything parallel, is its tile, its fill, its padded
+// copy and the entry, and runs on two threads as the interpreter does.
+TEST(Pieces, OneHeavyStatementAndParallelOnesArePiecesOfTheirOwn) {
+  core::Kernel k = test::elaborate(
+      "output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + KH - 1 >= 0, "
+      "HO + KH - 1 < 4, WO + KW - 1 >= 0, WO + KW - 1 < 32], 0.0) * input1[F, C, KH, KW] "
+      "where HO in 4, WO in 32",
+      {{"input0", core::Tensor(DType::Float32, {2, 3, 4, 32})},
+       {"input1", core::Tensor(DType::Float32, {8, 3, 3, 3})}});
+  const core::ScheduleOptions everything_parallel{.parallel_points = 1};
+  core::LoopNest nest = core::schedule(core::lower(k), everything_parallel);
+  int parallel = 0;
+  for (const core::Stmt& s : std::get<core::Block>(nest.root->node).stmts) {
+    const auto* f = std::get_if<core::For>(&s->node);
+    parallel += f && f->kind == core::LoopKind::Parallel;
+  }
+  ASSERT_EQ(parallel, 3) << core::to_string(nest); // the fill, the copy, the tile
+  jit::GeneratedPieces g = jit::generate_pieces(nest, "entry", "", "");
+  ASSERT_EQ(g.pieces.size(), 4u);
+  for (size_t i = 1; i < g.pieces.size(); ++i)
+    for (const llvm::Function& f : *g.pieces[i].module)
+      if (!f.isDeclaration() && f.hasExternalLinkage())
+        EXPECT_NE(g.pieces[0].module->getFunction(f.getName()), nullptr) << f.getName().str();
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, 3);
+  core::Tensor want = interp::run(k, inputs).at(0);
+  jit::Jit jit(jit::JitOptions{.scheduling = everything_parallel, .threads = 2});
+  std::vector<core::Tensor> got = jit.compile(core::lower(k))->run(inputs);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(core::identical(got[0], want));
 }
 
 TEST(Pieces, APiecewiseKernelComputesAsTheInterpreter) {
