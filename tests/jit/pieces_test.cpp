@@ -83,9 +83,11 @@ TEST(Pieces, OneHeavyStatementAndParallelOnesArePiecesOfTheirOwn) {
   jit::GeneratedPieces g = jit::generate_pieces(nest, "entry", "", "");
   ASSERT_EQ(g.pieces.size(), 4u);
   for (size_t i = 1; i < g.pieces.size(); ++i)
-    for (const llvm::Function& f : *g.pieces[i].module)
-      if (!f.isDeclaration() && f.hasExternalLinkage())
+    for (const llvm::Function& f : *g.pieces[i].module) {
+      if (!f.isDeclaration() && f.hasExternalLinkage()) {
         EXPECT_NE(g.pieces[0].module->getFunction(f.getName()), nullptr) << f.getName().str();
+      }
+    }
   std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, 3);
   core::Tensor want = interp::run(k, inputs).at(0);
   jit::Jit jit(jit::JitOptions{.scheduling = everything_parallel, .threads = 2});
