@@ -59,6 +59,7 @@ struct Analysis {
     std::unordered_set<const ExprNode*> loads, unproven_loads;
     std::unordered_set<const StmtNode*> stores, unproven_stores;
     std::unordered_set<const ExprNode*> arithmetic, unproven_arithmetic;
+    std::unordered_set<const ExprNode*> natural, unnatural; // divisions
   }* record = nullptr;
 
   template <class Node>
@@ -151,6 +152,18 @@ struct Analysis {
       return IntRange{std::max(args[0].lo, args[1].lo), std::max(args[0].hi, args[1].hi)};
     case Op::Min:
       return IntRange{std::min(args[0].lo, args[1].lo), std::min(args[0].hi, args[1].hi)};
+    case Op::Div: // truncating, monotone in each operand where the divisor keeps its sign
+      if ((args[1].lo <= 0 && args[1].hi >= 0) || args[1].lo > args[1].hi)
+        return std::nullopt; // a zero divisor, or no value at all
+      return both([](Wide x, Wide y) { return x / y; });
+    case Op::Mod: // floored: the divisor's sign, smaller in magnitude
+      if (args[1].lo > args[1].hi)
+        return std::nullopt;
+      if (args[1].lo > 0)
+        return args[0].lo >= 0 && args[0].hi < args[1].lo ? args[0] : IntRange{0, args[1].hi - 1};
+      if (args[1].hi < 0)
+        return args[0].hi <= 0 && args[0].lo > args[1].hi ? args[0] : IntRange{args[1].lo + 1, 0};
+      return std::nullopt;
     default:
       return std::nullopt;
     }
@@ -262,6 +275,8 @@ struct Analysis {
         return false; // a zero divisor
       bool minus_one = d->lo <= -1 && d->hi >= -1;
       std::optional<IntRange> n = range(a.args[0]);
+      if (record)
+        note(record->natural, record->unnatural, e.get(), n && n->lo >= 0 && d->lo >= 1);
       return !minus_one || (n && n->lo > int_min(t));
     }
     case Op::ExactDiv:
@@ -394,6 +409,9 @@ ProvenAccesses proven_accesses(const LoopNest& nest) {
   for (const ExprNode* e : r.arithmetic)
     if (!r.unproven_arithmetic.count(e))
       p.arithmetic.insert(e);
+  for (const ExprNode* e : r.natural)
+    if (!r.unnatural.count(e))
+      p.natural_divisions.insert(e);
   return p;
 }
 

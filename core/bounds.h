@@ -36,10 +36,15 @@ bool cannot_fail(const LoopNest& nest, const Stmt& s,
 /// and the overflow checks: the trapping integer +, -, * and negation
 /// nodes whose result is proved to fit their dtype wherever they are
 /// evaluated. Code generators leave these checks out.
+/// And the integer divisions and remainders (Div, Mod) whose dividend is
+/// proved >= 0 and divisor >= 1 wherever they are evaluated: truncating
+/// and floored agree there, and they cannot fail (code generators divide
+/// as unsigned integers, which folds `(x / n) * n + x % n` into x).
 struct ProvenAccesses {
   std::unordered_set<const ExprNode*> loads;
   std::unordered_set<const StmtNode*> stores;
   std::unordered_set<const ExprNode*> arithmetic;
+  std::unordered_set<const ExprNode*> natural_divisions;
 };
 ProvenAccesses proven_accesses(const LoopNest& nest);
 

@@ -36,6 +36,11 @@ struct ScheduleOptions {
   /// statement has at least this many points per element of the copy (its
   /// cost is then small beside the conditions it saves); 0: never.
   int64_t pad_points_per_element = 4;
+  /// Walk the rows of a vectorized output row of partial vectors as one
+  /// through its padded copies' row stride (core::coalesce_rows), where the
+  /// statement has at least this many points per output element (the
+  /// copy back then costs little beside them); 0: never.
+  int64_t coalesce_points_per_element = 16;
 };
 
 /// \p nest scheduled by \p options; \p log (when given) receives one line

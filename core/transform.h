@@ -148,6 +148,31 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
 std::optional<LoopNest> pad_guarded_reads(const LoopNest& nest, int var, int64_t max_elements,
                                           std::string* why = nullptr);
 
+/// Rows walked as one through a padded copy's row stride. Top-level
+/// statement \p at of \p tops (the root block's statements of \p nest) is
+/// a chain of loops with constant bounds around one unguarded store
+/// O[..., h, w], h and w adjacent loops over the whole of O's last two
+/// dimensions (H x W), whose value reads O only at the store's index and
+/// temps T (padded copies) at [..., h + a, w + b], all of one row stride
+/// S >= W. Then q = h * S + w walks the rows as one row of H * S points,
+/// rounded up to a multiple of \p row: each read of T is at the flat
+/// position q + a * S + b, the same element, and the columns w in [W, S)
+/// are computed into a temp O_rows[..., q / row, q % row] and thrown away.
+/// So a 56-wide convolution over 58-wide padded rows keeps whole vectors
+/// (56 / 58 of the lanes useful, not 56 / 64). The statements become:
+/// O_rows' Allocate and its start (nothing for a fill of O with zeros
+/// before, else that fill, else a copy of O), the statement over (q / row,
+/// q % row) into O_rows, the copy of O_rows' useful columns into O, and
+/// O_rows' Free; every access to T in the nest is made flat (T[..., x, y]
+/// is T[..., x * S + y]), T given the rows the last walked point reads.
+/// Applies when the statement and the walked one cannot fail (the thrown
+/// away columns read other elements of T: they must be in range and the
+/// value must not fail on any element) and T is not written there.
+/// Returns the new top-level statements; the buffers and variables are
+/// added to \p nest.
+std::optional<std::vector<Stmt>> coalesce_rows(LoopNest& nest, const std::vector<Stmt>& tops,
+                                               size_t at, int64_t row, std::string* why = nullptr);
+
 /// The pairs of loops that follow each other directly in one block, first
 /// to last: the candidates for fuse().
 std::vector<std::pair<int, int>> adjacent_loops(const LoopNest& nest);

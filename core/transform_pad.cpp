@@ -182,25 +182,6 @@ Expr shifted(const Expr& i, int64_t lo) {
                     i->span);
 }
 
-// Loops over [lo_d, hi_d] for each dimension around store(vars).
-Stmt box_loops(LoopNest& nest, const std::string& prefix, const std::vector<IntRange>& box,
-               const std::function<Stmt(const std::vector<Expr>&)>& store) {
-  std::vector<int> vars;
-  std::vector<Expr> refs;
-  for (size_t d = 0; d < box.size(); ++d) {
-    vars.push_back(nest.add_var(prefix + std::to_string(d), DType::Int64));
-    refs.push_back(make_var(vars.back(), DType::Int64));
-  }
-  Stmt s = store(refs);
-  for (size_t d = box.size(); d-- > 0;)
-    s = make_for(vars[d], int64(box[d].lo), int64(box[d].hi + 1), s);
-  return s;
-}
-
-bool zero_bits(const Scalar& v, DType t) {
-  return is_float(t) ? std::bit_cast<uint64_t>(v.f) == 0 : v.i == 0;
-}
-
 } // namespace
 
 std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& top,
@@ -312,5 +293,27 @@ std::optional<LoopNest> pad_guarded_reads(const LoopNest& nest, int var, int64_t
     return pad_guarded_reads(out, top, max_elements, why);
   });
 }
+
+namespace detail {
+
+Stmt box_loops(LoopNest& nest, const std::string& prefix, const std::vector<IntRange>& box,
+               const std::function<Stmt(const std::vector<Expr>&)>& store) {
+  std::vector<int> vars;
+  std::vector<Expr> refs;
+  for (size_t d = 0; d < box.size(); ++d) {
+    vars.push_back(nest.add_var(prefix + std::to_string(d), DType::Int64));
+    refs.push_back(make_var(vars.back(), DType::Int64));
+  }
+  Stmt s = store(refs);
+  for (size_t d = box.size(); d-- > 0;)
+    s = make_for(vars[d], int64(box[d].lo), int64(box[d].hi + 1), s);
+  return s;
+}
+
+bool zero_bits(const Scalar& v, DType t) {
+  return is_float(t) ? std::bit_cast<uint64_t>(v.f) == 0 : v.i == 0;
+}
+
+} // namespace detail
 
 } // namespace teval::core

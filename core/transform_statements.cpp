@@ -122,7 +122,7 @@ std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, s
   });
 }
 
-namespace {
+namespace detail {
 
 bool reads_buffer(const Stmt& s, int buffer) {
   bool found = false;
@@ -151,10 +151,6 @@ bool touches_buffer(const Stmt& s, int buffer) {
   return found;
 }
 
-// The store of \p s when \p s writes every element of its buffer without
-// reading it: a chain of loops with constant nonempty bounds and lets
-// around one unguarded store whose index is, dimension by dimension, a
-// distinct loop's variable ranging over exactly that extent. Else null.
 const Store* covering_store(const LoopNest& nest, const Stmt& s) {
   std::map<int, std::pair<int64_t, int64_t>> ranges;
   const Stmt* at = &s;
@@ -189,7 +185,7 @@ const Store* covering_store(const LoopNest& nest, const Stmt& s) {
   return reads_buffer(s, store->buffer) ? nullptr : store;
 }
 
-} // namespace
+} // namespace detail
 
 LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped) {
   if (!nest.root || !std::holds_alternative<Block>(nest.root->node))

@@ -2,6 +2,7 @@
 // of core's interface.
 #pragma once
 
+#include "core/bounds.h"
 #include "core/loopnest.h"
 
 #include <cstdint>
@@ -38,6 +39,25 @@ Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f, ExprMem
 std::optional<LoopNest>
 rewrite_top(const LoopNest& nest, int var, std::string* why,
             const std::function<std::optional<std::vector<Stmt>>(LoopNest&, const Stmt&)>& f);
+
+/// Whether \p s (or a statement below it) reads \p buffer.
+bool reads_buffer(const Stmt& s, int buffer);
+/// Whether \p s reads, stores, allocates or frees \p buffer.
+bool touches_buffer(const Stmt& s, int buffer);
+
+/// The store of \p s when \p s writes every element of its buffer without
+/// reading it: a chain of loops with constant nonempty bounds and lets
+/// around one unguarded store whose index is, dimension by dimension, a
+/// distinct loop's variable ranging over exactly that extent. Else null.
+const Store* covering_store(const LoopNest& nest, const Stmt& s);
+
+/// Loops over [lo_d, hi_d] for each dimension d of \p box (fresh int64
+/// variables named \p prefix and d, added to \p nest) around store(vars).
+Stmt box_loops(LoopNest& nest, const std::string& prefix, const std::vector<IntRange>& box,
+               const std::function<Stmt(const std::vector<Expr>&)>& store);
+
+/// Whether \p v, a value of dtype \p t, is all zero bits (what Allocate holds).
+bool zero_bits(const Scalar& v, DType t);
 
 /// \p nest with \p root as its root, or nothing without one.
 std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root);

@@ -28,6 +28,7 @@
 #include "jit/codegen_impl.h"
 
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/PatternMatch.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -400,11 +401,30 @@ llvm::Value* Codegen::address(int id, const std::vector<llvm::Value*>& index) {
   // [0, elements): neither signed nor unsigned overflow is possible. The
   // GEP is not inbounds: the planted fault 14 steps past the end on purpose
   // and the watermark check must see it, not the optimiser.
+  // [x / n, x % n] in dimensions of extents m and n (unsigned divisions:
+  // walked rows, core::coalesce_rows) is x in one of m * n, so that the
+  // optimiser sees the address as affine in x.
+  std::vector<llvm::Value*> at = index;
+  std::vector<int64_t> extent(buf.shape.begin(), buf.shape.end());
+  namespace pm = llvm::PatternMatch;
+  for (size_t d = 0; d + 1 < at.size();) {
+    llvm::Value* x = nullptr;
+    const uint64_t n = static_cast<uint64_t>(extent[d + 1]);
+    if (pm::match(at[d], pm::m_UDiv(pm::m_Value(x), pm::m_SpecificInt(n))) &&
+        pm::match(at[d + 1], pm::m_URem(pm::m_Specific(x), pm::m_SpecificInt(n)))) {
+      at[d] = x;
+      extent[d] *= extent[d + 1];
+      at.erase(at.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+      extent.erase(extent.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+    } else {
+      ++d;
+    }
+  }
   llvm::Value* flat = b_.getInt64(0);
-  for (size_t d = 0; d < index.size(); ++d)
-    flat = b_.CreateAdd(b_.CreateMul(flat, b_.getInt64(buf.shape[d]), "", /*HasNUW=*/true,
+  for (size_t d = 0; d < at.size(); ++d)
+    flat = b_.CreateAdd(b_.CreateMul(flat, b_.getInt64(extent[d]), "", /*HasNUW=*/true,
                                      /*HasNSW=*/true),
-                        index[d], "", /*HasNUW=*/true, /*HasNSW=*/true);
+                        at[d], "", /*HasNUW=*/true, /*HasNSW=*/true);
   return b_.CreateGEP(mem(buf.dtype), buffers_[id], flat);
 }
 

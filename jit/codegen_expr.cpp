@@ -419,6 +419,10 @@ llvm::Value* Codegen::division(const Expr& e, const core::Apply& a, DType t,
                                const std::vector<llvm::Value*>& args) {
   llvm::Value* x = args[0];
   llvm::Value* y = args[1];
+  if (a.op != Op::ExactDiv && proven_.natural_divisions.count(e.get()))
+    // x >= 0, y >= 1 (core::proven_accesses): truncating and floored are
+    // the unsigned quotient and remainder, which cannot fail.
+    return a.op == Op::Div ? b_.CreateUDiv(x, y) : b_.CreateURem(x, y);
   llvm::Value* zero = constant(t, 0);
   llvm::Value* y_zero = b_.CreateICmpEQ(y, zero);
   if (is_unsigned(t)) {

@@ -227,6 +227,85 @@ TEST(Schedule, TheBoundsAnalysisProvesIndexArithmeticCannotOverflow) {
   EXPECT_EQ(unproven, (std::vector<std::string>{"*"}));
 }
 
+// A division or remainder whose dividend is proved >= 0 and divisor >= 1
+// is unsigned division in compiled code (truncating and floored agree
+// there); one whose dividend may be negative is not: the interpreter's
+// bits either way.
+TEST(Schedule, DivisionsOfNonNegativeIndicesAreProvedNatural) {
+  const std::string program =
+      "- einstein_v2(\"output0[P, Q] = input0[(P * 8 + Q) // 4] + input0[Q % 3] + input0[(P - 5) "
+      "// 2 + 3] + input0[(Q - 4) % 5] where P in 8, Q in 8\", {\"input0\": {\"dtype\": "
+      "\"int32\", \"shape\": [16]}})";
+  core::Kernel k = test::elaborate(program);
+  core::LoopNest n = core::lower(k);
+  core::ProvenAccesses p = core::proven_accesses(n);
+  std::vector<std::string> natural, other;
+  core::each_stmt(n.root, [&](const core::Stmt& st) {
+    for (const core::Expr& e : core::own_exprs(st))
+      core::for_each_node(e, [&](const core::Expr& x) {
+        const auto* a = std::get_if<core::Apply>(&x->node);
+        if (a && (a->op == core::Op::Div || a->op == core::Op::Mod))
+          (p.natural_divisions.count(x.get()) ? natural : other)
+              .emplace_back(core::spelling(a->op));
+      });
+  });
+  EXPECT_EQ(natural, (std::vector<std::string>{"/", "%"}));
+  EXPECT_EQ(other, (std::vector<std::string>{"/", "%"}));
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, 4);
+  Outcome want = outcome([&] { return interp::run(k, inputs, {.blocks = false}); });
+  EXPECT_TRUE(identical(want, outcome([&] { return jit::Jit().compile(n)->run(inputs); })));
+}
+
+// The bounds analysis's range of x / d (truncating) and x % d (floored,
+// the divisor's sign) over loops of x and d holds every value a plain loop
+// computes, and is unknown where d can be zero: every pair of ranges in
+// [-7, 7].
+TEST(Schedule, TheRangesOfDivisionsAndRemaindersHoldEveryValue) {
+  using core::DType;
+  for (int64_t xl = -7; xl <= 7; ++xl)
+    for (int64_t xh = xl; xh <= 7; xh += 3)
+      for (int64_t dl = -7; dl <= 7; ++dl)
+        for (int64_t dh = dl; dh <= 7; dh += 2)
+          for (core::Op op : {core::Op::Div, core::Op::Mod}) {
+            core::LoopNest n;
+            const int x = n.add_var("x", DType::Int64), d = n.add_var("d", DType::Int64);
+            const int out = n.add_buffer({"out", DType::Int64, {1}, core::BufferKind::Output, {}});
+            core::Expr e = core::make_apply(
+                op, {core::make_var(x, DType::Int64), core::make_var(d, DType::Int64)}, {},
+                std::nullopt, core::Overflow::Trap);
+            n.root = core::make_for(x, core::int64(xl), core::int64(xh + 1),
+                                    core::make_for(d, core::int64(dl), core::int64(dh + 1),
+                                                   core::make_store(out, {core::int64(0)}, e)));
+            std::optional<core::IntRange> got;
+            bool seen = false;
+            core::each_node_in_scope(n, n.root,
+                                     [&](const core::Expr& node, const core::RangeOf& range) {
+                                       if (node == e) {
+                                         got = range(e);
+                                         seen = true;
+                                       }
+                                     });
+            ASSERT_TRUE(seen);
+            if (dl <= 0 && dh >= 0) {
+              EXPECT_FALSE(got) << xl << " " << xh << " " << dl << " " << dh;
+              continue;
+            }
+            ASSERT_TRUE(got) << xl << " " << xh << " " << dl << " " << dh;
+            for (int64_t xv = xl; xv <= xh; ++xv)
+              for (int64_t dv = dl; dv <= dh; ++dv) {
+                int64_t v = xv / dv;
+                if (op == core::Op::Mod) {
+                  v = xv % dv;
+                  if (v != 0 && (v < 0) != (dv < 0))
+                    v += dv;
+                }
+                EXPECT_TRUE(got->lo <= v && v <= got->hi)
+                    << core::spelling(op) << " " << xv << " " << dv << " -> " << v << " outside ["
+                    << got->lo << ", " << got->hi << "]";
+              }
+          }
+}
+
 // Index arithmetic on a parallel loop's variable (P * 16, where each
 // thread's chunk of P is unknown to LLVM) once kept its overflow checks,
 // and their branches kept the loops inside from being vectorized (2.2 G
@@ -366,7 +445,8 @@ TEST(Schedule, ARowOfPartialVectorsIsSplitAndTiled) {
         "]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 5, 3, 3]}})");
     core::LoopNest nest = core::lower(conv);
     std::string log;
-    core::schedule(nest, {}, &log);
+    const core::ScheduleOptions split{.coalesce_points_per_element = 0}; // not walked as one
+    core::schedule(nest, split, &log);
     const int64_t whole = width / 16 * 16;
     EXPECT_NE(log.find("split WO at " + std::to_string(whole)), std::string::npos) << log;
     // At most 16 accumulator vectors, 8 copies: one vector's row jams all
@@ -378,7 +458,7 @@ TEST(Schedule, ARowOfPartialVectorsIsSplitAndTiled) {
     EXPECT_EQ(log.find("register tile 8 WO x 8 F") != std::string::npos, width % 16 == 8) << log;
     std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 7);
     std::vector<core::Tensor> want = interp::run(conv, inputs);
-    jit::Jit j;
+    jit::Jit j(jit::JitOptions{.scheduling = split});
     std::vector<core::Tensor> got = j.compile(nest)->run(inputs);
     ASSERT_EQ(got.size(), 1u);
     EXPECT_TRUE(core::identical(got[0], want[0])) << width;
@@ -487,6 +567,115 @@ RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
   RC_ASSERT(identical(want, outcome([&] { return j.compile(nest)->run(inputs); })));
 }
 
+// A 56-wide padded convolution (rows of three 64-byte vectors and half of
+// one) walks its rows as one through the 58-wide padded copy: rows of 4
+// whole vectors, 4 output channels in registers, its 3 KW steps unrolled;
+// the copy back of the 56 useful columns of each 58 is vector code (q / 64
+// and q % 64 folded into q), and every result is the interpreter's.
+TEST(Schedule, A56WideConvolutionWalksItsRowsAsOne) {
+  core::Kernel conv = test::elaborate(
+      "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
+      "KH - 1 >= 0, HO + KH - 1 < 5, WO + KW - 1 >= 0, WO + KW - 1 < 56], 0.0) * input1[F, C, "
+      "KH, KW] where HO in 5, WO in 56\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [1, 3, "
+      "5, 56]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 3, 3, 3]}})");
+  core::LoopNest nest = core::lower(conv);
+  std::string log;
+  core::LoopNest scheduled = core::schedule(nest, {}, &log);
+  // 5 rows of 58 in rows of 64: 5 of them; the copy has a row more for the
+  // last walked point's window.
+  EXPECT_NE(log.find("pad guarded reads into input0_padded[1, 3, 7, 58]"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("walk the rows of output0 as one, into output0_rows[1, 8, 5, 64]"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("register tile 64 HO.WO.i x 4 F\nunroll KW\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("drop the fill of output0"), std::string::npos) << log;
+  EXPECT_NE(core::to_string(scheduled).find("input0_padded[1, 3, 464]"), std::string::npos);
+  std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 13);
+  std::vector<core::Tensor> want = interp::run(conv, inputs);
+  jit::Jit j;
+  std::vector<core::Tensor> got = j.compile(nest)->run(inputs);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(core::identical(got[0], want[0]));
+  EXPECT_TRUE(core::identical(interp::ireval(scheduled, inputs)[0], want[0]));
+  if (j.target().find("avx512f") != std::string::npos) {
+    std::string ir = j.emit_llvm(nest);
+    EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
+    EXPECT_TRUE(std::regex_search(ir, std::regex("fmul <16 x float>"))) << ir;
+    EXPECT_EQ(ir.find("fmul <8 x float>"), std::string::npos) << "a half vector\n" << ir;
+  }
+}
+
+// Rows walked as one through their padded copies (core::coalesce_rows):
+// padded stencils and convolutions of random shapes (rows of 1 to 40
+// outputs, windows of 1 to 3 by 1 to 3 with any padding up to theirs, a
+// second window or a bias now and then), sums, maxima (a fill that is not
+// zero) and plain stores (no start at all), in float32, float64 and int32
+// (whose thrown-away columns may overflow: refused). Scheduled so that
+// every statement is walked where it can be, compiled code and the
+// scheduled nest under IREval give the interpreter's bits. With the
+// output's fill taken out, the walked rows start from a copy of the
+// output (IREval and compiled code begin with the same unwritten bytes).
+RC_GTEST_PROP(Schedule, RowsWalkedAsOneKeepEveryResult, ()) {
+  auto pick = [](int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); };
+  const std::string dtype = *rc::gen::element<std::string>("float32", "float64", "int32");
+  const std::string op = *rc::gen::element<std::string>("+=!", ">=!", "=");
+  const int n = pick(1, 2), c = pick(1, 3), h = pick(1, 5),
+            w = pick(1, 3) == 1 ? pick(1, 16) : pick(17, 40);
+  const int kh = pick(1, 3), kw = pick(1, 3), ph = pick(0, kh - 1), pw = pick(0, kw - 1);
+  const int ho = pick(1, h + 2 * ph - kh + 1 > 0 ? h + 2 * ph - kh + 1 : 1);
+  const int widest = std::max(w + 2 * pw - kw + 1, 1); // the rows padding allows
+  const int wo = pick(0, 3) == 0 ? pick(1, widest) : widest;
+  const bool reduce = op != "=";
+  auto window = [&](int dh, int dw) {
+    const std::string i = "HO + " + std::string(reduce ? "KH" : "0") + " - " +
+                          std::to_string(ph - dh),
+                      j = "WO + " + std::string(reduce ? "KW" : "0") + " - " +
+                          std::to_string(pw - dw);
+    return "input0[N, C, " + i + ", " + j + "].when([" + i + " >= 0, " + i + " < " +
+           std::to_string(h) + ", " + j + " >= 0, " + j + " < " + std::to_string(w) +
+           "], const(0, dtype=`" + dtype + "`))";
+  };
+  std::string term = window(0, 0) + " * input1[" + (reduce ? "F, C, KH, KW" : "0, C, 0, 0") + "]";
+  if (pick(0, 2) == 0)
+    term += " + " + window(0, pick(0, 1));
+  if (pick(0, 2) == 0)
+    term += " + input2[" + std::string(reduce ? "F" : "C") + "]";
+  const std::string f = std::to_string(pick(1, 3));
+  std::string program =
+      "- einstein_v2(\"output0[N, " + std::string(reduce ? "F" : "C") + ", HO, WO] " + op + " " +
+      term + " where HO in " + std::to_string(ho) + ", WO in " + std::to_string(wo) +
+      (reduce ? ", KH in " + std::to_string(kh) + ", KW in " + std::to_string(kw) : std::string()) +
+      "\", {\"input0\": {\"dtype\": \"" + dtype + "\", \"shape\": [" + std::to_string(n) + ", " +
+      std::to_string(c) + ", " + std::to_string(h) + ", " + std::to_string(w) +
+      "]}, \"input1\": {\"dtype\": \"" + dtype + "\", \"shape\": [" + (reduce ? f : "1") + ", " +
+      std::to_string(c) + ", " + std::to_string(kh) + ", " + std::to_string(kw) +
+      "]}, \"input2\": " + "{\"dtype\": \"" + dtype + "\", \"shape\": [" +
+      (reduce ? f : std::to_string(c)) + "]}})";
+  RC_LOG() << program;
+  core::Kernel k = test::elaborate(program);
+  core::LoopNest nest = core::lower(k);
+  const bool unfilled = reduce && pick(0, 2) == 0;
+  if (unfilled) { // the output's fill taken out: its first statement
+    std::vector<core::Stmt> top = std::get<core::Block>(nest.root->node).stmts;
+    top.erase(top.begin());
+    nest.root = core::make_block(std::move(top));
+  }
+  const core::ScheduleOptions options{.pad_points_per_element = 1,
+                                      .coalesce_points_per_element = 1};
+  std::string log;
+  core::LoopNest scheduled = core::schedule(nest, options, &log);
+  RC_TAG(log.find("walk the rows") != std::string::npos ? "walked" : "not walked",
+         unfilled ? "unfilled" : op);
+  RC_LOG() << log << core::to_string(scheduled);
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, *rc::gen::arbitrary<uint32_t>());
+  Outcome want = unfilled ? outcome([&] { return interp::ireval(nest, inputs); })
+                          : outcome([&] { return interp::run(k, inputs, {.blocks = false}); });
+  RC_ASSERT(identical(want, outcome([&] { return interp::ireval(scheduled, inputs); })));
+  static jit::Jit j(jit::JitOptions{.scheduling = options});
+  RC_ASSERT(identical(want, outcome([&] { return j.compile(nest)->run(inputs); })));
+}
+
 // Parallel loops share one team of threads: loops started from several
 // threads at once (all but one make a team of their own), on 2 to 5
 // threads, and a loop in a forked child of a process whose team has run
@@ -494,7 +683,8 @@ RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
 // interpreter's matmul.
 TEST(Schedule, ParallelLoopsRunFromSeveralThreadsAndInAForkedChild) {
   core::Kernel k = test::elaborate(
-      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": "
+      "{\"dtype\": "
       "\"float32\", \"shape\": [67, 40]}, \"input1\": {\"dtype\": \"float32\", \"shape\": "
       "[40, 33]}})");
   core::LoopNest mm = core::lower(k);
@@ -529,7 +719,8 @@ TEST(Schedule, ParallelLoopsRunFromSeveralThreadsAndInAForkedChild) {
 // leaves nothing running.
 TEST(Schedule, AParallelKernelStopsWhenAsked) {
   core::LoopNest mm = core::lower(test::elaborate(
-      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": {\"dtype\": "
+      "- einstein_v2(\"output0[N, M] +=! input0[N, K] * input1[K, M]\", {\"input0\": "
+      "{\"dtype\": "
       "\"float32\", \"shape\": [4096, 4096]}, \"input1\": {\"dtype\": \"float32\", \"shape\": "
       "[4096, 4096]}})"));
   std::string log;
