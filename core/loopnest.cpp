@@ -68,8 +68,8 @@ Stmt make_block(std::vector<Stmt> stmts) {
   return make(Block{std::move(flat)});
 }
 
-Stmt make_allocate(int buffer) {
-  return make(Allocate{buffer});
+Stmt make_allocate(int buffer, bool zeroed) {
+  return make(Allocate{buffer, zeroed});
 }
 
 Stmt make_free(int buffer) {
@@ -263,8 +263,8 @@ private:
               stmt(c, depth);
           } else if constexpr (std::is_same_v<T, Allocate>) {
             const Buffer& b = nest_.buffers[n.buffer];
-            line(depth,
-                 std::string(name(b.dtype)) + " " + b.name + to_string(b.shape) + " = allocate();");
+            line(depth, std::string(name(b.dtype)) + " " + b.name + to_string(b.shape) +
+                            (n.zeroed ? " = allocate();" : " = allocate_unset();"));
           } else if constexpr (std::is_same_v<T, Free>) {
             line(depth, "free(" + nest_.buffers[n.buffer].name + ");");
           } else {

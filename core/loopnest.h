@@ -105,9 +105,13 @@ struct Cond {
 struct Block {
   std::vector<Stmt> stmts;
 };
-/// The temp buffer comes into existence, every element zero.
+/// The temp buffer comes into existence, every element zero; or, not
+/// zeroed, holding unspecified bytes, where the nest writes every element
+/// before it reads one (core::schedule marks such an Allocate when the
+/// next statement that touches the buffer stores all of it, unread).
 struct Allocate {
   int buffer;
+  bool zeroed = true;
 };
 /// The temp buffer ceases to exist.
 struct Free {
@@ -148,7 +152,7 @@ Stmt make_let(int var, Expr value, Stmt body);
 Stmt make_cond(Expr cond, Stmt then, Stmt otherwise = nullptr);
 /// A block of \p stmts; nested blocks are flattened, null entries dropped.
 Stmt make_block(std::vector<Stmt> stmts);
-Stmt make_allocate(int buffer);
+Stmt make_allocate(int buffer, bool zeroed = true);
 Stmt make_free(int buffer);
 Stmt make_raise(ErrorKind kind, Span span, std::string message, std::vector<Expr> args);
 

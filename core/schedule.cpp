@@ -383,6 +383,35 @@ std::vector<Stmt> coalesce(LoopNest& nest, std::vector<Stmt> tops, int64_t ratio
   return tops;
 }
 
+// \p nest with each top-level Allocate whose buffer the next statement
+// that touches it stores all of, unread (a padded copy, a fill), not
+// zeroed: a serial memset of a 56-wide convolution's padded copy and
+// walked rows (1.7 MB) was 4% of its two-core time.
+LoopNest unset_allocates(LoopNest nest, std::string* log) {
+  if (!nest.root || !std::holds_alternative<Block>(nest.root->node))
+    return nest;
+  std::vector<Stmt> stmts = std::get<Block>(nest.root->node).stmts;
+  bool changed = false;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const auto* a = std::get_if<Allocate>(&stmts[i]->node);
+    if (!a || !a->zeroed)
+      continue;
+    size_t next = i + 1;
+    while (next < stmts.size() && !detail::touches_buffer(stmts[next], a->buffer))
+      ++next;
+    const Store* all = next < stmts.size() ? detail::covering_store(nest, stmts[next]) : nullptr;
+    if (!all || all->buffer != a->buffer)
+      continue;
+    note(log, "allocate " + nest.buffers[a->buffer].name +
+                  " unzeroed: the next statement writes it all");
+    stmts[i] = make_allocate(a->buffer, false);
+    changed = true;
+  }
+  if (changed)
+    nest.root = make_block(std::move(stmts));
+  return nest;
+}
+
 } // namespace
 
 LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::string* log) {
@@ -422,7 +451,7 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
   LoopNest final = drop_dead_fills(out, &dropped);
   for (int b : dropped)
     note(log, "drop the fill of " + out.buffers[b].name + ": a later statement writes it all");
-  return final;
+  return unset_allocates(final, log);
 }
 
 } // namespace teval::core

@@ -139,8 +139,9 @@ LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped = nullp
 /// same elements of B (within its shape) with the same k share one P over
 /// the union of their ranges (a stencil's shifted windows), and all the
 /// copies together have at most \p max_elements elements. Returns, in order: for each P its
-/// Allocate (zeros), its fill with k (unless k's bits are zero) and its copy of B; \p top
-/// rewritten; each P's Free. The P buffers are added to \p nest.
+/// Allocate (not zeroed) and one statement that writes all of P (B's element where the index
+/// is inside B and the condition's box, k elsewhere); \p top rewritten; each P's Free. The P
+/// buffers are added to \p nest.
 std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& top,
                                                    int64_t max_elements,
                                                    std::string* why = nullptr);

@@ -304,8 +304,8 @@ std::optional<std::vector<Stmt>> coalesce_rows(LoopNest& nest, const std::vector
   if (!cannot_fail(work, body))
     return fail(why, "the walked rows' reads are not proved in range"), std::nullopt;
 
-  // The walked buffer starts as the target does: the constant of the fill
-  // before (Allocate's zeros, or a fill), else a copy of the target.
+  // The walked buffer starts as the target does: a fill with the constant
+  // of the target's fill before, else a copy of the target.
   const std::vector<IntRange> box = whole(target.shape);
   const std::string prefix = target.name + "_r";
   // A store at element v of the target and the walked point it is:
@@ -320,7 +320,24 @@ std::optional<std::vector<Stmt>> coalesce_rows(LoopNest& nest, const std::vector
     index.push_back(make_apply(Op::Mod, {flat, int64(row)}, {}, std::nullopt, Overflow::Trap));
     return make_let(q, add(mul(v.end()[-2], stride), v.back()), store(index));
   };
-  std::vector<Stmt> before{make_allocate(walked)};
+  std::vector<Stmt> before;
+  // The rows a temp gained, which only thrown-away columns read, written
+  // (zeros) before them: every element of the temp is still written before
+  // it is read (its Allocate need not zero it).
+  for (const auto& [b, rows] : rows_needed) {
+    const Buffer& grown = work.buffers[b];
+    const int64_t had = nest.buffers[b].shape.end()[-2] * stride;
+    if (rows * stride == had)
+      continue;
+    std::vector<IntRange> gained = whole(grown.shape);
+    gained.back().lo = had;
+    const Scalar zero =
+        is_float(grown.dtype) ? Scalar::of_float(grown.dtype, 0) : Scalar::of_int(grown.dtype, 0);
+    before.push_back(box_loops(work, grown.name + "_g", gained, [&](const std::vector<Expr>& v) {
+      return make_store(b, v, make_const(zero));
+    }));
+  }
+  before.push_back(make_allocate(walked));
   if (!own.empty()) {
     size_t prev = at;
     while (prev > 0 && !touches_buffer(tops[prev - 1], store->buffer))
@@ -334,7 +351,7 @@ std::optional<std::vector<Stmt>> coalesce_rows(LoopNest& nest, const std::vector
           return make_store(walked, index, make_load(store->buffer, target.dtype, v));
         });
       }));
-    else if (!zero_bits(k->value, target.dtype))
+    else // all of it, so that its Allocate need not zero it
       before.push_back(box_loops(work, prefix, whole(shape), [&](const std::vector<Expr>& v) {
         return make_store(walked, v, fill->value);
       }));

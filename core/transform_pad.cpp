@@ -245,7 +245,7 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
     budget -= elements;
     copy.buffer = nest.add_buffer({b.name + "_padded", b.dtype, shape, BufferKind::Temp, b.span});
     const int p = copy.buffer;
-    before.push_back(make_allocate(p));
+    before.push_back(make_allocate(p, /*zeroed=*/false)); // the next statement writes it all
     const std::string prefix = b.name + "_p";
     auto origin = [&](const std::vector<Expr>& at) {
       std::vector<Expr> index;
@@ -253,18 +253,32 @@ std::optional<std::vector<Stmt>> pad_guarded_reads(LoopNest& nest, const Stmt& t
         index.push_back(shifted(at[d], copy.range[d].lo));
       return index;
     };
-    if (!zero_bits(content.pad, b.dtype))
-      before.push_back(box_loops(nest, prefix, copy.range, [&](const std::vector<Expr>& v) {
-        return make_store(p, origin(v), copy.pad, nullptr);
-      }));
+    // One statement writes all of P (so its Allocate need not zero it):
+    // B's element where the index is inside B and the condition's box, k
+    // elsewhere.
     std::vector<IntRange> inside;
     for (size_t d = 0; d < copy.range.size(); ++d)
       inside.push_back({std::max(content.box[d].lo, copy.range[d].lo),
                         std::min(content.box[d].hi, copy.range[d].hi)});
-    if (std::all_of(inside.begin(), inside.end(), [](IntRange r) { return r.lo <= r.hi; }))
-      before.push_back(box_loops(nest, prefix, inside, [&](const std::vector<Expr>& v) {
-        return make_store(p, origin(v), make_load(content.buffer, b.dtype, v), nullptr);
-      }));
+    const bool any =
+        std::all_of(inside.begin(), inside.end(), [](IntRange r) { return r.lo <= r.hi; });
+    before.push_back(box_loops(nest, prefix, copy.range, [&](const std::vector<Expr>& v) {
+      Expr cond;
+      for (size_t d = 0; any && d < v.size(); ++d) {
+        auto bound = [&](Op op, int64_t k) {
+          Expr c = make_apply(op, {v[d], int64(k)}, {}, DType::Bool);
+          cond = cond ? make_apply(Op::And, {cond, c}, {}, DType::Bool) : c;
+        };
+        if (inside[d].lo > copy.range[d].lo)
+          bound(Op::Ge, inside[d].lo);
+        if (inside[d].hi < copy.range[d].hi)
+          bound(Op::Le, inside[d].hi);
+      }
+      Expr value = !any   ? copy.pad
+                   : cond ? make_select(cond, make_load(content.buffer, b.dtype, v), copy.pad)
+                          : make_load(content.buffer, b.dtype, v);
+      return make_store(p, origin(v), value, nullptr);
+    }));
     after.push_back(make_free(p));
     for (const Guarded* g : copy.reads)
       rewrite[g->node] = &copy;

@@ -128,6 +128,9 @@ private:
     TEVAL_ASSERT(!buffers_[a.buffer], "buffer allocated twice");
     const core::Buffer& b = n_.buffers[a.buffer];
     buffers_[a.buffer] = Tensor(b.dtype, b.shape);
+    if (!a.zeroed) // unspecified: the unwritten pattern, so that a read before a write shows
+      std::fill(buffers_[a.buffer]->bytes().begin(), buffers_[a.buffer]->bytes().end(),
+                core::kUnwrittenOutput);
   }
 
   void exec_node(const core::Free& f) {

@@ -506,6 +506,8 @@ void Codegen::stmt_node(const core::Stmt&, const core::Block& b) {
 }
 
 void Codegen::stmt_node(const core::Stmt&, const core::Allocate& a) {
+  if (!a.zeroed)
+    return; // unspecified: the nest writes all of it first
   const core::Buffer& buf = n_.buffers[a.buffer];
   int64_t bytes = core::size_bytes(buf.dtype);
   for (int64_t e : buf.shape)

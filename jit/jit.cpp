@@ -473,9 +473,11 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     }
     if (watermarks) {
       // The code sees the buffer's contents (a destination's too) between
-      // pads; a fresh output starts unspecified, as in IREval.
+      // pads; a fresh output starts unspecified, as in IREval, and so does
+      // a temp (an Allocate that zeroes it zeroes it; one that does not
+      // leaves these bytes).
       pads[i] = padded(bytes);
-      if (!given && n.buffers[i].kind == core::BufferKind::Output)
+      if (!given && n.buffers[i].kind != core::BufferKind::Input)
         std::fill(pads[i].data(), pads[i].data() + pads[i].size(), core::kUnwrittenOutput);
       pointers[i] = pads[i].data();
     } else {
