@@ -64,17 +64,20 @@ RC_GTEST_PROP(Schedule, WhatCannotFailDoesNotFail, ()) {
 }
 
 // Random schedule parameters: vectorization on or off, a parallel threshold
-// from every nest to none, and the loop choice of --order any (which by
-// itself changes no result; only the code generator's freedoms do).
+// from every nest to none, the loop choice of --order any (which by
+// itself changes no result; only the code generator's freedoms do), and
+// the thresholds of padded copies and of rows walked as one.
 core::ScheduleOptions random_schedule() {
   core::ScheduleOptions o;
   o.vectorize = *rc::gen::arbitrary<bool>();
-  o.parallel_points = *rc::gen::element<int64_t>(0, 1, 64, int64_t{1} << 18);
+  o.parallel_points = *rc::gen::element<int64_t>(0, 1, 64, int64_t{1} << 17);
   o.any_order = *rc::gen::arbitrary<bool>();
   o.pad_points_per_element = *rc::gen::element<int64_t>(0, 1, 4);
+  o.coalesce_points_per_element = *rc::gen::element<int64_t>(0, 1, 16);
   RC_LOG() << "schedule options: vectorize " << o.vectorize << ", parallel from "
            << o.parallel_points << " points, any order " << o.any_order << ", padding at "
-           << o.pad_points_per_element << " points per element\n";
+           << o.pad_points_per_element << " points per element, rows walked at "
+           << o.coalesce_points_per_element << "\n";
   return o;
 }
 
