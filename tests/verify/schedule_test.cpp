@@ -389,26 +389,45 @@ TEST(Schedule, StridedOutputLoopsStayOutside) {
   EXPECT_NE(log.find("interchange M and K\nvectorize M\n"), std::string::npos) << log;
 }
 
+// A 3x3 convolution padded by 1 (with .when) of an n x c x hw x w float32
+// input by f filters.
+core::Kernel padded_convolution(int n, int c, int h, int w, int f) {
+  auto i = [](int v) { return std::to_string(v); };
+  return test::elaborate(
+      "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
+      "KH - 1 >= 0, HO + KH - 1 < " +
+      i(h) + ", WO + KW - 1 >= 0, WO + KW - 1 < " + i(w) +
+      "], 0.0) * input1[F, C, KH, KW] where HO in " + i(h) + ", WO in " + i(w) +
+      "\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [" + i(n) + ", " + i(c) + ", " + i(h) +
+      ", " + i(w) + "]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [" + i(f) + ", " + i(c) +
+      ", 3, 3]}})");
+}
+
+// The schedule's log for \p k's nest, whose compiled code and scheduled
+// nest under IREval must give the interpreter's bits on inputs of \p seed.
+std::string schedule_checked(const core::Kernel& k, uint32_t seed,
+                             core::LoopNest* scheduled = nullptr) {
+  core::LoopNest nest = core::lower(k);
+  std::string log;
+  core::LoopNest s = core::schedule(nest, {}, &log);
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, seed);
+  std::vector<core::Tensor> want = interp::run(k, inputs);
+  std::vector<core::Tensor> got = jit::Jit().compile(nest)->run(inputs);
+  EXPECT_EQ(got.size(), 1u);
+  EXPECT_TRUE(!got.empty() && core::identical(got[0], want[0])) << log;
+  EXPECT_TRUE(core::identical(interp::ireval(s, inputs)[0], want[0])) << log;
+  if (scheduled)
+    *scheduled = std::move(s);
+  return log;
+}
+
 // A convolution's output columns are register-tiled with 4 output
 // channels (the loop whose copies share the input's vector reads), inside
 // the three reduction loops; the compiled code gives the interpreter's
 // bits, each output still summed over C, KH, KW in order.
 TEST(Schedule, ARegisterTiledConvolutionKeepsEverySum) {
-  core::Kernel conv = test::elaborate(
-      "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
-      "KH - 1 >= 0, HO + KH - 1 < 16, WO + KW - 1 >= 0, WO + KW - 1 < 16], 0.0) * input1[F, C, "
-      "KH, KW] where HO in 16, WO in 16\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [2, "
-      "16, "
-      "16, 16]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 16, 3, 3]}})");
-  core::LoopNest nest = core::lower(conv);
-  std::string log;
-  core::schedule(nest, {}, &log);
+  std::string log = schedule_checked(padded_convolution(2, 16, 16, 16, 8), 5);
   EXPECT_NE(log.find("register tile 16 WO x 4 F"), std::string::npos) << log;
-  std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 5);
-  std::vector<core::Tensor> want = interp::run(conv, inputs);
-  std::vector<core::Tensor> got = jit::Jit().compile(nest)->run(inputs);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_TRUE(core::identical(got[0], want[0]));
 }
 
 // A row of two vectors (32 floats) jams 8 output channels: 16 accumulator
@@ -416,20 +435,8 @@ TEST(Schedule, ARegisterTiledConvolutionKeepsEverySum) {
 // MAC/s on one core with 4 channels, 126 with 8), with the interpreter's
 // bits.
 TEST(Schedule, ATwoVectorRowJamsEightOutputChannels) {
-  core::Kernel conv = test::elaborate(
-      "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
-      "KH - 1 >= 0, HO + KH - 1 < 5, WO + KW - 1 >= 0, WO + KW - 1 < 32], 0.0) * input1[F, C, "
-      "KH, KW] where HO in 5, WO in 32\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [1, "
-      "3, 5, 32]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [16, 3, 3, 3]}})");
-  core::LoopNest nest = core::lower(conv);
-  std::string log;
-  core::schedule(nest, {}, &log);
+  std::string log = schedule_checked(padded_convolution(1, 3, 5, 32, 16), 11);
   EXPECT_NE(log.find("register tile 32 WO x 8 F"), std::string::npos) << log;
-  std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 11);
-  std::vector<core::Tensor> want = interp::run(conv, inputs);
-  std::vector<core::Tensor> got = jit::Jit().compile(nest)->run(inputs);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_TRUE(core::identical(got[0], want[0]));
 }
 
 // A row of whole vectors and a remainder (24 floats: one 64-byte vector and
@@ -576,14 +583,9 @@ RC_GTEST_PROP(Schedule, GuardedWindowsReadFromPaddedCopiesKeepEveryResult, ()) {
 // the copy back of the 56 useful columns of each 58 is vector code (q / 64
 // and q % 64 folded into q), and every result is the interpreter's.
 TEST(Schedule, A56WideConvolutionWalksItsRowsAsOne) {
-  core::Kernel conv = test::elaborate(
-      "- einstein_v2(\"output0[N, F, HO, WO] +=! input0[N, C, HO + KH - 1, WO + KW - 1].when([HO + "
-      "KH - 1 >= 0, HO + KH - 1 < 5, WO + KW - 1 >= 0, WO + KW - 1 < 56], 0.0) * input1[F, C, "
-      "KH, KW] where HO in 5, WO in 56\", {\"input0\": {\"dtype\": \"float32\", \"shape\": [1, 3, "
-      "5, 56]}, \"input1\": {\"dtype\": \"float32\", \"shape\": [8, 3, 3, 3]}})");
-  core::LoopNest nest = core::lower(conv);
-  std::string log;
-  core::LoopNest scheduled = core::schedule(nest, {}, &log);
+  core::Kernel conv = padded_convolution(1, 3, 5, 56, 8);
+  core::LoopNest scheduled;
+  std::string log = schedule_checked(conv, 13, &scheduled);
   // 5 rows of 58 in rows of 64: 5 of them; the copy has a row more for the
   // last walked point's window.
   EXPECT_NE(log.find("pad guarded reads into input0_padded[1, 3, 7, 58]"), std::string::npos)
@@ -597,15 +599,9 @@ TEST(Schedule, A56WideConvolutionWalksItsRowsAsOne) {
   const std::string text = core::to_string(scheduled);
   EXPECT_NE(text.find("input0_padded[1, 3, 464] = allocate_unset();"), std::string::npos) << text;
   EXPECT_NE(text.find("output0_rows[1, 8, 5, 64] = allocate_unset();"), std::string::npos) << text;
-  std::vector<core::Tensor> inputs = interp::make_inputs(conv, {}, 13);
-  std::vector<core::Tensor> want = interp::run(conv, inputs);
   jit::Jit j;
-  std::vector<core::Tensor> got = j.compile(nest)->run(inputs);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_TRUE(core::identical(got[0], want[0]));
-  EXPECT_TRUE(core::identical(interp::ireval(scheduled, inputs)[0], want[0]));
   if (j.target().find("avx512f") != std::string::npos) {
-    std::string ir = j.emit_llvm(nest);
+    std::string ir = j.emit_llvm(core::lower(conv));
     EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
     EXPECT_TRUE(std::regex_search(ir, std::regex("fmul <16 x float>"))) << ir;
     EXPECT_EQ(ir.find("fmul <8 x float>"), std::string::npos) << "a half vector\n" << ir;
