@@ -378,7 +378,7 @@ std::vector<Stmt> coalesce(LoopNest& nest, std::vector<Stmt> tops, int64_t ratio
     note(log,
          "walk the rows of " + target.name + " as one, into " + rows.name + to_string(rows.shape));
     tops = std::move(*walked);
-    i += tops.size() - before; // the walked statement
+    i += tops.size() - before; // past the statements made of it
   }
   return tops;
 }

@@ -20,14 +20,21 @@ int var_of(const Expr& e) {
   return v ? v->var : -1;
 }
 
+// Whether every value of integer dtype \p from is one of \p to.
+bool widens(DType from, DType to) {
+  return is_integer(from) && is_integer(to) && int_min(to) <= int_min(from) &&
+         int_max(to) >= int_max(from);
+}
+
 // When \p e is variable \p var plus or minus terms that do not mention it
-// (`var + a`, `a + var`, `var - a`, through integer casts that \p
-// e's range keeps exact is not needed: the caller proves the result), the
-// terms: `a`, `-a`, or a null Expr for none. Else nothing.
+// (`var + a`, `a + var`, `var - a`, through casts that keep every value),
+// the terms as one int64 expression: `a`, `-a`, or a null Expr for none.
+// Else nothing. (The statement's arithmetic cannot overflow, so the
+// terms' int64 sum is the index's value; the walked statement's own reads
+// are proved in range afterwards.)
 std::optional<Expr> offset_from(const Expr& e, int var) {
   if (const auto* c = std::get_if<Cast>(&e->node))
-    return is_integer(c->value->dtype) && is_integer(e->dtype) ? offset_from(c->value, var)
-                                                               : std::nullopt;
+    return widens(c->value->dtype, e->dtype) ? offset_from(c->value, var) : std::nullopt;
   if (const auto* v = std::get_if<VarRef>(&e->node))
     return v->var == var ? std::optional<Expr>(Expr()) : std::nullopt;
   const auto* a = std::get_if<Apply>(&e->node);
