@@ -399,19 +399,17 @@ ProvenAccesses proven_accesses(const LoopNest& nest) {
   a.vars.resize(nest.vars.size());
   if (nest.root)
     a.safe(nest.root);
+  // Proved where every place that evaluates the node proved it.
+  auto everywhere = [](const auto& proven, const auto& unproven, auto& out) {
+    for (const auto* node : proven)
+      if (!unproven.count(node))
+        out.insert(node);
+  };
   ProvenAccesses p;
-  for (const ExprNode* l : r.loads)
-    if (!r.unproven_loads.count(l))
-      p.loads.insert(l);
-  for (const StmtNode* s : r.stores)
-    if (!r.unproven_stores.count(s))
-      p.stores.insert(s);
-  for (const ExprNode* e : r.arithmetic)
-    if (!r.unproven_arithmetic.count(e))
-      p.arithmetic.insert(e);
-  for (const ExprNode* e : r.natural)
-    if (!r.unnatural.count(e))
-      p.natural_divisions.insert(e);
+  everywhere(r.loads, r.unproven_loads, p.loads);
+  everywhere(r.stores, r.unproven_stores, p.stores);
+  everywhere(r.arithmetic, r.unproven_arithmetic, p.arithmetic);
+  everywhere(r.natural, r.unnatural, p.natural_divisions);
   return p;
 }
 
