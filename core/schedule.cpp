@@ -359,7 +359,7 @@ std::vector<Stmt> coalesce(LoopNest& nest, std::vector<Stmt> tops, int64_t ratio
     const Store* store = f ? only_store(tops[i]) : nullptr;
     if (!store || store->index.size() < 2)
       continue;
-    const Buffer& target = nest.buffers[store->buffer];
+    const Buffer target = nest.buffers[store->buffer]; // a copy: coalesce_rows replaces the nest
     const int64_t bytes = size_bytes(target.dtype);
     const int64_t row = target.shape.back() * bytes;
     std::optional<int64_t> elements = checked_numel(target.shape);
