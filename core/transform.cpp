@@ -42,12 +42,6 @@ std::optional<LoopNest> with_root(const LoopNest& nest, std::optional<Stmt> root
   return out;
 }
 
-} // namespace detail
-
-namespace {
-
-using namespace detail;
-
 // Rebuilds \p s bottom-up; \p f may replace any statement (returning null
 // keeps it and descends into it).
 Stmt map_stmt(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
@@ -80,10 +74,6 @@ Stmt map_stmt(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
       },
       s->node);
 }
-
-} // namespace
-
-namespace detail {
 
 // \p root with the loop over \p var replaced by f(loop).
 Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f) {
@@ -129,6 +119,8 @@ Stmt map_exprs(const Stmt& s, const std::function<Expr(const Expr&)>& f, ExprMem
 }
 
 } // namespace detail
+
+using namespace detail;
 
 namespace {
 

@@ -264,26 +264,13 @@ std::optional<std::vector<Stmt>> coalesce_rows(LoopNest& nest, const std::vector
       const auto* l = std::get_if<Load>(&e->node);
       return l && rows_needed.count(l->tensor) ? flat_load(e) : nullptr;
     });
-    // Stores keep their own node: rebuild those that write a flattened temp.
-    std::function<Stmt(const Stmt&)> stores = [&](const Stmt& x) -> Stmt {
-      if (const auto* f = std::get_if<For>(&x->node))
-        return make_for(f->var, f->begin, f->end, stores(f->body), f->kind);
-      if (const auto* l = std::get_if<Let>(&x->node))
-        return make_let(l->var, l->value, stores(l->body));
-      if (const auto* c = std::get_if<Cond>(&x->node))
-        return make_cond(c->cond, stores(c->then), c->otherwise ? stores(c->otherwise) : nullptr);
-      if (const auto* b = std::get_if<Block>(&x->node)) {
-        std::vector<Stmt> v;
-        for (const Stmt& y : b->stmts)
-          v.push_back(stores(y));
-        return make_block(std::move(v));
-      }
+    // Stores keep their own index: rebuild those that write a flattened temp.
+    return map_stmt(out, [&](const Stmt& x) -> Stmt {
       const auto* t = std::get_if<Store>(&x->node);
-      if (!t || !rows_needed.count(t->buffer))
-        return x;
-      return make_store(t->buffer, flat_index(t->index), t->value, t->guard);
-    };
-    return stores(out);
+      return t && rows_needed.count(t->buffer)
+                 ? make_store(t->buffer, flat_index(t->index), t->value, t->guard)
+                 : nullptr;
+    });
   };
 
   // The statement over the walked rows.

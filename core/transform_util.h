@@ -24,6 +24,10 @@ bool whole_index(const Expr& e, int var, std::optional<std::pair<int64_t, int64_
 /// The value of an integer constant, or nothing.
 std::optional<int64_t> constant(const Expr& e);
 
+/// \p s rebuilt bottom-up; \p f may replace any statement (returning null
+/// keeps it and descends into it).
+Stmt map_stmt(const Stmt& s, const std::function<Stmt(const Stmt&)>& f);
+
 /// \p root with the loop over \p var replaced by f(loop).
 Stmt replace_loop_in(const Stmt& root, int var, const std::function<Stmt(const For&)>& f);
 

@@ -13,6 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <unordered_set>
+#include <utility>
+
 namespace teval::verify {
 namespace {
 
@@ -52,6 +56,23 @@ TEST(Schedule, TheBoundsAnalysisProvesWhatHolds) {
                      "\"float32\", \"shape\": [3, 2, 3]}})"));
 }
 
+// The operators of the Apply nodes of \p n that \p chosen picks, in
+// evaluation order: those in \p proved, and the others.
+std::pair<std::vector<std::string>, std::vector<std::string>>
+operators(const core::LoopNest& n, const std::unordered_set<const core::ExprNode*>& proved,
+          const std::function<bool(const core::Expr&, const core::Apply&)>& chosen) {
+  std::vector<std::string> in, out;
+  core::each_stmt(n.root, [&](const core::Stmt& st) {
+    for (const core::Expr& e : core::own_exprs(st))
+      core::for_each_node(e, [&](const core::Expr& x) {
+        const auto* a = std::get_if<core::Apply>(&x->node);
+        if (a && chosen(x, *a))
+          (proved.count(x.get()) ? in : out).emplace_back(core::spelling(a->op));
+      });
+  });
+  return {in, out};
+}
+
 // Overflow checks the analysis proves unneeded: the index arithmetic of a
 // read over the loops' ranges, not arithmetic on input values.
 TEST(Schedule, TheBoundsAnalysisProvesIndexArithmeticCannotOverflow) {
@@ -59,16 +80,10 @@ TEST(Schedule, TheBoundsAnalysisProvesIndexArithmeticCannotOverflow) {
       "- einstein_v2(\"output0[P, Q] = input0[P * 8 + Q] + input0[input1[P] * 3] where Q in 8\", "
       "{\"input0\": {\"dtype\": \"int32\", \"shape\": [64]}, \"input1\": {\"dtype\": "
       "\"int32\", \"shape\": [8]}})"));
-  core::ProvenAccesses p = core::proven_accesses(n);
-  std::vector<std::string> proven, unproven;
-  core::each_stmt(n.root, [&](const core::Stmt& st) {
-    for (const core::Expr& e : core::own_exprs(st))
-      core::for_each_node(e, [&](const core::Expr& x) {
-        const auto* a = std::get_if<core::Apply>(&x->node);
-        if (a && a->overflow == core::Overflow::Trap && core::is_integer(x->dtype))
-          (p.arithmetic.count(x.get()) ? proven : unproven).emplace_back(core::spelling(a->op));
+  auto [proven, unproven] = operators(
+      n, core::proven_accesses(n).arithmetic, [](const core::Expr& x, const core::Apply& a) {
+        return a.overflow == core::Overflow::Trap && core::is_integer(x->dtype);
       });
-  });
   // P * 8 + Q and P * 8 are bounded by the loops; a gather's index
   // computed from an input value, input1[P] * 3, is not.
   EXPECT_EQ(proven, (std::vector<std::string>{"+", "*"}));
@@ -86,17 +101,10 @@ TEST(Schedule, DivisionsOfNonNegativeIndicesAreProvedNatural) {
       "\"int32\", \"shape\": [16]}})";
   core::Kernel k = test::elaborate(program);
   core::LoopNest n = core::lower(k);
-  core::ProvenAccesses p = core::proven_accesses(n);
-  std::vector<std::string> natural, other;
-  core::each_stmt(n.root, [&](const core::Stmt& st) {
-    for (const core::Expr& e : core::own_exprs(st))
-      core::for_each_node(e, [&](const core::Expr& x) {
-        const auto* a = std::get_if<core::Apply>(&x->node);
-        if (a && (a->op == core::Op::Div || a->op == core::Op::Mod))
-          (p.natural_divisions.count(x.get()) ? natural : other)
-              .emplace_back(core::spelling(a->op));
-      });
-  });
+  auto [natural, other] = operators(n, core::proven_accesses(n).natural_divisions,
+                                    [](const core::Expr&, const core::Apply& a) {
+                                      return a.op == core::Op::Div || a.op == core::Op::Mod;
+                                    });
   EXPECT_EQ(natural, (std::vector<std::string>{"/", "%"}));
   EXPECT_EQ(other, (std::vector<std::string>{"/", "%"}));
   std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, 4);
