@@ -23,6 +23,11 @@ public:
   /// returns the outputs in the kernel's output order. Throws Error for
   /// every condition the semantics call an error.
   virtual std::vector<Tensor> run(std::span<const Tensor> inputs) = 0;
+  /// Whether a run leaves state that the next run starts from (compiled
+  /// code's spare buffers, which users' repeated calls reuse): evaluate()
+  /// then runs such an executable twice, and the second run must repeat
+  /// the first.
+  virtual bool keeps_state() const { return false; }
 };
 
 /// A way to evaluate kernels.
@@ -50,7 +55,9 @@ struct Outcome {
   bool unsupported = false;
 };
 
-/// Prepares \p kernel on \p backend and runs it on \p inputs. With a
+/// Prepares \p kernel on \p backend and runs it on \p inputs (twice, on an
+/// executable that keeps state: a second run that gives other outputs or
+/// another error makes the outcome an internal error saying so). With a
 /// \p budget, a run still going when it ends is interrupted and is a hang
 /// (outputs and error empty). Preparation is not under the budget: a slow
 /// compile is not a hang. Only Error is caught; internal assertions abort.

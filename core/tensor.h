@@ -28,12 +28,22 @@ std::string size_limit_violation(std::string_view what, DType dtype, const Shape
 /// borrowed tensor is read where it lies, its copies own their elements,
 /// and the first mutable access takes a private copy, so the caller's
 /// memory is never written.
+///
+/// Every tensor holds numel() elements of storage, bytes().size() ==
+/// numel() * size_bytes(dtype()): a default-constructed or moved-from
+/// tensor is the empty float32 tensor of shape [0], never a scalar without
+/// storage (a rank-0 float32 temp once took such a tensor for its own and
+/// compiled code wrote through a null pointer).
 class Tensor {
 public:
-  Tensor() = default;
+  /// The empty float32 tensor of shape [0].
+  Tensor();
   /// A zero-filled tensor. Throws Error(Limit) when the shape is invalid or
   /// larger than kMaxTensorBytes.
   Tensor(DType dtype, Shape shape);
+  /// A tensor whose every byte is \p fill (core::kUnwrittenOutput for
+  /// memory whose contents are unspecified). Throws as the constructor.
+  static Tensor filled(DType dtype, Shape shape, std::byte fill);
   /// A view of \p data, which holds the elements in C order, is aligned
   /// for \p dtype and outlives the view and its moves.
   static Tensor borrow(DType dtype, Shape shape, const std::byte* data);
@@ -67,9 +77,12 @@ private:
   const std::byte* data() const { return view_ ? view_ : bytes_.data(); }
   void own();
 
+  // The moved-from state: the empty tensor (an allocation of one extent).
+  void reset() noexcept;
+
   DType dtype_ = DType::Float32;
-  Shape shape_;
-  int64_t numel_ = 1;
+  Shape shape_ = {0};
+  int64_t numel_ = 0;
   size_t size_ = 0; // bytes
   std::vector<std::byte> bytes_;
   const std::byte* view_ = nullptr;

@@ -210,9 +210,7 @@ struct CompiledKernel::State {
   std::vector<Site> sites;
   orc::ResourceTrackerSP tracker;
   int32_t (*entry)(void**, RunContext*) = nullptr;
-  // Temp buffers kept between runs (a set per run at once), so that a
-  // kernel's temporaries (padded copies, say) are not allocated and their
-  // pages faulted in again on every run; Allocate zeroes them.
+  // Sets of temp buffers kept between runs (Spares).
   std::mutex scratch_mutex;
   std::vector<std::vector<core::Tensor>> scratch;
 };
@@ -398,6 +396,68 @@ int32_t teval_rt_parallel_for(ParallelChunk chunk, void** buffers, RunContext* c
   return 0;
 }
 
+namespace {
+
+// The address compiled code is given for a buffer without elements: not
+// null (nothing is read or written there, but no pointer the code holds is
+// null either), aligned for any dtype and vector.
+alignas(64) std::byte no_elements[64];
+
+// Bytes a buffer's storage holds.
+size_t storage_bytes(const core::Buffer& b) {
+  std::optional<int64_t> numel = core::checked_numel(b.shape);
+  TEVAL_ASSERT(numel, "a buffer's size overflows");
+  return static_cast<size_t>(*numel) * core::size_bytes(b.dtype);
+}
+
+// A set of the kernel's spare temps, taken for one run (or made when none is
+// free) and given back when the run ends, whatever its outcome: a kernel run
+// again does not allocate its temps (padded copies, row buffers) and fault
+// their pages in again, and runs at once each have a set of their own.
+class Spares {
+public:
+  Spares(std::mutex& mutex, std::vector<std::vector<core::Tensor>>& free, size_t buffers)
+      : mutex_(mutex), free_(free) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        temps_ = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    temps_.resize(buffers);
+  }
+  ~Spares() {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(temps_));
+  }
+  Spares(const Spares&) = delete;
+  Spares& operator=(const Spares&) = delete;
+
+  // The storage of temp \p id: what the last run of this set left there, or,
+  // the first time, the unwritten pattern (an Allocate that zeroes it zeroes
+  // it; one that does not leaves these bytes, as IREval's do).
+  std::span<std::byte> temp(size_t id, const core::Buffer& b) {
+    core::Tensor& t = temps_[id];
+    if (t.dtype() != b.dtype || t.shape() != b.shape)
+      t = core::Tensor::filled(b.dtype, b.shape, core::kUnwrittenOutput);
+    return t.bytes();
+  }
+
+private:
+  std::mutex& mutex_;
+  std::vector<std::vector<core::Tensor>>& free_;
+  std::vector<core::Tensor> temps_;
+};
+
+} // namespace
+
+// One path for every run: the storage of each buffer is provided the same
+// way whatever the options (the caller's inputs and destinations, the
+// kernel's spare temps, fresh outputs), and every buffer is checked to hold
+// its whole size before compiled code sees it. Watermarks are a check layered
+// over that path: the code then works on copies of the same storage between
+// watermarked pads, which are checked, and copied back.
 std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inputs, int threads,
                                               std::span<std::byte* const> destinations) const {
   const core::LoopNest& n = state_->nest;
@@ -412,77 +472,47 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
         return destinations[k];
     return nullptr;
   };
-  std::vector<core::Tensor> storage(n.buffers.size());
-  const bool watermarks = state_->watermarks;
-  // The temps of a run without watermarks, back to the kernel's spares at
-  // the end, whatever the outcome.
-  struct Scratch {
-    State& state;
-    std::vector<core::Tensor> temps;
-    ~Scratch() {
-      if (temps.empty())
-        return; // a run with watermarks
-      std::lock_guard lock(state.scratch_mutex);
-      state.scratch.push_back(std::move(temps));
-    }
-  } scratch{*state_, {}};
-  if (!watermarks) {
-    std::lock_guard lock(state_->scratch_mutex);
-    if (!state_->scratch.empty()) {
-      scratch.temps = std::move(state_->scratch.back());
-      state_->scratch.pop_back();
-    }
-  }
-  if (!watermarks)
-    scratch.temps.resize(n.buffers.size());
-  std::vector<Padded> pads(n.buffers.size());
-  std::vector<void*> pointers(n.buffers.size(), nullptr);
+
+  // Where each buffer lives.
+  Spares spares(state_->scratch_mutex, state_->scratch, n.buffers.size());
+  std::vector<core::Tensor> fresh(n.buffers.size());
+  std::vector<std::span<std::byte>> memory(n.buffers.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const core::Buffer& b = n.buffers[n.inputs[i]];
     core::check_input(b.name, b.dtype, b.shape, b.span, inputs[i]);
-    if (watermarks) {
-      pads[n.inputs[i]] = padded(inputs[i].bytes());
-      pointers[n.inputs[i]] = pads[n.inputs[i]].data();
-    } else {
-      // Generated code never stores to an input buffer.
-      pointers[n.inputs[i]] = const_cast<std::byte*>(inputs[i].bytes().data());
-    }
+    // Generated code never stores to an input buffer.
+    std::span<const std::byte> bytes = inputs[i].bytes();
+    memory[n.inputs[i]] = {const_cast<std::byte*>(bytes.data()), bytes.size()};
   }
   for (size_t i = 0; i < n.buffers.size(); ++i) {
-    if (n.buffers[i].kind == core::BufferKind::Input)
+    const core::Buffer& b = n.buffers[i];
+    if (b.kind == core::BufferKind::Input)
       continue;
-    std::byte* given = destination(i);
-    if (given && !watermarks) {
-      pointers[i] = given;
-      continue;
+    if (std::byte* given = destination(i)) {
+      memory[i] = {given, storage_bytes(b)};
+    } else if (b.kind == core::BufferKind::Temp) {
+      memory[i] = spares.temp(i, b);
+    } else { // a fresh output starts unspecified, as in IREval
+      fresh[i] = core::Tensor::filled(b.dtype, b.shape, core::kUnwrittenOutput);
+      memory[i] = fresh[i].bytes();
     }
-    if (n.buffers[i].kind == core::BufferKind::Temp && !watermarks) {
-      core::Tensor& t = scratch.temps[i];
-      if (t.shape() != n.buffers[i].shape || t.dtype() != n.buffers[i].dtype)
-        t = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
-      pointers[i] = t.bytes().data();
-      continue;
-    }
-    std::span<std::byte> bytes;
-    if (given) {
-      bytes = {given, static_cast<size_t>(*core::checked_numel(n.buffers[i].shape) *
-                                          core::size_bytes(n.buffers[i].dtype))};
-    } else {
-      storage[i] = core::Tensor(n.buffers[i].dtype, n.buffers[i].shape);
-      bytes = storage[i].bytes();
-    }
-    if (watermarks) {
-      // The code sees the buffer's contents (a destination's too) between
-      // pads; a fresh output starts unspecified, as in IREval, and so does
-      // a temp (an Allocate that zeroes it zeroes it; one that does not
-      // leaves these bytes).
-      pads[i] = padded(bytes);
-      if (!given && n.buffers[i].kind != core::BufferKind::Input)
-        std::fill(pads[i].data(), pads[i].data() + pads[i].size(), core::kUnwrittenOutput);
-      pointers[i] = pads[i].data();
-    } else {
-      pointers[i] = bytes.data();
-    }
+  }
+  for (size_t i = 0; i < n.buffers.size(); ++i)
+    if (memory[i].size() != storage_bytes(n.buffers[i]))
+      throw core::Error(core::ErrorKind::Range, n.buffers[i].span,
+                        "internal error: buffer `" + n.buffers[i].name + "` was given " +
+                            std::to_string(memory[i].size()) + " bytes of storage, not " +
+                            std::to_string(storage_bytes(n.buffers[i])));
+
+  // What compiled code sees: that storage, or a copy of it between pads.
+  const bool watermarks = state_->watermarks;
+  std::vector<Padded> pads(watermarks ? n.buffers.size() : 0);
+  std::vector<void*> pointers(n.buffers.size(), nullptr);
+  for (size_t i = 0; i < n.buffers.size(); ++i) {
+    if (watermarks)
+      pads[i] = padded(memory[i]);
+    std::byte* p = watermarks ? pads[i].data() : memory[i].data();
+    pointers[i] = memory[i].empty() ? no_elements : p;
   }
   RunContext ctx;
   ctx.threads = threads > 0 ? threads : state_->threads;
@@ -491,11 +521,14 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
     core::throw_interrupted();
   // A damaged watermark is a code generation bug; it is reported as an
   // error so that differential checks see it as a disagreement.
-  for (size_t i = 0; watermarks && i < n.buffers.size(); ++i)
+  for (size_t i = 0; i < pads.size(); ++i) {
     if (!pads[i].intact())
       throw core::Error(core::ErrorKind::Range, n.buffers[i].span,
                         "internal error: compiled code wrote outside buffer `" + n.buffers[i].name +
                             "`");
+    if (n.buffers[i].kind != core::BufferKind::Input)
+      std::copy(pads[i].data(), pads[i].data() + pads[i].size(), memory[i].data());
+  }
   if (status != 0) {
     TEVAL_ASSERT(ctx.site >= 0 && static_cast<size_t>(ctx.site) < state_->sites.size(),
                  "compiled code failed without an error site");
@@ -503,19 +536,15 @@ std::vector<core::Tensor> CompiledKernel::run(std::span<const core::Tensor> inpu
   }
   std::vector<core::Tensor> out;
   for (int o : n.outputs) {
-    if (n.buffers[o].kind != core::BufferKind::Input) {
-      std::byte* given = destination(o);
-      if (watermarks)
-        std::copy(pads[o].data(), pads[o].data() + pads[o].size(),
-                  given ? given : storage[o].bytes().data());
-      out.push_back(given ? core::Tensor::borrow(n.buffers[o].dtype, n.buffers[o].shape, given)
-                          : std::move(storage[o]));
+    const core::Buffer& b = n.buffers[o];
+    if (b.kind == core::BufferKind::Input) { // an input returned as it is
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (n.inputs[i] == o)
+          out.push_back(inputs[i]);
       continue;
     }
-    // An input returned as it is.
-    for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (n.inputs[i] == o)
-        out.push_back(inputs[i]);
+    std::byte* given = destination(o);
+    out.push_back(given ? core::Tensor::borrow(b.dtype, b.shape, given) : std::move(fresh[o]));
   }
   return out;
 }
@@ -571,6 +600,7 @@ public:
   std::vector<core::Tensor> run(std::span<const core::Tensor> inputs) override {
     return kernel_->run(inputs);
   }
+  bool keeps_state() const override { return true; } // its spare temps
 
 private:
   std::unique_ptr<CompiledKernel> kernel_;

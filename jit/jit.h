@@ -22,10 +22,12 @@ struct JitOptions {
   /// 0 to 3: the new pass manager's O0-O3 pipelines (loop and SLP
   /// vectorization from O2).
   int opt_level = 2;
-  /// Runs give compiled code copies of the buffers between watermarked
-  /// pads and check the pads afterwards, as NNC's padded buffers do: a
-  /// stray write is reported (as an internal error) instead of corrupting
-  /// memory. Costs a copy of every buffer per run.
+  /// A check layered over the one run path (CompiledKernel::run): the
+  /// buffers are provided exactly as without it, and compiled code then
+  /// works on copies of them between watermarked pads, checked and copied
+  /// back afterwards, as NNC's padded buffers do: a stray write is reported
+  /// (as an internal error) instead of corrupting memory. Costs two copies
+  /// of every buffer per run.
   bool watermarks = true;
   /// A loop nest's top-level statements are compiled into functions of at
   /// most this many (at least 1), so compile time grows linearly with the

@@ -240,3 +240,33 @@ def test_an_error_leaves_out_arrays_unchanged():
     with pytest.raises(teval.Error, match="division by zero"):
         teval.run("output0[N] = 12 / input0[N]", {"input0": x}, engine="jit", out={"output0": o})
     np.testing.assert_array_equal(o, np.full(4, -7, dtype=np.int32))
+
+
+# Rank-0 temporaries, outputs and reads: a scalar temp once met a tensor
+# without storage on the JIT's run path, and the process died.
+SCALARS = [
+    ("v0[] = input0[0]; output0[D0] = input0[D0] * v0[]",
+     lambda x: x * x[0]),
+    ("m[] >=! input0[N]; e[N] = (input0[N] - m[]).call(`exp`); s[] +=! e[N]; "
+     "output0[N] = e[N] / s[]",
+     None),
+    ("a[] = 1.0; output0[] = a[] + input0[1]",
+     lambda x: np.float32(1.0) + x[1]),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES[:3])
+@pytest.mark.parametrize("program,expected", SCALARS)
+def test_scalar_temporaries_on_every_engine_and_call(engine, program, expected):
+    x = np.array([0.5, -2.0, 3.25, 7.0], dtype=np.float32)
+    p = teval.Program(program, inputs={"input0": x})
+    reference = p.run({"input0": x}, engine="interp")["output0"]
+    if expected is not None:
+        np.testing.assert_array_equal(reference, expected(x))
+    # Called again and again (the JIT keeps its temps between calls), and
+    # into memory given with out=.
+    for _ in range(3):
+        np.testing.assert_array_equal(p.run({"input0": x}, engine=engine)["output0"], reference)
+    given = np.full(reference.shape, np.nan, dtype=np.float32)
+    p.run({"input0": x}, engine=engine, out={"output0": given})
+    np.testing.assert_array_equal(given, reference)

@@ -12,6 +12,7 @@ namespace {
 
 using core::DType;
 using core::Scalar;
+using core::Shape;
 using core::Tensor;
 
 TEST(Tensor, ZeroFilledAndRowMajor) {
@@ -74,6 +75,41 @@ TEST(Tensor, HugeShapesAreLimitErrors) {
   EXPECT_THROW(Tensor(DType::Float64, {int64_t{1} << 32, 8}), core::Error);
 }
 
+TEST(Tensor, EveryTensorHoldsStorageForEachOfItsElements) {
+  // A default tensor is the empty float32 tensor of shape [0]: never a
+  // scalar without storage, which a rank-0 float32 temp of compiled code
+  // once took for its own (and wrote through a null pointer).
+  Tensor none;
+  EXPECT_EQ(none.dtype(), DType::Float32);
+  EXPECT_EQ(none.shape(), (Shape{0}));
+  EXPECT_EQ(none.numel(), 0);
+  EXPECT_TRUE(none.bytes().empty());
+  auto holds_its_elements = [](const Tensor& t) {
+    return std::as_const(t).bytes().size() ==
+           static_cast<size_t>(t.numel()) * core::size_bytes(t.dtype());
+  };
+  Tensor scalar(DType::Float32, {});
+  EXPECT_EQ(scalar.numel(), 1);
+  EXPECT_TRUE(holds_its_elements(scalar));
+  EXPECT_NE(std::as_const(scalar).bytes().data(), nullptr);
+  for (Shape shape : {Shape{}, Shape{1}, Shape{0}, Shape{3, 0, 2}, Shape{1, 1}}) {
+    Tensor t = Tensor::filled(DType::Int16, shape, std::byte{0xA5});
+    EXPECT_TRUE(holds_its_elements(t));
+    for (std::byte b : std::as_const(t).bytes())
+      EXPECT_EQ(b, std::byte{0xA5});
+    Tensor moved = std::move(t);
+    EXPECT_TRUE(holds_its_elements(moved));
+    EXPECT_TRUE(holds_its_elements(t)); // NOLINT(bugprone-use-after-move): specified
+    Tensor assigned;
+    assigned = std::move(moved);
+    EXPECT_TRUE(holds_its_elements(moved)); // NOLINT(bugprone-use-after-move): specified
+    EXPECT_TRUE(holds_its_elements(assigned));
+    std::vector<std::byte> released = assigned.release();
+    EXPECT_EQ(released.size(), static_cast<size_t>(*core::checked_numel(shape)) * 2);
+    EXPECT_TRUE(holds_its_elements(assigned));
+  }
+}
+
 TEST(Tensor, ABorrowedTensorReadsTheCallersMemoryAndNeverWritesIt) {
   const int32_t memory[3] = {4, 5, 6};
   const auto* data = reinterpret_cast<const std::byte*>(memory);
@@ -86,10 +122,11 @@ TEST(Tensor, ABorrowedTensorReadsTheCallersMemoryAndNeverWritesIt) {
   EXPECT_FALSE(copy.borrowed());
   EXPECT_NE(std::as_const(copy).bytes().data(), data);
   EXPECT_EQ(copy.get(1).i, 5);
-  // A move keeps the view; the moved-from tensor is empty.
+  // A move keeps the view; the moved-from tensor is the empty one.
   Tensor moved = std::move(view);
   EXPECT_TRUE(moved.borrowed());
-  EXPECT_EQ(view.numel(), 1); // NOLINT(bugprone-use-after-move): the state is specified
+  EXPECT_EQ(view.numel(), 0); // NOLINT(bugprone-use-after-move): the state is specified
+  EXPECT_EQ(view.shape(), (Shape{0}));
   EXPECT_TRUE(view.bytes().empty());
   // Writing takes a private copy first.
   moved.set(0, Scalar::of_int(DType::Int32, 9));

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 namespace teval::verify {
@@ -237,8 +238,17 @@ TEST(Schedule, A56WideConvolutionWalksItsRowsAsOne) {
   if (j.target().find("avx512f") != std::string::npos) {
     std::string ir = j.emit_llvm(core::lower(conv));
     EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
-    EXPECT_TRUE(std::regex_search(ir, std::regex("fmul <16 x float>"))) << ir;
-    EXPECT_EQ(ir.find("fmul <8 x float>"), std::string::npos) << "a half vector\n" << ir;
+    // Whole vectors of the width LLVM takes for the target: 16 floats, or 8
+    // where it prefers 256-bit vectors (Intel's server cores); never half.
+    int widest = 0;
+    const std::regex fmul("fmul <([0-9]+) x float>");
+    for (auto m = std::sregex_iterator(ir.begin(), ir.end(), fmul); m != std::sregex_iterator();
+         ++m)
+      widest = std::max(widest, std::stoi((*m)[1].str()));
+    EXPECT_GE(widest, 8) << ir;
+    EXPECT_EQ(ir.find("fmul <" + std::to_string(widest / 2) + " x float>"), std::string::npos)
+        << "a half vector\n"
+        << ir;
   }
 }
 
