@@ -98,7 +98,8 @@ Ew ew_float(double v, Span span) {
   return node(std::move(n));
 }
 
-Ew ew_apply(Op op, std::vector<Ew> args, Span span) {
+Ew ew_apply(Op op, std::vector<Ew> args, Span span, std::string_view spelled) {
+  const std::string name(spelled.empty() ? core::spelling(op) : spelled);
   EwNode n;
   n.kind = EwNode::Kind::Apply;
   n.op = op;
@@ -108,12 +109,10 @@ Ew ew_apply(Op op, std::vector<Ew> args, Span span) {
   core::OpRule r = core::rule(op);
   if ((r == core::OpRule::Float || r == core::OpRule::FloatToInt) && !core::is_float(t))
     throw Error(ErrorKind::Type, span,
-                "`" + std::string(core::spelling(op)) + "` needs floating-point operands, not " +
-                    core::to_string(t));
+                "`" + name + "` needs floating-point operands, not " + core::to_string(t));
   if (r == core::OpRule::Integer && !core::is_integer(t))
     throw Error(ErrorKind::Type, span,
-                "`" + std::string(core::spelling(op)) + "` needs integer operands, not " +
-                    core::to_string(t));
+                "`" + name + "` needs integer operands, not " + core::to_string(t));
   bool all_weak = std::all_of(args.begin(), args.end(), [](const Ew& a) { return a->weak; });
   n.weak = all_weak && !is_compare(op);
   n.is_float = core::is_float(t);
@@ -131,6 +130,12 @@ Ew ew_select(Ew cond, Ew then, Ew otherwise, Span span) {
   n.shape = broadcast({cond, then, otherwise}, span);
   DType t = operand_type({then, otherwise});
   n.weak = then->weak && otherwise->weak;
+  // Between two integer literals, PlaidML's select is an int32 tensor (its
+  // untyped integers' dtype), no longer a weak scalar.
+  if (n.weak && !then->is_float && !otherwise->is_float) {
+    t = DType::Int32;
+    n.weak = false;
+  }
   n.is_float = core::is_float(t);
   n.dtype = t;
   n.args = {std::move(cond), std::move(then), std::move(otherwise)};

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace teval::parser::tile {
@@ -39,9 +40,11 @@ Ew ew_int(int64_t v, core::Span span);
 Ew ew_float(double v, core::Span span);
 /// \p op applied to \p args, broadcasting their shapes; arithmetic operands
 /// promote (core::promote, weak scalars as above), comparisons give bool,
-/// math functions need floating operands. Throws Error at \p span.
-Ew ew_apply(core::Op op, std::vector<Ew> args, core::Span span);
+/// math functions need floating operands. Throws Error at \p span, naming
+/// the function as \p spelled (default: core::spelling(op)).
+Ew ew_apply(core::Op op, std::vector<Ew> args, core::Span span, std::string_view spelled = {});
 /// `select(c, t, f)`: t where c is nonzero, else f; all three broadcast.
+/// Between two integer literals it is an int32 tensor, as in PlaidML.
 Ew ew_select(Ew cond, Ew then, Ew otherwise, core::Span span);
 
 /// Appends to \p k a statement computing \p e into a new tensor named

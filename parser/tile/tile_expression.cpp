@@ -277,6 +277,10 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
             e.span};
   }
   if (std::optional<core::Op> op = core::function_named(f)) {
+    // PlaidML's floor and ceil keep their operand's float dtype (Antares'
+    // give int32): Tile's are teval's rfloor and rceil.
+    if (*op == core::Op::Floor || *op == core::Op::Ceil)
+      op = *op == core::Op::Floor ? core::Op::RFloor : core::Op::RCeil;
     if (static_cast<int>(c.args.size()) != core::arity(*op))
       throw Error(ErrorKind::Syntax, c.callee_span,
                   f + " takes " + std::to_string(core::arity(*op)) + " argument" +
@@ -284,7 +288,7 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
     std::vector<Ew> args;
     for (const ast::ExprPtr& a : c.args)
       args.push_back(as_elementwise(evaluate(*a)));
-    return {EwV{tile::ew_apply(*op, std::move(args), e.span)}, e.span};
+    return {EwV{tile::ew_apply(*op, std::move(args), e.span, f)}, e.span};
   }
   if (f == "cond")
     throw Error(ErrorKind::Syntax, c.callee_span,

@@ -271,6 +271,38 @@ TEST(TileSemantics, ElementwiseFunctionsComparisonsAndSelect) {
   EXPECT_EQ(values(cmp), (V{0, 1, 1}));
 }
 
+TEST(TileSemantics, FloorAndCeilKeepTheirFloatDtype) {
+  // PlaidML's floor and ceil are float to float (Antares' give int32).
+  auto A = tensor(DType::Float16, {4}, {-1.5, -0.25, 2, 2.5});
+  auto f = run_tile("def f(A):\n  return floor(A)\n", {{"A", A}});
+  EXPECT_EQ(f.dtype(), DType::Float16);
+  EXPECT_EQ(values(f), (V{-2, -1, 2, 2}));
+  auto c = run_tile("def f(A):\n  return ceil(A)\n", {{"A", f32({3}, {-1.5, 0.25, 3e9})}});
+  EXPECT_EQ(c.dtype(), DType::Float32);
+  EXPECT_EQ(values(c), (V{-1, 1, 3e9})); // no int32 range to leave
+  EXPECT_EQ(
+      tile_error_of("def f(I):\n  return floor(I)\n", {{"I", tensor(DType::Int32, {1}, {1})}}),
+      "test.antares:2:10: error: `floor` needs floating-point operands, not int32\n"
+      "  return floor(I)\n"
+      "         ^~~~~~~~\n");
+}
+
+TEST(TileSemantics, SelectOfTwoIntegerLiteralsIsInt32) {
+  // PlaidML's untyped integers are int32: so is a select between two.
+  auto A = f32({3}, {-1, 0, 2});
+  auto s = run_tile("def f(A):\n  return select(A > 0, 1, 0)\n", {{"A", A}});
+  EXPECT_EQ(s.dtype(), DType::Int32);
+  EXPECT_EQ(values(s), (V{0, 0, 1}));
+  // It is a tensor, no longer a weak scalar: with an int8 tensor, int32.
+  auto m = run_tile("def f(A, B):\n  return select(A > 0, 7, -7) * B\n",
+                    {{"A", A}, {"B", tensor(DType::Int8, {3}, {1, 2, 3})}});
+  EXPECT_EQ(m.dtype(), DType::Int32);
+  EXPECT_EQ(values(m), (V{-7, -14, 21}));
+  // A literal and a tensor take the tensor's dtype, as before.
+  auto t = run_tile("def f(A):\n  return select(A > 0, A, 0)\n", {{"A", A}});
+  EXPECT_EQ(t.dtype(), DType::Float32);
+}
+
 TEST(TileSemantics, DimensionsAndLiteralsAreWeakScalars) {
   auto I = tensor(DType::Int32, {2, 3}, {1, 2, 3, 4, 5, 6});
   // An int tensor divided by a dimension stays int32 (truncating).
