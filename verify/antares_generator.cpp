@@ -64,7 +64,9 @@ public:
   void statement(int number, bool last) {
     axes_.clear();
     whole_.clear();
-    int data = pick(0, 4);
+    // Real programs reduce to a scalar (a global max, a sum) and feed it
+    // to later statements: an intermediate statement is often rank 0.
+    int data = !last && chance(20) ? 0 : pick(0, 4);
     int reduce = pick(0, std::min(2, 4 - data));
     const char* data_names[] = {"N", "M", "P", "Q"};
     const char* reduce_names[] = {"K", "L"};
@@ -123,7 +125,11 @@ public:
       out = DType::Int8;
     if (!last) {
       readable_.push_back({name, out, shape});
-      p_.extra_outputs.push_back(name);
+      // Most intermediate results are compared as extra outputs; the rest
+      // stay temps, as in real programs (the maximum a softmax subtracts),
+      // which compiled code keeps in buffers of its own.
+      if (!chance(35))
+        p_.extra_outputs.push_back(name);
     }
   }
 

@@ -19,7 +19,10 @@ namespace teval::verify {
 /// spelling (a list or a single argument, f_op, an output dtype); dtypes
 /// named by strings or `.dtype()` (of an expression or a bare tensor name);
 /// `const(k, dtype)`, `AXIS.val()` and `t.val(d)`; axes left to extent
-/// inference where they index whole dimensions of their extent.
+/// inference where they index whole dimensions of their extent. An earlier
+/// statement's result is mostly an extra output, else a temp (rank 0 more
+/// often than the rest: a global reduction that later statements read and
+/// broadcast).
 rc::Gen<Program> antares_program();
 
 /// Tile functions `f` of one or two inputs (ranks 1 to 3, extents 0 to 5,
@@ -30,7 +33,8 @@ rc::Gen<Program> antares_program();
 /// elsewhere, constraints, and an output sized from the inputs' dimensions (larger or smaller than
 /// the index range); often an elementwise epilogue on its result (arithmetic with literals and
 /// dimensions, integer / and % by values that may be zero, comparisons, select, negation, math
-/// functions).
+/// functions); a scalar result (a temp of rank 0) is often broadcast
+/// against the inputs there, as a softmax subtracts its maximum.
 ///
 /// Each choice has the probability its call site states, whatever the
 /// RapidCheck size (verify/choice.h).

@@ -120,9 +120,15 @@ public:
     }
     for (const std::string& c : constraints_)
       body += "  O.add_constraint(" + c + ");\n";
-    if (chance(40)) {
+    if (chance(40) || (out_rank == 0 && chance(50))) {
       // An elementwise epilogue on the contraction's result, as real
-      // kernels have one (a bias, an activation, a comparison).
+      // kernels have one (a bias, an activation, a comparison). A scalar
+      // result (a global max or sum, a temp of rank 0) is often broadcast
+      // against the inputs, as a softmax subtracts its maximum.
+      scalar_result_ = out_rank == 0;
+      input_dtype_ = t;
+      // One input: two of them need not broadcast against each other.
+      broadcast_input_ = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))].name;
       Ew o{"O", out, false};
       Ew e = elementwise(o, ins, pick(1, 3));
       if (e.weak) // a literal or dimension alone is not a tensor
@@ -188,6 +194,8 @@ private:
                 DType::Int64, true};
       }
       default:
+        if (scalar_result_ && chance(70)) // broadcast against an input
+          return {broadcast_input_, input_dtype_, false};
         return o;
       }
     }
@@ -336,6 +344,11 @@ private:
   Program& p_;
   std::vector<std::string> vars_;
   std::vector<std::string> constraints_;
+  // The epilogue's: whether the contraction's result is a scalar, which
+  // then broadcasts against input broadcast_input_ (of dtype input_dtype_).
+  bool scalar_result_ = false;
+  std::string broadcast_input_;
+  DType input_dtype_ = DType::Float32;
 };
 
 } // namespace

@@ -1,4 +1,4 @@
-// The seed's Antares examples at reduced shapes, run by the interpreter and
+// The seed's Antares examples at reduced shapes, run by every engine and
 // compared with numpy-computed expectations (tests/data/antares, made by
 // make_reference.py there).
 #include "core/error.h"
@@ -6,6 +6,7 @@
 #include "core/npy.h"
 #include "interp/interpreter.h"
 #include "parser/antares/antares.h"
+#include "tests/support/programs.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -68,12 +69,9 @@ TEST_P(SeedCase, MatchesNumpyReference) {
     std::vector<core::Tensor> inputs;
     for (int id : interp::input_ids(kernel))
       inputs.push_back(given.at(kernel.tensors[id].name));
-    std::vector<core::Tensor> outputs = interp::run(kernel, inputs);
-    // The definitional point-by-point walk gives bit-identical results.
-    std::vector<core::Tensor> definitional = interp::run(kernel, inputs, {.blocks = false});
-    ASSERT_EQ(definitional.size(), outputs.size());
-    for (size_t i = 0; i < outputs.size(); ++i)
-      EXPECT_TRUE(core::identical(outputs[i], definitional[i])) << "output " << i;
+    // Every engine gives the interpreter's bits: the definitional walk,
+    // IREval, the JIT and the DSP.
+    std::vector<core::Tensor> outputs = test::run_everywhere(kernel, inputs);
 
     int64_t tolerance = 0;
     if (fs::exists(dir / "tolerance"))

@@ -125,7 +125,7 @@ TEST(ByteirReference, SelectionAndQuantizationMatchNumpyExactly) {
     for (const std::string& name : c.inputs)
       inputs.push_back(core::read_npy(data(name + ".npy").string()));
     Tensor expected = core::read_npy(data(c.reference + ".npy").string());
-    for (const char* engine : {"interp", "jit"})
+    for (const std::string& engine : test::kMlirEngines)
       EXPECT_EQ(test::first_difference(test::run_mlir(example(c.file), inputs, engine).at(c.output),
                                        expected),
                 "")
@@ -154,7 +154,7 @@ TEST(ByteirEngines, EveryExampleGivesTheSameBitsOnEveryEngine) {
     std::string text = test::read_file(path);
     std::vector<Tensor> inputs = test::mlir_random_inputs(text, 7);
     std::vector<Tensor> native = test::run_mlir(text, inputs, "interp");
-    for (const char* engine : {"decomposition", "ireval", "jit"}) {
+    for (const std::string& engine : test::kMlirEngines) {
       std::vector<Tensor> other = test::run_mlir(text, inputs, engine);
       ASSERT_EQ(other.size(), native.size()) << path << " " << engine;
       for (size_t i = 0; i < native.size(); ++i)
@@ -176,7 +176,7 @@ TEST(ByteirSemantics, SoftmaxSubtractsTheMaximum) {
                      "  %0 = stablehlo.custom_call @byteir.softmax(%a) {byteir_attrs = {axis = 1 : "
                      "i64}} : (tensor<2x2xf32>) -> tensor<2x2xf32>\n"
                      "  return %0 : tensor<2x2xf32>\n}\n";
-  for (const char* engine : {"interp", "jit"}) {
+  for (const std::string& engine : test::kMlirEngines) {
     Tensor y = test::run_mlir(text, {x}, engine).at(0);
     EXPECT_EQ(core::format_element(y, 0) + " " + core::format_element(y, 1) + " " +
                   core::format_element(y, 2) + " " + core::format_element(y, 3),
@@ -220,7 +220,7 @@ TEST(ByteirSemantics, QuantizeSaturatesInfinitiesAndRejectsNaN) {
     x.set(i, core::Scalar::of_float(core::DType::Float32, i == 0   ? INFINITY
                                                           : i == 1 ? -INFINITY
                                                                    : 1.25));
-  for (const char* engine : {"interp", "jit"}) {
+  for (const std::string& engine : test::kMlirEngines) {
     Tensor q = test::run_mlir(text, {x}, engine).at(0);
     EXPECT_EQ(core::format_element(q, 0) + " " + core::format_element(q, 1) + " " +
                   core::format_element(q, 2),
@@ -251,7 +251,7 @@ TEST(ByteirSemantics, RngUniformHashesTheIndexIntoPhilox) {
   // 12345) mod 2^32, the keys 42 and 7, and the value low + u * (high -
   // low) for u = word * 2^-32 rounded to float32.
   std::string text = test::read_file(test::source_dir() / "examples/byteir/rng_uniform.mlir");
-  for (const char* engine : {"interp", "jit"}) {
+  for (const std::string& engine : test::kMlirEngines) {
     Tensor r = test::run_mlir(text, {}, engine).at(0);
     for (uint32_t i = 0; i < 2; ++i)
       for (uint32_t j = 0; j < 3; ++j) {

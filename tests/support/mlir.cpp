@@ -6,6 +6,7 @@
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
+#include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
 #include "ops/decompose.h"
 #include "ops/native.h"
@@ -59,6 +60,9 @@ std::vector<core::Tensor> run_mlir(const std::string& text, const std::vector<co
     return interp::run(kernel, kernel_inputs);
   if (engine == "ireval")
     return interp::ireval(core::lower(kernel), kernel_inputs);
+  if (engine == "hexagon")
+    return jit::HexagonCompiler().compile(core::lower(kernel), "m.mlir")->run(kernel_inputs);
+  TEVAL_ASSERT(engine == "jit", "unknown engine " + engine);
   return jit::Jit().compile(core::lower(kernel))->run(kernel_inputs);
 }
 

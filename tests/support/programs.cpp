@@ -82,11 +82,10 @@ std::vector<std::unique_ptr<core::Backend>>& backends() {
   return all;
 }
 
-// Runs \p k on \p in with every backend; results and errors must agree
-// with the interpreter's, which are returned (or thrown). Every other
-// backend runs under core::hang_budget() of the interpreter's time, so a
-// backend that never stops fails the test instead of holding the run.
-std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core::Tensor>& in) {
+} // namespace
+
+std::vector<core::Tensor> run_everywhere(const core::Kernel& k,
+                                         const std::vector<core::Tensor>& in) {
   core::Backend& interpreter = *backends().front();
   std::exception_ptr failure;
   std::vector<core::Tensor> out;
@@ -131,12 +130,10 @@ std::vector<core::Tensor> run_both(const core::Kernel& k, const std::vector<core
   return out;
 }
 
-} // namespace
-
 std::map<std::string, core::Tensor> run(const std::string& program,
                                         const std::map<std::string, core::Tensor>& inputs) {
   core::Kernel k = elaborate(program, inputs);
-  std::vector<core::Tensor> out = run_both(k, interp::make_inputs(k, inputs, 0));
+  std::vector<core::Tensor> out = run_everywhere(k, interp::make_inputs(k, inputs, 0));
   std::map<std::string, core::Tensor> named;
   for (size_t i = 0; i < out.size(); ++i)
     named.emplace(k.tensors[k.outputs[i]].name, std::move(out[i]));
@@ -160,7 +157,7 @@ core::Tensor run_tile(const std::string& source, const std::map<std::string, cor
   for (const auto& [name, values] : params)
     p[name] = {values, values.size() != 1};
   core::Kernel k = parser::elaborate_tile(program, entry, types, p);
-  return run_both(k, interp::make_inputs(k, inputs, 0)).at(0);
+  return run_everywhere(k, interp::make_inputs(k, inputs, 0)).at(0);
 }
 
 std::string tile_error_of(const std::string& source,

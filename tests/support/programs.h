@@ -17,6 +17,14 @@ namespace teval::test {
 /// evaluation), IREval of the lowered loop nest, and compiled code.
 std::vector<std::unique_ptr<core::Backend>> make_backends();
 
+/// Runs \p k on \p in with every backend of make_backends(): results and
+/// errors must agree with the interpreter's, which are returned (or
+/// thrown). Every other backend runs under core::hang_budget() of the
+/// interpreter's time, so a backend that never stops fails the test instead
+/// of holding the run; one that cannot run the kernel fails it too.
+std::vector<core::Tensor> run_everywhere(const core::Kernel& k,
+                                         const std::vector<core::Tensor>& in);
+
 /// A tensor of \p dtype and \p shape holding \p values (converted exactly;
 /// the caller passes representable values).
 core::Tensor tensor(core::DType dtype, const core::Shape& shape,
