@@ -23,6 +23,11 @@ const std::vector<DType> kDTypes = {DType::Float32, DType::Int32,   DType::Float
                                     DType::Int64,   DType::Float16, DType::BFloat16, DType::Int16,
                                     DType::UInt8,   DType::Bool};
 
+const std::vector<DType> kFloatDTypes = {DType::Float32, DType::Float64, DType::Float16,
+                                         DType::BFloat16};
+const std::vector<DType> kIntegerDTypes = {DType::Int32, DType::Int8, DType::Int64, DType::Int16,
+                                           DType::UInt8};
+
 // Half the time float32, as in real kernels; otherwise any dtype.
 DType pick_dtype() {
   if (!chance(50))
@@ -136,7 +141,7 @@ public:
 private:
   Value expr(int depth) {
     // Kinds 0 to 6 are leaves; the rest have operands.
-    int kinds = depth > 0 ? 21 : 7;
+    int kinds = depth > 0 ? 22 : 7;
     switch (pick(0, kinds - 1)) {
     case 0:
     case 4:
@@ -230,6 +235,7 @@ private:
     }
     case 13: {
       Value x = expr(depth - 1), y = expr(depth - 1);
+      one_dtype(x, y, kDTypes, 40);
       const char* ops[] = {"+", "-", "*"};
       return {"(" + x.text + " " + ops[pick(0, 2)] + " " + y.text + ")", arithmetic(x, y)};
     }
@@ -240,7 +246,9 @@ private:
       return {"(" + xy.text + (chance(50) ? " - " : " + ") + z.text + ")", arithmetic(xy, z)};
     }
     case 7: {
-      Value x = number(expr(depth - 1));
+      Value x = expr(depth - 1);
+      one_dtype(x, x, kDTypes, 50);
+      x = number(x);
       if (chance(50))
         return {"(-" + x.text + ")", x.dtype};
       return {x.text + ".call(`abs`)", x.dtype};
@@ -249,16 +257,19 @@ private:
     case 19: // math functions are where libraries differ most: common
     case 20:
       return math(depth);
-    case 9: {
+    case 9:
+    case 18: { // comparisons of each dtype are many: common
       Value x = expr(depth - 1), y = expr(depth - 1);
+      one_dtype(x, y, kDTypes, 85);
       const char* ops[] = {"<", "<=", ">", ">=", "==", "!="};
       return {"(" + x.text + " " + ops[pick(0, 5)] + " " + y.text + ")", DType::Int8};
     }
-    case 10: {
-      Value x = condition(depth - 1);
+    case 10:
+    case 21: { // logical operators of each dtype: common too
+      Value x = logical_operand(depth - 1);
       if (chance(30))
         return {"(~" + x.text + ")", DType::Int8};
-      Value y = condition(depth - 1);
+      Value y = logical_operand(depth - 1);
       return {"(" + x.text + (chance(50) ? " & " : " | ") + y.text + ")", DType::Int8};
     }
     case 11:
@@ -267,6 +278,7 @@ private:
       // Every spelling real programs use: a list or a single argument,
       // f_op, and an output dtype (`.call(`max`, [y], input0.dtype())`).
       Value x = expr(depth - 1), y = expr(depth - 1);
+      one_dtype(x, y, kDTypes, 40);
       const char* fn = chance(50) ? "max" : "min";
       // Unsigned values past the signed range (wrapped below zero) are
       // where signed and unsigned comparison differ.
@@ -299,7 +311,6 @@ private:
       }
     }
     case 16:
-    case 18:
       return shift(depth);
     default:
       return guarded(depth);
@@ -316,6 +327,34 @@ private:
     if (x.dtype == DType::Bool)
       return {x.text + ".cast(`int8`)", DType::Int8};
     return x;
+  }
+
+  // In \p percent of calls \p x and \p y (which may be one value) cast to one
+  // dtype of \p among: an operator meets each dtype it takes (comparisons of
+  // bools and uint8, shifts of int16, exp of bfloat16) instead of only
+  // those two reads happen to share.
+  static void one_dtype(Value& x, Value& y, const std::vector<DType>& among, int percent) {
+    if (!chance(percent))
+      return;
+    DType t = among[static_cast<size_t>(pick(0, static_cast<int>(among.size()) - 1))];
+    x = {x.text + ".cast(`" + dtype_name(t) + "`)", t};
+    if (&x != &y)
+      y = {y.text + ".cast(`" + dtype_name(t) + "`)", t};
+  }
+
+  // An operand of ~, & and |, which take any dtype (nonzero is true):
+  // mostly a condition, sometimes a float or a bool as it is.
+  Value logical_operand(int depth) {
+    if (chance(60)) {
+      if (chance(60)) { // of a given dtype
+        Value x = expr(depth);
+        one_dtype(x, x, kDTypes, 100);
+        return x;
+      }
+      Value x = expr(depth);
+      return chance(50) ? x : Value{x.text + ".cast(`bool`)", DType::Bool};
+    }
+    return condition(depth);
   }
 
   Value condition(int depth) {
@@ -335,20 +374,23 @@ private:
       std::string v = chance(50) ? "(" + x.text + ".cast(`float32`) * const(0.37))" : x.text;
       x = {v + ".cast(`" + dtype_name(t) + "`)", t};
     }
+    one_dtype(x, x, kFloatDTypes, 85);
     const char* unary[] = {"exp",     "log",     "sqrt",   "rsqrt", "sin",      "cos",  "tan",
                            "asin",    "acos",    "atan",   "sinh",  "cosh",     "tanh", "erf",
                            "normcdf", "sigmoid", "rfloor", "rceil", "remainder"};
-    // Half the time one of those whose implementations differ in more than
+    // A third of the time one of those whose implementations differ in more than
     // rounding (floor against trunc, 1/sqrt against sqrt(1/x), the form
     // of sigmoid), else any.
     const int tricky[] = {3, 15, 16, 17, 18, 19, 20, 21};
-    int which = chance(50) ? tricky[pick(0, 7)] : pick(0, 21);
+    int which = chance(30) ? tricky[pick(0, 7)] : pick(0, 21);
     if (which < 19)
       return {x.text + ".call(`" + unary[which] + "`)", x.dtype};
     if (which == 19) {
       Value y = expr(depth - 1);
       if (!core::is_float(y.dtype))
         y = {y.text + ".cast(`float32`)", DType::Float32};
+      if (chance(30)) // pow on each float dtype, not only on the wider one
+        y = {y.text + ".cast(`" + dtype_name(x.dtype) + "`)", x.dtype};
       return {x.text + ".call(`pow`, [" + y.text + "])", core::promote(x.dtype, y.dtype)};
     }
     return {x.text + ".call(`" + (which == 20 ? "floor" : "ceil") + "`)", DType::Int32};
@@ -382,6 +424,7 @@ private:
     Value x = expr(depth - 1);
     if (core::is_float(x.dtype) || x.dtype == DType::Bool)
       x = {x.text + ".cast(`int32`)", DType::Int32};
+    one_dtype(x, x, kIntegerDTypes, 50);
     // Quantized kernels shift signed products; make negative operands common.
     if (chance(50) && x.dtype != DType::UInt8)
       x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
@@ -499,7 +542,8 @@ private:
       for (size_t d = 0; d < r.shape.size(); ++d)
         index.push_back(index_expr(false));
     } else {
-      int rank = pick(0, 4);
+      // Ranks 5 and 6 now and then (teval's kMaxRank is far above them).
+      int rank = chance(4) ? pick(5, 6) : pick(0, 4);
       for (int d = 0; d < rank; ++d) {
         index.push_back(index_expr(true));
         const Index& i = index.back();

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/mpi_fuzz.h"
+#include "verify/census.h"
 #include "verify/corpus.h"
 #include "verify/fuzz.h"
 
@@ -16,6 +17,7 @@ namespace teval::tools {
 
 const char* const kGenHelp =
     R"(usage: teval gen [--lang antares|tile|all] [--cases N] [--seed S] -o DIR [--shard I/N]
+       teval gen --census [--lang antares|tile|all] [--cases N] [--seed S]
 
 Writes a corpus of generated programs that another compiler's test harness
 can consume without linking teval: per case a directory DIR/case-NNNNNN/
@@ -28,6 +30,12 @@ bound/NAME.lo.npy and bound/NAME.hi.npy (and NAME.nan.npy where NaN is
 legal); DIR/manifest.json lists every case (schema teval.gen/1,
 docs/CAMPAIGNS.md). The same options give the same bytes.
 
+With --census it writes nothing: it prints how many of the cases' kernels
+have each construct of docs/SEMANTICS.md that the census lists (dtypes,
+ranks, every operator on every dtype it takes, aggregations, index forms,
+guarded reads, temps of rank 0, ...; docs/TESTING.md), as a Markdown
+table, the constructs never drawn first.
+
 options:
   --lang L       antares (default), tile, or all (alternating)
   --cases N      how many cases (default 100)
@@ -35,6 +43,7 @@ options:
   -o DIR         where to write (created)
   --shard I/N    write shard I of N: case k of it is case I + N*k of the
                  seed, so N machines never write the same case
+  --census       print the census of the cases' constructs instead
   -h, --help     this text
 
 exit status: 0 written; 1 a file could not be written; 2 a usage error.
@@ -104,12 +113,17 @@ namespace {
 int gen(const std::vector<std::string>& args) {
   verify::CorpusOptions o;
   std::string out;
+  bool census = false;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "-h" || a == "--help") {
         std::cout << kGenHelp;
         return 0;
+      }
+      if (a == "--census") {
+        census = true;
+        continue;
       }
       if (i + 1 >= args.size())
         throw UsageError{a.starts_with("-") ? "option " + a + " needs a value"
@@ -131,11 +145,22 @@ int gen(const std::vector<std::string>& args) {
         throw UsageError{"unknown argument '" + a + "'"};
       }
     }
-    if (out.empty())
+    if (census && (!out.empty() || o.shard_count != 1))
+      throw UsageError{"--census writes nothing: it takes no -o or --shard"};
+    if (out.empty() && !census)
       throw UsageError{"give the corpus's directory with -o DIR"};
   } catch (const UsageError& e) {
     std::cerr << "teval gen: " << e.message << "\n(see teval gen --help)\n";
     return 2;
+  }
+  if (census) {
+    verify::Census c = verify::take_census(o.space, o.cases);
+    std::cout << "teval gen --census: " << c.kernels << " kernels of " << o.cases << " cases ("
+              << o.space.lang << ", seed " << o.space.seed << ")";
+    if (c.unreadable)
+      std::cout << "; " << c.unreadable << " did not elaborate";
+    std::cout << "\n\n" << verify::census_table(c);
+    return c.unreadable ? 1 : 0;
   }
   try {
     verify::write_corpus(o, out);

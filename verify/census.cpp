@@ -1,0 +1,263 @@
+// The census of the generators' reach (see census.h).
+#include "verify/census.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+namespace teval::verify {
+
+namespace {
+
+using core::DType;
+using core::Expr;
+using core::Op;
+using core::OpRule;
+
+// The dtypes an operator of rule \p r takes as operands, as the notations'
+// type rules allow them (bool arithmetic is done in int8).
+bool takes(OpRule r, DType t) {
+  switch (r) {
+  case OpRule::Arith:
+    return t != DType::Bool;
+  case OpRule::Integer:
+    return core::is_integer(t) && t != DType::Bool;
+  case OpRule::Float:
+  case OpRule::FloatToInt:
+    return core::is_float(t);
+  case OpRule::Compare:
+  case OpRule::Logical:
+    return true;
+  }
+  return false;
+}
+
+// Operators only elaboration and lowering make, which no program names:
+// `same` (a bit-exact comparison of HTP rules) and exact division (Tile's
+// fractional indices, counted as an index form).
+bool internal(Op op) {
+  return op == Op::Same || op == Op::ExactDiv;
+}
+
+const Op kOps[] = {
+#define TEVAL_OP(e, spelling, arity, rule) Op::e,
+#include "core/kernel_ops.def"
+};
+
+std::string op_construct(Op op, DType t) {
+  return "operator: " + std::string(core::spelling(op)) + " on " + std::string(core::name(t));
+}
+
+bool contains_load(const Expr& e) {
+  bool found = false;
+  core::for_each_node(
+      e, [&](const Expr& n) { found = found || std::holds_alternative<core::Load>(n->node); });
+  return found;
+}
+
+// An index expression with a variable of negative coefficient: `-j + 3`,
+// `c - i`, `k * -1`.
+bool negative_coefficient(const Expr& e) {
+  bool found = false;
+  core::for_each_node(e, [&](const Expr& n) {
+    const auto* a = std::get_if<core::Apply>(&n->node);
+    if (!a)
+      return;
+    if (a->op == Op::Neg && !std::holds_alternative<core::Const>(a->args[0]->node))
+      found = true;
+    if (a->op == Op::Sub && !std::holds_alternative<core::Const>(a->args[1]->node))
+      found = true;
+    if (a->op == Op::Mul)
+      for (const Expr& x : a->args)
+        if (const auto* c = std::get_if<core::Const>(&x->node); c && c->value.i < 0)
+          found = true;
+  });
+  return found;
+}
+
+} // namespace
+
+const std::vector<std::string>& census_constructs() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> c;
+    for (DType t : core::kAllDTypes)
+      c.push_back("dtype: a tensor of " + std::string(core::name(t)));
+    for (int r = 0; r <= 6; ++r)
+      c.push_back("rank: a tensor of rank " + std::to_string(r));
+    c.push_back("shape: a tensor with no element");
+    c.push_back("shape: a tensor of one element and rank 1 or more");
+    for (auto a : {core::Aggregation::Assign, core::Aggregation::Sum, core::Aggregation::Product,
+                   core::Aggregation::Max, core::Aggregation::Min, core::Aggregation::All,
+                   core::Aggregation::Any})
+      c.push_back("aggregation: " + std::string(core::spelling(a)));
+    c.push_back("statement: starts at its fill");
+    c.push_back("statement: starts at its first value");
+    c.push_back("statement: out-of-range reads are errors");
+    c.push_back("statement: out-of-range points are skipped");
+    c.push_back("statement: constraints");
+    c.push_back("index: an empty range");
+    c.push_back("index: a reduce variable");
+    c.push_back("index: a negative coefficient");
+    c.push_back("index: an exact division (fractional points skipped)");
+    c.push_back("index: a gather (an index read from a tensor)");
+    c.push_back("guard: a read evaluated only where a condition holds (.when, select)");
+    c.push_back("flow: a temp");
+    c.push_back("flow: a temp of rank 0");
+    c.push_back("flow: a temp of rank 0 read by a later statement");
+    c.push_back("flow: an output read by a later statement");
+    c.push_back("flow: a scalar broadcast (a rank-0 tensor read at every point)");
+    c.push_back("flow: a global reduction read by a later statement");
+    for (DType t : core::kAllDTypes)
+      c.push_back("cast: to " + std::string(core::name(t)));
+    for (Op op : kOps)
+      if (!internal(op))
+        for (DType t : core::kAllDTypes)
+          if (takes(core::rule(op), t))
+            c.push_back(op_construct(op, t));
+    return c;
+  }();
+  return all;
+}
+
+std::vector<std::string> constructs_of(const core::Kernel& k) {
+  std::set<std::string> seen;
+  // The statement that writes each tensor first, and the last that reads it.
+  std::vector<int> writer(k.tensors.size(), -1), last_reader(k.tensors.size(), -1);
+  for (size_t s = 0; s < k.statements.size(); ++s) {
+    const core::Statement& st = k.statements[s];
+    auto reads = [&](const Expr& e) {
+      core::for_each_node(e, [&](const Expr& n) {
+        if (const auto* l = std::get_if<core::Load>(&n->node))
+          last_reader[static_cast<size_t>(l->tensor)] = static_cast<int>(s);
+      });
+    };
+    reads(st.value);
+    for (const Expr& i : st.out_index)
+      reads(i);
+    if (writer[static_cast<size_t>(st.target)] < 0)
+      writer[static_cast<size_t>(st.target)] = static_cast<int>(s);
+  }
+  for (size_t t = 0; t < k.tensors.size(); ++t) {
+    const core::TensorDecl& d = k.tensors[t];
+    seen.insert("dtype: a tensor of " + std::string(core::name(d.dtype)));
+    seen.insert("rank: a tensor of rank " + std::to_string(d.shape.size()));
+    std::optional<int64_t> n = core::checked_numel(d.shape);
+    if (n && *n == 0)
+      seen.insert("shape: a tensor with no element");
+    if (n && *n == 1 && !d.shape.empty())
+      seen.insert("shape: a tensor of one element and rank 1 or more");
+    bool read_later = writer[t] >= 0 && last_reader[t] > writer[t];
+    if (d.role == core::TensorRole::Intermediate) {
+      seen.insert("flow: a temp");
+      if (d.shape.empty())
+        seen.insert("flow: a temp of rank 0");
+      if (d.shape.empty() && read_later)
+        seen.insert("flow: a temp of rank 0 read by a later statement");
+    }
+    if (d.role == core::TensorRole::Output && read_later)
+      seen.insert("flow: an output read by a later statement");
+  }
+  for (const core::Statement& st : k.statements) {
+    seen.insert("aggregation: " + std::string(core::spelling(st.aggregation)));
+    seen.insert(st.start == core::Start::FirstValue ? "statement: starts at its first value"
+                                                    : "statement: starts at its fill");
+    seen.insert(st.out_of_range == core::OutOfRange::Skip
+                    ? "statement: out-of-range points are skipped"
+                    : "statement: out-of-range reads are errors");
+    if (!st.constraints.empty())
+      seen.insert("statement: constraints");
+    bool reduces = false;
+    for (const core::IndexVar& v : st.vars) {
+      if (v.begin >= v.end)
+        seen.insert("index: an empty range");
+      reduces = reduces || v.reduce;
+    }
+    if (reduces)
+      seen.insert("index: a reduce variable");
+    const auto target = static_cast<size_t>(st.target);
+    if (reduces && k.tensors[target].shape.empty() && writer[target] >= 0 &&
+        last_reader[target] > writer[target])
+      seen.insert("flow: a global reduction read by a later statement");
+    std::vector<Expr> roots = st.out_index;
+    roots.push_back(st.value);
+    for (const core::Constraint& c : st.constraints)
+      roots.push_back(c.expr);
+    for (const Expr& root : roots)
+      core::for_each_node(root, [&](const Expr& n) {
+        if (const auto* l = std::get_if<core::Load>(&n->node)) {
+          if (k.tensors[static_cast<size_t>(l->tensor)].shape.empty() && !st.vars.empty())
+            seen.insert("flow: a scalar broadcast (a rank-0 tensor read at every point)");
+          for (const Expr& i : l->index) {
+            if (contains_load(i))
+              seen.insert("index: a gather (an index read from a tensor)");
+            if (negative_coefficient(i))
+              seen.insert("index: a negative coefficient");
+          }
+        } else if (const auto* a = std::get_if<core::Apply>(&n->node)) {
+          if (a->op == Op::ExactDiv)
+            seen.insert("index: an exact division (fractional points skipped)");
+          if (!internal(a->op))
+            seen.insert(op_construct(a->op, a->args[0]->dtype));
+        } else if (std::holds_alternative<core::Cast>(n->node)) {
+          seen.insert("cast: to " + std::string(core::name(n->dtype)));
+        } else if (const auto* s = std::get_if<core::Select>(&n->node)) {
+          if (contains_load(s->then) || contains_load(s->otherwise))
+            seen.insert("guard: a read evaluated only where a condition holds (.when, select)");
+        }
+      });
+    for (const Expr& i : st.out_index)
+      if (negative_coefficient(i))
+        seen.insert("index: a negative coefficient");
+  }
+  return {seen.begin(), seen.end()};
+}
+
+Census take_census(const CaseSpace& space, uint64_t cases) {
+  Census c;
+  for (const std::string& name : census_constructs())
+    c.counts[name] = 0;
+  for (uint64_t i = 0; i < cases; ++i) {
+    Case one = make_case(space, i);
+    std::shared_ptr<const core::SourceFile> keep;
+    core::Kernel k;
+    try {
+      k = elaborate(one.program, keep);
+    } catch (const core::Error&) {
+      ++c.unreadable;
+      continue;
+    }
+    ++c.kernels;
+    for (const std::string& name : constructs_of(k))
+      ++c.counts[name];
+  }
+  return c;
+}
+
+std::string census_table(const Census& c) {
+  std::vector<std::pair<std::string, uint64_t>> rows(c.counts.begin(), c.counts.end());
+  const std::vector<std::string>& order = census_constructs();
+  auto rank = [&](const std::string& name) {
+    auto it = std::find(order.begin(), order.end(), name);
+    return it - order.begin();
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    if ((a.second == 0) != (b.second == 0))
+      return a.second == 0;
+    return rank(a.first) < rank(b.first);
+  });
+  std::string out = "| group | construct | kernels | share |\n|---|---|---|---|\n";
+  for (const auto& [name, count] : rows) {
+    size_t colon = name.find(": ");
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%",
+                  c.kernels ? 100.0 * static_cast<double>(count) / static_cast<double>(c.kernels)
+                            : 0.0);
+    out += "| " + name.substr(0, colon) + " | " + name.substr(colon + 2) + " | " +
+           (count == 0 ? std::string("**never**") : std::to_string(count)) + " | " + share + " |\n";
+  }
+  return out;
+}
+
+} // namespace teval::verify
