@@ -1,11 +1,18 @@
 // The LoopNest IR: checked constructors, substitution and the C printer.
 #include "core/loopnest.h"
 
+#include "core/error.h"
 #include "core/format.h"
 
 #include <algorithm>
 
 namespace teval::core {
+
+size_t storage_bytes(const Buffer& b) {
+  std::optional<int64_t> numel = checked_numel(b.shape);
+  TEVAL_ASSERT(numel, "a buffer's size overflows");
+  return static_cast<size_t>(*numel) * size_bytes(b.dtype);
+}
 
 int LoopNest::add_var(std::string name, DType dtype, bool point) {
   vars.push_back({std::move(name), dtype, point});

@@ -58,6 +58,10 @@ struct Buffer {
   Span span;
 };
 
+/// The bytes of storage \p b holds: its elements times their size (within
+/// kMaxTensorBytes, as elaboration checked).
+size_t storage_bytes(const Buffer& b);
+
 /// How a code generator should emit a loop; every kind means the same.
 enum class LoopKind : uint8_t {
   Serial,     ///< one iteration after another

@@ -18,27 +18,6 @@ namespace {
 
 using core::DType;
 
-// Simplest first: shrinking moves toward the front.
-const std::vector<DType> kDTypes = {DType::Float32, DType::Int32,   DType::Float64,  DType::Int8,
-                                    DType::Int64,   DType::Float16, DType::BFloat16, DType::Int16,
-                                    DType::UInt8,   DType::Bool};
-
-const std::vector<DType> kFloatDTypes = {DType::Float32, DType::Float64, DType::Float16,
-                                         DType::BFloat16};
-const std::vector<DType> kIntegerDTypes = {DType::Int32, DType::Int8, DType::Int64, DType::Int16,
-                                           DType::UInt8};
-
-// Half the time float32, as in real kernels; otherwise any dtype.
-DType pick_dtype() {
-  if (!chance(50))
-    return DType::Float32;
-  return kDTypes[static_cast<size_t>(pick(0, static_cast<int>(kDTypes.size()) - 1))];
-}
-
-std::string dtype_name(DType t) {
-  return std::string(core::name(t));
-}
-
 struct Axis {
   std::string name;
   int64_t extent;
@@ -176,9 +155,7 @@ private:
         break;
       case 3:
         if (!axes_.empty())
-          return {axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))].name +
-                      ".val()",
-                  DType::Int32};
+          return {one_of(axes_).name + ".val()", DType::Int32};
         break;
       case 4:
         if (const auto* in = some_input(); in && !in->second.shape.empty())
@@ -225,12 +202,10 @@ private:
     case 3:
       if (axes_.empty())
         return {"const(1)", DType::Int32};
-      return {"(" + axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))].name +
-                  ")",
-              DType::Int32};
+      return {"(" + one_of(axes_).name + ")", DType::Int32};
     case 14: {
       Value x = expr(depth - 1);
-      DType t = pick_dtype();
+      DType t = float32_or_any_dtype();
       return {x.text + ".cast(`" + dtype_name(t) + "`)", t};
     }
     case 13: {
@@ -294,7 +269,7 @@ private:
       DType t = arithmetic(x, y);
       std::string out_dtype;
       if (chance(25)) {
-        t = pick_dtype();
+        t = float32_or_any_dtype();
         out_dtype = ", " + dtype_of(x, t);
       }
       switch (pick(0, 3)) {
@@ -336,7 +311,7 @@ private:
   static void one_dtype(Value& x, Value& y, const std::vector<DType>& among, int percent) {
     if (!chance(percent))
       return;
-    DType t = among[static_cast<size_t>(pick(0, static_cast<int>(among.size()) - 1))];
+    DType t = one_of(among);
     x = {x.text + ".cast(`" + dtype_name(t) + "`)", t};
     if (&x != &y)
       y = {y.text + ".cast(`" + dtype_name(t) + "`)", t};
@@ -475,7 +450,7 @@ private:
   const std::pair<std::string, parser::InputType>* some_input() {
     if (p_.inputs.empty())
       return nullptr;
-    return &p_.inputs[static_cast<size_t>(pick(0, static_cast<int>(p_.inputs.size()) - 1))];
+    return &one_of(p_.inputs);
   }
 
   // An index expression over the statement's axes.
@@ -484,7 +459,7 @@ private:
       int64_t c = pick(0, 2);
       return {std::to_string(c), c, c};
     }
-    const Axis& a = axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))];
+    const Axis& a = one_of(axes_);
     int64_t hi = std::max<int64_t>(a.extent - 1, 0);
     switch (pick(0, gathers ? 8 : 7)) {
     case 0:
@@ -514,7 +489,7 @@ private:
       return {std::to_string(c) + " - " + a.name, c - hi, c};
     }
     case 7: {
-      const Axis& b = axes_[static_cast<size_t>(pick(0, static_cast<int>(axes_.size()) - 1))];
+      const Axis& b = one_of(axes_);
       return {a.name + " + " + b.name, 0, hi + std::max<int64_t>(b.extent - 1, 0)};
     }
     default: {
@@ -538,7 +513,7 @@ private:
     Readable r;
     std::vector<Index> index;
     if (earlier) {
-      r = readable_[static_cast<size_t>(pick(0, static_cast<int>(readable_.size()) - 1))];
+      r = one_of(readable_);
       for (size_t d = 0; d < r.shape.size(); ++d)
         index.push_back(index_expr(false));
     } else {
@@ -555,7 +530,7 @@ private:
           --size;
         r.shape.push_back(size);
       }
-      r.dtype = dtype ? *dtype : pick_dtype();
+      r.dtype = dtype ? *dtype : float32_or_any_dtype();
       r.name = new_input(r.dtype, r.shape);
     }
     for (size_t d = 0; d < index.size(); ++d)

@@ -27,8 +27,9 @@ struct Census {
 };
 
 /// Every construct the census lists, as "group: construct", in the order
-/// the table shows them. Each must be drawn by a campaign of
-/// --lang all (CensusTest.EveryConstructIsDrawn).
+/// the table shows them. 2000 cases of --lang all must draw each one
+/// (Census.EveryConstructBesidesOperatorsOnEachDtypeIsDrawnIn2000Cases;
+/// the operators on each dtype are not all drawn yet).
 const std::vector<std::string>& census_constructs();
 
 /// The constructs \p k has (each once), named as census_constructs() names

@@ -1,4 +1,5 @@
-// The random choices the program generators are made of.
+// The random choices the program generators are made of: numbers, elements
+// of lists, dtypes.
 //
 // RapidCheck scales inRange's range by the size parameter (0 to 99 in a
 // property run, the case index modulo 100 in a campaign), so a plain
@@ -9,7 +10,13 @@
 // value (the simplest program).
 #pragma once
 
+#include "core/dtype.h"
+
 #include <rapidcheck.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
 
 namespace teval::verify {
 
@@ -21,6 +28,36 @@ inline int pick(int lo, int hi) {
 /// True with probability \p percent / 100; shrinks to false.
 inline bool chance(int percent) {
   return pick(1, 100) > 100 - percent;
+}
+
+/// An element of \p items (not empty), uniformly; shrinks toward the first.
+template <class T> const T& one_of(const std::vector<T>& items) {
+  return items[static_cast<size_t>(pick(0, static_cast<int>(items.size()) - 1))];
+}
+
+/// Every dtype, simplest first (shrinking moves toward the front); the
+/// float and the integer ones.
+inline const std::vector<core::DType> kDTypes = {
+    core::DType::Float32, core::DType::Int32,   core::DType::Float64,  core::DType::Int8,
+    core::DType::Int64,   core::DType::Float16, core::DType::BFloat16, core::DType::Int16,
+    core::DType::UInt8,   core::DType::Bool};
+
+inline const std::vector<core::DType> kFloatDTypes = {core::DType::Float32, core::DType::Float64,
+                                                      core::DType::Float16, core::DType::BFloat16};
+inline const std::vector<core::DType> kIntegerDTypes = {core::DType::Int32, core::DType::Int8,
+                                                        core::DType::Int64, core::DType::Int16,
+                                                        core::DType::UInt8};
+
+/// Half the time float32, as in real kernels; otherwise any dtype.
+inline core::DType float32_or_any_dtype() {
+  if (!chance(50))
+    return core::DType::Float32;
+  return one_of(kDTypes);
+}
+
+/// The name programs spell \p t by (`float32`).
+inline std::string dtype_name(core::DType t) {
+  return std::string(core::name(t));
 }
 
 } // namespace teval::verify

@@ -111,8 +111,8 @@ public:
       // N` at a padding edge), which an index reaches at its range's end.
       std::string bound = std::to_string(pick(1, 5));
       if (chance(50)) {
-        const Tensor& in = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))];
-        bound = in.dims[static_cast<size_t>(pick(0, static_cast<int>(in.dims.size()) - 1))];
+        const Tensor& in = one_of(ins);
+        bound = one_of(in.dims);
         if (chance(50))
           bound += " - " + std::to_string(pick(1, 2));
       }
@@ -128,7 +128,7 @@ public:
       scalar_result_ = out_rank == 0;
       input_dtype_ = t;
       // One input: two of them need not broadcast against each other.
-      broadcast_input_ = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))].name;
+      broadcast_input_ = one_of(ins).name;
       Ew o{"O", out, false};
       Ew e = elementwise(o, ins, pick(1, 3));
       if (e.weak) // a literal or dimension alone is not a tensor
@@ -189,9 +189,8 @@ private:
         return {floats[pick(0, 3)], DType::Float64, true};
       }
       case 4: {
-        const Tensor& t = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))];
-        return {t.dims[static_cast<size_t>(pick(0, static_cast<int>(t.dims.size()) - 1))],
-                DType::Int64, true};
+        const Tensor& t = one_of(ins);
+        return {one_of(t.dims), DType::Int64, true};
       }
       default:
         if (scalar_result_ && chance(70)) // broadcast against an input
@@ -260,9 +259,7 @@ private:
     return t.name + "(" + join(index) + ")";
   }
 
-  std::string var() {
-    return vars_[static_cast<size_t>(pick(0, static_cast<int>(vars_.size()) - 1))];
-  }
+  std::string var() { return one_of(vars_); }
 
   // A constraint's expression: mostly over two variables (`i + j`, `i - j
   // + 1`), as a convolution's padding edges are. Over one variable a
@@ -324,9 +321,8 @@ private:
 
   // An output dimension: an input dimension, adjusted, or a constant.
   static std::string dim_expr(const std::vector<Tensor>& ins) {
-    const Tensor& t = ins[static_cast<size_t>(pick(0, static_cast<int>(ins.size()) - 1))];
-    const std::string& d =
-        t.dims[static_cast<size_t>(pick(0, static_cast<int>(t.dims.size()) - 1))];
+    const Tensor& t = one_of(ins);
+    const std::string& d = one_of(t.dims);
     switch (pick(0, 4)) {
     case 0:
       return d;

@@ -305,10 +305,7 @@ std::vector<std::vector<std::byte>> DspKernel::buffers(std::span<const core::Ten
   for (size_t i = 0; i < n.buffers.size(); ++i) {
     if (given[i])
       continue;
-    std::optional<int64_t> numel = core::checked_numel(n.buffers[i].shape);
-    TEVAL_ASSERT(numel, "a buffer's size overflows");
-    buffers[i].assign(static_cast<size_t>(*numel) * core::size_bytes(n.buffers[i].dtype),
-                      std::byte{0});
+    buffers[i].assign(core::storage_bytes(n.buffers[i]), std::byte{0});
   }
   return buffers;
 }
