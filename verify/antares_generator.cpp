@@ -70,7 +70,7 @@ public:
         v = {"(" + v.text + " + " + z.text + ")", arithmetic(v, z)};
       }
     } else {
-      v = expr(pick(1, 4));
+      v = expr(pick(1, 6));
     }
     std::string op = "=";
     if (reduce > 0 || chance(20)) {
@@ -120,7 +120,7 @@ public:
 private:
   Value expr(int depth) {
     // Kinds 0 to 6 are leaves; the rest have operands.
-    int kinds = depth > 0 ? 22 : 7;
+    int kinds = depth > 0 ? 26 : 7;
     switch (pick(0, kinds - 1)) {
     case 0:
     case 4:
@@ -208,9 +208,10 @@ private:
       DType t = float32_or_any_dtype();
       return {x.text + ".cast(`" + dtype_name(t) + "`)", t};
     }
-    case 13: {
+    case 13:
+    case 25: { // + - * of each dtype
       Value x = expr(depth - 1), y = expr(depth - 1);
-      one_dtype(x, y, kDTypes, 40);
+      one_dtype(x, y, kDTypes, 60);
       const char* ops[] = {"+", "-", "*"};
       return {"(" + x.text + " " + ops[pick(0, 2)] + " " + y.text + ")", arithmetic(x, y)};
     }
@@ -229,20 +230,23 @@ private:
       return {x.text + ".call(`abs`)", x.dtype};
     }
     case 8:
-    case 19: // math functions are where libraries differ most: common
-    case 20:
+    case 19: // math functions are where libraries differ most, and 22 of
+    case 20: // them on four dtypes are many: common
+    case 22:
+    case 23:
       return math(depth);
     case 9:
-    case 18: { // comparisons of each dtype are many: common
+    case 18: // comparisons of each dtype are many: common
+    case 24: {
       Value x = expr(depth - 1), y = expr(depth - 1);
-      one_dtype(x, y, kDTypes, 85);
+      one_dtype(x, y, kDTypes, 95);
       const char* ops[] = {"<", "<=", ">", ">=", "==", "!="};
       return {"(" + x.text + " " + ops[pick(0, 5)] + " " + y.text + ")", DType::Int8};
     }
     case 10:
     case 21: { // logical operators of each dtype: common too
       Value x = logical_operand(depth - 1);
-      if (chance(30))
+      if (chance(40))
         return {"(~" + x.text + ")", DType::Int8};
       Value y = logical_operand(depth - 1);
       return {"(" + x.text + (chance(50) ? " & " : " | ") + y.text + ")", DType::Int8};
@@ -253,7 +257,7 @@ private:
       // Every spelling real programs use: a list or a single argument,
       // f_op, and an output dtype (`.call(`max`, [y], input0.dtype())`).
       Value x = expr(depth - 1), y = expr(depth - 1);
-      one_dtype(x, y, kDTypes, 40);
+      one_dtype(x, y, kDTypes, 60);
       const char* fn = chance(50) ? "max" : "min";
       // Unsigned values past the signed range (wrapped below zero) are
       // where signed and unsigned comparison differ.
@@ -353,11 +357,11 @@ private:
     const char* unary[] = {"exp",     "log",     "sqrt",   "rsqrt", "sin",      "cos",  "tan",
                            "asin",    "acos",    "atan",   "sinh",  "cosh",     "tanh", "erf",
                            "normcdf", "sigmoid", "rfloor", "rceil", "remainder"};
-    // A third of the time one of those whose implementations differ in more than
+    // Now and then one of those whose implementations differ in more than
     // rounding (floor against trunc, 1/sqrt against sqrt(1/x), the form
     // of sigmoid), else any.
     const int tricky[] = {3, 15, 16, 17, 18, 19, 20, 21};
-    int which = chance(30) ? tricky[pick(0, 7)] : pick(0, 21);
+    int which = chance(15) ? tricky[pick(0, 7)] : pick(0, 21);
     if (which < 19)
       return {x.text + ".call(`" + unary[which] + "`)", x.dtype};
     if (which == 19) {
@@ -391,6 +395,13 @@ private:
     // differ: make them common.
     if (!core::is_float(x.dtype) && x.dtype != DType::UInt8 && x.dtype != DType::Bool && chance(50))
       x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
+    // Both operands of one dtype now and then: division of each dtype,
+    // not only of those the reads and the literals promote to.
+    if (chance(50)) {
+      DType t = chance(50) ? one_of(kIntegerDTypes) : one_of(kFloatDTypes);
+      x = {"(" + x.text + ").cast(`" + dtype_name(t) + "`)", t};
+      y = {"(" + y.text + ").cast(`" + dtype_name(t) + "`)", t};
+    }
     const char* op = chance(50) ? " % " : (chance(50) ? " // " : " / ");
     return {"(" + x.text + op + y.text + ")", arithmetic(x, y)};
   }

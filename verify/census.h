@@ -28,8 +28,7 @@ struct Census {
 
 /// Every construct the census lists, as "group: construct", in the order
 /// the table shows them. 2000 cases of --lang all must draw each one
-/// (Census.EveryConstructBesidesOperatorsOnEachDtypeIsDrawnIn2000Cases;
-/// the operators on each dtype are not all drawn yet).
+/// (Census.EveryConstructIsDrawnIn2000Cases).
 const std::vector<std::string>& census_constructs();
 
 /// The constructs \p k has (each once), named as census_constructs() names

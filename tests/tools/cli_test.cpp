@@ -465,8 +465,9 @@ TEST_P(ErrorGolden, DiagnosticExitCodeAndNoOutput) {
   EXPECT_FALSE(fs::exists(out)) << "output written despite the error";
   std::string failure = test::check_golden(dir / (c.name + ".err"), r.err);
   EXPECT_TRUE(failure.empty()) << failure;
-  // The lowered loop nest and compiled code report the very same diagnostic.
-  for (const char* engine : {"ireval", "jit"}) {
+  // The lowered loop nest, compiled code and the DSP report the very same
+  // diagnostic.
+  for (const char* engine : {"ireval", "jit", "hexagon"}) {
     Result e = teval("run " + c.name + c.extension + " " + args + " --engine " + engine + " -o '" +
                          out.string() + "'",
                      dir);

@@ -23,18 +23,48 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(ReplScripts, GoldenOutputs) {
+// Each script on every engine (teval repl --engine E): the same output and
+// diagnostics as the golden, whose settings lines name the interpreter.
+TEST(ReplScripts, GoldenOutputsOnEveryEngine) {
   fs::path dir = test::source_dir() / "tests/data/repl/scripts";
   std::vector<fs::path> scripts = test::files_with_extension(dir, ".teval");
   ASSERT_GE(scripts.size(), 4u);
   for (const fs::path& script : scripts) {
-    SCOPED_TRACE(script.filename().string());
-    test::Result r = test::run_teval("< '" + script.string() + "'", test::source_dir());
-    std::string actual =
-        r.out + "--- stderr\n" + r.err + "--- exit " + std::to_string(r.exit_code) + "\n";
     fs::path golden = script;
-    std::string failure = test::check_golden(golden.replace_extension(".out"), actual);
-    EXPECT_TRUE(failure.empty()) << failure;
+    golden.replace_extension(".out");
+    std::string expected = test::read_file(golden);
+    for (const char* engine : {"interp", "ireval", "jit", "hexagon"}) {
+      SCOPED_TRACE(script.filename().string() + " on " + engine);
+      test::Result r =
+          test::run_teval("repl --engine " + std::string(engine) + " < '" + script.string() + "'",
+                          test::source_dir());
+      std::string actual =
+          r.out + "--- stderr\n" + r.err + "--- exit " + std::to_string(r.exit_code) + "\n";
+      if (std::string(engine) == "interp") {
+        std::string failure = test::check_golden(golden, actual);
+        EXPECT_TRUE(failure.empty()) << failure;
+        continue;
+      }
+      std::string want = expected;
+      for (size_t at = 0; (at = want.find(", engine interp,", at)) != std::string::npos;)
+        want.replace(at, 16, ", engine " + std::string(engine) + ",");
+      EXPECT_EQ(actual, want);
+    }
+  }
+}
+
+// The example session of docs/REPL.md, as a FILE, on every engine: the
+// interpreter's output.
+TEST(ReplScripts, TheExampleSessionRunsOnEveryEngine) {
+  std::string example = (test::source_dir() / "examples/repl/session.teval").string();
+  test::Result interp = test::run_teval("repl '" + example + "'", test::source_dir());
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  EXPECT_NE(interp.out.find("float32[2, 2] over I, J\n"), std::string::npos);
+  for (const char* engine : {"ireval", "jit", "hexagon"}) {
+    test::Result r = test::run_teval("repl --engine " + std::string(engine) + " '" + example + "'",
+                                     test::source_dir());
+    EXPECT_EQ(r.exit_code, 0) << engine << ": " << r.err;
+    EXPECT_EQ(r.out, interp.out) << engine;
   }
 }
 
@@ -47,10 +77,15 @@ TEST(ReplScripts, FileArgumentAndUsage) {
       << r.err;
   r = test::run_teval("repl --help", test::source_dir());
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("usage: teval [repl [FILE]]"), std::string::npos);
+  EXPECT_NE(r.out.find("usage: teval [repl [--engine E] [FILE]]"), std::string::npos);
   EXPECT_EQ(test::run_teval("repl a b", test::source_dir()).exit_code, 2);
   EXPECT_EQ(test::run_teval("repl --bogus", test::source_dir()).exit_code, 2);
   EXPECT_EQ(test::run_teval("repl /nonexistent.teval", test::source_dir()).exit_code, 1);
+  EXPECT_EQ(test::run_teval("repl --engine", test::source_dir()).exit_code, 2);
+  r = test::run_teval("repl --engine gpu", test::source_dir());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "teval repl: unknown engine 'gpu'; the REPL has interp, ireval, jit, hexagon\n"
+                   "(see teval repl --help)\n");
 }
 
 TEST(ReplScripts, OutOfMemoryIsAnError) {

@@ -260,7 +260,7 @@ TEST(ReplCommands, EveryEngineGivesTheSameResults) {
   Session s;
   load_ab(s);
   std::string product = run(s, "c[I, J] +=! a[I, K] * b[K, J]");
-  for (const char* engine : {"ireval", "jit", "interp"}) {
+  for (const char* engine : {"ireval", "jit", "hexagon", "interp"}) {
     EXPECT_NE(run(s, std::string(":set engine ") + engine).find(std::string("engine ") + engine),
               std::string::npos);
     EXPECT_EQ(run(s, "c[I, J] +=! a[I, K] * b[K, J]"), product) << engine;

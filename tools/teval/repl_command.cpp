@@ -12,6 +12,7 @@
 
 #include <histedit.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -24,7 +25,7 @@
 
 namespace teval::tools {
 
-const char* const kReplHelp = R"(usage: teval [repl [FILE]]
+const char* const kReplHelp = R"(usage: teval [repl [--engine E] [FILE]]
 
 An interactive session for exploring tensor index notations: define tensors,
 evaluate statements against them, inspect types, loop nests and compiled
@@ -37,6 +38,11 @@ evaluation, Ctrl-D leaves.
 
 When stdin is not a terminal, or a FILE is given, the input is a script: each
 entry runs in turn and prints its results; the first error stops it.
+
+options:
+  --engine E    who evaluates statements from the start: interp (the
+                default), ireval, jit or hexagon; `:set engine E` changes it
+  -h, --help    this text
 
 exit status: 0 success; 1 an entry of a script is wrong (a diagnostic on
 stderr); 2 a usage error.
@@ -51,8 +57,8 @@ const char* const kPrompt = "teval> ";
 const char* const kContinuation = "  ...> ";
 
 // Runs a script; returns the exit code.
-int run_script(const std::string& name, const std::string& text) {
-  Session session;
+int run_script(const std::string& name, const std::string& text, const std::string& engine) {
+  Session session(engine);
   repl::EntryReader reader(name);
   std::istringstream in(text);
   std::string line;
@@ -115,6 +121,7 @@ extern "C" void on_resize(int) {
 }
 
 struct Terminal {
+  explicit Terminal(const std::string& engine) : session(engine) {}
   Session session;
   const char* prompt = kPrompt;
 };
@@ -206,8 +213,8 @@ std::string history_path() {
   return std::string(home) + "/.teval_history";
 }
 
-int run_terminal() {
-  Terminal t;
+int run_terminal(const std::string& engine) {
+  Terminal t(engine);
   EditLine* el = el_init("teval", stdin, stdout, stderr);
   if (!el) {
     std::cerr << "teval: cannot set up line editing on this terminal\n";
@@ -313,15 +320,29 @@ int run_terminal() {
 
 int repl_command(const std::vector<std::string>& args) {
   std::optional<std::string> file;
-  for (const std::string& a : args) {
+  std::string engine = "interp";
+  auto usage_error = [](const std::string& message) {
+    std::cerr << "teval repl: " << message << "\n(see teval repl --help)\n";
+    return 2;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
       std::cout << kReplHelp;
       return 0;
     }
-    if ((!a.empty() && a[0] == '-' && a != "-") || file) {
-      std::cerr << "teval repl: unexpected argument '" << a << "'\n(see teval repl --help)\n";
-      return 2;
+    if (a == "--engine") {
+      if (i + 1 == args.size())
+        return usage_error("--engine needs a value");
+      engine = args[++i];
+      const std::vector<std::string>& all = Session::engines();
+      if (std::find(all.begin(), all.end(), engine) == all.end())
+        return usage_error("unknown engine '" + engine + "'; the REPL has interp, ireval, jit, " +
+                           "hexagon");
+      continue;
     }
+    if ((!a.empty() && a[0] == '-' && a != "-") || file)
+      return usage_error("unexpected argument '" + a + "'");
     file = a;
   }
   if (file && *file != "-") {
@@ -332,10 +353,10 @@ int repl_command(const std::vector<std::string>& args) {
       std::cerr << e.render();
       return 1;
     }
-    return run_script(*file, text);
+    return run_script(*file, text, engine);
   }
   if (!file && isatty(STDIN_FILENO))
-    return run_terminal();
+    return run_terminal(engine);
   std::string text;
   try {
     text = core::read_stream(std::cin, core::kMaxSourceBytes, "<stdin>", "a script");
@@ -343,7 +364,7 @@ int repl_command(const std::vector<std::string>& args) {
     std::cerr << e.render();
     return 1;
   }
-  return run_script("<stdin>", text);
+  return run_script("<stdin>", text, engine);
 }
 
 } // namespace teval::tools

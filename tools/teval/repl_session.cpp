@@ -8,6 +8,7 @@
 #include "interp/backends.h"
 #include "interp/interpreter.h"
 #include "interp/random_inputs.h"
+#include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/repl_definition.h"
@@ -47,7 +48,8 @@ Commands:
          precision N|full      digits after the point (full: exact, the default)
          summarize N           summarise tensors of more than N elements (1000)
          seed N                the seed of random definitions (0)
-         engine E              who evaluates: interp (default), ireval or jit
+         engine E              who evaluates: interp (default), ireval, jit or
+                               hexagon (the DSP, under qemu-hexagon)
          time on|off           report every entry's wall time (off)
   :time ENTRY                  run ENTRY and report its wall time
   :save NAME PATH.npy          write a tensor to a .npy file
@@ -321,9 +323,11 @@ Outcome Session::command(const std::shared_ptr<const core::SourceFile>& entry) {
       } else if (w[1].text == "seed") {
         seed_ = static_cast<uint64_t>(count_argument(w[2], 0, INT64_MAX));
       } else if (w[1].text == "engine") {
-        if (w[2].text != "interp" && w[2].text != "ireval" && w[2].text != "jit")
+        const std::vector<std::string>& all = engines();
+        if (std::find(all.begin(), all.end(), w[2].text) == all.end())
           throw Error(ErrorKind::Syntax, w[2].span,
-                      "unknown engine `" + w[2].text + "`; the REPL has interp, ireval, jit");
+                      "unknown engine `" + w[2].text +
+                          "`; the REPL has interp, ireval, jit, hexagon");
         if (w[2].text != engine_)
           backend_.reset();
         engine_ = w[2].text;
@@ -441,11 +445,22 @@ Outcome Session::run(core::Kernel kernel, const std::map<std::string, std::strin
   return out;
 }
 
+const std::vector<std::string>& Session::engines() {
+  static const std::vector<std::string> all = {"interp", "ireval", "jit", "hexagon"};
+  return all;
+}
+
+Session::Session(std::string engine) : engine_(std::move(engine)) {
+  TEVAL_ASSERT(std::find(engines().begin(), engines().end(), engine_) != engines().end(),
+               "no engine " + engine_);
+}
+
 core::Backend& Session::backend() {
   if (!backend_)
-    backend_ = engine_ == "jit"      ? jit::jit_backend()
-               : engine_ == "ireval" ? interp::ireval_backend()
-                                     : interp::interpreter_backend();
+    backend_ = engine_ == "jit"       ? jit::jit_backend()
+               : engine_ == "ireval"  ? interp::ireval_backend()
+               : engine_ == "hexagon" ? jit::hexagon_backend()
+                                      : interp::interpreter_backend();
   return *backend_;
 }
 

@@ -40,6 +40,13 @@ struct Outcome {
 /// throws core::Error and leaves the session exactly as it was.
 class Session {
 public:
+  /// The engines statements may run on (`:set engine`, `teval repl
+  /// --engine`): interp, ireval, jit and hexagon.
+  static const std::vector<std::string>& engines();
+
+  /// A session whose statements run on \p engine, one of engines().
+  explicit Session(std::string engine = "interp");
+
   /// Runs one entry (possibly several lines): a `:command`, a definition
   /// `NAME = ...`, a bare tensor name (prints it) or statements in the
   /// current notation. Throws core::Error, pointing into \p entry.
@@ -80,8 +87,8 @@ private:
   Lang lang_ = Lang::Antares;
   PrintOptions print_;
   uint64_t seed_ = 0;
-  // Who evaluates statements: "interp", "ireval" or "jit" (:set engine).
-  std::string engine_ = "interp";
+  // Who evaluates statements: one of engines() (:set engine).
+  std::string engine_;
   std::unique_ptr<core::Backend> backend_;
   // Whether every entry reports its wall time (:set time on).
   bool time_ = false;
