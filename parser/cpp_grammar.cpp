@@ -221,7 +221,8 @@ auto const postfix_def = primary[set_val] >>
 auto const primary_def =
     (pos >> float_text >> here)[mk_float] | (pos >> int_text >> here)[mk_c_int] |
     (pos >> qualified >> call_args >> here)[mk_call] | (pos >> qualified >> here)[mk_name] |
-    ((pos >> x3::lit('(') >> expr > x3::lit(')')) >> here)[mk_parenthesized];
+    ((pos >> x3::lit('(') >> expr > x3::lit(')')) >> here)[mk_parenthesized] |
+    ((pos >> x3::lit('{') >> items > x3::lit('}')) >> here)[mk_list];
 
 auto const call_args_def = (x3::lit('(') >> -(expr[push_arg] % ',')) > x3::lit(')');
 auto const items_def = -(expr[push_item] % ',');

@@ -164,12 +164,6 @@ auto const mk_paren = [](auto& ctx) {
                        ast::Tuple{constify(items.items)});
 };
 
-auto const mk_list = [](auto& ctx) {
-  auto& a = x3::_attr(ctx);
-  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
-                       ast::List{constify(fusion::at_c<1>(a).items)});
-};
-
 using Pairs = std::vector<std::pair<ast::ExprPtr, ast::ExprPtr>>;
 auto const push_pair = [](auto& ctx) {
   auto& a = x3::_attr(ctx);

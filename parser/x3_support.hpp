@@ -259,6 +259,13 @@ inline auto const mk_parenthesized = [](auto& ctx) {
   x3::_val(ctx) = e;
 };
 
+// A list `[a, b]` (Python) or braced initializer `{a, b}` (C++).
+inline auto const mk_list = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx) = make(state(ctx).span(fusion::at_c<0>(a), fusion::at_c<2>(a)),
+                       ast::List{constify(fusion::at_c<1>(a).items)});
+};
+
 inline auto const push_item = [](auto& ctx) { x3::_val(ctx).items.push_back(x3::_attr(ctx)); };
 inline auto const set_trailing = [](auto& ctx) { x3::_val(ctx).trailing_comma = true; };
 

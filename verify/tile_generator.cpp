@@ -92,9 +92,9 @@ public:
     for (const auto& [t, d] : free)
       (t < 0 ? out_index[d] : access[static_cast<size_t>(t)][d]) = index_expr();
 
-    body += "  auto O = TensorOutput(" + join(out_dims) + ");\n";
     const char* aggs[] = {"+=", ">=", "<=", "*=", "="};
-    std::string agg = aggs[chance(50) ? pick(1, 4) : 0];
+    int which = chance(50) ? pick(1, 4) : 0;
+    std::string agg = aggs[which];
     std::string value = read(ins[0], access[0]);
     DType out = t;
     if (ins.size() > 1) {
@@ -105,7 +105,16 @@ public:
       if (op == 2)
         out = agg == std::string("+=") || agg == std::string("*=") ? DType::Int8 : DType::Bool;
     }
-    body += "  O(" + join(out_index) + ") " + agg + " " + value + ";\n";
+    // A quarter in the later eDSL's builder spelling, which means the same.
+    bool builder = chance(25);
+    if (builder) {
+      const char* methods[] = {"sum", "max", "min", "product", "assign"};
+      body += "  auto O = Contraction().outShape(" + join(out_dims) + ").outAccess(" +
+              join(out_index) + ")." + methods[which] + "(" + value + ")";
+    } else {
+      body += "  auto O = TensorOutput(" + join(out_dims) + ");\n";
+      body += "  O(" + join(out_index) + ") " + agg + " " + value + ";\n";
+    }
     if (chance(45)) {
       // A constant bound, or a dimension as real kernels have (`i + j <
       // N` at a padding edge), which an index reaches at its range's end.
@@ -119,7 +128,9 @@ public:
       constraints_.push_back(constraint_expr() + " < " + bound);
     }
     for (const std::string& c : constraints_)
-      body += "  O.add_constraint(" + c + ");\n";
+      body += builder ? ".add_constraint(" + c + ")" : "  O.add_constraint(" + c + ");\n";
+    if (builder)
+      body += ";\n";
     if (chance(40) || (out_rank == 0 && chance(50))) {
       // An elementwise epilogue on the contraction's result, as real
       // kernels have one (a bias, an activation, a comparison). A scalar

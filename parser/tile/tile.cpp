@@ -112,6 +112,14 @@ void Elaborator::statement(const ast::Stmt& s, const ast::Declare& d) {
     return;
   }
   if (d.type == "std::vector<TensorDim>" || d.type == "std::vector<TensorIndex>") {
+    if (d.init && d.ctor_args.empty()) { // std::vector<TensorDim> S = {I, 1};
+      Value v = evaluate(*d.init);
+      if (!std::holds_alternative<ListV>(v.v))
+        throw Error(ErrorKind::Type, d.init->span,
+                    "a " + d.type + " is a list, not " + kind_name(v));
+      env_[d.name] = std::move(v);
+      return;
+    }
     if (d.ctor_args.size() != 1)
       throw Error(ErrorKind::Syntax, s.span, "declare the vector's size: " + d.type + " X(2);");
     int64_t n = integer(*d.ctor_args[0]);

@@ -85,17 +85,28 @@ void Elaborator::contraction(const ast::Stmt& s, const ast::Expr& target, const 
                     (index.size() == 1 ? " index" : " indices") + " but it was declared with " +
                     std::to_string(o.shape.size()) + " dimensions " + core::to_string(o.shape))
         .note(o.span, "declared here");
-  auto p = std::make_shared<Pending>();
-  p->out = cell->cell;
-  p->aggregation = agg->second;
-  p->out_span = target.span;
-  p->span = s.span;
+  std::vector<Poly> out_index;
   for (const ast::ExprPtr& i : index)
-    p->out_index.push_back(index_poly(*i));
-  combination(value, *p);
+    out_index.push_back(index_poly(*i));
+  std::shared_ptr<Pending> p =
+      begin_contraction(cell->cell, agg->second, std::move(out_index), target.span, s.span, value);
   p->constraints = std::move(o.early_constraints);
-  o.pending = p;
+}
+
+std::shared_ptr<Pending> Elaborator::begin_contraction(const std::shared_ptr<OutputCell>& out,
+                                                       core::Aggregation aggregation,
+                                                       std::vector<Poly> out_index, Span out_span,
+                                                       Span span, const ast::Expr& value) {
+  auto p = std::make_shared<Pending>();
+  p->out = out;
+  p->aggregation = aggregation;
+  p->out_index = std::move(out_index);
+  p->out_span = out_span;
+  p->span = span;
+  combination(value, *p);
+  out->pending = p;
   pending_.push_back(p);
+  return p;
 }
 
 void Elaborator::combination(const ast::Expr& value, Pending& p) {
@@ -135,14 +146,17 @@ void Elaborator::add_constraint(const ast::Call& c) {
   if (!constraint)
     throw Error(ErrorKind::Type, c.args[1]->span,
                 "a constraint is `index_expression < bound`, not " + kind_name(v));
-  OutputCell& o = *cell->cell;
+  add_constraint_to(*cell->cell, *constraint, c.callee_span);
+}
+
+void Elaborator::add_constraint_to(OutputCell& o, const ConstraintV& constraint, Span span) {
   if (o.tensor)
-    throw Error(ErrorKind::Syntax, c.callee_span,
+    throw Error(ErrorKind::Syntax, span,
                 "`" + o.name + "` was already used; add its constraints before using it");
   if (std::shared_ptr<Pending> pending = o.pending.lock())
-    pending->constraints.push_back(*constraint);
+    pending->constraints.push_back(constraint);
   else
-    o.early_constraints.push_back(*constraint);
+    o.early_constraints.push_back(constraint);
 }
 
 void Elaborator::materialize_all() {
@@ -272,6 +286,13 @@ int Elaborator::materialize(Pending& p) {
   st.out_of_range = core::OutOfRange::Skip;
   st.conflict = core::WriteConflict::Error;
   core::check_tensor_size(t, out.shape, out.span);
+  if (p.init) {
+    // The builder's .init(P): the output starts as P, and aggregates onto it.
+    st.init_from = broadcast_init(*p.init, out.shape, t, p.init_span);
+    st.start = core::Start::Init;
+  }
+  if (out.name.empty())
+    out.name = "tmp";
   int id = static_cast<int>(k_.tensors.size());
   k_.tensors.push_back({out.name, t, out.shape, core::TensorRole::Intermediate, out.span});
   st.target = id;

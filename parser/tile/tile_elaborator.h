@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -84,8 +85,20 @@ struct ConstraintV {
   Span span;
 };
 
+// PlaidML's later contraction builder, `Contraction().outShape(I, J)
+// .outAccess(i, j).sum(...)`, before its aggregation makes it a contraction.
+struct BuilderCell {
+  std::optional<core::Shape> shape;
+  std::optional<std::vector<Poly>> access;
+  Span access_span;
+  std::vector<ConstraintV> constraints;
+};
+struct BuilderV {
+  std::shared_ptr<BuilderCell> cell;
+};
+
 struct Value {
-  std::variant<IntV, FloatV, DimV, PolyV, TensorV, OutputV, EwV, ListV, ConstraintV> v;
+  std::variant<IntV, FloatV, DimV, PolyV, TensorV, OutputV, EwV, ListV, ConstraintV, BuilderV> v;
   Span span;
 };
 
@@ -106,8 +119,10 @@ inline std::string kind_name(const Value& x) {
     return "a TensorOutput";
   case 7:
     return "a list";
-  default:
+  case 8:
     return "a constraint";
+  default:
+    return "a Contraction()";
   }
 }
 
@@ -129,6 +144,10 @@ struct Pending {
   std::string combination; // "", "+", "*", "==", "cond"
   std::vector<ConstraintV> constraints;
   Span span;
+  // The tensor the output starts as (the builder's .init(P)), with the
+  // output's shape and dtype.
+  std::optional<int> init;
+  Span init_span;
 };
 
 struct IndexInfo {
@@ -180,6 +199,20 @@ private:
   Access access(const ast::Expr& e);
   void contraction(const ast::Stmt& s, const ast::Expr& target, const std::string& op, Span op_span,
                    const ast::Expr& value);
+  // The contraction writing \p out at \p out_index with \p value: pending
+  // until the output is used.
+  std::shared_ptr<Pending> begin_contraction(const std::shared_ptr<OutputCell>& out,
+                                             core::Aggregation aggregation,
+                                             std::vector<Poly> out_index, Span out_span, Span span,
+                                             const ast::Expr& value);
+  // A method of the contraction builder (tile_builder.cpp) on \p self;
+  // nullopt when \p c is none.
+  std::optional<Value> builder_method(const ast::Expr& e, const ast::Call& c);
+  Value builder_step(const ast::Expr& e, const ast::Call& c, const Value& self);
+  void add_constraint_to(OutputCell& o, const ConstraintV& constraint, Span span);
+  // A tensor of \p shape and \p dtype holding \p from broadcast (numpy's
+  // rules) and converted: the fill of a builder's .init(P).
+  int broadcast_init(int from, const core::Shape& shape, DType dtype, Span span);
   void combination(const ast::Expr& value, Pending& p);
   void add_constraint(const ast::Call& c);
   void materialize_all();
@@ -216,6 +249,9 @@ private:
                            const Value& r);
   Value eval(const ast::Expr& e, const ast::Call& c);
   Value constructor(bool dim, Span span);
+  // The values of arguments, a list argument flattened (outShape(X) of a
+  // std::vector<TensorDim> X).
+  std::vector<Value> flattened(std::span<const ast::ExprPtr> args);
   const ast::Function& f_;
   const std::map<std::string, InputType>& inputs_;
   const std::map<std::string, TileParam>& params_;

@@ -13,6 +13,8 @@ int Elaborator::tensor_of(const Value& v, const std::string& name, Span span) {
     OutputCell& cell = *o->cell;
     if (cell.tensor)
       return *cell.tensor;
+    if (cell.name.empty()) // a contraction returned or used where it is built
+      cell.name = name;
     std::shared_ptr<Pending> pending = cell.pending.lock();
     if (!pending)
       throw Error(ErrorKind::Syntax, span,
@@ -232,6 +234,8 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
       if (auto* list = std::get_if<ListV>(&base.v))
         return {IntV{static_cast<int64_t>(list->items->size())}, e.span};
     }
+    if (std::optional<Value> v = builder_method(e, c))
+      return *v;
     throw Error(ErrorKind::Unsupported, c.callee_span,
                 "`." + c.callee + "(...)` has no value here");
   }
@@ -239,6 +243,14 @@ Value Elaborator::eval(const ast::Expr& e, const ast::Call& c) {
   if (env_.count(f))
     throw Error(ErrorKind::Syntax, e.span,
                 "a tensor access such as " + f + "(...) belongs in a contraction");
+  if (f == "Contraction") {
+    // Contraction() or Contraction("name"): the name labels PlaidML's IR;
+    // the tensor takes the name it is bound to, as a TensorOutput does.
+    if (c.args.size() > 1 ||
+        (c.args.size() == 1 && !std::holds_alternative<ast::StringLit>(c.args[0]->node)))
+      throw Error(ErrorKind::Syntax, c.callee_span, "Contraction takes at most a name");
+    return {BuilderV{std::make_shared<BuilderCell>()}, e.span};
+  }
   if (f == "TensorOutput") {
     auto cell = std::make_shared<OutputCell>();
     cell->span = e.span;
