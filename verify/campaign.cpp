@@ -14,8 +14,10 @@ namespace {
 using Case = std::pair<Program, uint32_t>;
 
 rc::Gen<Case> case_generator(const std::string& lang) {
-  TEVAL_ASSERT(lang == "antares" || lang == "tile", "no generator for " + lang);
-  return rc::gen::pair(lang == "tile" ? tile_program() : antares_program(),
+  TEVAL_ASSERT(lang == "antares" || lang == "tile" || lang == "mlir", "no generator for " + lang);
+  return rc::gen::pair(lang == "tile"   ? tile_program()
+                       : lang == "mlir" ? mlir_program()
+                                        : antares_program(),
                        rc::gen::arbitrary<uint32_t>());
 }
 

@@ -214,22 +214,112 @@ std::vector<std::string> constructs_of(const core::Kernel& k) {
   return {seen.begin(), seen.end()};
 }
 
+const std::vector<std::string>& mlir_census_constructs() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> c;
+#define TEVAL_GRAPH_OP(e, name) c.push_back(std::string("op: ") + name);
+#include "core/graph_ops.def"
+    for (const char* a : {"byteir.gelu approximate = erf",
+                          "byteir.gelu approximate = tanh",
+                          "byteir.layer_norm eps_outside_sqrt = false",
+                          "byteir.layer_norm eps_outside_sqrt = true",
+                          "byteir.layer_norm with its mean and variance",
+                          "byteir.l2_norm eps_outside_sqrt = false",
+                          "byteir.l2_norm eps_outside_sqrt = true",
+                          "byteir.arg_max keep_dims = false",
+                          "byteir.arg_max keep_dims = true",
+                          "byteir.arg_max select_last_index = false",
+                          "byteir.arg_max select_last_index = true",
+                          "byteir.arg_max with its values",
+                          "byteir.arg_min keep_dims = false",
+                          "byteir.arg_min keep_dims = true",
+                          "byteir.arg_min select_last_index = false",
+                          "byteir.arg_min select_last_index = true",
+                          "byteir.arg_min with its values",
+                          "byteir.top_k sorted = false",
+                          "byteir.top_k sorted = true",
+                          "byteir.quantize per tensor",
+                          "byteir.quantize per axis",
+                          "byteir.dequantize per tensor",
+                          "byteir.dequantize per axis",
+                          "byteir.resize mode = nearest",
+                          "byteir.resize mode = linear",
+                          "byteir.resize by sizes",
+                          "byteir.resize by scales",
+                          "byteir.resize coordinate_transformation_mode = asymmetric",
+                          "byteir.resize coordinate_transformation_mode = half_pixel",
+                          "byteir.resize coordinate_transformation_mode = pytorch_half_pixel",
+                          "byteir.resize coordinate_transformation_mode = align_corners"})
+      c.push_back(std::string("attribute: ") + a);
+    for (DType t : core::kAllDTypes)
+      c.push_back("value: of " + std::string(core::name(t)));
+    c.push_back("value: a scalar (rank 0)");
+    c.push_back("value: with no element");
+    return c;
+  }();
+  return all;
+}
+
+std::vector<std::string> constructs_of(const core::Graph& g) {
+  std::set<std::string> seen;
+  for (const core::ValueType& v : g.values) {
+    seen.insert("value: of " + std::string(core::name(v.dtype)));
+    if (v.shape.empty())
+      seen.insert("value: a scalar (rank 0)");
+    if (core::checked_numel(v.shape).value_or(1) == 0)
+      seen.insert("value: with no element");
+  }
+  for (const core::GraphNode& n : g.nodes) {
+    std::string op(core::graph_op_name(n.op));
+    seen.insert("op: " + op);
+    auto attribute = [&](const std::string& what) { seen.insert("attribute: " + op + " " + what); };
+    for (const auto& [name, value] : n.attrs) {
+      if (const bool* b = std::get_if<bool>(&value))
+        attribute(name + " = " + (*b ? "true" : "false"));
+      else if (const std::string* text = std::get_if<std::string>(&value))
+        attribute(name + " = " + *text);
+    }
+    switch (n.op) {
+    case core::GraphOp::LayerNorm:
+      if (n.results.size() == 3)
+        attribute("with its mean and variance");
+      break;
+    case core::GraphOp::ArgMax:
+    case core::GraphOp::ArgMin:
+      if (n.results.size() == 2)
+        attribute("with its values");
+      break;
+    case core::GraphOp::Quantize:
+    case core::GraphOp::Dequantize:
+      attribute(n.attrs.count("axis") ? "per axis" : "per tensor");
+      break;
+    case core::GraphOp::Resize:
+      attribute(core::is_float(g.values[static_cast<size_t>(n.operands.at(1))].dtype) ? "by scales"
+                                                                                      : "by sizes");
+      break;
+    default:
+      break;
+    }
+  }
+  return {seen.begin(), seen.end()};
+}
+
 Census take_census(const CaseSpace& space, uint64_t cases) {
   Census c;
-  for (const std::string& name : census_constructs())
+  bool mlir = space.lang == "mlir";
+  for (const std::string& name : mlir ? mlir_census_constructs() : census_constructs())
     c.counts[name] = 0;
   for (uint64_t i = 0; i < cases; ++i) {
     Case one = make_case(space, i);
-    std::shared_ptr<const core::SourceFile> keep;
-    core::Kernel k;
+    Elaborated e;
     try {
-      k = elaborate(one.program, keep);
+      e = elaborate_program(one.program);
     } catch (const core::Error&) {
       ++c.unreadable;
       continue;
     }
     ++c.kernels;
-    for (const std::string& name : constructs_of(k))
+    for (const std::string& name : mlir ? constructs_of(*e.graph) : constructs_of(e.kernel))
       ++c.counts[name];
   }
   return c;
@@ -237,10 +327,11 @@ Census take_census(const CaseSpace& space, uint64_t cases) {
 
 std::string census_table(const Census& c) {
   std::vector<std::pair<std::string, uint64_t>> rows(c.counts.begin(), c.counts.end());
-  const std::vector<std::string>& order = census_constructs();
   auto rank = [&](const std::string& name) {
-    auto it = std::find(order.begin(), order.end(), name);
-    return it - order.begin();
+    for (const std::vector<std::string>* order : {&census_constructs(), &mlir_census_constructs()})
+      if (auto it = std::find(order->begin(), order->end(), name); it != order->end())
+        return it - order->begin();
+    return std::ptrdiff_t{0};
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
     if ((a.second == 0) != (b.second == 0))

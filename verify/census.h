@@ -5,6 +5,7 @@
 // the generators never draw is a part of the semantics no campaign tests.
 #pragma once
 
+#include "core/graph.h"
 #include "core/kernel.h"
 #include "verify/fuzz_case.h"
 
@@ -35,7 +36,18 @@ const std::vector<std::string>& census_constructs();
 /// them.
 std::vector<std::string> constructs_of(const core::Kernel& k);
 
-/// The census of cases 0 .. \p cases - 1 of \p space.
+/// Every construct the census of MLIR functions lists: each op of the
+/// graph, each value of each ByteIR op's attributes, each result count,
+/// each element type and scalars. 2000 cases of --lang mlir must draw
+/// each one (Census.EveryByteirOpAndAttributeValueIsDrawnIn2000Cases).
+const std::vector<std::string>& mlir_census_constructs();
+
+/// The constructs op graph \p g has, named as mlir_census_constructs()
+/// names them.
+std::vector<std::string> constructs_of(const core::Graph& g);
+
+/// The census of cases 0 .. \p cases - 1 of \p space: of their kernels'
+/// constructs, or for --lang mlir of their op graphs'.
 Census take_census(const CaseSpace& space, uint64_t cases);
 
 /// \p c as a Markdown table: group, construct, kernels, share; the

@@ -289,8 +289,10 @@ std::string case_lang(const CaseSpace& space, uint64_t index) {
 
 Case make_case(const CaseSpace& space, uint64_t index) {
   std::string lang = case_lang(space, index);
-  TEVAL_ASSERT(lang == "antares" || lang == "tile", "no generator for " + lang);
-  rc::Gen<Program> gen = lang == "tile" ? tile_program() : antares_program();
+  TEVAL_ASSERT(lang == "antares" || lang == "tile" || lang == "mlir", "no generator for " + lang);
+  rc::Gen<Program> gen = lang == "tile"   ? tile_program()
+                         : lang == "mlir" ? mlir_program()
+                                          : antares_program();
   rc::Random random(mix(space.seed ^ mix(index)));
   Case c;
   c.index = index;
@@ -300,7 +302,7 @@ Case make_case(const CaseSpace& space, uint64_t index) {
 }
 
 std::string program_file_name(const Program& p) {
-  return p.lang == "tile" ? "program.tile" : "program.antares";
+  return "program." + p.lang;
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

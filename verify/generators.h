@@ -40,4 +40,17 @@ rc::Gen<Program> antares_program();
 /// RapidCheck size (verify/choice.h).
 rc::Gen<Program> tile_program();
 
+/// MLIR functions (`func.func @main`) of 1 to 5 ops over arguments and
+/// earlier results of every element type, ranks 0 to 3 (extents 0 to 4):
+/// add, subtract, multiply, divide, maximum, minimum (with splat constants),
+/// negate, abs, exp, log, tanh, sqrt, rsqrt, convert, broadcast_in_dim (a
+/// scalar tensor<f32> into a tensor), reshape, and every ByteIR custom call
+/// with each value of its attributes (softmax, log_softmax, gelu in both
+/// forms, erf, layer_norm with 1 or 3 results and eps_outside_sqrt, l2_norm,
+/// addn, arg_max and arg_min with keep_dims and select_last_index, top_k
+/// sorted or not, quantize and dequantize per tensor and per axis, one_hot,
+/// resize by sizes or scales in every mode, rng_uniform), in the mhlo and
+/// the stablehlo spellings. Results no later op reads are returned.
+rc::Gen<Program> mlir_program();
+
 } // namespace teval::verify

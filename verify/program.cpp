@@ -4,10 +4,15 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/lower.h"
+#include "interp/interpreter.h"
 #include "interp/random_inputs.h"
+#include "ops/decompose.h"
+#include "ops/native.h"
+#include "parser/mlir/mlir.h"
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -87,29 +92,88 @@ std::string command_line(const Program& p, uint64_t seed) {
   return cmd + " --seed " + std::to_string(seed);
 }
 
-core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>& keep) {
-  keep = core::SourceFile::make("<generated>", source(p));
+Elaborated elaborate_program(const Program& p, const std::string& name) {
+  Elaborated e;
   std::map<std::string, parser::InputType> types(p.inputs.begin(), p.inputs.end());
+  if (p.lang == "mlir") {
+    e.graph_source = core::SourceFile::make(name, p.text);
+    e.graph = parser::elaborate_mlir(parser::read_mlir(*e.graph_source), "", types);
+    ops::Decomposition d = ops::decompose(*e.graph);
+    e.constants = std::move(d.constants);
+    e.source = core::SourceFile::make(name + " (decomposition)", d.program);
+    parser::AntaresSource source = parser::read_antares(*e.source);
+    e.kernel = parser::elaborate_antares(source, parser::declared_inputs(source));
+    return e;
+  }
+  e.source = core::SourceFile::make(name, source(p));
   if (p.lang == "tile")
-    return parser::elaborate_tile(parser::read_tile(*keep), p.entry, types, {});
-  return parser::elaborate_antares(parser::read_antares(*keep), types);
+    e.kernel = parser::elaborate_tile(parser::read_tile(*e.source), p.entry, types, {});
+  else
+    e.kernel = parser::elaborate_antares(parser::read_antares(*e.source), types);
+  return e;
 }
+
+core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>& keep) {
+  Elaborated e = elaborate_program(p);
+  keep = e.source;
+  return std::move(e.kernel);
+}
+
+namespace {
+
+// An MLIR function's native evaluation (ops/native.h) against its
+// decomposition's on the interpreter: the same values, or both an error.
+std::optional<Disagreement> native_disagreement(const Elaborated& e,
+                                                const std::vector<core::Tensor>& inputs,
+                                                const core::Outcome& decomposition) {
+  std::vector<int> ids = interp::input_ids(e.kernel);
+  std::vector<core::Tensor> args;
+  for (size_t i = 0; i < e.graph->inputs.size(); ++i) {
+    auto at = std::find(ids.begin(), ids.end(), e.kernel.find(core::graph_input_name(i)));
+    // An argument nothing reads is not an input of the decomposition.
+    const core::ValueType& t = e.graph->values[static_cast<size_t>(e.graph->inputs[i])];
+    args.push_back(at == ids.end() ? core::Tensor(t.dtype, t.shape)
+                                   : inputs[static_cast<size_t>(at - ids.begin())]);
+  }
+  core::Outcome native;
+  try {
+    native.outputs = ops::evaluate(*e.graph, args);
+  } catch (const core::Error& error) {
+    native.error = error.render();
+  }
+  if (native.error.empty() != decomposition.error.empty())
+    return Disagreement{
+        "error", "native",
+        "the native reference and the decomposition disagree on the error:\n"
+        "native: " +
+            (native.error.empty() ? "no error\n" : native.error) +
+            "decomposition: " + (decomposition.error.empty() ? "no error\n" : decomposition.error)};
+  if (!native.error.empty())
+    return std::nullopt;
+  return compare_outcomes(e.kernel, "native", native, "interp", decomposition,
+                          std::chrono::milliseconds(0));
+}
+
+} // namespace
 
 std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
                                          const std::vector<core::Backend*>& backends,
                                          std::string* outcome, bool* skipped) {
-  std::shared_ptr<const core::SourceFile> keep;
-  core::Kernel kernel;
+  Elaborated e;
   try {
-    kernel = elaborate(p, keep);
-  } catch (const core::Error& e) {
+    e = elaborate_program(p);
+  } catch (const core::Error& error) {
     return Disagreement{"elaboration", "",
-                        "the generated program does not elaborate:\n" + e.render()};
+                        "the generated program does not elaborate:\n" + error.render()};
   }
-  std::vector<core::Tensor> inputs = interp::make_inputs(kernel, {}, seed);
+  const core::Kernel& kernel = e.kernel;
+  std::vector<core::Tensor> inputs = interp::make_inputs(kernel, e.constants, seed);
   core::Outcome reference = core::evaluate(*backends.at(0), kernel, inputs);
   if (outcome)
     *outcome = reference.error;
+  if (e.graph)
+    if (std::optional<Disagreement> d = native_disagreement(e, inputs, reference))
+      return d;
   const std::string first = backends[0]->name();
   for (size_t b = 1; b < backends.size(); ++b) {
     std::chrono::milliseconds budget = core::hang_budget(reference.seconds);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/backend.h"
+#include "core/graph.h"
 #include "core/kernel.h"
 #include "core/source.h"
 #include "parser/antares/antares.h"
@@ -19,7 +20,7 @@ namespace teval::verify {
 
 /// A program text in one notation with the types of its inputs.
 struct Program {
-  std::string lang; ///< "antares" or "tile"
+  std::string lang; ///< "antares", "tile" or "mlir"
   std::string text;
   /// The inputs' dtypes and shapes, by name, in the order they were made.
   std::vector<std::pair<std::string, parser::InputType>> inputs;
@@ -50,6 +51,25 @@ void showValue(const Program& p, std::ostream& os);
 
 /// The `teval run` command line that reruns \p p on the inputs of \p seed.
 std::string command_line(const Program& p, uint64_t seed);
+
+/// What a program elaborates to.
+struct Elaborated {
+  /// The text the kernel's spans point into.
+  std::shared_ptr<const core::SourceFile> source;
+  /// The kernel; for MLIR, the einstein_v2 decomposition of its op graph.
+  core::Kernel kernel;
+  /// MLIR: the op graph, whose native evaluation is the ground truth the
+  /// decomposition must give, and the constants the decomposition takes as
+  /// inputs besides arg0, arg1, ...
+  std::optional<core::Graph> graph;
+  std::map<std::string, core::Tensor> constants;
+  /// MLIR: the function's text, which the graph's spans point into.
+  std::shared_ptr<const core::SourceFile> graph_source;
+};
+
+/// Elaborates \p p, read as a file named \p name. Throws Error when the
+/// text does not elaborate.
+Elaborated elaborate_program(const Program& p, const std::string& name = "<generated>");
 
 /// The kernel of \p p. Its spans point into \p keep, which must outlive the
 /// kernel. Throws Error when the text does not elaborate.

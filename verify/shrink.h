@@ -26,7 +26,7 @@ struct ShrinkResult {
 };
 
 /// Shrinks \p p while \p still_fails holds for the candidate. \p p itself
-/// is assumed to fail.
+/// is assumed to fail. MLIR functions are returned as they are.
 ShrinkResult shrink(const Program& p, const std::function<bool(const Program&)>& still_fails,
                     const ShrinkLimits& limits = {});
 

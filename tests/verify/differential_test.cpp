@@ -3,6 +3,7 @@
 #include "interp/backends.h"
 #include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
+#include "verify/campaign.h"
 #include "verify/generators.h"
 
 #include <gtest/gtest.h>
@@ -71,6 +72,15 @@ RC_GTEST_PROP(Differential, TileContractionsAgreeOnEveryBackend, ()) {
          backends().jit.get()});
 }
 
+// MLIR functions of ByteIR ops: the native reference gives the
+// decomposition's results (or an error where it has one), and every engine
+// the decomposition's.
+RC_GTEST_PROP(Differential, ByteirFunctionsAgreeNativelyAndOnEveryBackend, ()) {
+  Program p = *mlir_program();
+  check(p, *rc::gen::arbitrary<uint32_t>(),
+        {backends().interp.get(), backends().ireval.get(), backends().jit.get()});
+}
+
 RC_GTEST_PROP(Differential, TheDspEqualsTheInterpreter, ()) {
   Program p = *antares_program();
   check(p, *rc::gen::arbitrary<uint32_t>(), {backends().interp.get(), backends().dsp.get()});
@@ -79,6 +89,16 @@ RC_GTEST_PROP(Differential, TheDspEqualsTheInterpreter, ()) {
 RC_GTEST_PROP(Differential, TheDspEqualsTheInterpreterOnTileContractions, ()) {
   Program p = *tile_program();
   check(p, *rc::gen::arbitrary<uint32_t>(), {backends().interp.get(), backends().dsp.get()});
+}
+
+// ByteIR functions on the DSP through `teval diff --lang mlir --engine
+// hexagon`'s own campaign: 30 cases (a case costs a simulator run).
+TEST(Differential, TheDspEqualsTheInterpreterOnByteirFunctions) {
+  CampaignResult r = run_campaign({.cases = 30, .seed = 4, .lang = "mlir"},
+                                  {backends().interp.get(), backends().dsp.get()},
+                                  [](const Mismatch& m) { ADD_FAILURE() << m.disagreement.what; });
+  EXPECT_EQ(r.cases, 30);
+  EXPECT_TRUE(r.mismatches.empty());
 }
 
 } // namespace

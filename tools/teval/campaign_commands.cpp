@@ -17,7 +17,7 @@ namespace teval::tools {
 
 const char* const kGenHelp =
     R"(usage: teval gen [--lang antares|tile|all] [--cases N] [--seed S] -o DIR [--shard I/N]
-       teval gen --census [--lang antares|tile|all] [--cases N] [--seed S]
+       teval gen --census [--lang antares|tile|all|mlir] [--cases N] [--seed S]
 
 Writes a corpus of generated programs that another compiler's test harness
 can consume without linking teval: per case a directory DIR/case-NNNNNN/
@@ -34,10 +34,13 @@ With --census it writes nothing: it prints how many of the cases' kernels
 have each construct of docs/SEMANTICS.md that the census lists (dtypes,
 ranks, every operator on every dtype it takes, aggregations, index forms,
 guarded reads, temps of rank 0, ...; docs/TESTING.md), as a Markdown
-table, the constructs never drawn first.
+table, the constructs never drawn first. With --lang mlir it counts the
+generated MLIR functions' ops, ByteIR attribute values, result counts and
+element types instead.
 
 options:
-  --lang L       antares (default), tile, or all (alternating)
+  --lang L       antares (default), tile, all (alternating), or mlir
+                 (ByteIR op graphs; with --census only)
   --cases N      how many cases (default 100)
   --seed S       the seed (default 0)
   -o DIR         where to write (created)
@@ -130,8 +133,9 @@ int gen(const std::vector<std::string>& args) {
                                             : "unknown argument '" + a + "'"};
       const std::string& v = args[++i];
       if (a == "--lang") {
-        if (v != "antares" && v != "tile" && v != "all")
-          throw UsageError{"unknown --lang '" + v + "'; teval gen writes: antares, tile, all"};
+        if (v != "antares" && v != "tile" && v != "all" && v != "mlir")
+          throw UsageError{"unknown --lang '" + v + "'; teval gen writes: antares, tile, all " +
+                           "(and mlir, for --census)"};
         o.space.lang = v;
       } else if (a == "--cases") {
         o.cases = parse_count(a, v, 100'000'000);
@@ -149,6 +153,8 @@ int gen(const std::vector<std::string>& args) {
       throw UsageError{"--census writes nothing: it takes no -o or --shard"};
     if (out.empty() && !census)
       throw UsageError{"give the corpus's directory with -o DIR"};
+    if (o.space.lang == "mlir" && !census)
+      throw UsageError{"--lang mlir is for --census; corpora are of antares and tile programs"};
   } catch (const UsageError& e) {
     std::cerr << "teval gen: " << e.message << "\n(see teval gen --help)\n";
     return 2;

@@ -12,7 +12,7 @@
 
 namespace teval::tools {
 
-const char* const kDiffHelp = R"(usage: teval diff [--cases N] [--seed S] [--lang antares|tile]
+const char* const kDiffHelp = R"(usage: teval diff [--cases N] [--seed S] [--lang antares|tile|mlir]
                   [--engine all|hexagon]
 
 Generates random, well-typed programs with random inputs and runs each on
@@ -28,8 +28,11 @@ options:
   --cases N     how many programs (default 1000)
   --seed S      the campaign's seed (default 0); the same seed gives the
                 same programs
-  --lang L      the notation of the programs: antares (the default) or tile
+  --lang L      the notation of the programs: antares (the default), tile
                 (contractions with constraints and skipped invalid points)
+                or mlir (functions of ByteIR ops, whose native reference
+                must give the einstein_v2 decomposition's results, or an
+                error where it has one, before every engine runs it)
   --engine E    all (the default) or hexagon
   -h, --help    this text
 
@@ -58,8 +61,9 @@ int diff_command(const std::vector<std::string>& args) {
         o.seed = parse_count(a, args[++i]);
       } else if (a == "--lang") {
         o.lang = args[++i];
-        if (o.lang != "antares" && o.lang != "tile")
-          throw UsageError{"unknown --lang '" + o.lang + "'; teval diff generates: antares, tile"};
+        if (o.lang != "antares" && o.lang != "tile" && o.lang != "mlir")
+          throw UsageError{"unknown --lang '" + o.lang +
+                           "'; teval diff generates: antares, tile, mlir"};
       } else if (a == "--engine") {
         engine = args[++i];
         if (engine != "all" && engine != "hexagon")

@@ -1,0 +1,399 @@
+// The generator of random MLIR functions of ByteIR ops (see generators.h):
+// a chain of 1 to 5 ops over values of every element type, each reading
+// the function's arguments or earlier results (a new argument when none
+// fits), every ByteIR op with each value of its attributes, mhlo and
+// stablehlo spellings, and scalar tensor<f32> values broadcast into
+// tensors as frontends emit them. Results no later op reads are returned.
+#include "verify/generators.h"
+
+#include "core/graph.h"
+#include "verify/choice.h"
+
+namespace teval::verify {
+
+namespace {
+
+using core::DType;
+
+struct Val {
+  std::string name; // %arg0, %3, %3#1
+  DType dtype;
+  core::Shape shape;
+  bool read = false;
+};
+
+std::string type_of(DType t, const core::Shape& shape) {
+  return core::to_mlir({t, shape});
+}
+
+std::string type_of(const Val& v) {
+  return type_of(v.dtype, v.shape);
+}
+
+// The element type as attributes spell it: "f32", "i8".
+std::string element(DType t) {
+  std::string s = type_of(t, {});
+  return s.substr(7, s.size() - 8);
+}
+
+class MlirBuilder {
+public:
+  explicit MlirBuilder(Program& p) : p_(p) {}
+
+  std::string function() {
+    int ops = pick(1, 5);
+    for (int i = 0; i < ops; ++i)
+      op();
+    std::string args, results, types;
+    for (size_t i = 0; i < p_.inputs.size(); ++i)
+      args += (i ? ", %arg" : "%arg") + std::to_string(i) + ": " +
+              type_of(p_.inputs[i].second.dtype, p_.inputs[i].second.shape);
+    for (const Val& v : values_)
+      if (!v.read && v.name.rfind("%arg", 0) != 0) {
+        results += (results.empty() ? "" : ", ") + v.name;
+        types += (types.empty() ? "" : ", ") + type_of(v);
+      }
+    return "func.func @main(" + args + ") -> (" + types + ") {\n" + body_ + "  return " + results +
+           " : " + types + "\n}\n";
+  }
+
+private:
+  DType float_dtype() { return chance(55) ? DType::Float32 : one_of(kFloatDTypes); }
+
+  core::Shape shape(int min_rank = 0) {
+    core::Shape s(static_cast<size_t>(chance(20) ? min_rank : pick(std::max(min_rank, 1), 3)));
+    for (int64_t& d : s)
+      d = chance(8) ? 0 : pick(1, 4);
+    return s;
+  }
+
+  Val argument(DType t, core::Shape s) {
+    std::string name = "arg" + std::to_string(p_.inputs.size());
+    p_.inputs.push_back({name, {t, s}});
+    values_.push_back({"%" + name, t, std::move(s)});
+    return values_.back();
+  }
+
+  // A value of \p t (any shape when \p s is null) to read: an earlier one
+  // most of the time, else a new argument. (A copy: later values move the
+  // list.)
+  Val operand(std::optional<DType> t, const core::Shape* s = nullptr, int min_rank = 0) {
+    std::vector<size_t> fits;
+    for (size_t i = 0; i < values_.size(); ++i)
+      if ((!t || values_[i].dtype == *t) && (!s || values_[i].shape == *s) &&
+          static_cast<int>(values_[i].shape.size()) >= min_rank)
+        fits.push_back(i);
+    if (fits.empty() || chance(25))
+      return argument(t ? *t : float_dtype(), s ? *s : shape(min_rank));
+    Val& v = values_[one_of(fits)];
+    v.read = true;
+    return v;
+  }
+
+  // Any element type but bool, floats mostly.
+  DType number_dtype() { return chance(80) ? float_dtype() : one_of(kIntegerDTypes); }
+
+  // `%N = TEXT` (one result) or `%N:K = TEXT`; returns the result names.
+  std::vector<std::string> define(const std::string& text, const std::vector<Val>& results) {
+    std::string id = "%" + std::to_string(next_++);
+    body_ += "  " + id + (results.size() > 1 ? ":" + std::to_string(results.size()) : "") + " = " +
+             text + "\n";
+    std::vector<std::string> names;
+    for (size_t i = 0; i < results.size(); ++i) {
+      Val v = results[i];
+      v.name = results.size() > 1 ? id + "#" + std::to_string(i) : id;
+      v.read = false;
+      values_.push_back(v);
+      names.push_back(v.name);
+    }
+    return names;
+  }
+
+  // A ByteIR custom call in one of its two spellings.
+  static std::string custom_call(const std::string& op, const std::string& operands,
+                                 const std::string& attrs, const std::string& types) {
+    if (chance(50))
+      return "stablehlo.custom_call @byteir." + op + "(" + operands + ")" +
+             (attrs.empty() ? "" : " {byteir_attrs = {" + attrs + "}}") + " : " + types;
+    return "\"mhlo.custom_call\"(" + operands + ") {" +
+           (attrs.empty() ? "" : "byteir_attrs = {" + attrs + "}, ") +
+           "call_target_name = \"byteir." + op + "\", has_side_effect = false} : " + types;
+  }
+
+  static std::string dialect() { return chance(50) ? "stablehlo." : "mhlo."; }
+
+  void op() {
+    switch (pick(0, 13)) {
+    case 0:
+    case 1: { // x op y, y an earlier value, an argument or a splat constant
+      const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
+      Val x = operand(number_dtype());
+      std::string y;
+      if (chance(30)) {
+        std::string c = core::is_float(x.dtype)
+                            ? (chance(50) ? "1.250000e-01" : "-2.0")
+                            : (chance(50) || x.dtype == DType::UInt8 ? "3" : "-1");
+        y = define(dialect() + "constant dense<" + c + "> : " + type_of(x), {x})[0];
+      } else {
+        y = operand(x.dtype, &x.shape).name;
+      }
+      define(dialect() + ops[pick(0, 5)] + " " + x.name + ", " + y + " : " + type_of(x), {x});
+      return;
+    }
+    case 2: { // unary math, or negate and abs of any type
+      Val x = operand(float_dtype());
+      const char* ops[] = {"negate", "abs", "exponential", "log", "tanh", "sqrt", "rsqrt"};
+      define(dialect() + ops[pick(0, 6)] + " " + x.name + " : " + type_of(x), {x});
+      return;
+    }
+    case 3: { // convert to any type
+      Val x = operand(std::nullopt);
+      Val to = x;
+      to.dtype = one_of(kDTypes);
+      define(dialect() + "convert " + x.name + " : (" + type_of(x) + ") -> " + type_of(to), {to});
+      return;
+    }
+    case 4: { // broadcast: a scalar into a tensor, or a new leading axis
+      Val x = operand(number_dtype(), chance(50) ? &kScalar : nullptr);
+      Val to = x;
+      to.shape.insert(to.shape.begin(), pick(1, 3));
+      if (x.shape.empty() && chance(50))
+        to.shape.push_back(pick(1, 4));
+      std::string dims;
+      for (size_t d = 0; d < x.shape.size(); ++d)
+        dims += (d ? ", " : "") + std::to_string(d + 1);
+      define("stablehlo.broadcast_in_dim " + x.name + ", dims = [" + dims + "] : (" + type_of(x) +
+                 ") -> " + type_of(to),
+             {to});
+      return;
+    }
+    case 5: { // reshape to one dimension
+      Val x = operand(std::nullopt);
+      Val to = x;
+      to.shape = {core::checked_numel(x.shape).value_or(0)};
+      define(dialect() + "reshape " + x.name + " : (" + type_of(x) + ") -> " + type_of(to), {to});
+      return;
+    }
+    case 6: { // softmax, log_softmax, gelu, erf
+      Val x = operand(float_dtype(), nullptr, 1);
+      std::string ops[] = {"softmax", "log_softmax", "gelu", "erf"};
+      std::string op = ops[pick(0, 3)], attrs;
+      if (op == "gelu")
+        attrs = std::string("approximate = \"") + (chance(50) ? "tanh" : "none") + "\"";
+      else if (op != "erf")
+        attrs = axis(x) + " : i64";
+      define(custom_call(op, x.name, attrs, "(" + type_of(x) + ") -> " + type_of(x)), {x});
+      return;
+    }
+    case 7:
+      return norm();
+    case 8: { // addn of 1 to 3 values of one type
+      Val x = operand(float_dtype());
+      std::string operands = x.name, types = type_of(x);
+      for (int i = pick(1, 3); i > 1; --i) {
+        operands += ", " + operand(x.dtype, &x.shape).name;
+        types += ", " + type_of(x);
+      }
+      define(custom_call("addn", operands, "", "(" + types + ") -> " + type_of(x)), {x});
+      return;
+    }
+    case 9:
+      return arg_or_top_k();
+    case 10:
+      return quantization();
+    case 11: { // one_hot of integer indices
+      Val x = operand(chance(50) ? DType::Int32 : DType::Int64);
+      int64_t depth = pick(0, 4);
+      size_t at = static_cast<size_t>(pick(0, static_cast<int>(x.shape.size())));
+      Val to = x;
+      to.shape.insert(to.shape.begin() + static_cast<std::ptrdiff_t>(at), depth);
+      to.dtype = chance(50) ? DType::Float32 : one_of(kDTypes);
+      if (to.dtype == DType::Bool)
+        to.dtype = DType::Int8;
+      bool f = core::is_float(to.dtype);
+      std::string attrs =
+          "axis = " + std::to_string(at) + " : i64, depth = " + std::to_string(depth) +
+          " : i64, on_value = " + (f ? "1.5" : "7") + " : " + element(to.dtype) + ", off_value = " +
+          (f                          ? "-0.0"
+           : to.dtype == DType::UInt8 ? "0"
+                                      : "-1") +
+          " : " + element(to.dtype);
+      define(custom_call("one_hot", x.name, attrs, "(" + type_of(x) + ") -> " + type_of(to)), {to});
+      return;
+    }
+    case 12:
+      return resize();
+    default: { // rng_uniform: low, high, seed, offset
+      DType t = float_dtype();
+      std::string scalar = type_of(t, {}), word = type_of(DType::Int64, {});
+      std::string operands = operand(t, &kScalar).name + ", " + operand(t, &kScalar).name + ", " +
+                             operand(DType::Int64, &kScalar).name + ", " +
+                             operand(DType::Int64, &kScalar).name;
+      Val to{"", t, shape()};
+      define(custom_call("rng_uniform", operands, "",
+                         "(" + scalar + ", " + scalar + ", " + word + ", " + word + ") -> " +
+                             type_of(to)),
+             {to});
+      return;
+    }
+    }
+  }
+
+  static std::string axis(const Val& x) {
+    return "axis = " + std::to_string(pick(0, static_cast<int>(x.shape.size()) - 1));
+  }
+
+  // layer_norm (trailing or chosen axes, 1 or 3 results) and l2_norm.
+  void norm() {
+    Val x = operand(float_dtype(), nullptr, 1);
+    size_t first = static_cast<size_t>(pick(0, static_cast<int>(x.shape.size()) - 1));
+    std::string eps =
+        std::string("epsilon = ") + (chance(50) ? "1.0e-05" : "0.5") + " : f64" +
+        (chance(50) ? std::string(", eps_outside_sqrt = ") + (chance(50) ? "true" : "false") : "");
+    if (chance(30)) {
+      define(custom_call("l2_norm", x.name, "axis = [" + std::to_string(first) + "], " + eps,
+                         "(" + type_of(x) + ") -> " + type_of(x)),
+             {x});
+      return;
+    }
+    std::string list;
+    core::Shape affine, kept = x.shape;
+    for (size_t d = first; d < x.shape.size(); ++d)
+      if (d == first || chance(70)) {
+        list += (list.empty() ? "" : ", ") + std::to_string(d);
+        affine.push_back(x.shape[d]);
+        kept[d] = 1;
+      }
+    std::string gamma = operand(x.dtype, &affine).name, beta = operand(x.dtype, &affine).name;
+    std::string attrs = "axis = [" + list + "], " + eps;
+    std::string in =
+        "(" + type_of(x) + ", " + type_of(x.dtype, affine) + ", " + type_of(x.dtype, affine) + ")";
+    std::string operands = x.name + ", " + gamma + ", " + beta;
+    if (chance(30)) {
+      Val stat{"", x.dtype, kept};
+      define(custom_call("layer_norm", operands, attrs,
+                         in + " -> (" + type_of(x) + ", " + type_of(stat) + ", " + type_of(stat) +
+                             ")"),
+             {x, stat, stat});
+      return;
+    }
+    define(custom_call("layer_norm", operands, attrs, in + " -> " + type_of(x)), {x});
+  }
+
+  // arg_max, arg_min (keep_dims, select_last_index, one or two results)
+  // and top_k (k, sorted).
+  void arg_or_top_k() {
+    Val x = operand(number_dtype(), nullptr, 1);
+    size_t at = static_cast<size_t>(pick(0, static_cast<int>(x.shape.size()) - 1));
+    if (x.shape[at] == 0) // an index needs an element: a new argument instead
+      x = argument(x.dtype, [&] {
+        core::Shape s = x.shape;
+        s[at] = pick(1, 4);
+        return s;
+      }());
+    DType index = chance(50) ? DType::Int64 : DType::Int32;
+    Val out = x, idx = x;
+    idx.dtype = index;
+    std::string attrs, op;
+    bool both = true;
+    if (chance(30)) {
+      op = "top_k";
+      int64_t k = pick(1, static_cast<int>(x.shape[at]));
+      out.shape[at] = idx.shape[at] = k;
+      attrs = "axis = [" + std::to_string(at) + "], k = " + std::to_string(k) +
+              " : i64, sorted = " + (chance(50) ? "true" : "false");
+    } else {
+      op = chance(50) ? "arg_max" : "arg_min";
+      bool keep = chance(50);
+      for (Val* v : {&out, &idx})
+        keep ? void(v->shape[at] = 1)
+             : void(v->shape.erase(v->shape.begin() + static_cast<std::ptrdiff_t>(at)));
+      attrs = "axis = " + std::to_string(at) + " : i64, keep_dims = " + (keep ? "true" : "false") +
+              ", select_last_index = " + (chance(50) ? "true" : "false");
+      both = chance(50);
+    }
+    std::string in = "(" + type_of(x) + ") -> ";
+    if (both)
+      define(custom_call(op, x.name, attrs, in + "(" + type_of(out) + ", " + type_of(idx) + ")"),
+             {out, idx});
+    else
+      define(custom_call(op, x.name, attrs, in + type_of(idx)), {idx});
+  }
+
+  // quantize a float value, or dequantize an integer one, per tensor or
+  // per axis; scales and zero points are constants (scales on ties).
+  void quantization() {
+    bool quantize = chance(50);
+    DType integer = one_of(std::vector<DType>{DType::Int8, DType::UInt8, DType::Int16});
+    Val x = quantize ? operand(float_dtype()) : operand(integer);
+    DType real = quantize ? x.dtype : float_dtype();
+    bool per_axis = !x.shape.empty() && chance(50);
+    size_t at = per_axis ? static_cast<size_t>(pick(0, static_cast<int>(x.shape.size()) - 1)) : 0;
+    core::Shape channels = per_axis ? core::Shape{x.shape[at]} : core::Shape{};
+    Val scale{"", real, channels}, zero{"", integer, channels};
+    std::string s = define(dialect() + "constant dense<" + (chance(50) ? "5.000000e-01" : "0.1") +
+                               "> : " + type_of(scale),
+                           {scale})[0];
+    std::string z =
+        define(dialect() + "constant dense<" + std::to_string(pick(0, 3)) + "> : " + type_of(zero),
+               {zero})[0];
+    values_[values_.size() - 1].read = values_[values_.size() - 2].read = true;
+    Val to = x;
+    to.dtype = quantize ? integer : real;
+    std::string attrs = per_axis ? "axis = " + std::to_string(at) + " : i64" : "";
+    define(custom_call(quantize ? "quantize" : "dequantize", x.name + ", " + s + ", " + z, attrs,
+                       "(" + type_of(x) + ", " + type_of(scale) + ", " + type_of(zero) + ") -> " +
+                           type_of(to)),
+           {to});
+  }
+
+  // resize by sizes or scales, nearest or linear, each coordinate mapping.
+  void resize() {
+    Val x = operand(number_dtype(), nullptr, 1);
+    bool linear = core::is_float(x.dtype) && chance(50);
+    const char* maps[] = {"asymmetric", "half_pixel", "pytorch_half_pixel", "align_corners"};
+    bool sizes = chance(50);
+    Val to = x;
+    std::string target;
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+      if (sizes) {
+        to.shape[d] = x.shape[d] == 0 ? 0 : pick(1, 6);
+        target += (d ? ", " : "") + std::to_string(to.shape[d]);
+      } else {
+        const char* scales[] = {"5.000000e-01", "1.000000e+00", "1.500000e+00", "2.000000e+00"};
+        int which = pick(0, 3);
+        to.shape[d] = x.shape[d] * (which + 1) / 2;
+        target += (d ? ", " : "") + std::string(scales[which]);
+      }
+    }
+    Val t{"", sizes ? DType::Int64 : DType::Float32, {static_cast<int64_t>(x.shape.size())}};
+    std::string shape =
+        define("stablehlo.constant dense<[" + target + "]> : " + type_of(t), {t})[0];
+    values_.back().read = true;
+    std::string attrs = std::string("coordinate_transformation_mode = \"") + maps[pick(0, 3)] +
+                        "\", mode = \"" + (linear ? "linear" : "nearest") + "\", target_mode = \"" +
+                        (sizes ? "size" : "scale") + "\"";
+    define(custom_call("resize", x.name + ", " + shape, attrs,
+                       "(" + type_of(x) + ", " + type_of(t) + ") -> " + type_of(to)),
+           {to});
+  }
+
+  static inline const core::Shape kScalar{};
+  Program& p_;
+  std::vector<Val> values_;
+  std::string body_;
+  int next_ = 0;
+};
+
+} // namespace
+
+rc::Gen<Program> mlir_program() {
+  return rc::gen::exec([] {
+    Program p;
+    p.lang = "mlir";
+    p.text = MlirBuilder(p).function();
+    return p;
+  });
+}
+
+} // namespace teval::verify
