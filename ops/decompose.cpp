@@ -3,6 +3,7 @@
 #include "ops/decompose.h"
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/format.h"
 #include "core/kernel.h"
 
@@ -308,7 +309,9 @@ private:
   void arg_extreme(bool max) {
     size_t axis = static_cast<size_t>(node_->int_attr("axis"));
     Reduced r = reduced_over({static_cast<int64_t>(axis)});
-    std::string rank = ranks(r, axis, max, node_->bool_attr("select_last_index"));
+    // Fault 44: the decomposition ignores select_last_index (the first of
+    // equal extremes always wins).
+    std::string rank = ranks(r, axis, max, !planted(44) && node_->bool_attr("select_last_index"));
     std::string idx = helper("index");
     statement(idx, r.kept_shape, "+=!",
               r.reduced[axis] + ".when([" + at(rank, r.reduced) + " == 0], 0)");

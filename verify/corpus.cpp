@@ -92,11 +92,11 @@ std::string export_case(const Case& c, const std::string& root) {
   write_program_files(p, dir.string());
   fs::create_directories(dir / "inputs");
   fs::create_directories(dir / "expected");
-  std::shared_ptr<const core::SourceFile> keep;
   // A generated program elaborates by construction: an error here is the
   // generator's and ends the command.
-  core::Kernel k = elaborate_file(p, program_file_name(p), keep);
-  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, c.input_seed);
+  Elaborated e = elaborate_file(p, program_file_name(p));
+  const core::Kernel& k = e.kernel;
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, e.constants, c.input_seed);
 
   std::string entry = "{\"id\": " + core::json_string(id) +
                       ", \"index\": " + std::to_string(c.index) +

@@ -194,18 +194,18 @@ CaseResult check_in_child(const Program& p, uint64_t input_seed, const Target& t
   CaseResult result;
   stage.begin("interp", target.stage_budget);
   const fs::path save = save_dir;
-  std::shared_ptr<const core::SourceFile> keep;
-  core::Kernel kernel;
+  Elaborated elaborated;
   if (!save_dir.empty())
     write_program_files(p, save_dir);
   try {
-    kernel = elaborate_file(p, program_file_name(p), keep);
+    elaborated = elaborate_file(p, program_file_name(p));
   } catch (const core::Error& e) {
     result.disagreement = Disagreement{"elaboration", "interp",
                                        "the generated program does not elaborate:\n" + e.render()};
     return result;
   }
-  std::vector<core::Tensor> inputs = interp::make_inputs(kernel, {}, input_seed);
+  const core::Kernel& kernel = elaborated.kernel;
+  std::vector<core::Tensor> inputs = interp::make_inputs(kernel, elaborated.constants, input_seed);
   std::vector<std::string> input_names, output_names;
   for (int id : interp::input_ids(kernel))
     input_names.push_back(kernel.tensors[id].name);
@@ -215,12 +215,15 @@ CaseResult check_in_child(const Program& p, uint64_t input_seed, const Target& t
     fs::create_directories(save / "inputs");
   if (!save_dir.empty())
     for (size_t i = 0; i < inputs.size(); ++i)
-      core::write_npy(inputs[i], (save / "inputs" / (input_names[i] + ".npy")).string());
+      if (!elaborated.constants.count(input_names[i])) // an MLIR constant is in the program
+        core::write_npy(inputs[i], (save / "inputs" / (input_names[i] + ".npy")).string());
   auto interp = interp::interpreter_backend();
   core::Outcome reference = core::evaluate(*interp, kernel, inputs);
   result.reference_error = !reference.error.empty();
   if (!save_dir.empty())
     save_outcome(save / "expected", kernel, reference);
+  if ((result.disagreement = native_disagreement(elaborated, inputs, reference)))
+    return result;
 
   for (const std::string& engine : target.engines) {
     std::chrono::milliseconds budget = core::hang_budget(reference.seconds);
@@ -317,13 +320,8 @@ std::string program_file_text(const Program& p) {
   return p.lang == "antares" ? compute_v1_value(p) + "\n" : p.text;
 }
 
-core::Kernel elaborate_file(const Program& p, const std::string& name,
-                            std::shared_ptr<const core::SourceFile>& keep) {
-  keep = core::SourceFile::make(name, program_file_text(p));
-  std::map<std::string, parser::InputType> types(p.inputs.begin(), p.inputs.end());
-  if (p.lang == "tile")
-    return parser::elaborate_tile(parser::read_tile(*keep), p.entry, types, {});
-  return parser::elaborate_antares(parser::read_antares(*keep), types);
+Elaborated elaborate_file(const Program& p, const std::string& name) {
+  return elaborate_program(p, name, program_file_text(p));
 }
 
 void write_program_files(const Program& p, const std::string& dir) {

@@ -93,14 +93,13 @@ CaseResult check_case(const Program& p, uint64_t input_seed, const Target& targe
                       const std::string& save_dir = "");
 
 /// The text of a program file: for Antares the COMPUTE_V1 value that
-/// declares every input (compute_v1_value()), for Tile the functions.
+/// declares every input (compute_v1_value()), for Tile the functions, for
+/// MLIR the function.
 std::string program_file_text(const Program& p);
 
-/// The kernel of \p p read from program_file_text() as the file \p name,
-/// so that diagnostics point into the program file as written. Its spans
-/// point into \p keep.
-core::Kernel elaborate_file(const Program& p, const std::string& name,
-                            std::shared_ptr<const core::SourceFile>& keep);
+/// \p p elaborated from program_file_text() as the file \p name, so that
+/// diagnostics point into the program file as written.
+Elaborated elaborate_file(const Program& p, const std::string& name);
 
 /// Writes \p text to the file \p path, making its directory; throws
 /// core::Error(Input) when that fails.

@@ -291,6 +291,20 @@ private:
         s[at] = pick(1, 4);
         return s;
       }());
+    if (core::is_float(x.dtype) && chance(50)) {
+      // Ties, as ReLU outputs and quantized values have: through int8 and
+      // back, so equal extremes are common and their order matters.
+      Val narrow = x;
+      narrow.dtype = DType::Int8;
+      std::string n =
+          define(dialect() + "convert " + x.name + " : (" + type_of(x) + ") -> " + type_of(narrow),
+                 {narrow})[0];
+      values_.back().read = true;
+      std::string back = define(
+          dialect() + "convert " + n + " : (" + type_of(narrow) + ") -> " + type_of(x), {x})[0];
+      values_.back().read = true;
+      x.name = back;
+    }
     DType index = chance(50) ? DType::Int64 : DType::Int32;
     Val out = x, idx = x;
     idx.dtype = index;

@@ -92,11 +92,12 @@ std::string command_line(const Program& p, uint64_t seed) {
   return cmd + " --seed " + std::to_string(seed);
 }
 
-Elaborated elaborate_program(const Program& p, const std::string& name) {
+Elaborated elaborate_program(const Program& p, const std::string& name,
+                             const std::optional<std::string>& text) {
   Elaborated e;
   std::map<std::string, parser::InputType> types(p.inputs.begin(), p.inputs.end());
   if (p.lang == "mlir") {
-    e.graph_source = core::SourceFile::make(name, p.text);
+    e.graph_source = core::SourceFile::make(name, text.value_or(p.text));
     e.graph = parser::elaborate_mlir(parser::read_mlir(*e.graph_source), "", types);
     ops::Decomposition d = ops::decompose(*e.graph);
     e.constants = std::move(d.constants);
@@ -105,7 +106,7 @@ Elaborated elaborate_program(const Program& p, const std::string& name) {
     e.kernel = parser::elaborate_antares(source, parser::declared_inputs(source));
     return e;
   }
-  e.source = core::SourceFile::make(name, source(p));
+  e.source = core::SourceFile::make(name, text.value_or(source(p)));
   if (p.lang == "tile")
     e.kernel = parser::elaborate_tile(parser::read_tile(*e.source), p.entry, types, {});
   else
@@ -119,13 +120,11 @@ core::Kernel elaborate(const Program& p, std::shared_ptr<const core::SourceFile>
   return std::move(e.kernel);
 }
 
-namespace {
-
-// An MLIR function's native evaluation (ops/native.h) against its
-// decomposition's on the interpreter: the same values, or both an error.
 std::optional<Disagreement> native_disagreement(const Elaborated& e,
                                                 const std::vector<core::Tensor>& inputs,
                                                 const core::Outcome& decomposition) {
+  if (!e.graph)
+    return std::nullopt;
   std::vector<int> ids = interp::input_ids(e.kernel);
   std::vector<core::Tensor> args;
   for (size_t i = 0; i < e.graph->inputs.size(); ++i) {
@@ -154,8 +153,6 @@ std::optional<Disagreement> native_disagreement(const Elaborated& e,
                           std::chrono::milliseconds(0));
 }
 
-} // namespace
-
 std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
                                          const std::vector<core::Backend*>& backends,
                                          std::string* outcome, bool* skipped) {
@@ -171,9 +168,8 @@ std::optional<Disagreement> disagreement(const Program& p, uint64_t seed,
   core::Outcome reference = core::evaluate(*backends.at(0), kernel, inputs);
   if (outcome)
     *outcome = reference.error;
-  if (e.graph)
-    if (std::optional<Disagreement> d = native_disagreement(e, inputs, reference))
-      return d;
+  if (std::optional<Disagreement> d = native_disagreement(e, inputs, reference))
+    return d;
   const std::string first = backends[0]->name();
   for (size_t b = 1; b < backends.size(); ++b) {
     std::chrono::milliseconds budget = core::hang_budget(reference.seconds);

@@ -67,9 +67,10 @@ struct Elaborated {
   std::shared_ptr<const core::SourceFile> graph_source;
 };
 
-/// Elaborates \p p, read as a file named \p name. Throws Error when the
-/// text does not elaborate.
-Elaborated elaborate_program(const Program& p, const std::string& name = "<generated>");
+/// Elaborates \p p, read as a file named \p name holding \p text (by
+/// default source(p)). Throws Error when the text does not elaborate.
+Elaborated elaborate_program(const Program& p, const std::string& name = "<generated>",
+                             const std::optional<std::string>& text = std::nullopt);
 
 /// The kernel of \p p. Its spans point into \p keep, which must outlive the
 /// kernel. Throws Error when the text does not elaborate.
@@ -86,6 +87,14 @@ struct Disagreement {
   /// What differs, in words, with the loop nest where it helps.
   std::string what;
 };
+
+/// For an MLIR program, its graph's native evaluation on \p inputs (the
+/// kernel's, in interp::input_ids order) against \p decomposition, the
+/// kernel's outcome on the interpreter: the same values, or an error in
+/// both. Nothing for other programs.
+std::optional<Disagreement> native_disagreement(const Elaborated& e,
+                                                const std::vector<core::Tensor>& inputs,
+                                                const core::Outcome& decomposition);
 
 /// Runs \p p on the seeded random inputs of \p seed with every backend
 /// and compares each with the first: the same outputs bit for bit (any NaN

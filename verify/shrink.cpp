@@ -559,6 +559,13 @@ std::vector<std::string> antares_statements(const std::string& text) {
 int statement_count(const Program& p) {
   if (p.lang == "antares")
     return static_cast<int>(antares_statements(p.text).size());
+  if (p.lang == "mlir") { // its ops: the lines that define a value
+    int n = 0;
+    for (size_t at = p.text.find("\n  %"); at != std::string::npos;
+         at = p.text.find("\n  %", at + 1))
+      ++n;
+    return n;
+  }
   // A Tile function: the statements that assign (contractions and
   // elementwise definitions), not its declarations, binds and return.
   auto file = core::SourceFile::make("<count>", p.text);

@@ -40,7 +40,8 @@ std::vector<Program> shrink_candidates(const Program& p);
 /// The statements of an Antares text (split at top-level `;`), trimmed.
 std::vector<std::string> antares_statements(const std::string& text);
 
-/// How many statements and inputs \p p has (for the campaign's figures).
+/// How many statements \p p has (for the campaign's figures): an MLIR
+/// function's ops.
 int statement_count(const Program& p);
 
 } // namespace teval::verify

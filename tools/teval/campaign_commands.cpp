@@ -53,7 +53,7 @@ exit status: 0 written; 1 a file could not be written; 2 a usage error.
 )";
 
 const char* const kFuzzHelp =
-    R"(usage: teval fuzz --out DIR [--lang antares|tile|all] [--seed S]
+    R"(usage: teval fuzz --out DIR [--lang antares|tile|all|mlir] [--seed S]
                   [--cases N | --time DURATION] [--jobs J] [--shard I/N]
                   [--engine ireval|jit|hexagon|all|none]...
                   [--backend-cmd 'COMMAND {program} {inputs} {outdir}']
@@ -74,7 +74,9 @@ its summary. See docs/CAMPAIGNS.md.
 
 options:
   --out DIR              the campaign's directory (created, or resumed)
-  --lang L               antares (default), tile, or all
+  --lang L               antares (default), tile, all, or mlir (functions
+                         of ByteIR ops: the native reference is checked
+                         against the decomposition the engines run)
   --seed S               the campaign's seed (default 0)
   --cases N              run this shard's cases 0 .. N-1 (default 1000
                          without --time)
@@ -218,8 +220,9 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       merging = false;
     } else if (a == "--lang") {
       const std::string& v = value();
-      if (v != "antares" && v != "tile" && v != "all")
-        throw UsageError{"unknown --lang '" + v + "'; teval fuzz generates: antares, tile, all"};
+      if (v != "antares" && v != "tile" && v != "all" && v != "mlir")
+        throw UsageError{"unknown --lang '" + v +
+                         "'; teval fuzz generates: antares, tile, all, mlir"};
       f.lang = v;
     } else if (a == "--seed") {
       f.seed = parse_count(a, value());
