@@ -319,11 +319,16 @@ static_assert(static_cast<int>(CheckOptions::Rule::Tolerance) ==
               static_cast<int>(oracle::Rule::Tolerance));
 static_assert(static_cast<int>(Verdict::Status::Mismatch) ==
               static_cast<int>(oracle::Status::Mismatch));
+static_assert(static_cast<int>(Verdict::Status::Inconclusive) ==
+              static_cast<int>(oracle::Status::Inconclusive));
 
 std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inputs,
                                     const std::map<std::string, TensorRef>& candidates,
                                     const CheckOptions& options) const {
   const Impl& p = *impl_;
+  if (candidates.empty()) // as `teval check` without --candidate
+    fail("no candidate: give a candidate array for an output; the program's outputs are: " +
+         name_list(p.outputs));
   for (const auto& [name, ref] : candidates)
     if (std::none_of(p.outputs.begin(), p.outputs.end(),
                      [&](const TensorInfo& o) { return o.name == name; }))
@@ -360,6 +365,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       out.elements = v.elements;
       out.mismatches = v.mismatches;
       out.unbounded = v.unbounded;
+      out.inconclusive = v.inconclusive;
       out.max_ulps = v.max_ulps;
       out.max_fraction = v.max_fraction;
       if (v.worst)

@@ -93,7 +93,7 @@ class Runner:
         args = [self.teval, "check", "-e", program, "--candidate", "output0=" + path, "--json"]
         args += self.input_args(name, inputs) + (["--fma"] if fma else [])
         done = subprocess.run(args, capture_output=True, text=True)
-        if done.returncode not in (0, 1):
+        if done.returncode not in (0, 1, 3):  # 3: inconclusive
             sys.exit("teval check failed:\n" + done.stderr)
         verdict = json.loads(done.stdout)
         if verdict["verdict"] == "error":
@@ -231,6 +231,8 @@ def main():
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     wrong = {name: 0 for name in ["teval check", "teval check --fma"] + [n for n, _ in RULES]}
+    # No verdict either way: counted apart, neither right nor wrong.
+    inconclusive = {"teval check": 0, "teval check --fma": 0}
     for case, program, ins, candidates in cases(rng, runner):
         ref = runner.run(case.split()[0], program, ins)
         for label, correct, cand in candidates:
@@ -239,6 +241,10 @@ def main():
             row = [case, label, "yes" if correct else "no (below the bound)" if limit else "no"]
             for fma, name in ((False, "teval check"), (True, "teval check --fma")):
                 status = runner.check(case.split()[0], program, ins, cand, fma)
+                if status == "inconclusive":
+                    inconclusive[name] += 1
+                    row.append(status)
+                    continue
                 ok = status != "mismatch"
                 wrong[name] += ok != correct and not limit
                 row.append(status + ("" if ok == correct or limit else " ✗"))
@@ -249,6 +255,7 @@ def main():
             print("| " + " | ".join(row) + " |")
     print()
     print("wrong verdicts (✗): " + ", ".join("%s %d" % kv for kv in wrong.items()))
+    print("inconclusive (no verdict): " + ", ".join("%s %d" % kv for kv in inconclusive.items()))
     if not args.keep:
         shutil.rmtree(work)
     return 1 if wrong["teval check --fma"] else 0

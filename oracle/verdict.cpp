@@ -119,30 +119,43 @@ double ulp_distance(core::DType t, double a, double b) {
   return std::fabs(static_cast<double>(ordinal(t, a) - ordinal(t, b)));
 }
 
+std::optional<OutputVerdict> wrong_type(const std::string& name, const core::Tensor& candidate,
+                                        core::DType dtype, const core::Shape& shape) {
+  OutputVerdict v;
+  v.name = name;
+  v.elements = core::checked_numel(shape).value_or(0);
+  v.status = Status::Mismatch;
+  if (candidate.dtype() != dtype) {
+    v.kind = "dtype";
+    v.message = "the candidate is " + core::to_string(candidate.dtype()) +
+                " but the program's output `" + name + "` is " + core::to_string(dtype);
+    return v;
+  }
+  if (candidate.shape() != shape) {
+    v.kind = "shape";
+    v.message = "the candidate has shape " + core::to_string(candidate.shape()) +
+                " but the program's output `" + name + "` has shape " + core::to_string(shape);
+    return v;
+  }
+  return std::nullopt;
+}
+
 OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
                     const core::Tensor& sequential, const core::Tensor& exact,
                     const BoundTensor& bound, const CheckOptions& options) {
+  if (std::optional<OutputVerdict> wrong =
+          wrong_type(name, candidate, exact.dtype(), exact.shape())) {
+    wrong->rule = options.rule;
+    return *wrong;
+  }
   OutputVerdict v;
   v.name = name;
   v.elements = exact.numel();
-  if (candidate.dtype() != exact.dtype()) {
-    v.status = Status::Mismatch;
-    v.kind = "dtype";
-    v.message = "the candidate is " + core::to_string(candidate.dtype()) +
-                " but the program's output `" + name + "` is " + core::to_string(exact.dtype());
-    return v;
-  }
-  if (candidate.shape() != exact.shape()) {
-    v.status = Status::Mismatch;
-    v.kind = "shape";
-    v.message = "the candidate has shape " + core::to_string(candidate.shape()) +
-                " but the program's output `" + name + "` has shape " +
-                core::to_string(exact.shape());
-    return v;
-  }
+  v.rule = options.rule;
   v.exact_match = core::identical(candidate, exact);
   v.sequential_match = core::identical(candidate, sequential);
   double worst_outside = -1, worst_error = -1;
+  std::optional<ElementReport> first_undecided;
   for (int64_t i = 0; i < exact.numel(); ++i) {
     core::Scalar c = candidate.get(i), x = exact.get(i);
     const Interval& b = bound.elements[static_cast<size_t>(i)];
@@ -150,6 +163,18 @@ OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
       ++v.unbounded;
     ElementReport e{unflatten(exact.shape(), i), c, x, b};
     e.ulps = distance(c, x);
+    // A finite exact value whose bound could not be made finite: the
+    // bound proves nothing inside it, so only the exact and the
+    // sequential values pass there (a value outside it is still wrong).
+    bool undecidable = options.rule == Rule::Rigorous && !is_nan(x) && !is_inf(x) &&
+                       (b.any || b.nan || is_inf(b.lo) || is_inf(b.hi));
+    if (undecidable && !core::identical(c, x) && !core::identical(c, sequential.get(i)) &&
+        passes(c, x, b, options)) {
+      ++v.inconclusive;
+      if (!first_undecided)
+        first_undecided = e;
+      continue;
+    }
     if (!passes(c, x, b, options)) {
       ++v.mismatches;
       double out = options.rule == Rule::Rigorous ? outside(c, b) : e.ulps;
@@ -186,7 +211,14 @@ OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
                                         : "");
     return v;
   }
-  v.status = v.exact_match || v.sequential_match ? Status::Exact : Status::WithinBound;
+  if (v.exact_match || v.sequential_match) {
+    v.status = Status::Exact;
+  } else if (v.inconclusive) {
+    v.status = Status::Inconclusive;
+    v.worst = first_undecided;
+  } else {
+    v.status = Status::WithinBound;
+  }
   return v;
 }
 
@@ -211,6 +243,8 @@ std::string status_name(Status s) {
     return "within-bound";
   case oracle::Status::Mismatch:
     return "mismatch";
+  case oracle::Status::Inconclusive:
+    return "inconclusive";
   }
   return "mismatch";
 }
@@ -227,11 +261,25 @@ std::string describe(const OutputVerdict& v) {
       << " result)";
     break;
   case Status::WithinBound:
+    // Under --ulp and --rtol/--atol the bound is not the rule: no share of it.
+    if (v.rule != Rule::Rigorous)
+      o << " (within " << (v.rule == Rule::Ulp ? "the ulps" : "the tolerance") << " asked)";
     o << ": largest error " << v.max_ulps << " ulp";
     if (v.worst)
       o << " (at [" << core::format_index(v.worst->index) << "])";
-    o << ", at most " << std::lround(v.max_fraction * 100) << "% of an element's bound used";
+    if (v.rule == Rule::Rigorous)
+      o << ", at most " << std::lround(v.max_fraction * 100) << "% of an element's bound used";
     break;
+  case Status::Inconclusive: {
+    const ElementReport& w = *v.worst;
+    o << ": " << v.inconclusive << " of " << v.elements
+      << " elements have no finite bound and are neither the exact nor the sequential result"
+      << " (the first at [" << core::format_index(w.index)
+      << "]: " << core::format_scalar(w.candidate) << ", the exact result "
+      << core::format_scalar(w.exact) << ", the bound " << range_text(w.bound)
+      << "); no verdict on them";
+    break;
+  }
   case Status::Mismatch:
     o << " (" << v.kind << "): " << v.message;
     if (v.mismatches > 1)
@@ -250,7 +298,7 @@ std::string describe(const OutputVerdict& v) {
     }
     break;
   }
-  if (v.unbounded && v.status != Status::Mismatch)
+  if (v.unbounded && v.status != Status::Mismatch && v.status != Status::Inconclusive)
     o << "; " << v.unbounded << " of " << v.elements << " elements have no finite bound";
   return o.str();
 }

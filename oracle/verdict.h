@@ -44,9 +44,11 @@ struct ElementReport {
 
 /// What kind of verdict one output gets.
 enum class Status : uint8_t {
-  Exact,       ///< bit-equal to the exact or the sequential result
-  WithinBound, ///< every element passes the rule
-  Mismatch,    ///< some element does not, or dtype or shape differ
+  Exact,        ///< bit-equal to the exact or the sequential result
+  WithinBound,  ///< every element passes the rule
+  Mismatch,     ///< some element does not, or dtype or shape differ
+  Inconclusive, ///< no mismatch, but some element has no finite bound and
+                ///< is neither the exact nor the sequential value there
 };
 
 /// The verdict on one candidate output.
@@ -57,18 +59,31 @@ struct OutputVerdict {
   /// number where only NaN is), "inf" or "value".
   std::string kind;
   std::string message; ///< one line saying what is wrong, for a mismatch
+  Rule rule = Rule::Rigorous; ///< the rule the elements were judged by
   int64_t elements = 0;
   int64_t mismatches = 0;
   /// Elements whose bound is not finite (an infinity, NaN or no bound at
   /// all is legal there).
   int64_t unbounded = 0;
+  /// Elements of a finite exact value whose bound teval cannot make finite
+  /// (it admits an infinity or NaN, or anything), where the candidate lies
+  /// inside that bound but is neither the exact nor the sequential value:
+  /// no verdict either way (rigorous rule only).
+  int64_t inconclusive = 0;
   bool exact_match = false;      ///< bit-equal to the exact result
   bool sequential_match = false; ///< bit-equal to the sequential result
   double max_ulps = 0;           ///< largest error in ulps of a passing element
   double max_fraction = 0;       ///< largest share of its bound used
-  /// The worst element: the worst mismatch, else the largest error.
+  /// The worst element: the worst mismatch, else (inconclusive) the first
+  /// undecided element, else the largest error.
   std::optional<ElementReport> worst;
 };
+
+/// The mismatch verdict of a \p candidate for output \p name whose dtype
+/// or shape is not the output's (\p dtype, \p shape); nothing when both
+/// agree. Needs no evaluation: `teval check` asks it first.
+std::optional<OutputVerdict> wrong_type(const std::string& name, const core::Tensor& candidate,
+                                        core::DType dtype, const core::Shape& shape);
 
 /// Judges \p candidate against the \p sequential (interpreter) and
 /// \p exact results and the \p bound of output \p name.
@@ -82,7 +97,7 @@ OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
 void explain(OutputVerdict& verdict, const core::Kernel& kernel,
              std::span<const core::Tensor> inputs, size_t output);
 
-/// "exact", "within-bound" or "mismatch".
+/// "exact", "within-bound", "mismatch" or "inconclusive".
 std::string status_name(Status s);
 
 /// The verdict as `teval check` prints it: "NAME: STATUS ..." and, for a

@@ -211,9 +211,11 @@ struct CheckOptions {
 /// The verdict on one candidate output, as `teval check` gives it.
 struct Verdict {
   enum class Status : uint8_t {
-    Exact,       ///< bit-equal to the exact or the sequential result
-    WithinBound, ///< every element passes the rule
-    Mismatch,    ///< a dtype or shape differs, or some element fails
+    Exact,        ///< bit-equal to the exact or the sequential result
+    WithinBound,  ///< every element passes the rule
+    Mismatch,     ///< a dtype or shape differs, or some element fails
+    Inconclusive, ///< no mismatch, but some element has no finite bound and
+                  ///< is neither the exact nor the sequential value: no pass
   };
   std::string name;
   Status status = Status::Exact;
@@ -225,11 +227,14 @@ struct Verdict {
   int64_t elements = 0, mismatches = 0;
   /// Elements with no finite bound (anything, or an infinity, is legal).
   int64_t unbounded = 0;
+  /// Elements with a finite exact value and no finite bound whose value is
+  /// neither the exact nor the sequential one (status Inconclusive).
+  int64_t inconclusive = 0;
   /// The largest error of a passing element, in ulps and as a share of its bound.
   double max_ulps = 0, max_fraction = 0;
   /// The worst element's index (the worst mismatch, else the largest error).
   std::vector<int64_t> worst_index;
-  bool passed() const { return status != Status::Mismatch; }
+  bool passed() const { return status == Status::Exact || status == Status::WithinBound; }
 };
 
 /// How a program is read.

@@ -278,6 +278,8 @@ std::string status_name(Verdict::Status s) {
     return "within-bound";
   case Verdict::Status::Mismatch:
     return "mismatch";
+  case Verdict::Status::Inconclusive:
+    return "inconclusive";
   }
   return "";
 }
@@ -347,6 +349,7 @@ PYBIND11_MODULE(_teval, m) {
       .def_property_readonly("elements", [](const Verdict& v) { return v.elements; })
       .def_property_readonly("mismatches", [](const Verdict& v) { return v.mismatches; })
       .def_property_readonly("unbounded", [](const Verdict& v) { return v.unbounded; })
+      .def_property_readonly("inconclusive", [](const Verdict& v) { return v.inconclusive; })
       .def_property_readonly("max_ulps", [](const Verdict& v) { return v.max_ulps; })
       .def_property_readonly("max_fraction", [](const Verdict& v) { return v.max_fraction; })
       .def_property_readonly("worst_index",

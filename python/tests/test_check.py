@@ -57,6 +57,24 @@ def test_a_wrong_element_is_a_mismatch_with_its_index():
     assert not teval.check(MATMUL, {"input0": a, "input1": b}, {"output0": wrong}, ulp=4)["output0"]
 
 
+def test_a_candidate_without_a_finite_bound_is_inconclusive_not_a_pass():
+    # The float16 sum of 2048 ones: no finite bound, so only the exact and
+    # the sequential result (2048) pass; 0 or NaN get no verdict.
+    x = {"x": np.ones(2048, dtype=np.float16)}
+    program = "o[] +=! x[N]"
+    assert teval.check(program, x, {"o": np.float16(2048)})["o"].status == "exact"
+    for wrong in (0, np.nan, 8192):
+        v = teval.check(program, x, {"o": np.array(wrong, dtype=np.float16)})["o"]
+        assert (v.status, v.passed, v.inconclusive, v.unbounded) == ("inconclusive", False, 1, 1)
+    with pytest.raises(AssertionError, match="Not shown to be a legal result"):
+        assert_matches(program, x, {"o": np.array(0, dtype=np.float16)})
+
+
+def test_no_candidate_is_an_error():
+    with pytest.raises(teval.Error, match="no candidate"):
+        teval.check("o[N] = x[N] + 1.0", {"x": np.ones(2, dtype=np.float32)}, {})
+
+
 def test_assert_matches_shows_the_worst_element_like_assert_allclose():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.ones((3, 1), dtype=np.float32)

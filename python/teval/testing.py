@@ -34,6 +34,7 @@ def assert_matches(program, inputs, outputs, ulp=None, rtol=None, atol=None, fma
     teval.Error propagates: a wrong program or wrong inputs are not a
     mismatch.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not these
     if not outputs:
         raise ValueError("assert_matches needs at least one output to check")
     verdicts = teval.check(program, inputs, outputs, ulp=ulp, rtol=rtol, atol=atol, fma=fma,
@@ -48,7 +49,9 @@ def assert_matches(program, inputs, outputs, ulp=None, rtol=None, atol=None, fma
             expected = p.run(inputs)
         except teval.Error:
             expected = None
-    lines = [f"Not a legal result of the program ({_rule(ulp, rtol, atol, fma)})"]
+    wrong = any(v.status == "mismatch" for v in failed)
+    lines = [f"{'Not' if wrong else 'Not shown to be'} a legal result of the program "
+             f"({_rule(ulp, rtol, atol, fma)})"]
     if err_msg:
         lines.append(err_msg)
     for v in failed:
@@ -56,6 +59,9 @@ def assert_matches(program, inputs, outputs, ulp=None, rtol=None, atol=None, fma
         share = 100.0 * v.mismatches / v.elements if v.elements else 0.0
         if v.kind in ("dtype", "shape"):
             lines.append(f"{v.name}: {v.kind} differs")
+        elif v.status == "inconclusive":
+            lines.append(f"Undecided elements of {v.name} (no finite bound, neither the exact "
+                         f"nor the sequential value): {v.inconclusive} / {v.elements}")
         else:
             lines.append(f"Mismatched elements of {v.name}: {v.mismatches} / {v.elements} "
                          f"({share:.3g}%)")

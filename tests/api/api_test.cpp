@@ -279,6 +279,40 @@ TEST(Api, NamesThatDoNotMatchAreErrors) {
   EXPECT_THROW(teval::Program::load("output0[N] = input0[N]"), teval::Error);
 }
 
+// A float16 sum of 2048 ones has no finite bound: a value other than the
+// exact and the sequential 2048 gets no verdict, and does not pass.
+TEST(Api, AnUnboundedCandidateIsInconclusiveAndDoesNotPass) {
+  teval::LoadOptions options;
+  options.inputs["x"] = {DType::Float16, {2048}};
+  teval::Program p = teval::Program::load("o[] +=! x[N]", options);
+  std::vector<uint16_t> ones(2048, 0x3c00), right{0x6800}, zero{0}; // 1.0, 2048.0, 0.0
+  auto half = [](std::vector<uint16_t>& v, std::vector<int64_t> shape) {
+    return TensorRef{DType::Float16, std::move(shape), v.data()};
+  };
+  std::map<std::string, TensorRef> in{{"x", half(ones, {2048})}};
+  std::vector<teval::Verdict> v = p.check(in, {{"o", half(right, {})}});
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Exact);
+  EXPECT_TRUE(v[0].passed());
+  v = p.check(in, {{"o", half(zero, {})}});
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Inconclusive);
+  EXPECT_EQ(v[0].inconclusive, 1);
+  EXPECT_FALSE(v[0].passed());
+}
+
+// No candidate is an error, as `teval check` without --candidate is.
+TEST(Api, CheckWithoutACandidateIsAnError) {
+  teval::LoadOptions options;
+  options.inputs["x"] = {DType::Float32, {2}};
+  teval::Program p = teval::Program::load("o[N] = x[N] + 1.0", options);
+  std::vector<float> x{1, 2};
+  try {
+    p.check({{"x", ref(x, {2})}}, {});
+    ADD_FAILURE() << "no error";
+  } catch (const teval::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no candidate"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Api, CheckGivesTheOraclesVerdict) {
   teval::LoadOptions options;
   options.inputs["input0"] = {DType::Float32, {2, 3}};

@@ -373,6 +373,45 @@ TEST(Verdict, ReportsTheWorstElementOutsideTheBound) {
   EXPECT_EQ(judge("output0", candidate, seq, exact, b, loose).status, Status::WithinBound);
 }
 
+// Where the bound of a finite exact value is not finite (it admits an
+// infinity, NaN or anything), only the exact and the sequential values pass
+// there; another value inside it gets no verdict (Inconclusive, never a
+// pass), one outside what bound there is stays a mismatch. Elements whose
+// exact value is itself infinite are judged by their bound as before.
+TEST(Verdict, AnUnboundedElementPassesOnlyAtTheExactOrSequentialValue) {
+  auto f32 = [](double v) { return core::Scalar::of_float(DType::Float32, v); };
+  core::Tensor exact = test::tensor(DType::Float32, {3}, {1, 10, INFINITY});
+  core::Tensor seq = test::tensor(DType::Float32, {3}, {1, 11, INFINITY});
+  BoundTensor b{DType::Float32, {3}, {}};
+  b.elements = {Interval::point(f32(1)), Interval{f32(5), f32(INFINITY)},
+                Interval{f32(7), f32(INFINITY)}};
+  auto verdict = [&](double second, double third = INFINITY) {
+    return judge("o", test::tensor(DType::Float32, {3}, {1, second, third}), seq, exact, b, {});
+  };
+  EXPECT_EQ(verdict(10).status, Status::Exact); // the exact result
+  EXPECT_EQ(verdict(11).status, Status::Exact); // the sequential one
+  OutputVerdict v = verdict(12);                // inside [5, inf]: undecided
+  EXPECT_EQ(v.status, Status::Inconclusive);
+  EXPECT_EQ(v.inconclusive, 1);
+  EXPECT_EQ(v.unbounded, 2);
+  ASSERT_TRUE(v.worst);
+  EXPECT_EQ(v.worst->index, std::vector<int64_t>{1});
+  EXPECT_EQ(verdict(INFINITY).status, Status::Inconclusive);
+  EXPECT_EQ(verdict(3).status, Status::Mismatch);   // below what bound there is
+  EXPECT_EQ(verdict(NAN).status, Status::Mismatch); // NaN is not in [5, inf]
+  // The third element's exact value is infinite: its bound decides.
+  EXPECT_EQ(verdict(10, 8).status, Status::WithinBound);
+  // With anything legal, every other value is undecided.
+  b.elements[1] = Interval::everything(DType::Float32);
+  EXPECT_EQ(verdict(NAN).status, Status::Inconclusive);
+  EXPECT_EQ(verdict(-7).status, Status::Inconclusive);
+  // The ulp and tolerance rules do not use the bound.
+  EXPECT_EQ(judge("o", test::tensor(DType::Float32, {3}, {1, 12, INFINITY}), seq, exact, b,
+                  {Rule::Ulp, 1 << 21, 0, 0})
+                .status,
+            Status::WithinBound);
+}
+
 TEST(Verdict, DependenciesAreTheValuesAnElementReads) {
   core::Tensor x = test::tensor(DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
   core::Tensor y = test::tensor(DType::Float32, {3}, {7, 8, 9});

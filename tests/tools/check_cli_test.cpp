@@ -64,6 +64,7 @@ TEST(Check, MismatchNamesTheWorstElement) {
       R"("outputs": [{"name": "output0", "status": "mismatch", "kind": "value", "message": )"
       R"("element [1] is 16.0; the exact result is 15.0 and every legal result is in )"
       R"([14.999998, 15.000002]", "elements": 2, "mismatches": 1, "unbounded": 0, )"
+      R"("inconclusive": 0, )"
       R"("exact_match": false, "sequential_match": false, "max_ulps": 0, "max_fraction": 0, )"
       R"("worst": {"index": [1], "candidate": "16.0", "exact": "15.0", "bound": {"lo": )"
       R"("14.999998", "hi": "15.000002", "nan": false, "any": false}, "ulps": 1048576, )"
@@ -90,6 +91,105 @@ TEST(Check, ShapeDtypeAndNaNAreMismatchesOfTheirOwn) {
   Result r = check(dir, "--candidate output0=nan.npy");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("mismatch (nan)"), std::string::npos) << r.out;
+}
+
+// The float16 sum of 2048 ones: 2048 terms make n·u reach 1, so no finite
+// bound is proven. No candidate then passes on the bound alone: 2048 (the
+// exact and the sequential result) is exact; NaN, -7, 0, +inf, 8192 and 2047
+// get no verdict (exit 3, "inconclusive") instead of the vacuous pass they
+// had; a candidate outside what bound there is stays a mismatch.
+TEST(Check, AnElementWithoutAFiniteBoundIsInconclusiveNotAPass) {
+  fs::path dir = test::scratch_dir("check_inconclusive");
+  core::Tensor x(core::DType::Float16, {2048});
+  for (int64_t i = 0; i < 2048; ++i)
+    x.set(i, core::Scalar::of_float(core::DType::Float16, 1.0));
+  save(dir / "x.npy", x);
+  auto run = [&](double value, const std::string& more = "") {
+    save(dir / "c.npy", test::tensor(core::DType::Float16, {}, {value}));
+    return test::run_teval("check -e 'o[] +=! x[N]' -i x=x.npy --candidate o=c.npy " + more, dir);
+  };
+  Result r = run(2048);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "o: exact (bit-equal to the exact and the sequential result); 1 of 1 elements "
+                   "have no finite bound\n");
+  for (double wrong : {double(NAN), -7.0, 0.0, double(INFINITY), 8192.0, 2047.0}) {
+    r = run(wrong);
+    EXPECT_EQ(r.exit_code, 3) << wrong << ": " << r.out;
+    EXPECT_NE(r.out.find("o: inconclusive: 1 of 1 elements have no finite bound and are neither "
+                         "the exact nor the sequential result"),
+              std::string::npos)
+        << r.out;
+  }
+  r = run(0, "--json");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find(R"("verdict": "inconclusive")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("status": "inconclusive")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("unbounded": 1, "inconclusive": 1)"), std::string::npos) << r.out;
+  // The tolerance rules are not the bound's: they decide as before.
+  EXPECT_EQ(run(2047, "--ulp 1").exit_code, 0);
+  EXPECT_EQ(run(2047, "--rtol 0 --atol 0").exit_code, 1);
+}
+
+// An output with both a mismatch and an undecided element fails: a
+// mismatch anywhere decides the check.
+TEST(Check, AMismatchOutweighsAnInconclusiveOutput) {
+  fs::path dir = test::scratch_dir("check_fail_over_inconclusive");
+  core::Tensor x(core::DType::Float16, {2048});
+  for (int64_t i = 0; i < 2048; ++i)
+    x.set(i, core::Scalar::of_float(core::DType::Float16, 1.0));
+  save(dir / "x.npy", x);
+  save(dir / "s.npy", test::tensor(core::DType::Float16, {}, {7}));
+  save(dir / "t.npy", test::tensor(core::DType::Float16, {}, {5}));
+  Result r = test::run_teval(
+      "check -e '- einstein_v2(\"s[] +=! x[N]; t[] = x[0] * const(2.0).cast(`float16`)\", "
+      "input_dict={\"x\": {\"dtype\": \"float16\", \"shape\": [2048]}}, extra_outputs=[\"s\"])' "
+      "-i x=x.npy --candidate s=s.npy --candidate t=t.npy --json",
+      dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find(R"("verdict": "fail")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("status": "inconclusive")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("status": "mismatch")"), std::string::npos) << r.out;
+}
+
+// A candidate of the wrong dtype or shape fails at once: the program is
+// not evaluated (here its evaluation would be an error, integer division by
+// zero), and the other candidates are named as not judged.
+TEST(Check, AWrongDtypeOrShapeFailsBeforeAnyEvaluation) {
+  fs::path dir = test::scratch_dir("check_type_first");
+  save(dir / "x.npy", test::tensor(core::DType::Int32, {3}, {1, 2, 3}));
+  save(dir / "wide.npy", test::tensor(core::DType::Float64, {3}, {1, 2, 3}));
+  save(dir / "ok.npy", test::tensor(core::DType::Int32, {3}, {1, 2, 3}));
+  const std::string program =
+      "check -e '- einstein_v2(\"a[N] = x[N] / 0; b[N] = a[N] + 1\", input_dict={\"x\": "
+      "{\"dtype\": \"int32\", \"shape\": [3]}}, extra_outputs=[\"a\"])' -i x=x.npy ";
+  Result r = test::run_teval(program + "--candidate a=ok.npy --candidate b=wide.npy", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "b: mismatch (dtype): the candidate is float64 but the program's output `b` "
+                   "is int32\na: not judged (a candidate's dtype or shape is wrong, so nothing "
+                   "was evaluated)\n");
+  EXPECT_EQ(r.err, "");
+  r = test::run_teval(program + "--candidate a=ok.npy --candidate b=wide.npy --json", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find(R"("verdict": "fail")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("unjudged": ["a"])"), std::string::npos) << r.out;
+  // With the right types the evaluation runs, and its error is the answer.
+  r = test::run_teval(program + "--candidate a=ok.npy", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("integer division by zero"), std::string::npos) << r.err;
+}
+
+// Under --ulp and --rtol/--atol a pass says which rule it met, not how much
+// of the rigorous bound it used.
+TEST(Check, ATolerancePassNamesItsRule) {
+  fs::path dir = setup("check_tolerance_words");
+  save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 15.5}));
+  Result r = check(dir, "--candidate output0=c.npy --rtol 0.1 --atol 0");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "output0: within-bound (within the tolerance asked): largest error 524288 "
+                   "ulp (at [1])\n");
+  r = check(dir, "--candidate output0=c.npy --ulp 600000");
+  EXPECT_EQ(r.out, "output0: within-bound (within the ulps asked): largest error 524288 ulp "
+                   "(at [1])\n");
 }
 
 TEST(Check, ArgumentErrors) {

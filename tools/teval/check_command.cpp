@@ -33,7 +33,10 @@ program: `exact` (bit-equal to the exact or the sequential result),
 `within-bound` (every element inside its rigorous interval, which holds the
 result of every legal evaluation: any order of each reduction, each
 operation rounded to its dtype, documented math-library error; see
-docs/ORACLE.md), or `mismatch` with the worst element.
+docs/ORACLE.md), `mismatch` with the worst element, or `inconclusive`:
+no mismatch, but where teval cannot make an element's bound finite (a long
+float16 sum), only the exact and the sequential values pass, and the
+candidate has another value there.
 
 options:
   --candidate OUT=PATH   the candidate for output OUT: a .npy file, or
@@ -53,7 +56,8 @@ options:
   -h, --help             this text
 
 exit status: 0 every candidate passes; 1 a mismatch, or the program or its
-inputs are wrong; 2 a usage error.
+inputs are wrong; 2 a usage error; 3 no mismatch, but some candidate is
+inconclusive.
 )";
 
 namespace {
@@ -197,6 +201,7 @@ std::string json_verdict(const oracle::OutputVerdict& v) {
   s += ", \"elements\": " + std::to_string(v.elements) +
        ", \"mismatches\": " + std::to_string(v.mismatches) +
        ", \"unbounded\": " + std::to_string(v.unbounded) +
+       ", \"inconclusive\": " + std::to_string(v.inconclusive) +
        ", \"exact_match\": " + json_bool(v.exact_match) +
        ", \"sequential_match\": " + json_bool(v.sequential_match) +
        ", \"max_ulps\": " + json_number(v.max_ulps) +
@@ -228,6 +233,39 @@ int check(const CheckArgs& c) {
   std::vector<core::Tensor> candidates;
   for (const auto& [name, path] : c.candidates)
     candidates.push_back(read_tensor_argument(name, path));
+  // A candidate of the wrong dtype or shape fails before anything is
+  // evaluated (a large layer takes seconds to minutes).
+  std::vector<oracle::OutputVerdict> wrong;
+  std::vector<std::string> unjudged;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const core::TensorDecl& out = k.tensors[k.outputs[static_cast<size_t>(which[i])]];
+    if (auto v = oracle::wrong_type(c.candidates[i].first, candidates[i], out.dtype, out.shape)) {
+      v->rule = c.check.rule;
+      wrong.push_back(*v);
+    } else {
+      unjudged.push_back(c.candidates[i].first);
+    }
+  }
+  if (!wrong.empty()) {
+    if (c.json) {
+      std::string s = "{\"schema\": \"teval.check/1\", \"verdict\": \"fail\", \"rule\": " +
+                      json_string(rule_name(c.check.rule)) +
+                      ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
+      for (size_t i = 0; i < wrong.size(); ++i)
+        s += (i ? ", " : "") + json_verdict(wrong[i]);
+      s += "], \"unjudged\": [";
+      for (size_t i = 0; i < unjudged.size(); ++i)
+        s += (i ? ", " : "") + json_string(unjudged[i]);
+      std::cout << s << "]}\n";
+    } else {
+      for (const oracle::OutputVerdict& v : wrong)
+        std::cout << oracle::describe(v) << "\n";
+      for (const std::string& name : unjudged)
+        std::cout << name << ": not judged (a candidate's dtype or shape is wrong, so nothing "
+                             "was evaluated)\n";
+    }
+    return 1;
+  }
   std::vector<core::Tensor> sequential, exact;
   std::vector<oracle::BoundTensor> bound;
   auto evaluate = [&] {
@@ -244,24 +282,27 @@ int check(const CheckArgs& c) {
     evaluate();
   }
   std::vector<oracle::OutputVerdict> verdicts;
-  bool pass = true;
+  bool fail = false, inconclusive = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
     int o = which[i];
     verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], sequential[o], exact[o],
                                      bound[o], c.check));
     oracle::explain(verdicts.back(), k, p.inputs, static_cast<size_t>(o));
-    pass = pass && verdicts.back().status != oracle::Status::Mismatch;
+    fail = fail || verdicts.back().status == oracle::Status::Mismatch;
+    inconclusive = inconclusive || verdicts.back().status == oracle::Status::Inconclusive;
   }
+  // A mismatch anywhere fails; else an undecided element makes the whole
+  // check inconclusive, never a pass.
+  const char* verdict = fail ? "fail" : inconclusive ? "inconclusive" : "pass";
   // Outputs nobody gave a candidate for are named, not silently skipped.
   std::vector<std::string> unchecked;
   for (size_t o = 0; o < k.outputs.size(); ++o)
     if (std::find(which.begin(), which.end(), static_cast<int>(o)) == which.end())
       unchecked.push_back(k.tensors[k.outputs[o]].name);
   if (c.json) {
-    std::string s =
-        "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(pass ? "pass" : "fail") +
-        ", \"rule\": " + json_string(rule_name(c.check.rule)) +
-        ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
+    std::string s = "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(verdict) +
+                    ", \"rule\": " + json_string(rule_name(c.check.rule)) +
+                    ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
     for (size_t i = 0; i < verdicts.size(); ++i)
       s += (i ? ", " : "") + json_verdict(verdicts[i]);
     s += "], \"unchecked\": [";
@@ -274,7 +315,7 @@ int check(const CheckArgs& c) {
     for (const std::string& name : unchecked)
       std::cout << name << ": not checked (no --candidate)\n";
   }
-  return pass ? 0 : 1;
+  return fail ? 1 : inconclusive ? 3 : 0;
 }
 
 } // namespace
