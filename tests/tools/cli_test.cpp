@@ -406,10 +406,26 @@ TEST(Cli, OutputsAreWrittenAllOrNothingAndNeverThroughLinks) {
   EXPECT_EQ(r.err, "teval run: -o needs a directory, not an empty name\n(see teval run --help)\n");
 }
 
-TEST(Cli, WarnsAboutInputsTheProgramDoesNotRead) {
-  Result r = teval("run -e 'o[N] = x[N] * 2.0' -i x=float32[2] -i y=float32[3]");
+// An -i for a name the program has no input of is an error (in CI a
+// misspelt name would run the program on random data); one the program
+// declares but does not read is a warning.
+TEST(Cli, InputsMustBeTheProgramsOwn) {
+  Result r = teval("run -e 'o[N] = x[N] * 2.0' -i x=float32[2] -i y=float32[3] -o out");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "-i y=float32[3]: error: the program has no input `y`; its inputs are: x\n");
+  r = teval("check -e 'o[N] = x[N] * 2.0' -i x=float32[2] -i inptu=float32[2] --candidate o=c.npy");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the program has no input `inptu`"), std::string::npos) << r.err;
+  r = teval("run -e '- einstein_v2(\"o[N] = x[N] * 2.0\", input_dict={\"x\": {\"dtype\": "
+            "\"float32\", \"shape\": [2]}, \"y\": {\"dtype\": \"float32\", \"shape\": [3]}})' "
+            "-i y=float32[3]");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "teval run: warning: the program does not read input `y` given with -i\n");
+  r = teval("run -e 'Tensor f(const Tensor& I, const Tensor& J) { return I; }' --lang tile "
+            "-i I=float32[2] -i J=float32[2] -i K=float32[2]");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "-i K=float32[2]: error: the program has no input `K`; its inputs are: I, J\n");
   // A scatter's base is read, though its result carries the same name.
   r = teval("run -e 'data[X] =. upd[X] where X in 2' -i data=float32[4] -i upd=float32[2]");
   EXPECT_EQ(r.exit_code, 0);

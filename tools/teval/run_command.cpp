@@ -36,6 +36,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -241,6 +242,21 @@ struct Sources {
   std::shared_ptr<const core::SourceFile> decomposition;
 };
 
+// Every -i must name an input of the program, \p names: a misspelt name
+// would otherwise run the program on random data for the input it meant.
+void check_input_names(const Options& o, const std::set<std::string>& names) {
+  for (const InputArg& in : o.inputs) {
+    if (names.count(in.name))
+      continue;
+    std::string list;
+    for (const std::string& n : names)
+      list += (list.empty() ? "" : ", ") + n;
+    throw core::Error(core::ErrorKind::Name, "-i " + in.name + "=" + in.value,
+                      "the program has no input `" + in.name +
+                          "`; its inputs are: " + (list.empty() ? std::string("none") : list));
+  }
+}
+
 // The op graph of the MLIR function the options name; fills \p given with
 // the inputs read from .npy files.
 core::Graph elaborate_graph(const Options& o, const core::SourceFile& file,
@@ -248,6 +264,10 @@ core::Graph elaborate_graph(const Options& o, const core::SourceFile& file,
   if (!o.params.empty())
     throw UsageError{"-p applies to Tile functions"};
   ast::Program program = parser::read_mlir(file);
+  std::set<std::string> names;
+  for (const parser::MlirArgument& a : parser::mlir_arguments(program, o.entry))
+    names.insert(a.name);
+  check_input_names(o, names);
   return parser::elaborate_mlir(program, o.entry, input_types(o.inputs, {}, given));
 }
 
@@ -288,15 +308,32 @@ core::Kernel elaborate(const Options& o, Sources& sources,
     core::Graph g = elaborate_graph(o, *sources.file, given);
     return decomposition_kernel(g, sources, given);
   }
+  // The inputs a name may be given for: those the program reads, and those
+  // it declares (an input_dict entry, a function's parameter) without
+  // reading them.
+  std::set<std::string> names;
+  core::Kernel kernel;
   if (is_tile(o)) {
     ast::Program program = parser::read_tile(*sources.file);
-    return parser::elaborate_tile(program, o.entry, input_types(o.inputs, {}, given), o.params);
+    for (const ast::StmtPtr& s : program.statements)
+      if (const auto* f = std::get_if<ast::Function>(&s->node))
+        for (const ast::Param& p : f->params)
+          names.insert(p.name);
+    kernel = parser::elaborate_tile(program, o.entry, input_types(o.inputs, {}, given), o.params);
+  } else {
+    if (!o.entry.empty() || !o.params.empty())
+      throw UsageError{"--entry and -p apply to Tile and MLIR functions"};
+    parser::AntaresSource source = parser::read_antares(*sources.file);
+    std::map<std::string, parser::InputType> declared = parser::declared_inputs(source);
+    for (const auto& [name, type] : declared)
+      names.insert(name);
+    kernel = parser::elaborate_antares(source, input_types(o.inputs, declared, given));
   }
-  if (!o.entry.empty() || !o.params.empty())
-    throw UsageError{"--entry and -p apply to Tile and MLIR functions"};
-  parser::AntaresSource source = parser::read_antares(*sources.file);
-  return parser::elaborate_antares(source,
-                                   input_types(o.inputs, parser::declared_inputs(source), given));
+  for (const core::TensorDecl& t : kernel.tensors)
+    if (t.role == core::TensorRole::Input)
+      names.insert(t.name);
+  check_input_names(o, names);
+  return kernel;
 }
 
 // `teval lower` and `teval jit`: print what a program becomes.
@@ -406,14 +443,6 @@ int run_mlir(const Options& o) {
   core::Graph g = elaborate_graph(o, *sources.file, given);
   if (o.dump_kernel)
     std::cout << core::to_string(g);
-  for (const InputArg& in : o.inputs) {
-    bool known = false;
-    for (size_t i = 0; i < g.inputs.size(); ++i)
-      known = known || in.name == core::graph_input_name(i);
-    if (!known)
-      std::cerr << "teval run: warning: the function has no argument for input `" << in.name
-                << "` given with -i (its inputs are arg0, arg1, ...)\n";
-  }
   std::vector<core::Tensor> inputs = graph_inputs(g, given, o.seed);
   std::vector<core::Tensor> outputs;
   if (o.engine == "interp") {

@@ -40,7 +40,9 @@ options:
                          (np.savez, np.savez_compressed); PATH.npz alone reads
                          the array named NAME
   -i NAME=DTYPE[d0,...]  give input NAME seeded random data of this dtype and
-                         shape (for inputs input_dict does not declare)
+                         shape (for inputs input_dict does not declare);
+                         NAME must be an input of the program (read, declared
+                         or a parameter), else it is an error
   --seed N               seed of the random inputs (default 0)
   -o DIR                 write each output to DIR/NAME.npy (created if needed;
                          every file is written only when the whole run
