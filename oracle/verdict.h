@@ -58,7 +58,7 @@ struct OutputVerdict {
   /// For a mismatch: "dtype", "shape", "nan" (NaN where none is legal, or a
   /// number where only NaN is), "inf" or "value".
   std::string kind;
-  std::string message; ///< one line saying what is wrong, for a mismatch
+  std::string message;        ///< one line saying what is wrong, for a mismatch
   Rule rule = Rule::Rigorous; ///< the rule the elements were judged by
   int64_t elements = 0;
   int64_t mismatches = 0;

@@ -40,6 +40,18 @@ std::vector<Value> Elaborator::flattened(std::span<const ast::ExprPtr> args) {
   return out;
 }
 
+std::vector<ConstraintV> Elaborator::constraints(std::span<const ast::ExprPtr> args) {
+  std::vector<ConstraintV> out;
+  for (const Value& v : flattened(args)) {
+    const auto* constraint = std::get_if<ConstraintV>(&v.v);
+    if (!constraint)
+      throw Error(ErrorKind::Type, v.span,
+                  "a constraint is `index_expression < bound`, not " + kind_name(v));
+    out.push_back(*constraint);
+  }
+  return out;
+}
+
 std::optional<Value> Elaborator::builder_method(const ast::Expr& e, const ast::Call& c) {
   if (!is_builder_method(c.callee) || c.args.empty())
     return std::nullopt;
@@ -57,13 +69,8 @@ std::optional<Value> Elaborator::builder_method(const ast::Expr& e, const ast::C
     return self;
   }
   if (c.callee == "add_constraint" || c.callee == "add_constraints") {
-    for (const Value& v : flattened(args)) {
-      const auto* constraint = std::get_if<ConstraintV>(&v.v);
-      if (!constraint)
-        throw Error(ErrorKind::Type, v.span,
-                    "a constraint is `index_expression < bound`, not " + kind_name(v));
-      add_constraint_to(out, *constraint, c.callee_span);
-    }
+    for (const ConstraintV& constraint : constraints(args))
+      add_constraint_to(out, constraint, c.callee_span);
     return self;
   }
   if (c.callee == "init") {
@@ -116,13 +123,8 @@ Value Elaborator::builder_step(const ast::Expr& e, const ast::Call& c, const Val
     return self;
   }
   if (c.callee == "add_constraint" || c.callee == "add_constraints") {
-    for (const Value& v : flattened(args)) {
-      const auto* constraint = std::get_if<ConstraintV>(&v.v);
-      if (!constraint)
-        throw Error(ErrorKind::Type, v.span,
-                    "a constraint is `index_expression < bound`, not " + kind_name(v));
-      b.constraints.push_back(*constraint);
-    }
+    for (const ConstraintV& constraint : constraints(args))
+      b.constraints.push_back(constraint);
     return self;
   }
   auto agg = aggregations().find(c.callee);

@@ -252,6 +252,8 @@ private:
   // The values of arguments, a list argument flattened (outShape(X) of a
   // std::vector<TensorDim> X).
   std::vector<Value> flattened(std::span<const ast::ExprPtr> args);
+  // The constraints \p args give (add_constraint, add_constraints).
+  std::vector<ConstraintV> constraints(std::span<const ast::ExprPtr> args);
   const ast::Function& f_;
   const std::map<std::string, InputType>& inputs_;
   const std::map<std::string, TileParam>& params_;

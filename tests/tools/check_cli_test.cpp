@@ -98,12 +98,17 @@ TEST(Check, ShapeDtypeAndNaNAreMismatchesOfTheirOwn) {
 // exact and the sequential result) is exact; NaN, -7, 0, +inf, 8192 and 2047
 // get no verdict (exit 3, "inconclusive") instead of the vacuous pass they
 // had; a candidate outside what bound there is stays a mismatch.
-TEST(Check, AnElementWithoutAFiniteBoundIsInconclusiveNotAPass) {
-  fs::path dir = test::scratch_dir("check_inconclusive");
+// A scratch directory holding x.npy: 2048 float16 ones.
+fs::path float16_ones(const std::string& name) {
+  fs::path dir = test::scratch_dir(name);
   core::Tensor x(core::DType::Float16, {2048});
-  for (int64_t i = 0; i < 2048; ++i)
-    x.set(i, core::Scalar::of_float(core::DType::Float16, 1.0));
+  x.fill(core::Scalar::of_float(core::DType::Float16, 1.0));
   save(dir / "x.npy", x);
+  return dir;
+}
+
+TEST(Check, AnElementWithoutAFiniteBoundIsInconclusiveNotAPass) {
+  fs::path dir = float16_ones("check_inconclusive");
   auto run = [&](double value, const std::string& more = "") {
     save(dir / "c.npy", test::tensor(core::DType::Float16, {}, {value}));
     return test::run_teval("check -e 'o[] +=! x[N]' -i x=x.npy --candidate o=c.npy " + more, dir);
@@ -133,11 +138,7 @@ TEST(Check, AnElementWithoutAFiniteBoundIsInconclusiveNotAPass) {
 // An output with both a mismatch and an undecided element fails: a
 // mismatch anywhere decides the check.
 TEST(Check, AMismatchOutweighsAnInconclusiveOutput) {
-  fs::path dir = test::scratch_dir("check_fail_over_inconclusive");
-  core::Tensor x(core::DType::Float16, {2048});
-  for (int64_t i = 0; i < 2048; ++i)
-    x.set(i, core::Scalar::of_float(core::DType::Float16, 1.0));
-  save(dir / "x.npy", x);
+  fs::path dir = float16_ones("check_fail_over_inconclusive");
   save(dir / "s.npy", test::tensor(core::DType::Float16, {}, {7}));
   save(dir / "t.npy", test::tensor(core::DType::Float16, {}, {5}));
   Result r = test::run_teval(

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace teval::tools {
@@ -211,6 +212,43 @@ std::string json_verdict(const oracle::OutputVerdict& v) {
   return s + "}";
 }
 
+// Prints the verdicts, as one JSON object or as text: a line per verdict,
+// then the outputs nobody gave a candidate for (\p unchecked) and, when a
+// wrong dtype or shape stopped the check first, the candidates it did not
+// judge (\p unjudged).
+void report(const CheckArgs& c, const std::string& verdict,
+            const std::vector<oracle::OutputVerdict>& verdicts,
+            const std::vector<std::string>& unchecked,
+            const std::optional<std::vector<std::string>>& unjudged) {
+  auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (size_t i = 0; i < names.size(); ++i)
+      s += (i ? ", " : "") + json_string(names[i]);
+    return "[" + s + "]";
+  };
+  if (c.json) {
+    std::string s = "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(verdict) +
+                    ", \"rule\": " + json_string(rule_name(c.check.rule)) +
+                    ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
+    for (size_t i = 0; i < verdicts.size(); ++i)
+      s += (i ? ", " : "") + json_verdict(verdicts[i]);
+    s += "], \"unchecked\": " + list(unchecked);
+    if (unjudged)
+      s += ", \"unjudged\": " + list(*unjudged);
+    std::cout << s << "}\n";
+    return;
+  }
+  for (const oracle::OutputVerdict& v : verdicts)
+    std::cout << oracle::describe(v) << "\n";
+  for (const std::string& name : unchecked)
+    std::cout << name << ": not checked (no --candidate)\n";
+  if (unjudged)
+    for (const std::string& name : *unjudged)
+      std::cout << name
+                << ": not judged (a candidate's dtype or shape is wrong, so nothing "
+                   "was evaluated)\n";
+}
+
 int check(const CheckArgs& c) {
   LoadedProgram p = load_program(c.program, "teval check");
   const core::Kernel& k = p.kernel;
@@ -246,24 +284,13 @@ int check(const CheckArgs& c) {
       unjudged.push_back(c.candidates[i].first);
     }
   }
+  // Outputs nobody gave a candidate for are named, not silently skipped.
+  std::vector<std::string> unchecked;
+  for (size_t o = 0; o < k.outputs.size(); ++o)
+    if (std::find(which.begin(), which.end(), static_cast<int>(o)) == which.end())
+      unchecked.push_back(k.tensors[k.outputs[o]].name);
   if (!wrong.empty()) {
-    if (c.json) {
-      std::string s = "{\"schema\": \"teval.check/1\", \"verdict\": \"fail\", \"rule\": " +
-                      json_string(rule_name(c.check.rule)) +
-                      ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
-      for (size_t i = 0; i < wrong.size(); ++i)
-        s += (i ? ", " : "") + json_verdict(wrong[i]);
-      s += "], \"unjudged\": [";
-      for (size_t i = 0; i < unjudged.size(); ++i)
-        s += (i ? ", " : "") + json_string(unjudged[i]);
-      std::cout << s << "]}\n";
-    } else {
-      for (const oracle::OutputVerdict& v : wrong)
-        std::cout << oracle::describe(v) << "\n";
-      for (const std::string& name : unjudged)
-        std::cout << name << ": not judged (a candidate's dtype or shape is wrong, so nothing "
-                             "was evaluated)\n";
-    }
+    report(c, "fail", wrong, unchecked, unjudged);
     return 1;
   }
   std::vector<core::Tensor> sequential, exact;
@@ -294,27 +321,7 @@ int check(const CheckArgs& c) {
   // A mismatch anywhere fails; else an undecided element makes the whole
   // check inconclusive, never a pass.
   const char* verdict = fail ? "fail" : inconclusive ? "inconclusive" : "pass";
-  // Outputs nobody gave a candidate for are named, not silently skipped.
-  std::vector<std::string> unchecked;
-  for (size_t o = 0; o < k.outputs.size(); ++o)
-    if (std::find(which.begin(), which.end(), static_cast<int>(o)) == which.end())
-      unchecked.push_back(k.tensors[k.outputs[o]].name);
-  if (c.json) {
-    std::string s = "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(verdict) +
-                    ", \"rule\": " + json_string(rule_name(c.check.rule)) +
-                    ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
-    for (size_t i = 0; i < verdicts.size(); ++i)
-      s += (i ? ", " : "") + json_verdict(verdicts[i]);
-    s += "], \"unchecked\": [";
-    for (size_t i = 0; i < unchecked.size(); ++i)
-      s += (i ? ", " : "") + json_string(unchecked[i]);
-    std::cout << s << "]}\n";
-  } else {
-    for (const oracle::OutputVerdict& v : verdicts)
-      std::cout << oracle::describe(v) << "\n";
-    for (const std::string& name : unchecked)
-      std::cout << name << ": not checked (no --candidate)\n";
-  }
+  report(c, verdict, verdicts, unchecked, std::nullopt);
   return fail ? 1 : inconclusive ? 3 : 0;
 }
 
