@@ -62,6 +62,21 @@ std::filesystem::path scratch_dir(const std::string& name) {
   return p;
 }
 
+std::vector<std::string> split_fields(const std::string& line) {
+  auto trim = [](const std::string& f) {
+    size_t b = f.find_first_not_of(" \t"), e = f.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : f.substr(b, e - b + 1);
+  };
+  std::vector<std::string> fields;
+  for (size_t at = 0;;) {
+    size_t bar = line.find(" | ", at);
+    fields.push_back(trim(line.substr(at, bar == std::string::npos ? bar : bar - at)));
+    if (bar == std::string::npos)
+      return fields;
+    at = bar + 3;
+  }
+}
+
 std::string shell_quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s)

@@ -23,6 +23,10 @@ std::vector<std::filesystem::path> files_with_extension(const std::filesystem::p
 /// Returns a gtest failure message, or an empty string when they match.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
 
+/// The fields of a corpus line: \p line split at each " | " (a lone `|`,
+/// as in a shell pipe, stays inside its field), each trimmed of blanks.
+std::vector<std::string> split_fields(const std::string& line);
+
 /// \p s in single quotes for /bin/sh.
 std::string shell_quoted(const std::string& s);
 

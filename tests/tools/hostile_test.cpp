@@ -304,14 +304,7 @@ std::vector<Case> corpus_cases() {
   for (int n = 1; std::getline(in, line); ++n) {
     if (trim(line).empty() || trim(line)[0] == '#')
       continue;
-    std::vector<std::string> fields;
-    for (size_t at = 0;;) {
-      size_t bar = line.find(" | ", at);
-      fields.push_back(trim(line.substr(at, bar == std::string::npos ? bar : bar - at)));
-      if (bar == std::string::npos)
-        break;
-      at = bar + 3;
-    }
+    std::vector<std::string> fields = test::split_fields(line);
     EXPECT_TRUE(fields.size() == 3 || fields.size() == 4) << "corpus.txt:" << n;
     if (fields.size() < 3)
       continue;

@@ -33,11 +33,6 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.name;
 }
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 fs::path corpus_dir() {
   return test::source_dir() / "tests/realworld";
 }
@@ -48,14 +43,7 @@ std::vector<Case> cases() {
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#')
       continue;
-    std::vector<std::string> fields;
-    for (size_t at = 0;;) {
-      size_t bar = line.find('|', at);
-      fields.push_back(trim(line.substr(at, bar == std::string::npos ? bar : bar - at)));
-      if (bar == std::string::npos)
-        break;
-      at = bar + 1;
-    }
+    std::vector<std::string> fields = test::split_fields(line);
     if (fields.size() != 5)
       throw std::runtime_error("tests/realworld/cases.txt: a line of " +
                                std::to_string(fields.size()) + " fields: " + line);
