@@ -57,10 +57,15 @@ public:
     DType dtype;
     bool first_value;
     Interval value; // every aggregation but a float sum
-    // A float sum: directed sums of the terms' ends and magnitudes.
-    double lo = 0, hi = 0, magnitude = 0;
-    int64_t terms = 0;
+    // A float sum: directed sums of the terms' ends and magnitudes, the
+    // count of terms that may be nonzero, the terms' signs and, while every
+    // term is one value, the largest power of two dividing them all.
+    double lo = 0, hi = 0, magnitude = 0, positive = 0, negative = 0;
+    int64_t terms = 0, nonzero = 0;
     bool nan = false, any = false, plus_inf = false, minus_inf = false;
+    bool nonnegative = true, nonpositive = true;
+    double largest_lo = -INFINITY, smallest_hi = INFINITY;
+    double quantum = INFINITY; // 0 once a term is not a single value
     // A float product: the smallest and largest magnitude any partial
     // product may reach, and whether a term is exactly zero.
     double small = 1, large = 1;
@@ -176,6 +181,23 @@ private:
     acc.lo = add_down(acc.lo, v.lo.f);
     acc.hi = add_up(acc.hi, v.hi.f);
     acc.magnitude = add_up(acc.magnitude, std::max(std::fabs(v.lo.f), std::fabs(v.hi.f)));
+    acc.positive = add_up(acc.positive, std::max(v.hi.f, 0.0));
+    acc.negative = add_up(acc.negative, std::max(-v.lo.f, 0.0));
+    acc.nonnegative = acc.nonnegative && v.lo.f >= 0;
+    acc.nonpositive = acc.nonpositive && v.hi.f <= 0;
+    acc.largest_lo = std::max(acc.largest_lo, v.lo.f);
+    acc.smallest_hi = std::min(acc.smallest_hi, v.hi.f);
+    if (v.lo.f == 0 && v.hi.f == 0)
+      return; // adding a zero is exact: it takes no part in the error bound
+    ++acc.nonzero;
+    acc.quantum = v.singleton() ? std::min(acc.quantum, lowest_bit(v.lo.f)) : 0;
+  }
+  /// The largest power of two dividing finite nonzero \p v.
+  static double lowest_bit(double v) {
+    int e = 0;
+    std::frexp(v, &e);
+    auto m = static_cast<uint64_t>(std::fabs(std::ldexp(v, 53 - e))); // v = m·2^(e-53)
+    return std::ldexp(static_cast<double>(m & -m), e - 53);
   }
   Interval combine(core::Aggregation a, const Interval& acc, const Interval& v);
   Interval finish_product(const Acc& acc);
@@ -185,6 +207,21 @@ private:
   BoundOptions options_;
 };
 
+/// The unit roundoff of the narrowest binary format wider than \p t that
+/// a sum may be accumulated in (docs/ORACLE.md): float32 for float16 and
+/// bfloat16, float64 for float32, x87 extended for float64.
+double wider_unit_roundoff(DType t) {
+  switch (t) {
+  case DType::Float16:
+  case DType::BFloat16:
+    return std::ldexp(1.0, -24);
+  case DType::Float32:
+    return std::ldexp(1.0, -53);
+  default:
+    return std::ldexp(1.0, -64);
+  }
+}
+
 Interval BoundDomain::finish(const Acc& acc) {
   if (is_float_product(acc))
     return finish_product(acc);
@@ -192,38 +229,59 @@ Interval BoundDomain::finish(const Acc& acc) {
     return acc.value;
   DType t = acc.dtype;
   // A term that may be infinite or finite: no finite error bound (and
-  // gamma × inf below would be NaN).
+  // an error term times inf below would be NaN).
   if (acc.any || std::isinf(acc.magnitude))
     return Interval::everything(t);
   if (acc.terms == 0) // only the fill (FirstValue with no write), or NaN terms
     return acc.nan ? Interval::point(fl(t, NAN)) : acc.value;
   FloatFormat f = format_of(t);
   double u = std::ldexp(1.0, -f.precision);
-  double n = static_cast<double>(acc.terms);
-  if (n * u >= 0.5)
-    return Interval::everything(t);
-  // gamma(n) = n·u / (1 - n·u): n roundings of relative size at most u, each
-  // addition's in any order, plus one from a wider accumulator.
-  double gamma = up(n * u / (1 - n * u));
-  // Each rounding below the normals errs by at most half the smallest
-  // subnormal instead.
-  double eta = std::ldexp(1.0, f.min_exponent - f.precision);
-  double err = add_up(mul_up(gamma, acc.magnitude), mul_up(n, eta));
+  double n = static_cast<double>(acc.nonzero);
+  double magnitude = acc.magnitude;
+  // Every legal result lies within err of the exact sum (docs/ORACLE.md,
+  // "Sums"): (n - 1)·u·Σ|x| for any order in the output dtype, for every
+  // n; accumulated in a wider format W and rounded once, (n - 1)·u_W·Σ|x|
+  // plus that rounding. That holds where no partial sum overflows; the
+  // overflows are checked below.
+  double err = 0;
+  if (n > 1) {
+    double w = wider_unit_roundoff(t);
+    double in_t = mul_up(mul_up(n - 1, u), magnitude);
+    double in_w = mul_up(mul_up(n - 1, w), magnitude);
+    double eta = std::ldexp(1.0, f.min_exponent - f.precision); // a rounding below the normals
+    double rounded = add_up(add_up(in_w, mul_up(u, add_up(magnitude, in_w))), eta);
+    err = std::max(in_t, rounded);
+  }
+  // Terms that are all multiples of q with Σ|x| <= 2^p·q: every partial sum
+  // of every order is a multiple of q no larger than 2^p·q, a value of t,
+  // so no addition rounds and the exact sum is the only result.
+  if (acc.quantum > 0 && magnitude <= std::ldexp(acc.quantum, f.precision))
+    err = 0;
   double lo = add_down(acc.lo, -err);
   double hi = add_up(acc.hi, err);
   bool nan = acc.nan || (acc.plus_inf && acc.minus_inf);
-  // A partial sum in some order may overflow once the magnitudes come near
-  // the largest finite value: then infinities are legal results.
+  // Terms of one sign: every partial sum is at least its largest term
+  // (rounding is monotone), so the result is too.
+  if (acc.nonnegative)
+    lo = std::max(lo, round_double(t, acc.largest_lo, Rounding::Down));
+  if (acc.nonpositive)
+    hi = std::min(hi, round_double(t, acc.smallest_hi, Rounding::Up));
+  // Every evaluation is monotone in each term, so no partial sum exceeds
+  // that of the same order over the positive parts alone, all of one sign:
+  // at most P·(1 + (n - 1)·u), P the sum of the positive parts (the bound
+  // above, for terms of one sign); likewise below, with the negative parts
+  // N. Where that reaches the overflow threshold, the infinity of that sign
+  // is a legal result (it stays once reached), and with both, or with an
+  // infinite term of the other sign, NaN.
   double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
-  if (mul_up(acc.magnitude, 1 + gamma) >= overflow) {
-    bool may_be_positive = acc.hi > 0 || acc.plus_inf;
-    bool may_be_negative = acc.lo < 0 || acc.minus_inf;
-    if (may_be_positive)
-      hi = INFINITY;
-    if (may_be_negative)
-      lo = -INFINITY;
-    nan = nan || (may_be_positive && may_be_negative);
-  }
+  double growth = add_up(1, mul_up(std::max(n - 1, 0.0), u));
+  bool positive_overflow = mul_up(acc.positive, growth) >= overflow;
+  bool negative_overflow = mul_up(acc.negative, growth) >= overflow;
+  if (positive_overflow)
+    hi = INFINITY;
+  if (negative_overflow)
+    lo = -INFINITY;
+  nan = nan || ((positive_overflow || acc.plus_inf) && (negative_overflow || acc.minus_inf));
   if (acc.minus_inf)
     lo = -INFINITY;
   if (acc.plus_inf)

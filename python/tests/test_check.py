@@ -58,16 +58,31 @@ def test_a_wrong_element_is_a_mismatch_with_its_index():
 
 
 def test_a_candidate_without_a_finite_bound_is_inconclusive_not_a_pass():
-    # The float16 sum of 2048 ones: no finite bound, so only the exact and
-    # the sequential result (2048) pass; 0 or NaN get no verdict.
-    x = {"x": np.ones(2048, dtype=np.float16)}
+    # A float16 sum whose partial sums may overflow (60000 + 60000 is +inf):
+    # the bound [59840, +inf] is not finite, so only the exact result
+    # (60000) and the sequential one (+inf) pass; other values inside it get
+    # no verdict, values outside it (0, NaN) are mismatches.
+    x = {"x": np.array([60000, 60000, -60000], dtype=np.float16)}
     program = "o[] +=! x[N]"
-    assert teval.check(program, x, {"o": np.float16(2048)})["o"].status == "exact"
-    for wrong in (0, np.nan, 8192):
-        v = teval.check(program, x, {"o": np.array(wrong, dtype=np.float16)})["o"]
+    for legal in (60000, np.inf):
+        assert teval.check(program, x, {"o": np.float16(legal)})["o"].status == "exact"
+    for undecided in (60032, 65504):
+        v = teval.check(program, x, {"o": np.array(undecided, dtype=np.float16)})["o"]
         assert (v.status, v.passed, v.inconclusive, v.unbounded) == ("inconclusive", False, 1, 1)
+    for wrong in (0, np.nan):
+        v = teval.check(program, x, {"o": np.array(wrong, dtype=np.float16)})["o"]
+        assert (v.status, v.passed) == ("mismatch", False)
     with pytest.raises(AssertionError, match="Not shown to be a legal result"):
-        assert_matches(program, x, {"o": np.array(0, dtype=np.float16)})
+        assert_matches(program, x, {"o": np.array(65504, dtype=np.float16)})
+
+
+def test_the_float16_sum_of_2048_ones_has_one_legal_result():
+    # Every partial sum of every order is an integer of at most 2048.
+    x = {"x": np.ones(2048, dtype=np.float16)}
+    assert teval.check("o[] +=! x[N]", x, {"o": np.float16(2048)})["o"].status == "exact"
+    for wrong in (0, np.nan, np.inf, 8192, 2047):
+        v = teval.check("o[] +=! x[N]", x, {"o": np.array(wrong, dtype=np.float16)})["o"]
+        assert (v.status, v.passed) == ("mismatch", False)
 
 
 def test_no_candidate_is_an_error():

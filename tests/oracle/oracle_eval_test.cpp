@@ -7,6 +7,7 @@
 
 #include "interp/interpreter.h"
 #include "tests/support/programs.h"
+#include "tests/support/sum_orders.h"
 
 #include <gtest/gtest.h>
 
@@ -50,23 +51,47 @@ TEST(ExactEval, MathFunctionsAreCorrectlyRounded) {
   EXPECT_EQ(run_exact(k, in)[0].get(0).f, 2.71828174591064453125);
 }
 
-// The bound of a sum of n terms: gamma(n)·Σ|x| around the exact sum,
+// The bound of a sum of n terms: (n - 1)·u·Σ|x| around the exact sum,
 // computed here by hand for a small case.
-TEST(Bounds, SumBoundIsTheStandardForwardBound) {
-  core::Tensor x = test::tensor(DType::Float32, {1, 4}, {1, 2, 3, 4});
+TEST(Bounds, SumBoundIsTheForwardBoundForAnyOrder) {
+  core::Tensor x = test::tensor(DType::Float32, {1, 4}, {0.1f, 0.2f, 0.3f, 0.4f});
   core::Tensor y = test::tensor(DType::Float32, {4}, {1, 1, 1, 1});
   core::Kernel k = test::elaborate(kDot, {{"input0", x}, {"input1", y}});
   std::vector<core::Tensor> in{x, y};
   Interval b = bounds(k, in)[0].elements[0];
-  double u = std::ldexp(1.0, -24), gamma = 4 * u / (1 - 4 * u);
-  // The exact sum is 10; every legal result lies within 10·gamma of it,
-  // rounded inward to float32 values.
-  EXPECT_LE(b.lo.f, 10.0);
-  EXPECT_GE(b.hi.f, 10.0);
-  EXPECT_GE(b.lo.f, 10 - 10 * gamma - 1e-12);
-  EXPECT_LE(b.hi.f, 10 + 10 * gamma + 1e-12);
+  double s = double(0.1f) + double(0.2f) + double(0.3f) + double(0.4f); // exact in double
+  double err = 3 * std::ldexp(1.0, -24) * s;
+  // Every legal result lies within err of s, rounded inward to float32.
+  EXPECT_LE(b.lo.f, s);
+  EXPECT_GE(b.hi.f, s);
+  EXPECT_GE(b.lo.f, s - err);
+  EXPECT_LE(b.hi.f, s + err);
+  // Inward rounding: the next float32 outside is beyond s ± err.
+  EXPECT_LT(std::nextafter(float(b.lo.f), -INFINITY), s - err);
+  EXPECT_GT(std::nextafter(float(b.hi.f), INFINITY), s + err);
   EXPECT_FALSE(b.nan);
   EXPECT_FALSE(b.any);
+}
+
+// Terms that are all multiples of q, with Σ|x| at most 2^p·q, are added
+// without rounding in every order: the exact sum is the one legal result
+// (1, 2, 3, 4 in float32; 2048 float16 ones). One more float16 one, and
+// rounding is possible again.
+TEST(Bounds, SumsThatNoOrderRoundsHaveOneLegalResult) {
+  core::Tensor x = test::tensor(DType::Float32, {1, 4}, {1, 2, 3, 4});
+  core::Kernel k = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  EXPECT_TRUE(bounds(k, in)[0].elements[0].singleton());
+  EXPECT_EQ(bounds(k, in)[0].elements[0].lo.f, 10);
+  for (int n : {2048, 2049}) {
+    core::Tensor h(DType::Float16, {1, n});
+    h.fill(core::Scalar::of_float(DType::Float16, 1));
+    core::Kernel kh = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", h}});
+    std::vector<core::Tensor> hin{h};
+    Interval b = bounds(kh, hin)[0].elements[0];
+    EXPECT_EQ(b.singleton(), n == 2048) << n;
+    EXPECT_EQ(b.lo.f, n == 2048 ? 2048 : 1) << n; // terms of one sign: at least the largest
+  }
 }
 
 // On random dot products: every ordering of the sum we try, the sequential
@@ -110,24 +135,58 @@ TEST(Bounds, EveryOrderWeTryIsInside) {
   }
 }
 
-// Huge n: a float32 sum of 10^6 terms keeps a bound that holds the
-// sequential and the exact result; float16 has none past n·u >= 1/2.
-TEST(Bounds, HugeSums) {
+// Long float16 and bfloat16 sums, from where gamma(n) had no finite value
+// (n·u >= 1/2) to a million terms: the bound is finite unless a partial
+// sum may overflow, and holds every order we can run and the exact result.
+TEST(Bounds, LongFloat16AndBfloat16SumsHaveFiniteBounds) {
+  std::mt19937 rng(7);
+  for (DType t : {DType::Float16, DType::BFloat16})
+    for (int n : {128, 512, 2048, 4096, 65536, 1000000}) {
+      // Terms in [-1, 1], then in [0, 1]: a sum of one sign.
+      for (bool one_sign : {false, true}) {
+        std::uniform_real_distribution<double> dist(one_sign ? 0 : -1, 1);
+        core::Tensor x(t, {1, n});
+        std::vector<double> terms;
+        for (int i = 0; i < n; ++i) {
+          x.set(i, core::Scalar::of_float(t, dist(rng)));
+          terms.push_back(x.get(i).f);
+        }
+        core::Kernel k = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", x}});
+        std::vector<core::Tensor> in{x};
+        Interval b = bounds(k, in)[0].elements[0];
+        std::string what = core::to_string(t) + " n=" + std::to_string(n);
+        // float16's partial sums may overflow past 65504 / (1 + (n - 1)·u):
+        // then +inf, and with terms of both signs -inf and NaN, are legal.
+        bool may_overflow = t == DType::Float16 && n >= 65536;
+        EXPECT_FALSE(b.any) << what;
+        EXPECT_EQ(b.nan, may_overflow && !one_sign) << what;
+        EXPECT_EQ(std::isfinite(b.hi.f), !may_overflow) << what;
+        EXPECT_TRUE(std::isfinite(b.lo.f) || !one_sign) << what;
+        if (one_sign)
+          EXPECT_GE(b.lo.f, 0) << what;
+        EXPECT_TRUE(b.contains(run_exact(k, in)[0].get(0))) << what;
+        EXPECT_TRUE(b.contains(interp::run(k, in)[0].get(0))) << what;
+        for (double v : test::sum_orders(t, terms))
+          EXPECT_TRUE(b.contains(core::Scalar::of_float(t, v))) << what << ": " << v;
+      }
+    }
+}
+
+// A float16 sum of a million ones: 2048 in order (each later one is lost),
+// +inf pairwise; both legal, NaN and a negative value not.
+TEST(Bounds, AMillionFloat16OnesMayBeAnythingFrom1ToInfinity) {
   const int n = 1000000;
-  core::Tensor x(DType::Float32, {1, n});
-  for (int i = 0; i < n; ++i)
-    x.set(i, core::Scalar::of_float(DType::Float32, (i % 3 == 0 ? -1.0 : 1.0) * (1 + i % 7)));
-  core::Kernel k = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", x}});
-  std::vector<core::Tensor> in{x};
-  Interval b = bounds(k, in)[0].elements[0];
-  EXPECT_FALSE(b.any);
-  EXPECT_TRUE(b.contains(interp::run(k, in)[0].get(0)));
-  EXPECT_TRUE(b.contains(run_exact(k, in)[0].get(0)));
-  core::Tensor h(DType::Float16, {1, 1024});
+  core::Tensor h(DType::Float16, {1, n});
   h.fill(core::Scalar::of_float(DType::Float16, 1));
-  core::Kernel kh = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", h}});
-  std::vector<core::Tensor> hin{h};
-  EXPECT_TRUE(bounds(kh, hin)[0].elements[0].any); // 1024·2^-11 = 1/2
+  core::Kernel k = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", h}});
+  std::vector<core::Tensor> in{h};
+  Interval b = bounds(k, in)[0].elements[0];
+  EXPECT_EQ(interp::run(k, in)[0].get(0).f, 2048);
+  EXPECT_EQ(b.lo.f, 1);
+  EXPECT_EQ(b.hi.f, INFINITY);
+  EXPECT_FALSE(b.nan);
+  for (double v : test::sum_orders(DType::Float16, std::vector<double>(n, 1.0)))
+    EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float16, v))) << v;
 }
 
 // Sums with infinite terms: an infinity of one sign is the result in every

@@ -16,10 +16,15 @@
 #include "oracle/verdict.h"
 #include "verify/generators.h"
 
+#include "tests/support/programs.h"
+#include "tests/support/sum_orders.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <random>
 
 namespace teval::oracle {
 namespace {
@@ -169,6 +174,84 @@ RC_GTEST_PROP(OracleProperty, AChangeBeyondTheBoundIsAMismatchThere, ()) {
   for (size_t d = 0; d < verdict.worst->index.size(); ++d)
     flat = flat * e->sequential[0].shape()[d] + verdict.worst->index[d];
   RC_ASSERT(flat == i);
+}
+
+// Long float16 and bfloat16 reductions, where gamma(n) has no finite value
+// (n·u >= 1/2 from 1024 float16 or 64 bfloat16 terms): a sum or a dot
+// product of 16 to 50 000 terms, of a random scale (subnormal to near
+// overflow) and sign pattern. Every order we can run (in order, reversed,
+// pairwise, blocked, float32 and float64 accumulation rounded once), the
+// interpreter, the JIT adding in any order and the exact result are inside
+// the bound; the bound is finite wherever no partial sum may overflow; and
+// the next value beyond a finite bound is a mismatch.
+RC_GTEST_PROP(OracleProperty, LongLowPrecisionSumsOfEveryOrderAreInsideTheBound, ()) {
+  core::DType t = *rc::gen::element(core::DType::Float16, core::DType::BFloat16);
+  bool dot = *rc::gen::arbitrary<bool>();
+  auto k = static_cast<int64_t>(std::exp(*rc::gen::inRange(277, 1082) / 100.0)); // 16 to 50 000
+  int64_t rows = *rc::gen::inRange<int64_t>(1, 4);
+  int scale = *rc::gen::inRange(t == core::DType::Float16 ? -20 : -120, 12);
+  int signs = *rc::gen::inRange(0, 3); // both, nonnegative, nonpositive
+  bool integers = *rc::gen::arbitrary<bool>();
+  std::mt19937 rng(*rc::gen::arbitrary<uint32_t>());
+  std::uniform_real_distribution<double> dist(signs == 1 ? 0 : -1, signs == 2 ? 0 : 1);
+  auto draw = [&](core::Tensor& x) {
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      double v = integers ? std::round(dist(rng) * 4) : std::ldexp(dist(rng), scale);
+      x.set(i, core::Scalar::of_float(t, v));
+    }
+  };
+  core::Tensor x(t, {rows, k}), y(t, {k});
+  draw(x);
+  y.fill(core::Scalar::of_float(t, 1));
+  if (dot)
+    draw(y);
+  RC_LOG() << core::to_string(t) << (dot ? " dot" : " sum") << " of " << k << " terms, scale 2^"
+           << scale << ", signs " << signs << (integers ? ", integers" : "") << "\n";
+  std::vector<core::Tensor> in{x};
+  if (dot)
+    in.push_back(y);
+  core::Kernel kernel = dot ? test::elaborate("output0[M] +=! input0[M, K] * input1[K]",
+                                              {{"input0", x}, {"input1", y}})
+                            : test::elaborate("output0[M] +=! input0[M, K]", {{"input0", x}});
+  BoundTensor b = bounds(kernel, in)[0];
+  core::Tensor sequential = interp::run(kernel, in)[0], exact = run_exact(kernel, in)[0];
+  core::Tensor any_order = relaxed_jit(false).compile(core::lower(kernel))->run(in)[0];
+  for (int64_t row = 0; row < rows; ++row) {
+    const Interval& iv = b.elements[static_cast<size_t>(row)];
+    std::vector<double> terms;
+    double magnitude = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      // A product of two values of t is exact in double; the program rounds it.
+      double term = core::round_float(t, x.get(row * k + i).f * y.get(i).f);
+      terms.push_back(term);
+      magnitude += std::fabs(term);
+    }
+    std::vector<double> results = test::sum_orders(t, terms);
+    RC_ASSERT(core::Scalar::of_float(t, results[0]).f == sequential.get(row).f ||
+              std::isnan(results[0])); // the plain loop is the interpreter's order
+    results.push_back(exact.get(row).f);
+    results.push_back(any_order.get(row).f);
+    for (double v : results)
+      if (!iv.contains(core::Scalar::of_float(t, v))) {
+        char text[160];
+        std::snprintf(text, sizeof text, "row %lld: %.9g is outside [%.9g, %.9g]%s",
+                      static_cast<long long>(row), v, iv.lo.f, iv.hi.f, iv.nan ? " or NaN" : "");
+        RC_FAIL(text);
+      }
+    // (1 + (n - 1)·u)·Σ|x| below the overflow threshold: a finite bound.
+    double u = t == core::DType::Float16 ? 0x1p-11 : 0x1p-8;
+    double threshold = t == core::DType::Float16 ? 65520.0 : 0x1.ffp127;
+    if (magnitude * (1 + static_cast<double>(k) * u) < threshold * 0.999) {
+      RC_ASSERT(!iv.any && !iv.nan);
+      RC_ASSERT(std::isfinite(iv.lo.f) && std::isfinite(iv.hi.f));
+    }
+  }
+  int64_t row = *rc::gen::inRange<int64_t>(0, rows);
+  if (std::optional<core::Scalar> v = beyond(b.elements[static_cast<size_t>(row)])) {
+    core::Tensor candidate = sequential;
+    candidate.set(row, *v);
+    RC_ASSERT(judge("output0", candidate, sequential, exact, b, {}).status == Status::Mismatch);
+  }
 }
 
 } // namespace

@@ -52,7 +52,7 @@ TEST(Check, MismatchNamesTheWorstElement) {
   Result r = check(dir, "--candidate output0=c.npy");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("output0: mismatch (value): element [1] is 16.0; the exact result is "
-                       "15.0 and every legal result is in [14.999998, 15.000002]"),
+                       "15.0 and every legal result is in [15.0, 15.0]"),
             std::string::npos)
       << r.out;
   // The whole JSON object, as CI scripts read it (schema teval.check/1).
@@ -63,11 +63,11 @@ TEST(Check, MismatchNamesTheWorstElement) {
       R"({"schema": "teval.check/1", "verdict": "fail", "rule": "rigorous", "fma": false, )"
       R"("outputs": [{"name": "output0", "status": "mismatch", "kind": "value", "message": )"
       R"("element [1] is 16.0; the exact result is 15.0 and every legal result is in )"
-      R"([14.999998, 15.000002]", "elements": 2, "mismatches": 1, "unbounded": 0, )"
+      R"([15.0, 15.0]", "elements": 2, "mismatches": 1, "unbounded": 0, )"
       R"("inconclusive": 0, )"
       R"("exact_match": false, "sequential_match": false, "max_ulps": 0, "max_fraction": 0, )"
       R"("worst": {"index": [1], "candidate": "16.0", "exact": "15.0", "bound": {"lo": )"
-      R"("14.999998", "hi": "15.000002", "nan": false, "any": false}, "ulps": 1048576, )"
+      R"("15.0", "hi": "15.0", "nan": false, "any": false}, "ulps": 1048576, )"
       R"("fraction": 0, "depends_on": [{"tensor": "input0", "index": [1, 0], "value": "4.0"}, )"
       R"({"tensor": "input1", "index": [0], "value": "1.0"}, {"tensor": "input0", "index": )"
       R"([1, 1], "value": "5.0"}, {"tensor": "input1", "index": [1], "value": "1.0"}, )"
@@ -93,57 +93,91 @@ TEST(Check, ShapeDtypeAndNaNAreMismatchesOfTheirOwn) {
   EXPECT_NE(r.out.find("mismatch (nan)"), std::string::npos) << r.out;
 }
 
-// The float16 sum of 2048 ones: 2048 terms make n·u reach 1, so no finite
-// bound is proven. No candidate then passes on the bound alone: 2048 (the
-// exact and the sequential result) is exact; NaN, -7, 0, +inf, 8192 and 2047
-// get no verdict (exit 3, "inconclusive") instead of the vacuous pass they
-// had; a candidate outside what bound there is stays a mismatch.
-// A scratch directory holding x.npy: 2048 float16 ones.
-fs::path float16_ones(const std::string& name) {
-  fs::path dir = test::scratch_dir(name);
+// The float16 sum of 2048 ones, which had no finite bound (n·u = 1, so
+// gamma(n) is infinite) and passed NaN, -7, 0, +inf and 8192: every partial
+// sum of every order is an integer of at most 2048, a float16 value, so
+// 2048 is the one legal result and every other value is a mismatch.
+TEST(Check, TheFloat16SumOf2048OnesHasOneLegalResult) {
+  fs::path dir = test::scratch_dir("check_2048_ones");
   core::Tensor x(core::DType::Float16, {2048});
   x.fill(core::Scalar::of_float(core::DType::Float16, 1.0));
   save(dir / "x.npy", x);
+  auto run = [&](double value) {
+    save(dir / "c.npy", test::tensor(core::DType::Float16, {}, {value}));
+    return test::run_teval("check -e 'o[] +=! x[N]' -i x=x.npy --candidate o=c.npy", dir);
+  };
+  Result r = run(2048);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "o: exact (bit-equal to the exact and the sequential result)\n");
+  for (double wrong : {double(NAN), -7.0, 0.0, double(INFINITY), 8192.0, 2047.0}) {
+    r = run(wrong);
+    EXPECT_EQ(r.exit_code, 1) << wrong << ": " << r.out;
+    EXPECT_NE(r.out.find("the exact result is 2048.0 and every legal result is in [2048.0, "
+                         "2048.0]"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
+// An element whose bound is not finite (here a float16 sum whose partial
+// sums may overflow: 60000 + 60000 is +inf, the sequential result, though
+// the exact sum is 60000; the bound is [59840, +inf]) passes only at the
+// exact or the sequential value; another value inside that bound gets no
+// verdict (exit 3, "inconclusive"), never the vacuous pass it once had, and
+// a value outside it (NaN, or below 59840) is a mismatch.
+// A scratch directory holding x.npy: the float16 terms 60000, 60000, -60000.
+fs::path float16_overflow(const std::string& name) {
+  fs::path dir = test::scratch_dir(name);
+  save(dir / "x.npy", test::tensor(core::DType::Float16, {3}, {60000, 60000, -60000}));
   return dir;
 }
 
 TEST(Check, AnElementWithoutAFiniteBoundIsInconclusiveNotAPass) {
-  fs::path dir = float16_ones("check_inconclusive");
+  fs::path dir = float16_overflow("check_inconclusive");
   auto run = [&](double value, const std::string& more = "") {
     save(dir / "c.npy", test::tensor(core::DType::Float16, {}, {value}));
     return test::run_teval("check -e 'o[] +=! x[N]' -i x=x.npy --candidate o=c.npy " + more, dir);
   };
-  Result r = run(2048);
+  Result r = run(60000);
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(r.out, "o: exact (bit-equal to the exact and the sequential result); 1 of 1 elements "
-                   "have no finite bound\n");
-  for (double wrong : {double(NAN), -7.0, 0.0, double(INFINITY), 8192.0, 2047.0}) {
+  EXPECT_EQ(r.out, "o: exact (bit-equal to the exact result); 1 of 1 elements have no finite "
+                   "bound\n");
+  r = run(INFINITY);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "o: exact (bit-equal to the sequential result); 1 of 1 elements have no "
+                   "finite bound\n");
+  for (double wrong : {double(NAN), -7.0, 0.0, 8192.0, 59808.0}) {
     r = run(wrong);
-    EXPECT_EQ(r.exit_code, 3) << wrong << ": " << r.out;
+    EXPECT_EQ(r.exit_code, 1) << wrong << ": " << r.out;
+    EXPECT_NE(r.out.find("every legal result is in [59840.0, inf]"), std::string::npos) << r.out;
+  }
+  for (double undecided : {59840.0, 60032.0, 65504.0}) {
+    r = run(undecided);
+    EXPECT_EQ(r.exit_code, 3) << undecided << ": " << r.out;
     EXPECT_NE(r.out.find("o: inconclusive: 1 of 1 elements have no finite bound and are neither "
                          "the exact nor the sequential result"),
               std::string::npos)
         << r.out;
   }
-  r = run(0, "--json");
+  r = run(65504, "--json");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.out.find(R"("verdict": "inconclusive")"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(R"("status": "inconclusive")"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(R"("unbounded": 1, "inconclusive": 1)"), std::string::npos) << r.out;
   // The tolerance rules are not the bound's: they decide as before.
-  EXPECT_EQ(run(2047, "--ulp 1").exit_code, 0);
-  EXPECT_EQ(run(2047, "--rtol 0 --atol 0").exit_code, 1);
+  EXPECT_EQ(run(60032, "--ulp 1").exit_code, 0);
+  EXPECT_EQ(run(60032, "--rtol 0 --atol 0").exit_code, 1);
 }
 
 // An output with both a mismatch and an undecided element fails: a
 // mismatch anywhere decides the check.
 TEST(Check, AMismatchOutweighsAnInconclusiveOutput) {
-  fs::path dir = float16_ones("check_fail_over_inconclusive");
-  save(dir / "s.npy", test::tensor(core::DType::Float16, {}, {7}));
+  fs::path dir = float16_overflow("check_fail_over_inconclusive");
+  save(dir / "s.npy", test::tensor(core::DType::Float16, {}, {60032}));
   save(dir / "t.npy", test::tensor(core::DType::Float16, {}, {5}));
   Result r = test::run_teval(
       "check -e '- einstein_v2(\"s[] +=! x[N]; t[] = x[0] * const(2.0).cast(`float16`)\", "
-      "input_dict={\"x\": {\"dtype\": \"float16\", \"shape\": [2048]}}, extra_outputs=[\"s\"])' "
+      "input_dict={\"x\": {\"dtype\": \"float16\", \"shape\": [3]}}, extra_outputs=[\"s\"])' "
       "-i x=x.npy --candidate s=s.npy --candidate t=t.npy --json",
       dir);
   EXPECT_EQ(r.exit_code, 1) << r.out;
