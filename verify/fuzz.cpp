@@ -76,7 +76,7 @@ std::string reproduce_text(const Program& p, const fs::path& dir, const Disagree
     s += "# the external backend on the saved case:\n" +
          expand_command(settings.target.external->command, values) + "\n";
     s += "# the verdict on what it wrote (teval check):\n" + teval + " check " + program + entry +
-         inputs;
+         inputs + (settings.target.fma ? " --fma" : "");
     for (const auto& out : fs::directory_iterator(abs / "expected"))
       if (out.path().extension() == ".npy")
         s += " --candidate " + out.path().stem().string() + "=" +

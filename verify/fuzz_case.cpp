@@ -119,14 +119,14 @@ std::optional<Disagreement> judge_external(const core::Kernel& k,
                                            std::span<const core::Tensor> inputs,
                                            const core::Outcome& reference,
                                            const std::map<std::string, core::Tensor>& got,
-                                           Target::Compare compare) {
+                                           Target::Compare compare, bool fma) {
   std::vector<core::Tensor> exact;
   std::vector<oracle::BoundTensor> bound;
   std::string fallback;
   if (compare == Target::Compare::Check) {
     try {
       exact = oracle::run_exact(k, inputs);
-      bound = oracle::bounds(k, inputs);
+      bound = oracle::bounds(k, inputs, {.fma = fma});
     } catch (const core::Error& e) {
       // A program the oracle cannot bound (an exact product too long) is
       // judged bit for bit.
@@ -278,7 +278,8 @@ CaseResult check_in_child(const Program& p, uint64_t input_seed, const Target& t
     result.disagreement = Disagreement{external_kind(run.end), "external", run.detail};
     return result;
   }
-  result.disagreement = judge_external(kernel, inputs, reference, run.outputs, target.compare);
+  result.disagreement =
+      judge_external(kernel, inputs, reference, run.outputs, target.compare, target.fma);
   return result;
 }
 

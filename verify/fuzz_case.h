@@ -48,6 +48,9 @@ struct Target {
   /// How the external backend's outputs are judged: bit for bit against
   /// the interpreter, or by teval check's rigorous verdict.
   enum class Compare { Bits, Check } compare = Compare::Check;
+  /// With Compare::Check: the backend may fuse a product into the sum or
+  /// addition it feeds (teval check --fma).
+  bool fma = false;
   /// The external backend must fail (exit non-zero) where the interpreter
   /// reports an error; otherwise such cases are not given to it.
   bool expect_errors = false;

@@ -108,6 +108,8 @@ std::string settings_text(const CampaignSettings& s) {
     t += "backend-memory " + std::to_string(s.target.external->memory) + "\n";
     t += "compare " + compare_name(s.target.compare) + "\n";
     t += "expect-errors " + std::to_string(s.target.expect_errors) + "\n";
+    if (s.target.fma) // a line only when set: older campaigns read as before
+      t += "fma 1\n";
   }
   return t;
 }
@@ -150,6 +152,8 @@ CampaignSettings parse_settings(const std::string& text, const std::string& path
         s.target.compare = value == "bits" ? Target::Compare::Bits : Target::Compare::Check;
       } else if (key == "expect-errors") {
         s.target.expect_errors = value == "1";
+      } else if (key == "fma") {
+        s.target.fma = value == "1";
       } else {
         throw bad("unknown line `" + line + "`");
       }

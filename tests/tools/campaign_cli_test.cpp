@@ -137,6 +137,25 @@ TEST(Fuzz, StopAfterEndsTheCampaignAtItsFirstFinding) {
             std::string::npos);
 }
 
+// A backend that fuses multiply-adds (and adds in any order) is wrong only
+// where fusing is not allowed: judged as teval check judges, it has value
+// findings (the first at case 208 of seed 0), and with --fma, as teval
+// check --fma, none. The setting is kept in campaign.txt.
+TEST(Fuzz, FmaAllowsFusedMultiplyAddsAsCheckDoes) {
+  fs::path dir = test::scratch_dir("fuzz_fma");
+  Result r = teval("fuzz --out strict --cases 400 --lang all --jobs 2 --quiet --stop-after 1 "
+                   "--shrink-time 2s" +
+                       backend("fma"),
+                   dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find(": value in external"), std::string::npos) << r.out;
+  r = teval("fuzz --out fused --cases 240 --lang all --jobs 2 --quiet --fma" + backend("fma"), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("0 findings"), std::string::npos) << r.out;
+  EXPECT_NE(test::read_file(dir / "fused/campaign.txt").find("\nfma 1\n"), std::string::npos);
+  EXPECT_EQ(test::read_file(dir / "strict/campaign.txt").find("\nfma "), std::string::npos);
+}
+
 TEST(Fuzz, ATevalEngineFindingReproducesWithTheActualEngine) {
   // A backend that is right is judged bit for bit too (--compare bits):
   // teval's own run of the program is bit-identical to the interpreter.
@@ -224,10 +243,12 @@ TEST(Fuzz, TheDspIsAnEngine) {
 
 TEST(Fuzz, UsageErrors) {
   fs::path dir = test::scratch_dir("fuzz_usage");
-  for (const char* args : {"fuzz", "fuzz --out x --engine gpu", "fuzz --out x --compare bits",
-                           "fuzz --out x --backend-cmd 'cc {prog}'", "fuzz --out x --time 0",
-                           "fuzz --out x --shard 2/2", "fuzz --out x --jobs 0",
-                           "fuzz --out x --engine none", "gen --cases 3", "gen -o x --lang c"})
+  for (const char* args :
+       {"fuzz", "fuzz --out x --engine gpu", "fuzz --out x --compare bits",
+        "fuzz --out x --backend-cmd 'cc {prog}'", "fuzz --out x --time 0",
+        "fuzz --out x --shard 2/2", "fuzz --out x --jobs 0", "fuzz --out x --engine none",
+        "gen --cases 3", "gen -o x --lang c", "fuzz --out x --fma",
+        "fuzz --out x --backend-cmd 'cc' --compare bits --fma"})
     EXPECT_EQ(teval(args, dir).exit_code, 2) << args;
   EXPECT_EQ(teval("fuzz --help", dir).exit_code, 0);
   EXPECT_EQ(teval("gen --help", dir).exit_code, 0);

@@ -234,7 +234,17 @@ TEST(Check, ArgumentErrors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no candidate"), std::string::npos);
   EXPECT_EQ(check(dir, "--candidate output0=c.npy --ulp 1 --rtol 1").exit_code, 2);
-  EXPECT_EQ(check(dir, "--candidate output0=c.npy -o out").exit_code, 2);
+  // An option of teval run that check does not take is named.
+  for (const char* option : {"-o out", "--engine jit", "--order any", "--exact"}) {
+    r = check(dir, std::string("--candidate output0=c.npy ") + option);
+    EXPECT_EQ(r.exit_code, 2) << option;
+    std::string name = std::string(option).substr(0, std::string(option).find(' '));
+    EXPECT_NE(r.err.find("teval check: " + name +
+                         " is not an option of teval check: it takes "
+                         "the program options only"),
+              std::string::npos)
+        << r.err;
+  }
   r = check(dir, "--candidate result=c.npy");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("the program has no output `result`; its outputs are: output0"),

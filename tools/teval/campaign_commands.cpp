@@ -57,7 +57,7 @@ const char* const kFuzzHelp =
                   [--cases N | --time DURATION] [--jobs J] [--shard I/N]
                   [--engine ireval|jit|hexagon|all|none]...
                   [--backend-cmd 'COMMAND {program} {inputs} {outdir}']
-                  [--compare check|bits] [--expect-errors]
+                  [--compare check|bits] [--fma] [--expect-errors]
                   [--backend-timeout DURATION] [--backend-memory SIZE]
                   [--shrink-time DURATION] [--stop-after N] [--quiet] [--mpi]
        teval fuzz --merge DIR... --out MERGED
@@ -96,6 +96,8 @@ options:
                          {lang} and {entry} (the Tile function)
   --compare check|bits   judge its outputs by teval check's rigorous verdict
                          (default) or bit for bit against the interpreter
+  --fma                  with --compare check: it may fuse a product into the
+                         sum or addition it feeds (as teval check --fma)
   --expect-errors        give it programs the interpreter rejects too, and
                          expect it to exit non-zero on them
   --backend-timeout D    its time budget per case (default 60s)
@@ -195,6 +197,7 @@ struct FuzzArgs {
   std::optional<std::string> backend_cmd;
   std::optional<std::string> compare;
   bool expect_errors = false;
+  bool fma = false;
   std::optional<double> backend_timeout;
   std::optional<int64_t> backend_memory;
   bool mpi = false;
@@ -271,6 +274,8 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       f.compare = v;
     } else if (a == "--expect-errors") {
       f.expect_errors = true;
+    } else if (a == "--fma") {
+      f.fma = true;
     } else if (a == "--backend-timeout") {
       f.backend_timeout = parse_duration(a, value());
     } else if (a == "--backend-memory") {
@@ -298,10 +303,13 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       throw UsageError{"--merge takes the campaign directories to merge"};
     return f;
   }
-  bool backend_options = f.compare || f.expect_errors || f.backend_timeout || f.backend_memory;
+  bool backend_options =
+      f.compare || f.expect_errors || f.fma || f.backend_timeout || f.backend_memory;
   if (backend_options && !f.backend_cmd)
-    throw UsageError{"--compare, --expect-errors, --backend-timeout and --backend-memory "
+    throw UsageError{"--compare, --fma, --expect-errors, --backend-timeout and --backend-memory "
                      "are options of --backend-cmd"};
+  if (f.fma && f.compare == "bits")
+    throw UsageError{"--fma is a freedom of --compare check, not of --compare bits"};
   return f;
 }
 
@@ -326,6 +334,7 @@ verify::CampaignSettings settings_of(const FuzzArgs& f) {
     s.target.compare = f.compare.value_or("check") == "bits" ? verify::Target::Compare::Bits
                                                              : verify::Target::Compare::Check;
     s.target.expect_errors = f.expect_errors;
+    s.target.fma = f.fma;
   }
   return s;
 }
@@ -349,6 +358,8 @@ verify::CampaignSettings resumed_settings(const FuzzArgs& f, const verify::Campa
     throw differs("--engine");
   if (f.backend_cmd && (!saved.target.external || saved.target.external->command != *f.backend_cmd))
     throw differs("--backend-cmd");
+  if (f.fma && !saved.target.fma)
+    throw differs("--fma");
   return saved;
 }
 

@@ -4,7 +4,9 @@
 #   backend.sh TEVAL MODE PROGRAM INPUTS OUTDIR ENTRY
 # MODE: ok, crash (SIGSEGV), hang, hog (holds 900 MiB), exit (status 3), missing (writes
 # nothing), garbage (an output that is not .npy), negate-first (the first
-# element of float outputs negated when nonzero: a wrong value).
+# element of float outputs negated when nonzero: a wrong value), fma (the
+# JIT free to add in any order and to fuse multiply-adds: legal only where
+# fused multiply-adds are).
 set -u
 teval=$1 mode=$2 program=$3 inputs=$4 outdir=$5 entry=$6
 case $mode in
@@ -15,6 +17,7 @@ hog) exec /usr/bin/python3 -c 'import time; x = bytearray(900 << 20); time.sleep
 esac
 set -- run "$program" -o "$outdir"
 [ -n "$entry" ] && set -- "$@" --entry "$entry"
+[ "$mode" = fma ] && set -- "$@" --engine jit --order any --fma
 for f in "$inputs"/*.npy; do
   [ -e "$f" ] || continue
   name=$(basename "$f" .npy)
