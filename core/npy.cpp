@@ -150,6 +150,10 @@ DType dtype_of_descr(const std::string& descr, const std::string& origin) {
     return fail("unsupported .npy dtype '" + descr + "'");
   if (code == "V2")
     return DType::BFloat16;
+  if (code == "u2")
+    return fail("uint16 ('" + descr +
+                "') is not a teval dtype, and is not read as bfloat16: a bfloat16 .npy holds "
+                "the bits as 2-byte void ('<V2' or '|V2'): np.save(path, bits.view('V2'))");
   for (DType t : kAllDTypes) {
     if (t == DType::BFloat16)
       continue;

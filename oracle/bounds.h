@@ -7,6 +7,8 @@
 #include "core/kernel.h"
 #include "core/tensor.h"
 
+#include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -40,14 +42,31 @@ struct BoundOptions {
   /// A product that is a term of a sum or an operand of + or - may be fused
   /// into it (not rounded on its own).
   bool fma = false;
-  /// Overrides the per-function error allowance of math functions, in
-  /// ulps of the result dtype (negative: the documented table).
-  int math_ulps = -1;
+  /// The error allowance of every math function, in ulps of the result
+  /// dtype with no absolute part, instead of the documented table.
+  std::optional<int64_t> math_ulps;
+  /// The same for one function (before math_ulps).
+  std::map<core::Op, int64_t> function_ulps;
 };
 
-/// The allowance, in ulps of \p t, of math function \p op when
-/// options.math_ulps is negative: the table in docs/ORACLE.md.
-int math_allowance(core::Op op);
+/// How far a math function's result may be from the exact value: `ulps`
+/// ulps of the result dtype plus `absolute` units of the precision it is
+/// computed in (2^-24 for float32, float16 and bfloat16, which libraries
+/// compute in float32; 2^-53 for float64). The absolute part is for
+/// implementations whose error is absolute near a zero of the function.
+struct MathAllowance {
+  int64_t ulps = 0;
+  double absolute = 0;
+};
+
+/// The allowance of math function \p op: options.function_ulps's or
+/// options.math_ulps's when given, else the table in docs/ORACLE.md.
+MathAllowance math_allowance(core::Op op, const BoundOptions& options = {});
+
+/// The math function spelt \p name as a program calls it (exp, erf,
+/// sigmoid, ...: every operator of math_allowance()'s table). Throws a
+/// core::Error naming them all for any other name.
+core::Op math_function(std::string_view name);
 
 /// The bounds of one output tensor, row-major.
 struct BoundTensor {

@@ -126,4 +126,13 @@ double widen(DType t, double x, int64_t k, bool toward_up) {
   return round_double(t, moved, toward_up ? Rounding::Up : Rounding::Down);
 }
 
+double widen(DType t, double x, const MathAllowance& allowance, bool toward_up) {
+  x = widen(t, x, allowance.ulps, toward_up);
+  if (!std::isfinite(x) || allowance.absolute == 0)
+    return x;
+  double step = std::ldexp(allowance.absolute, t == DType::Float64 ? -53 : -24);
+  double moved = toward_up ? add_up(x, step) : add_down(x, -step);
+  return round_double(t, moved, toward_up ? Rounding::Up : Rounding::Down);
+}
+
 } // namespace teval::oracle

@@ -24,6 +24,9 @@ core::Scalar fl(core::DType t, double v);
 /// \p x (a value of dtype \p t) moved outward by \p k ulps of t, an ulp
 /// taken in x's own binade.
 double widen(core::DType t, double x, int64_t k, bool toward_up);
+/// \p x moved outward by a math function's allowance: its ulps as above,
+/// then its absolute part.
+double widen(core::DType t, double x, const MathAllowance& allowance, bool toward_up);
 
 /// The smallest interval holding every value of \p a and of \p b.
 Interval hull(const Interval& a, const Interval& b);
@@ -31,7 +34,7 @@ Interval hull(const Interval& a, const Interval& b);
 Interval with_nan(Interval v, bool nan);
 
 /// Every result of unary math function \p op of dtype \p t over \p x,
-/// within its allowance (options.math_ulps, else math_allowance()).
+/// within its allowance (math_allowance()).
 Interval math_bound(core::Op op, core::DType t, const Interval& x, const BoundOptions& options);
 /// Every result of pow over \p x and \p y, with C99's special cases.
 Interval pow_bound(core::DType t, const Interval& x, const Interval& y,

@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -203,6 +204,12 @@ struct CheckOptions {
   double rtol = 0, atol = 0;
   /// A product may be fused into the sum or addition it feeds.
   bool fma = false;
+  /// The error allowance of math functions, in ulps of the result dtype
+  /// with no absolute part, instead of the measured table of
+  /// docs/ORACLE.md: of every function, and of one function by its name
+  /// in programs ("erf"), which wins. 0 asks for correct rounding.
+  std::optional<int64_t> math_ulp;
+  std::map<std::string, int64_t> function_ulp;
   /// As in RunOptions: a time limit for the whole check, and a stop token.
   double timeout = 0;
   StopToken* stop = nullptr;

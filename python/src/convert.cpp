@@ -30,7 +30,7 @@ py::dtype numpy_dtype(DType t) {
   case DType::Float16:
     return py::dtype("float16");
   case DType::BFloat16:
-    return py::dtype("uint16");
+    return py::dtype("V2"); // the bits, as teval's .npy files hold them
   case DType::Float32:
     return py::dtype("float32");
   case DType::Float64:
@@ -57,7 +57,7 @@ std::optional<DType> from_numpy(char kind, py::ssize_t size) {
   }
   if (kind == 'u' && size == 1)
     return DType::UInt8;
-  if (kind == 'u' && size == 2)
+  if (kind == 'V' && size == 2)
     return DType::BFloat16;
   if (kind == 'f') {
     switch (size) {
@@ -91,11 +91,16 @@ InputArray input_array(const py::handle& object) {
     array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
   char kind = array.dtype().kind();
   py::ssize_t size = array.itemsize();
-  std::optional<DType> dtype = from_numpy(kind, size);
+  std::optional<DType> dtype =
+      array.dtype().attr("names").is_none() ? from_numpy(kind, size) : std::nullopt;
+  if (kind == 'u' && size == 2)
+    throw py::type_error("teval has no uint16 dtype, and does not read a uint16 array as "
+                         "bfloat16: a bfloat16 array has numpy dtype teval.bfloat16 (2-byte void, "
+                         "the bits): bits.view(teval.bfloat16), or teval.to_bfloat16(values)");
   if (!dtype)
     throw py::type_error("teval has no dtype for numpy's " + std::string(py::str(array.dtype())) +
                          "; it reads bool, int8, int16, int32, int64, uint8, float16, float32, "
-                         "float64 and uint16 (bfloat16 words)");
+                         "float64 and teval.bfloat16 (2-byte void: the bits of bfloat16)");
   // Strides that are not whole elements (a view into a record array) are
   // gathered by numpy first.
   for (py::ssize_t d = 0; d < array.ndim(); ++d)

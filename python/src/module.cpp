@@ -228,9 +228,22 @@ py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
 }
 
 CheckOptions check_options(std::optional<int64_t> ulp, std::optional<double> rtol,
-                           std::optional<double> atol, bool fma, std::optional<double> timeout) {
+                           std::optional<double> atol, bool fma, std::optional<double> timeout,
+                           const py::object& math_ulp) {
   CheckOptions o;
   o.fma = fma;
+  // math_ulp: N for every math function, or {name: N}.
+  auto count = [](const py::handle& v) {
+    if (!py::isinstance<py::int_>(v) || v.cast<int64_t>() < 0)
+      throw py::value_error("math_ulp takes a non-negative integer, or a dict of them");
+    return v.cast<int64_t>();
+  };
+  if (py::isinstance<py::dict>(math_ulp)) {
+    for (auto [name, n] : math_ulp.cast<py::dict>())
+      o.function_ulp[py::str(name)] = count(n);
+  } else if (!math_ulp.is_none()) {
+    o.math_ulp = count(math_ulp);
+  }
   o.timeout = timeout.value_or(0);
   if (ulp && (rtol || atol))
     throw py::value_error("give ulp, or rtol and atol, not both");
@@ -382,13 +395,14 @@ PYBIND11_MODULE(_teval, m) {
           "check",
           [](const Program& p, const std::optional<py::dict>& inputs, const py::dict& candidates,
              std::optional<uint64_t> seed, std::optional<int64_t> ulp, std::optional<double> rtol,
-             std::optional<double> atol, bool fma, std::optional<double> timeout) {
+             std::optional<double> atol, bool fma, std::optional<double> timeout,
+             const py::object& math_ulp) {
             return check_program(p, inputs, candidates, seed,
-                                 check_options(ulp, rtol, atol, fma, timeout));
+                                 check_options(ulp, rtol, atol, fma, timeout, math_ulp));
           },
           py::arg("inputs"), py::arg("candidates"), py::kw_only(), py::arg("seed") = py::none(),
           py::arg("ulp") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
-          py::arg("fma") = false, py::arg("timeout") = py::none())
+          py::arg("fma") = false, py::arg("timeout") = py::none(), py::arg("math_ulp") = py::none())
       .def(
           "random_inputs",
           [](const Program& p, uint64_t seed) { return output_dict(p.random_inputs(seed)); },

@@ -134,3 +134,21 @@ class UnittestStyle(unittest.TestCase):
         assert_matches("output0[N] = input0[N] * 3.0", {"input0": x}, {"output0": x * 3})
         with self.assertRaises(AssertionError):
             assert_matches("output0[N] = input0[N] * 3.0", {"input0": x}, {"output0": x * 2})
+
+
+def test_math_ulp_sets_the_allowance_of_math_functions():
+    # exp(0.7f) three ulps above its rounded value: legal by the measured
+    # table (4 ulps) and by {"exp": 3}, not by 0 (faithful rounding).
+    x = {"x": np.array([0.7], dtype=np.float32)}
+    v = np.float32(2.0137526988983154)
+    for _ in range(3):
+        v = np.nextafter(v, np.float32(3))
+    c = {"o": np.array([v], dtype=np.float32)}
+    program = "o[N] = x[N].call(`exp`)"
+    assert teval.check(program, x, c)["o"].passed
+    assert teval.check(program, x, c, math_ulp={"exp": 3})["o"].passed
+    assert not teval.check(program, x, c, math_ulp=0)["o"].passed
+    with pytest.raises(teval.Error, match="`abs` is not a math function"):
+        teval.check(program, x, c, math_ulp={"abs": 1})
+    with pytest.raises(ValueError, match="math_ulp takes a non-negative integer"):
+        teval.check(program, x, c, math_ulp=-1)

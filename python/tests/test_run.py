@@ -70,7 +70,7 @@ def test_the_exact_engine_rounds_once():
     assert teval.run(prog, {"input0": x}, engine="exact")["output0"][0] == np.float32(2.0**-30)
 
 
-# Values of each dtype that exercise its range (bfloat16 as its words).
+# Values of each dtype that exercise its range (bfloat16 as its bits).
 DTYPES = {
     "bool": np.array([True, False, True]),
     "int8": np.array([-128, 0, 127], dtype=np.int8),
@@ -79,7 +79,7 @@ DTYPES = {
     "int64": np.array([-2**63, 5, 2**63 - 1], dtype=np.int64),
     "uint8": np.array([0, 128, 255], dtype=np.uint8),
     "float16": np.array([-65504, 6e-8, np.inf], dtype=np.float16),
-    "bfloat16": np.array([0x3F80, 0x8000, 0x7F80], dtype=np.uint16),  # 1.0, -0.0, inf
+    "bfloat16": np.array([0x3F80, 0x8000, 0x7F80], dtype=np.uint16).view("V2"),  # 1, -0, inf
     "float32": np.array([-1.5, 1e-45, np.nan], dtype=np.float32),
     "float64": np.array([-1.5, 5e-324, -np.inf], dtype=np.float64),
 }
@@ -97,13 +97,36 @@ def test_every_dtype_round_trips(name):
 
 def test_bfloat16_is_computed_in_bfloat16():
     # 1.0 + 2^-8 is not a bfloat16: it rounds to even, 1.0; 1 + 3·2^-8 rounds up.
-    words = np.array([0x3F80, 0x3F80], dtype=np.uint16)
+    ones = np.array([0x3F80, 0x3F80], dtype=np.uint16).view(teval.bfloat16)
     p = teval.Program("output0[N] = input0[N] + input1[N]",
                       inputs={"input0": ("bfloat16", (2,)), "input1": ("bfloat16", (2,))})
-    small = np.array([0x3B80, 0x3C40], dtype=np.uint16)  # 2^-8, 3·2^-8
-    out = p.run({"input0": words, "input1": small})["output0"]
-    assert out.dtype == np.uint16
-    assert list(out) == [0x3F80, 0x3F82]
+    small = np.array([0x3B80, 0x3C40], dtype=np.uint16).view(teval.bfloat16)  # 2^-8, 3·2^-8
+    out = p.run({"input0": ones, "input1": small})["output0"]
+    assert out.dtype == teval.bfloat16
+    assert list(out.view(np.uint16)) == [0x3F80, 0x3F82]
+    assert list(teval.from_bfloat16(out)) == [1.0, 1.0 + 2.0**-6]
+
+
+def test_a_uint16_array_is_never_read_as_bfloat16():
+    # These had run as bfloat16 words: the row 1000, 2000, 3000 summed to
+    # 3001, and 1000 + 1 gave 16256.
+    with pytest.raises(TypeError, match="no uint16 dtype.*teval.bfloat16"):
+        teval.run("o[N] +=! x[N, K]", {"x": np.array([[1000, 2000, 3000]], dtype=np.uint16)})
+    with pytest.raises(TypeError, match="no uint16 dtype"):
+        teval.Program("o[N] = x[N] + 1", inputs={"x": ("bfloat16", (1,))}).run(
+            {"x": np.array([1000], dtype=np.uint16)})
+
+
+def test_bfloat16_conversions_round_to_nearest_even():
+    # 1 + 2^-8 ties to 1; 1 + 3·2^-8 to 1 + 2^-6; the largest finite float32
+    # rounds to inf; NaN stays NaN; -0 keeps its sign.
+    x = np.array([1 + 2.0**-8, 1 + 3 * 2.0**-8, 3.4028235e38, np.nan, -0.0], dtype=np.float32)
+    b = teval.to_bfloat16(x)
+    assert b.dtype == teval.bfloat16
+    assert list(b.view(np.uint16)[[0, 1, 2, 4]]) == [0x3F80, 0x3F82, 0x7F80, 0x8000]
+    assert np.isnan(teval.from_bfloat16(b)[3])
+    # The same file as teval writes and reads: 2-byte void.
+    assert teval.run("o[N] = x[N]", {"x": b})["o"].tobytes() == b.tobytes()
 
 
 def layouts():

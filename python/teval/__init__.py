@@ -11,12 +11,16 @@ PlaidML Tile functions. Tensors are numpy arrays, in and out:
 Inputs are passed by name. An array in C order whose dtype the program
 declares is read where it lies; other layouts (Fortran order, slices,
 negative strides) are gathered first. Outputs are new arrays that own their
-memory. numpy has no bfloat16: bfloat16 tensors travel as uint16 arrays of
-bfloat16 words (the top 16 bits of a float32), both ways.
+memory. numpy has no bfloat16: a bfloat16 tensor is an array of dtype
+teval.bfloat16, numpy's 2-byte void holding the bits (the top 16 bits of a
+float32), both ways, as in teval's .npy files; teval.to_bfloat16 and
+teval.from_bfloat16 convert. A uint16 array is an error, never bfloat16.
 
 Wrong programs and inputs raise teval.Error, whose str() is the clang-style
 diagnostic and whose .file, .line, .column and .message locate it.
 """
+
+import numpy as _np
 
 from ._teval import Error, Program, TensorInfo, Verdict
 
@@ -24,7 +28,31 @@ for _type in (Error, Program, TensorInfo, Verdict):
     _type.__module__ = "teval"  # as tracebacks and repr() show them
 del _type
 
-__all__ = ["Error", "Program", "TensorInfo", "Verdict", "run", "check", "testing"]
+__all__ = ["Error", "Program", "TensorInfo", "Verdict", "run", "check", "testing", "bfloat16",
+           "to_bfloat16", "from_bfloat16"]
+
+#: The numpy dtype of bfloat16 arrays: 2-byte void, the bits of each value.
+bfloat16 = _np.dtype("V2")
+
+
+def to_bfloat16(values):
+    """`values` (any real array) as a teval.bfloat16 array: each rounded to
+    the nearest bfloat16, ties to even (through float32: a float64 value is
+    rounded to float32 first); NaN stays NaN."""
+    f = _np.ascontiguousarray(values, dtype=_np.float32)
+    bits = f.view(_np.uint32).astype(_np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    nan = _np.isnan(f)
+    rounded[nan] = (bits[nan] >> 16) | 0x40  # a quiet NaN keeps its sign
+    return rounded.astype(_np.uint16).view(bfloat16)
+
+
+def from_bfloat16(array):
+    """A teval.bfloat16 array as float32 (exact: every bfloat16 is a float32)."""
+    a = _np.ascontiguousarray(array)
+    if a.dtype != bfloat16:
+        raise TypeError("from_bfloat16 takes a teval.bfloat16 array, not " + str(a.dtype))
+    return (a.view(_np.uint16).astype(_np.uint32) << 16).view(_np.float32)
 
 ENGINES = ("interp", "ireval", "jit", "exact")
 
@@ -81,17 +109,19 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
 
 
 def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,
-          entry=None, params=None, seed=None, notation="detect", timeout=None):
+          entry=None, params=None, seed=None, notation="detect", timeout=None, math_ulp=None):
     """Judges `candidates` ({output name: array}) as results of `program` on
     `inputs`, as `teval check` does: by default every element must lie in
     its rigorous bound over all legal evaluations; `ulp=N` asks for N ulps
     of the exact result, `rtol`/`atol` for numpy's tolerance rule; `fma`
-    allows fused multiply-adds; `timeout` bounds the check in seconds.
+    allows fused multiply-adds; `math_ulp=N` (or {"erf": N, ...}) sets the
+    error allowance of math functions in ulps instead of the measured
+    table (docs/ORACLE.md); `timeout` bounds the check in seconds.
     Returns {name: teval.Verdict}.
     """
     p = _program(program, inputs, entry, params, notation)
     return p.check(inputs, candidates, seed=seed, ulp=ulp, rtol=rtol, atol=atol, fma=fma,
-                   timeout=timeout)
+                   timeout=timeout, math_ulp=math_ulp)
 
 
 from . import testing  # noqa: E402  (testing uses check)

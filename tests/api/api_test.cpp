@@ -303,6 +303,27 @@ TEST(Api, AnUnboundedCandidateIsInconclusiveAndDoesNotPass) {
   EXPECT_FALSE(v[0].passed());
 }
 
+// CheckOptions::math_ulp and function_ulp set the allowance of math
+// functions: exp(0.7f) three ulps above its rounded value passes by the
+// measured table, not with 0 ulps; an unknown function is an error.
+TEST(Api, CheckTakesTheMathFunctionsAllowance) {
+  teval::LoadOptions options;
+  options.inputs["x"] = {DType::Float32, {1}};
+  teval::Program p = teval::Program::load("o[N] = x[N].call(`exp`)", options);
+  std::vector<float> x{0.7f}, c{2.0137526988983154f};
+  for (int i = 0; i < 3; ++i)
+    c[0] = std::nextafter(c[0], 3.f);
+  std::map<std::string, TensorRef> in{{"x", ref(x, {1})}}, cand{{"o", ref(c, {1})}};
+  EXPECT_TRUE(p.check(in, cand)[0].passed());
+  teval::CheckOptions strict;
+  strict.math_ulp = 0;
+  EXPECT_FALSE(p.check(in, cand, strict)[0].passed());
+  strict.function_ulp["exp"] = 3;
+  EXPECT_TRUE(p.check(in, cand, strict)[0].passed());
+  strict.function_ulp["abs"] = 3;
+  EXPECT_THROW(p.check(in, cand, strict), teval::Error);
+}
+
 // No candidate is an error, as `teval check` without --candidate is.
 TEST(Api, CheckWithoutACandidateIsAnError) {
   teval::LoadOptions options;

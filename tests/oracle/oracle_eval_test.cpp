@@ -1,5 +1,6 @@
 // Exact evaluation and rigorous bounds of whole programs, against values
 // computed here by hand or with exact rational sums.
+#include "core/error.h"
 #include "oracle/bounds.h"
 #include "oracle/exact_eval.h"
 #include "oracle/interval_ops.h"
@@ -162,8 +163,9 @@ TEST(Bounds, LongFloat16AndBfloat16SumsHaveFiniteBounds) {
         EXPECT_EQ(b.nan, may_overflow && !one_sign) << what;
         EXPECT_EQ(std::isfinite(b.hi.f), !may_overflow) << what;
         EXPECT_TRUE(std::isfinite(b.lo.f) || !one_sign) << what;
-        if (one_sign)
+        if (one_sign) {
           EXPECT_GE(b.lo.f, 0) << what;
+        }
         EXPECT_TRUE(b.contains(run_exact(k, in)[0].get(0))) << what;
         EXPECT_TRUE(b.contains(interp::run(k, in)[0].get(0))) << what;
         for (double v : test::sum_orders(t, terms))
@@ -285,7 +287,63 @@ TEST(Bounds, MathFunctionsMayErrByTheirAllowance) {
     far = std::nextafter(far, INFINITY);
   EXPECT_TRUE(b.contains(core::Scalar::of_float(DType::Float32, near)));
   EXPECT_FALSE(b.contains(core::Scalar::of_float(DType::Float32, far)));
-  EXPECT_EQ(math_allowance(core::Op::Exp), 4);
+  EXPECT_EQ(math_allowance(core::Op::Exp).ulps, 4);
+}
+
+// torch's GELU computes erf with an absolute error (8.5·2^-24 near 0,
+// hundreds of ulps of erf's small values; bench/math_ulps.py): at x =
+// -0.05845943 it gives -0.027867092, 7 ulps from the exact -0.027867105.
+// With an allowance in ulps of erf's result only, 1 + erf(...) rounded to
+// one float32 value and the bound collapsed to the exact point; erf's
+// absolute part keeps a bound there, for every expression f(x) + c.
+TEST(Bounds, AMathFunctionsAbsoluteErrorSurvivesAnAddition) {
+  core::Tensor x = test::tensor(DType::Float32, {1}, {-0.05845943f});
+  const char* gelu = "output0[N] = input0[N] * 0.5 * (1.0 + (input0[N] * 0.70710677).call(`erf`))";
+  core::Kernel k = test::elaborate(gelu, {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  core::Scalar torch = core::Scalar::of_float(DType::Float32, -0.027867092f);
+  EXPECT_TRUE(bounds(k, in)[0].elements[0].contains(torch));
+  Interval ulps_only = bounds(k, in, {.math_ulps = 4})[0].elements[0];
+  EXPECT_TRUE(ulps_only.singleton());
+  EXPECT_FALSE(ulps_only.contains(torch));
+  // 1 + erf(x) at a small x, in every float dtype but float64: at least
+  // erf's absolute part on either side.
+  for (DType t : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    core::Tensor small(t, {1});
+    small.set(0, core::Scalar::of_float(t, 0.03));
+    core::Kernel one_plus = test::elaborate("output0[N] = const(1.0).cast(`" + core::to_string(t) +
+                                                "`) + input0[N].call(`erf`)",
+                                            {{"input0", small}});
+    std::vector<core::Tensor> sin{small};
+    Interval b = bounds(one_plus, sin)[0].elements[0];
+    double e = 1 + std::erf(small.get(0).f), slack = 12 * std::ldexp(1.0, -24);
+    EXPECT_LE(b.lo.f, core::round_float(t, e - slack)) << core::to_string(t);
+    EXPECT_GE(b.hi.f, core::round_float(t, e + slack)) << core::to_string(t);
+  }
+}
+
+// --math-ulp: every function's allowance, or one function's, in ulps with
+// no absolute part; 0 leaves the two values around the exact one (the
+// result is faithfully rounded).
+TEST(Bounds, MathUlpOverridesTheMeasuredTable) {
+  core::Tensor x = test::tensor(DType::Float32, {1}, {0.7});
+  core::Kernel k = test::elaborate("output0[N] = input0[N].call(`exp`)", {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  // exp(0.7f) = 2.01375268346467... (mpmath): RU is the nearest float, RD the one below.
+  float above = 2.0137526988983154f, below = std::nextafter(above, 0.f);
+  Interval faithful = bounds(k, in, {.math_ulps = 0})[0].elements[0];
+  EXPECT_EQ(faithful.lo.f, below);
+  EXPECT_EQ(faithful.hi.f, above);
+  BoundOptions one;
+  one.function_ulps[core::Op::Exp] = 1;
+  one.math_ulps = 0; // the function's own wins
+  Interval b = bounds(k, in, one)[0].elements[0];
+  EXPECT_EQ(b.lo.f, std::nextafter(below, 0.f));
+  EXPECT_EQ(b.hi.f, std::nextafter(above, 3.f));
+  EXPECT_EQ(math_function("erf"), core::Op::Erf);
+  EXPECT_THROW(math_function("abs"), core::Error);
+  EXPECT_EQ(math_allowance(core::Op::Erf).absolute, 12);
+  EXPECT_EQ(math_allowance(core::Op::Erf, {.math_ulps = 3}).absolute, 0);
 }
 
 // normcdf(-10) through erfc in double, as real implementations compute it,

@@ -227,6 +227,36 @@ TEST(Check, ATolerancePassNamesItsRule) {
                    "(at [1])\n");
 }
 
+// --math-ulp sets the error allowance of math functions: exp(0.7f) three
+// ulps above its rounded-up value is legal by the measured table (4 ulps),
+// by --math-ulp exp=3, not by --math-ulp 0 (faithful) or exp=2.
+TEST(Check, MathUlpSetsTheAllowanceOfMathFunctions) {
+  fs::path dir = test::scratch_dir("check_math_ulp");
+  save(dir / "x.npy", test::tensor(core::DType::Float32, {1}, {0.7}));
+  float v = 2.0137526988983154f; // exp(0.7f) rounded up (and to nearest)
+  for (int i = 0; i < 3; ++i)
+    v = std::nextafter(v, 3.f);
+  save(dir / "c.npy", test::tensor(core::DType::Float32, {1}, {v}));
+  auto run = [&](const std::string& more) {
+    return test::run_teval(
+        "check -e 'o[N] = x[N].call(`exp`)' -i x=x.npy --candidate o=c.npy " + more, dir);
+  };
+  EXPECT_EQ(run("").exit_code, 0);
+  EXPECT_EQ(run("--math-ulp exp=3").exit_code, 0);
+  EXPECT_EQ(run("--math-ulp 0").exit_code, 1);
+  EXPECT_EQ(run("--math-ulp exp=2").exit_code, 1);
+  EXPECT_EQ(run("--math-ulp 9 --math-ulp exp=2").exit_code, 1); // the function's own wins
+  Result r = run("--math-ulp abs=1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--math-ulp: `abs` is not a math function; they are: exp, log,"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(run("--math-ulp many").exit_code, 2);
+  r = run("--ulp 1 --math-ulp 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--math-ulp sets the rigorous bound"), std::string::npos) << r.err;
+}
+
 TEST(Check, ArgumentErrors) {
   fs::path dir = setup("check_errors");
   save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 15}));

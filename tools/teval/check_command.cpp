@@ -27,7 +27,7 @@ using core::json_string;
 const char* const kCheckHelp =
     R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...
                    [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
-                   [--timeout SECONDS]
+                   [--math-ulp N | --math-ulp FUNCTION=N]... [--timeout SECONDS]
 
 Says whether tensors another compiler produced are legal results of a
 program: `exact` (bit-equal to the exact or the sequential result),
@@ -51,6 +51,11 @@ options:
   --timeout SECONDS      stop an evaluation that runs longer (an error)
   --fma                  a product may be fused into the sum or addition it
                          feeds (legal for compilers that contract a*b+c)
+  --math-ulp N           every math function may err by N ulps of its result
+                         (0: correctly rounded) instead of the table measured
+                         on real libraries (docs/ORACLE.md)
+  --math-ulp FN=N        the same for one function (exp, erf, tanh, ...);
+                         repeatable, and it wins over --math-ulp N
   program options        as for teval run: FILE or -e TEXT, --lang, --entry,
                          -p NAME=..., -i NAME=PATH.npy | PATH.npz:KEY |
                          DTYPE[dims], --seed N, --max-memory SIZE
@@ -107,6 +112,20 @@ CheckArgs parse(const std::vector<std::string>& args) {
       c.json = true;
     } else if (a == "--fma") {
       c.bound.fma = true;
+    } else if (a == "--math-ulp") {
+      const std::string& v = value(i);
+      size_t eq = v.find('=');
+      int64_t n = static_cast<int64_t>(
+          parse_count(a, eq == std::string::npos ? v : v.substr(eq + 1), int64_t{1} << 40));
+      if (eq == std::string::npos) {
+        c.bound.math_ulps = n;
+      } else {
+        try {
+          c.bound.function_ulps[oracle::math_function(v.substr(0, eq))] = n;
+        } catch (const core::Error& e) {
+          throw UsageError{"--math-ulp: " + e.message()};
+        }
+      }
     } else if (a == "--bound") {
       if (value(i) != "rigorous")
         throw UsageError{"--bound takes rigorous (or use --ulp N, --rtol R --atol A)"};
@@ -128,6 +147,8 @@ CheckArgs parse(const std::vector<std::string>& args) {
   }
   if (rigorous + ulp + tolerance > 1)
     throw UsageError{"give one rule: --bound rigorous, --ulp N, or --rtol/--atol"};
+  if ((ulp || tolerance) && (c.bound.math_ulps || !c.bound.function_ulps.empty()))
+    throw UsageError{"--math-ulp sets the rigorous bound; --ulp and --rtol/--atol do not use it"};
   c.check.rule = ulp         ? oracle::Rule::Ulp
                  : tolerance ? oracle::Rule::Tolerance
                              : oracle::Rule::Rigorous;
