@@ -339,6 +339,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
     std::vector<oracle::BoundTensor> bounds;
     oracle::BoundOptions bound_options;
     bound_options.fma = options.fma;
+    bound_options.excess_precision = options.excess_precision;
     bound_options.math_ulps = options.math_ulp;
     for (const auto& [name, ulps] : options.function_ulp)
       bound_options.function_ulps[oracle::math_function(name)] = ulps;

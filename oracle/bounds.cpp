@@ -1,6 +1,7 @@
 // Rigorous per-element bounds (see bounds.h and docs/ORACLE.md).
 #include "oracle/bounds.h"
 
+#include "core/bounds.h"
 #include "oracle/dyadic.h"
 #include "oracle/exact_math.h"
 #include "oracle/interval_ops.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace teval::oracle {
 
@@ -16,6 +18,31 @@ using core::Op;
 using core::Scalar;
 
 namespace {
+
+/// a op b (+, -, * or /) rounded toward -inf (\p up false) or +inf in
+/// double: at least as far out as the exact value.
+double directed(Op op, double a, double b, bool up) {
+  switch (op) {
+  case Op::Add:
+    return up ? add_up(a, b) : add_down(a, b);
+  case Op::Sub:
+    return up ? add_up(a, -b) : add_down(a, -b);
+  case Op::Mul:
+    return up ? mul_up(a, b) : mul_down(a, b);
+  default: {
+    double q = a / b;
+    if (!std::isfinite(q) || !std::isfinite(a) || !std::isfinite(b))
+      return q;
+    double r = std::fma(-q, b, a); // a - q·b exactly: the sign of a/b - q, times b's
+    bool above = r != 0 && (r > 0) == (b > 0);
+    if (r != 0 && above && up)
+      return std::nextafter(q, INFINITY);
+    if (r != 0 && !above && !up)
+      return std::nextafter(q, -INFINITY);
+    return q;
+  }
+  }
+}
 
 /// The result of comparison \p op (bool or an integer 0/1 of dtype \p t)
 /// when its operands may be below, equal, above each other or unordered.
@@ -200,8 +227,36 @@ private:
     return std::ldexp(static_cast<double>(m & -m), e - 53);
   }
   Interval combine(core::Aggregation a, const Interval& acc, const Interval& v);
+  /// True when \p t may be kept in float32 (BoundOptions::excess_precision).
+  bool excess(DType t) const {
+    return options_.excess_precision && (t == DType::Float16 || t == DType::BFloat16);
+  }
+  /// True when operation \p op of node \p e rounds, and may be kept in
+  /// float32 instead.
+  bool rounds_with_excess(const core::ExprNode& e, Op op) const {
+    return excess(e.dtype) && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div);
+  }
+  /// The values of t inside [lo, hi], or with excess precision the values
+  /// of t around it (a float32 value inside lies between them).
+  Interval values_of(DType t, double lo, double hi) const {
+    Rounding in_lo = excess(t) ? Rounding::Down : Rounding::Up;
+    Rounding in_hi = excess(t) ? Rounding::Up : Rounding::Down;
+    return Interval{fl(t, round_double(t, lo, in_lo)), fl(t, round_double(t, hi, in_hi))};
+  }
   Interval finish_product(const Acc& acc);
   Interval float_op(const core::ExprNode& e, Op op, const Value* args, bool fused);
+  /// True when \p e multiplies an expression by itself (x * x): its two
+  /// operands are one value in every evaluation, so it is never negative.
+  bool is_square(const core::ExprNode& e, const core::Apply& a) {
+    if (a.op != Op::Mul)
+      return false;
+    auto [it, added] = squares_.try_emplace(&e, false);
+    if (added)
+      it->second = core::same_value(a.args[0], a.args[1]);
+    return it->second;
+  }
+
+  std::unordered_map<const core::ExprNode*, bool> squares_;
   Interval integer_op(const core::ExprNode& e, Op op, const Value* args);
 
   BoundOptions options_;
@@ -287,7 +342,7 @@ Interval BoundDomain::finish(const Acc& acc) {
   if (acc.plus_inf)
     hi = INFINITY;
   // Every legal result is a value of t inside [lo, hi].
-  Interval r{fl(t, round_double(t, lo, Rounding::Up)), fl(t, round_double(t, hi, Rounding::Down))};
+  Interval r = values_of(t, lo, hi);
   r.nan = nan;
   return r;
 }
@@ -319,7 +374,7 @@ Interval BoundDomain::finish_product(const Acc& acc) {
   double lo = acc.lo, hi = acc.hi;
   lo = add_down(lo, -mul_up(gamma, std::fabs(lo)));
   hi = add_up(hi, mul_up(gamma, std::fabs(hi)));
-  Interval r{fl(t, round_double(t, lo, Rounding::Up)), fl(t, round_double(t, hi, Rounding::Down))};
+  Interval r = values_of(t, lo, hi);
   r.nan = acc.nan;
   return r;
 }
@@ -372,9 +427,21 @@ Interval BoundDomain::combine(core::Aggregation a, const Interval& acc, const In
 Interval BoundDomain::cast(const Interval& v, DType t) {
   if (v.any)
     return Interval::everything(t);
+  DType from = v.lo.dtype;
+  if (core::is_float(t) && excess(t) && !v.no_number()) {
+    // Kept in float32 instead: between t's values around each end (an
+    // integer beyond 2^53 first meets double's rounding: a step more).
+    auto end = [&](const Scalar& s, Rounding r) {
+      if (core::is_float(from))
+        return round_double(t, s.f, r);
+      double d = round_double(t, static_cast<double>(s.i), r);
+      return std::llabs(s.i) > (int64_t{1} << 53) ? widen(t, d, 1, r == Rounding::Up) : d;
+    };
+    return with_nan(Interval{fl(t, end(v.lo, Rounding::Down)), fl(t, end(v.hi, Rounding::Up))},
+                    v.nan);
+  }
   if (v.singleton() || (v.no_number() && core::is_float(t)))
     return v.no_number() ? Interval::point(fl(t, NAN)) : Interval::point(core::cast(v.lo, t));
-  DType from = v.lo.dtype;
   if (core::is_bool(t)) {
     Truth x = truth(v);
     if (x == Truth::Unknown)
@@ -410,14 +477,19 @@ Interval BoundDomain::apply(const core::ExprNode& e, const core::Apply& a, const
   for (size_t i = 0; i < n; ++i)
     points = points && (args[i].singleton() || args[i].no_number());
   DType operand = args[0].lo.dtype;
-  if (points && !is_math_function(a.op) && !(fused && options_.fma)) {
+  if (points && !is_math_function(a.op) && !(fused && options_.fma) &&
+      !rounds_with_excess(e, a.op)) {
     Scalar values[2];
     for (size_t i = 0; i < n; ++i)
       values[i] = args[i].no_number() ? fl(args[i].lo.dtype, NAN) : args[i].lo;
     return Interval::point(core::apply(a.op, values, e.dtype, a.overflow));
   }
-  if (core::is_float(operand))
-    return float_op(e, a.op, args, fused);
+  if (core::is_float(operand)) {
+    Interval r = float_op(e, a.op, args, fused);
+    if (is_square(e, a) && !r.any && r.lo.f < 0)
+      r.lo = fl(e.dtype, 0); // the corners pair different values of x
+    return r;
+  }
   return integer_op(e, a.op, args);
 }
 
@@ -531,6 +603,12 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
         return Interval::everything(t);
       lo = std::min(lo, r);
       hi = std::max(hi, r);
+      if (rounds_with_excess(e, op)) {
+        // Kept in float32 instead: between t's two values around the
+        // exact result, as float32's rounding of it is.
+        lo = std::min(lo, round_double(t, directed(op, a, b, false), Rounding::Down));
+        hi = std::max(hi, round_double(t, directed(op, a, b, true), Rounding::Up));
+      }
       if (op == Op::Mul && fused && options_.fma) {
         // A fused product is not rounded: its exact value is legal too.
         lo = std::min(lo, mul_down(a, b));

@@ -42,6 +42,11 @@ struct BoundOptions {
   /// A product that is a term of a sum or an operand of + or - may be fused
   /// into it (not rounded on its own).
   bool fma = false;
+  /// A float16 or bfloat16 result may be kept in float32 (excess
+  /// precision, as libraries that compute these dtypes in float32 do):
+  /// each arithmetic result, each intermediate tensor and each reduction
+  /// may be left unrounded to its dtype.
+  bool excess_precision = false;
   /// The error allowance of every math function, in ulps of the result
   /// dtype with no absolute part, instead of the documented table.
   std::optional<int64_t> math_ulps;

@@ -204,6 +204,9 @@ struct CheckOptions {
   double rtol = 0, atol = 0;
   /// A product may be fused into the sum or addition it feeds.
   bool fma = false;
+  /// A float16 or bfloat16 value may be kept in float32 between operations
+  /// and tensors (excess precision); outputs are rounded to their dtype.
+  bool excess_precision = false;
   /// The error allowance of math functions, in ulps of the result dtype
   /// with no absolute part, instead of the measured table of
   /// docs/ORACLE.md: of every function, and of one function by its name

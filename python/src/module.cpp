@@ -229,9 +229,10 @@ py::dict run_program(const Program& p, const std::optional<py::dict>& inputs,
 
 CheckOptions check_options(std::optional<int64_t> ulp, std::optional<double> rtol,
                            std::optional<double> atol, bool fma, std::optional<double> timeout,
-                           const py::object& math_ulp) {
+                           const py::object& math_ulp, bool excess_precision) {
   CheckOptions o;
   o.fma = fma;
+  o.excess_precision = excess_precision;
   // math_ulp: N for every math function, or {name: N}.
   auto count = [](const py::handle& v) {
     if (!py::isinstance<py::int_>(v) || v.cast<int64_t>() < 0)
@@ -396,13 +397,15 @@ PYBIND11_MODULE(_teval, m) {
           [](const Program& p, const std::optional<py::dict>& inputs, const py::dict& candidates,
              std::optional<uint64_t> seed, std::optional<int64_t> ulp, std::optional<double> rtol,
              std::optional<double> atol, bool fma, std::optional<double> timeout,
-             const py::object& math_ulp) {
-            return check_program(p, inputs, candidates, seed,
-                                 check_options(ulp, rtol, atol, fma, timeout, math_ulp));
+             const py::object& math_ulp, bool excess_precision) {
+            return check_program(
+                p, inputs, candidates, seed,
+                check_options(ulp, rtol, atol, fma, timeout, math_ulp, excess_precision));
           },
           py::arg("inputs"), py::arg("candidates"), py::kw_only(), py::arg("seed") = py::none(),
           py::arg("ulp") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
-          py::arg("fma") = false, py::arg("timeout") = py::none(), py::arg("math_ulp") = py::none())
+          py::arg("fma") = false, py::arg("timeout") = py::none(), py::arg("math_ulp") = py::none(),
+          py::arg("excess_precision") = false)
       .def(
           "random_inputs",
           [](const Program& p, uint64_t seed) { return output_dict(p.random_inputs(seed)); },

@@ -152,3 +152,12 @@ def test_math_ulp_sets_the_allowance_of_math_functions():
         teval.check(program, x, c, math_ulp={"abs": 1})
     with pytest.raises(ValueError, match="math_ulp takes a non-negative integer"):
         teval.check(program, x, c, math_ulp=-1)
+
+
+def test_excess_precision_lets_float16_be_kept_in_float32():
+    # 300 · 300 overflows float16, not float32: 90000 / 4 = 22500 -> 22496.
+    ins = {"x": np.array([300], dtype=np.float16), "z": np.array([4], dtype=np.float16)}
+    c = {"o": np.array([22496], dtype=np.float16)}
+    program = "o[N] = x[N] * x[N] / z[N]"
+    assert teval.check(program, ins, c)["o"].status == "mismatch"
+    assert teval.check(program, ins, c, excess_precision=True)["o"].passed

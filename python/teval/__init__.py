@@ -109,19 +109,22 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
 
 
 def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False,
-          entry=None, params=None, seed=None, notation="detect", timeout=None, math_ulp=None):
+          entry=None, params=None, seed=None, notation="detect", timeout=None, math_ulp=None,
+          excess_precision=False):
     """Judges `candidates` ({output name: array}) as results of `program` on
     `inputs`, as `teval check` does: by default every element must lie in
     its rigorous bound over all legal evaluations; `ulp=N` asks for N ulps
     of the exact result, `rtol`/`atol` for numpy's tolerance rule; `fma`
     allows fused multiply-adds; `math_ulp=N` (or {"erf": N, ...}) sets the
     error allowance of math functions in ulps instead of the measured
-    table (docs/ORACLE.md); `timeout` bounds the check in seconds.
+    table (docs/ORACLE.md); `excess_precision` lets float16 and bfloat16
+    values be kept in float32 between operations, as libraries computing
+    them in float32 do; `timeout` bounds the check in seconds.
     Returns {name: teval.Verdict}.
     """
     p = _program(program, inputs, entry, params, notation)
     return p.check(inputs, candidates, seed=seed, ulp=ulp, rtol=rtol, atol=atol, fma=fma,
-                   timeout=timeout, math_ulp=math_ulp)
+                   timeout=timeout, math_ulp=math_ulp, excess_precision=excess_precision)
 
 
 from . import testing  # noqa: E402  (testing uses check)

@@ -346,6 +346,50 @@ TEST(Bounds, MathUlpOverridesTheMeasuredTable) {
   EXPECT_EQ(math_allowance(core::Op::Erf, {.math_ulps = 3}).absolute, 0);
 }
 
+// x * x is never negative, though x's interval holds both signs: the
+// corners lo·hi pair two different values of one x. A bfloat16 sum of
+// terms of both signs has a bound across 0; a variance built on it had
+// reached below 0, and its square root NaN.
+TEST(Bounds, ASquareIsNeverNegative) {
+  core::Tensor x(DType::BFloat16, {1, 512});
+  for (int i = 0; i < 512; ++i)
+    x.set(i, core::Scalar::of_float(DType::BFloat16, (i % 2 ? -1 : 1) * (1 + i % 5) / 7.0));
+  core::Kernel k = test::elaborate("temp0[N] +=! input0[N, K]; output0[N] = temp0[N] * temp0[N]",
+                                   {{"input0", x}});
+  std::vector<core::Tensor> in{x};
+  core::Kernel sum = test::elaborate("output0[N] +=! input0[N, K]", {{"input0", x}});
+  Interval s = bounds(sum, in)[0].elements[0];
+  ASSERT_LT(s.lo.f, 0);
+  ASSERT_GT(s.hi.f, 0);
+  Interval sq = bounds(k, in)[0].elements[0];
+  EXPECT_EQ(sq.lo.f, 0);
+  EXPECT_GE(sq.hi.f, std::max(s.lo.f * s.lo.f, s.hi.f * s.hi.f) * (1 - 1.0 / 128));
+}
+
+// --excess-precision: a float16 product past 65504 is +inf in float16 but
+// 90000 in float32, and 90000 / 4 is 22500 (22496 once rounded to
+// float16). Both are legal with excess precision; only +inf without.
+TEST(Bounds, ExcessPrecisionKeepsFloat16InFloat32) {
+  core::Tensor x = test::tensor(DType::Float16, {1}, {300});
+  core::Tensor z = test::tensor(DType::Float16, {1}, {4});
+  core::Kernel k = test::elaborate("output0[N] = input0[N] * input0[N] / input1[N]",
+                                   {{"input0", x}, {"input1", z}});
+  std::vector<core::Tensor> in{x, z};
+  auto half = [](double v) { return core::Scalar::of_float(DType::Float16, v); };
+  Interval strict = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(strict.contains(half(INFINITY)));
+  EXPECT_FALSE(strict.contains(half(22496)));
+  Interval excess = bounds(k, in, {.excess_precision = true})[0].elements[0];
+  EXPECT_TRUE(excess.contains(half(INFINITY)));
+  EXPECT_TRUE(excess.contains(half(22496)));
+  EXPECT_FALSE(excess.contains(half(16000))); // below 65504 / 4: the interval keeps t's values
+  // float32 programs are not touched.
+  core::Tensor x32 = test::tensor(DType::Float32, {1}, {0.1});
+  core::Kernel k32 = test::elaborate("output0[N] = input0[N] * input0[N]", {{"input0", x32}});
+  std::vector<core::Tensor> in32{x32};
+  EXPECT_TRUE(bounds(k32, in32, {.excess_precision = true})[0].elements[0].singleton());
+}
+
 // normcdf(-10) through erfc in double, as real implementations compute it,
 // is about 190 ulps from the exact value: still legal.
 TEST(Bounds, NormCdfAllowsForItsScaledArgument) {

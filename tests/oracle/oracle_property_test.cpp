@@ -5,7 +5,9 @@
 // and on inputs full of infinities, NaNs, huge and tiny values; a candidate changed beyond the
 // bound at one element is a mismatch at that element.
 #include "core/error.h"
+#include "core/format.h"
 #include "core/lower.h"
+#include "core/scalar_ops.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
@@ -25,6 +27,8 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <type_traits>
+#include <variant>
 
 namespace teval::oracle {
 namespace {
@@ -174,6 +178,103 @@ RC_GTEST_PROP(OracleProperty, AChangeBeyondTheBoundIsAMismatchThere, ()) {
   for (size_t d = 0; d < verdict.worst->index.size(); ++d)
     flat = flat * e->sequential[0].shape()[d] + verdict.worst->index[d];
   RC_ASSERT(flat == i);
+}
+
+// Excess precision: float16 and bfloat16 kept in float32. The kernel with
+// every float16 and bfloat16 dtype made float32 (constants keep their
+// values; inputs are the same numbers) is one such evaluation: the
+// interpreter runs it, and its outputs rounded once to their dtypes must
+// lie inside the bound with BoundOptions::excess_precision.
+core::DType wide(core::DType t) {
+  return t == core::DType::Float16 || t == core::DType::BFloat16 ? core::DType::Float32 : t;
+}
+
+core::Expr widened(const core::Expr& e) {
+  using core::Expr;
+  auto all = [](const std::vector<Expr>& v) {
+    std::vector<Expr> out;
+    for (const Expr& x : v)
+      out.push_back(widened(x));
+    return out;
+  };
+  return std::visit(
+      [&](const auto& n) -> Expr {
+        using N = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<N, core::Const>) {
+          core::Scalar v = n.value;
+          if (wide(v.dtype) != v.dtype)
+            v = core::Scalar::of_float(core::DType::Float32, v.f); // exact
+          return core::make_const(v, e->span);
+        } else if constexpr (std::is_same_v<N, core::VarRef>) {
+          return core::make_var(n.var, wide(e->dtype), e->span);
+        } else if constexpr (std::is_same_v<N, core::Load>) {
+          return core::make_load(n.tensor, wide(e->dtype), all(n.index), e->span);
+        } else if constexpr (std::is_same_v<N, core::Apply>) {
+          core::OpRule r = core::rule(n.op);
+          bool typed = r == core::OpRule::Compare || r == core::OpRule::Logical ||
+                       r == core::OpRule::FloatToInt;
+          return core::make_apply(n.op, all(n.args), e->span,
+                                  typed ? std::optional(wide(e->dtype)) : std::nullopt, n.overflow);
+        } else if constexpr (std::is_same_v<N, core::Cast>) {
+          return core::make_cast(widened(n.value), wide(e->dtype), e->span);
+        } else {
+          return core::make_select(widened(n.cond), widened(n.then), widened(n.otherwise), e->span);
+        }
+      },
+      e->node);
+}
+
+core::Kernel widened(const core::Kernel& k) {
+  core::Kernel w = k;
+  for (core::TensorDecl& d : w.tensors)
+    d.dtype = wide(d.dtype);
+  for (core::Statement& s : w.statements) {
+    if (wide(s.init.dtype) != s.init.dtype)
+      s.init = core::Scalar::of_float(core::DType::Float32, s.init.f);
+    s.value = widened(s.value);
+    for (core::Expr& i : s.out_index)
+      i = widened(i);
+  }
+  return w;
+}
+
+RC_GTEST_PROP(OracleProperty, ExcessPrecisionEvaluationsAreInsideTheBound, ()) {
+  verify::Program p = *verify::antares_program();
+  uint64_t seed = *rc::gen::arbitrary<uint32_t>();
+  std::shared_ptr<const core::SourceFile> keep;
+  core::Kernel k = verify::elaborate(p, keep);
+  bool low = false;
+  for (const core::TensorDecl& d : k.tensors)
+    low = low || wide(d.dtype) != d.dtype;
+  RC_PRE(low);
+  RC_LOG() << "program: " << p.text << "\nrerun: " << verify::command_line(p, seed) << "\n";
+  std::vector<core::Tensor> inputs = interp::make_inputs(k, {}, seed);
+  if (*rc::gen::arbitrary<bool>())
+    make_extreme(inputs, seed);
+  std::vector<core::Tensor> wide_inputs;
+  for (const core::Tensor& t : inputs) {
+    core::Tensor w(wide(t.dtype()), t.shape());
+    for (int64_t i = 0; i < t.numel(); ++i)
+      w.set(i, core::cast(t.get(i), w.dtype()));
+    wide_inputs.push_back(std::move(w));
+  }
+  std::vector<core::Tensor> results;
+  try {
+    interp::run(k, inputs); // an error of the program itself: not a case
+    results = interp::run(widened(k), wide_inputs);
+  } catch (const core::Error&) {
+    RC_DISCARD("an error");
+  }
+  std::vector<BoundTensor> b = bounds(k, inputs, {.excess_precision = true});
+  for (size_t o = 0; o < results.size(); ++o)
+    for (int64_t i = 0; i < results[o].numel(); ++i) {
+      core::Scalar v = core::cast(results[o].get(i), b[o].dtype);
+      const Interval& iv = b[o].elements[static_cast<size_t>(i)];
+      if (!iv.contains(v))
+        RC_FAIL("output " + std::to_string(o) + " element " + std::to_string(i) + " = " +
+                core::format_scalar(v) + " is outside [" + core::format_scalar(iv.lo) + ", " +
+                core::format_scalar(iv.hi) + "]" + (iv.nan ? " or NaN" : ""));
+    }
 }
 
 // Long float16 and bfloat16 reductions, where gamma(n) has no finite value

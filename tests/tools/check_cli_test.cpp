@@ -257,6 +257,31 @@ TEST(Check, MathUlpSetsTheAllowanceOfMathFunctions) {
   EXPECT_NE(r.err.find("--math-ulp sets the rigorous bound"), std::string::npos) << r.err;
 }
 
+// --excess-precision: float16 300 · 300 / 4 is +inf in float16 and 22496
+// when the product is kept in float32, as libraries computing float16 in
+// float32 give.
+TEST(Check, ExcessPrecisionLetsFloat16BeKeptInFloat32) {
+  fs::path dir = test::scratch_dir("check_excess");
+  save(dir / "x.npy", test::tensor(core::DType::Float16, {1}, {300}));
+  save(dir / "z.npy", test::tensor(core::DType::Float16, {1}, {4}));
+  save(dir / "c.npy", test::tensor(core::DType::Float16, {1}, {22496}));
+  auto run = [&](const std::string& more) {
+    return test::run_teval("check -e 'o[N] = x[N] * x[N] / z[N]' -i x=x.npy -i z=z.npy "
+                           "--candidate o=c.npy " +
+                               more,
+                           dir);
+  };
+  EXPECT_EQ(run("").exit_code, 1);
+  Result r = run("--excess-precision --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(R"("fma": false, "excess_precision": true, "outputs": [)"),
+            std::string::npos)
+      << r.out;
+  r = run("--excess-precision --ulp 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--excess-precision widens the rigorous bound"), std::string::npos);
+}
+
 TEST(Check, ArgumentErrors) {
   fs::path dir = setup("check_errors");
   save(dir / "c.npy", test::tensor(core::DType::Float32, {2}, {6, 15}));

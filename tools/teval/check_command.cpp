@@ -27,7 +27,8 @@ using core::json_string;
 const char* const kCheckHelp =
     R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...
                    [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
-                   [--math-ulp N | --math-ulp FUNCTION=N]... [--timeout SECONDS]
+                   [--excess-precision] [--math-ulp N | --math-ulp FUNCTION=N]...
+                   [--timeout SECONDS]
 
 Says whether tensors another compiler produced are legal results of a
 program: `exact` (bit-equal to the exact or the sequential result),
@@ -51,6 +52,9 @@ options:
   --timeout SECONDS      stop an evaluation that runs longer (an error)
   --fma                  a product may be fused into the sum or addition it
                          feeds (legal for compilers that contract a*b+c)
+  --excess-precision     a float16 or bfloat16 value may be kept in float32
+                         between operations and tensors, outputs rounded (as
+                         libraries that compute these dtypes in float32 do)
   --math-ulp N           every math function may err by N ulps of its result
                          (0: correctly rounded) instead of the table measured
                          on real libraries (docs/ORACLE.md)
@@ -112,6 +116,8 @@ CheckArgs parse(const std::vector<std::string>& args) {
       c.json = true;
     } else if (a == "--fma") {
       c.bound.fma = true;
+    } else if (a == "--excess-precision") {
+      c.bound.excess_precision = true;
     } else if (a == "--math-ulp") {
       const std::string& v = value(i);
       size_t eq = v.find('=');
@@ -149,6 +155,9 @@ CheckArgs parse(const std::vector<std::string>& args) {
     throw UsageError{"give one rule: --bound rigorous, --ulp N, or --rtol/--atol"};
   if ((ulp || tolerance) && (c.bound.math_ulps || !c.bound.function_ulps.empty()))
     throw UsageError{"--math-ulp sets the rigorous bound; --ulp and --rtol/--atol do not use it"};
+  if ((ulp || tolerance) && c.bound.excess_precision)
+    throw UsageError{"--excess-precision widens the rigorous bound; --ulp and --rtol/--atol do "
+                     "not use it"};
   c.check.rule = ulp         ? oracle::Rule::Ulp
                  : tolerance ? oracle::Rule::Tolerance
                              : oracle::Rule::Rigorous;
@@ -250,7 +259,9 @@ void report(const CheckArgs& c, const std::string& verdict,
   if (c.json) {
     std::string s = "{\"schema\": \"teval.check/1\", \"verdict\": " + json_string(verdict) +
                     ", \"rule\": " + json_string(rule_name(c.check.rule)) +
-                    ", \"fma\": " + json_bool(c.bound.fma) + ", \"outputs\": [";
+                    ", \"fma\": " + json_bool(c.bound.fma) +
+                    (c.bound.excess_precision ? ", \"excess_precision\": true" : "") +
+                    ", \"outputs\": [";
     for (size_t i = 0; i < verdicts.size(); ++i)
       s += (i ? ", " : "") + json_verdict(verdicts[i]);
     s += "], \"unchecked\": " + list(unchecked);
