@@ -5,6 +5,7 @@
 #include "oracle/dyadic.h"
 #include "oracle/exact_math.h"
 #include "oracle/interval_ops.h"
+#include "oracle/sum_bound.h"
 #include "oracle/walk.h"
 
 #include <algorithm>
@@ -83,20 +84,14 @@ public:
     core::Aggregation aggregation;
     DType dtype;
     bool first_value;
-    Interval value; // every aggregation but a float sum
-    // A float sum: directed sums of the terms' ends and magnitudes, the
-    // count of terms that may be nonzero, the terms' signs and, while every
-    // term is one value, the largest power of two dividing them all.
-    double lo = 0, hi = 0, magnitude = 0, positive = 0, negative = 0;
-    int64_t terms = 0, nonzero = 0;
-    bool nan = false, any = false, plus_inf = false, minus_inf = false;
-    bool nonnegative = true, nonpositive = true;
-    double largest_lo = -INFINITY, smallest_hi = INFINITY;
-    double quantum = INFINITY; // 0 once a term is not a single value
-    // A float product: the smallest and largest magnitude any partial
-    // product may reach, and whether a term is exactly zero.
-    double small = 1, large = 1;
-    bool zero = false;
+    Interval value; // every aggregation but a float sum or product
+    SumBound sum;   // a float sum
+    // A float product: the exact product's range; the smallest and largest
+    // magnitude any partial product may reach, and whether a term is
+    // exactly zero.
+    double lo = 1, hi = 1, small = 1, large = 1;
+    int64_t terms = 0;
+    bool nan = false, any = false, zero = false;
   };
   static constexpr bool kUncertain = true;
 
@@ -132,19 +127,16 @@ public:
     Acc acc{s.aggregation, t, s.start == core::Start::FirstValue, fill};
     // A zero fill adds nothing; any other fill is one more term.
     if (!acc.first_value && is_float_sum(acc) && !(fill.singleton() && fill.lo.f == 0))
-      add_term(acc, fill);
-    if (is_float_product(acc)) {
-      acc.lo = acc.hi = 1;
-      if (!acc.first_value && !(fill.singleton() && fill.lo.f == 1))
-        add_factor(acc, fill);
-    }
+      acc.sum.add(fill);
+    if (is_float_product(acc) && !acc.first_value && !(fill.singleton() && fill.lo.f == 1))
+      add_factor(acc, fill);
     return acc;
   }
   void add(Acc& acc, const Value& v) {
     bool first = acc.first_value;
     acc.first_value = false;
     if (is_float_sum(acc))
-      add_term(acc, v);
+      acc.sum.add(v);
     else if (is_float_product(acc))
       add_factor(acc, v);
     else if (first)
@@ -184,48 +176,6 @@ private:
     acc.small = mul_down(acc.small, std::min(mig, 1.0));
     acc.large = mul_up(acc.large, std::max(mag, 1.0));
   }
-  static void add_term(Acc& acc, const Interval& v) {
-    if (v.any) {
-      acc.any = true;
-      return;
-    }
-    acc.nan = acc.nan || v.nan;
-    if (v.no_number())
-      return;
-    ++acc.terms;
-    if (v.lo.f == -INFINITY)
-      acc.minus_inf = true;
-    if (v.hi.f == INFINITY)
-      acc.plus_inf = true;
-    // An infinite term adds only its sign (finish() makes that end
-    // infinite); one that may also be finite may be any value of its type.
-    if (v.singleton() && std::isinf(v.lo.f))
-      return;
-    if (std::isinf(v.lo.f) || std::isinf(v.hi.f)) {
-      acc.magnitude = INFINITY;
-      return;
-    }
-    acc.lo = add_down(acc.lo, v.lo.f);
-    acc.hi = add_up(acc.hi, v.hi.f);
-    acc.magnitude = add_up(acc.magnitude, std::max(std::fabs(v.lo.f), std::fabs(v.hi.f)));
-    acc.positive = add_up(acc.positive, std::max(v.hi.f, 0.0));
-    acc.negative = add_up(acc.negative, std::max(-v.lo.f, 0.0));
-    acc.nonnegative = acc.nonnegative && v.lo.f >= 0;
-    acc.nonpositive = acc.nonpositive && v.hi.f <= 0;
-    acc.largest_lo = std::max(acc.largest_lo, v.lo.f);
-    acc.smallest_hi = std::min(acc.smallest_hi, v.hi.f);
-    if (v.lo.f == 0 && v.hi.f == 0)
-      return; // adding a zero is exact: it takes no part in the error bound
-    ++acc.nonzero;
-    acc.quantum = v.singleton() ? std::min(acc.quantum, lowest_bit(v.lo.f)) : 0;
-  }
-  /// The largest power of two dividing finite nonzero \p v.
-  static double lowest_bit(double v) {
-    int e = 0;
-    std::frexp(v, &e);
-    auto m = static_cast<uint64_t>(std::fabs(std::ldexp(v, 53 - e))); // v = m·2^(e-53)
-    return std::ldexp(static_cast<double>(m & -m), e - 53);
-  }
   Interval combine(core::Aggregation a, const Interval& acc, const Interval& v);
   /// True when \p t may be kept in float32 (BoundOptions::excess_precision).
   bool excess(DType t) const {
@@ -235,13 +185,6 @@ private:
   /// float32 instead.
   bool rounds_with_excess(const core::ExprNode& e, Op op) const {
     return excess(e.dtype) && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div);
-  }
-  /// The values of t inside [lo, hi], or with excess precision the values
-  /// of t around it (a float32 value inside lies between them).
-  Interval values_of(DType t, double lo, double hi) const {
-    Rounding in_lo = excess(t) ? Rounding::Down : Rounding::Up;
-    Rounding in_hi = excess(t) ? Rounding::Up : Rounding::Down;
-    return Interval{fl(t, round_double(t, lo, in_lo)), fl(t, round_double(t, hi, in_hi))};
   }
   Interval finish_product(const Acc& acc);
   Interval float_op(const core::ExprNode& e, Op op, const Value* args, bool fused);
@@ -262,89 +205,14 @@ private:
   BoundOptions options_;
 };
 
-/// The unit roundoff of the narrowest binary format wider than \p t that
-/// a sum may be accumulated in (docs/ORACLE.md): float32 for float16 and
-/// bfloat16, float64 for float32, x87 extended for float64.
-double wider_unit_roundoff(DType t) {
-  switch (t) {
-  case DType::Float16:
-  case DType::BFloat16:
-    return std::ldexp(1.0, -24);
-  case DType::Float32:
-    return std::ldexp(1.0, -53);
-  default:
-    return std::ldexp(1.0, -64);
-  }
-}
-
 Interval BoundDomain::finish(const Acc& acc) {
   if (is_float_product(acc))
     return finish_product(acc);
   if (!is_float_sum(acc))
     return acc.value;
-  DType t = acc.dtype;
-  // A term that may be infinite or finite: no finite error bound (and
-  // an error term times inf below would be NaN).
-  if (acc.any || std::isinf(acc.magnitude))
-    return Interval::everything(t);
-  if (acc.terms == 0) // only the fill (FirstValue with no write), or NaN terms
-    return acc.nan ? Interval::point(fl(t, NAN)) : acc.value;
-  FloatFormat f = format_of(t);
-  double u = std::ldexp(1.0, -f.precision);
-  double n = static_cast<double>(acc.nonzero);
-  double magnitude = acc.magnitude;
-  // Every legal result lies within err of the exact sum (docs/ORACLE.md,
-  // "Sums"): (n - 1)·u·Σ|x| for any order in the output dtype, for every
-  // n; accumulated in a wider format W and rounded once, (n - 1)·u_W·Σ|x|
-  // plus that rounding. That holds where no partial sum overflows; the
-  // overflows are checked below.
-  double err = 0;
-  if (n > 1) {
-    double w = wider_unit_roundoff(t);
-    double in_t = mul_up(mul_up(n - 1, u), magnitude);
-    double in_w = mul_up(mul_up(n - 1, w), magnitude);
-    double eta = std::ldexp(1.0, f.min_exponent - f.precision); // a rounding below the normals
-    double rounded = add_up(add_up(in_w, mul_up(u, add_up(magnitude, in_w))), eta);
-    err = std::max(in_t, rounded);
-  }
-  // Terms that are all multiples of q with Σ|x| <= 2^p·q: every partial sum
-  // of every order is a multiple of q no larger than 2^p·q, a value of t,
-  // so no addition rounds and the exact sum is the only result.
-  if (acc.quantum > 0 && magnitude <= std::ldexp(acc.quantum, f.precision))
-    err = 0;
-  double lo = add_down(acc.lo, -err);
-  double hi = add_up(acc.hi, err);
-  bool nan = acc.nan || (acc.plus_inf && acc.minus_inf);
-  // Terms of one sign: every partial sum is at least its largest term
-  // (rounding is monotone), so the result is too.
-  if (acc.nonnegative)
-    lo = std::max(lo, round_double(t, acc.largest_lo, Rounding::Down));
-  if (acc.nonpositive)
-    hi = std::min(hi, round_double(t, acc.smallest_hi, Rounding::Up));
-  // Every evaluation is monotone in each term, so no partial sum exceeds
-  // that of the same order over the positive parts alone, all of one sign:
-  // at most P·(1 + (n - 1)·u), P the sum of the positive parts (the bound
-  // above, for terms of one sign); likewise below, with the negative parts
-  // N. Where that reaches the overflow threshold, the infinity of that sign
-  // is a legal result (it stays once reached), and with both, or with an
-  // infinite term of the other sign, NaN.
-  double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
-  double growth = add_up(1, mul_up(std::max(n - 1, 0.0), u));
-  bool positive_overflow = mul_up(acc.positive, growth) >= overflow;
-  bool negative_overflow = mul_up(acc.negative, growth) >= overflow;
-  if (positive_overflow)
-    hi = INFINITY;
-  if (negative_overflow)
-    lo = -INFINITY;
-  nan = nan || ((positive_overflow || acc.plus_inf) && (negative_overflow || acc.minus_inf));
-  if (acc.minus_inf)
-    lo = -INFINITY;
-  if (acc.plus_inf)
-    hi = INFINITY;
-  // Every legal result is a value of t inside [lo, hi].
-  Interval r = values_of(t, lo, hi);
-  r.nan = nan;
-  return r;
+  if (acc.sum.empty()) // only the fill (FirstValue with no write), or NaN terms
+    return acc.sum.nan() ? Interval::point(fl(acc.dtype, NAN)) : acc.value;
+  return acc.sum.finish(acc.dtype, excess(acc.dtype));
 }
 
 Interval BoundDomain::finish_product(const Acc& acc) {
@@ -374,7 +242,7 @@ Interval BoundDomain::finish_product(const Acc& acc) {
   double lo = acc.lo, hi = acc.hi;
   lo = add_down(lo, -mul_up(gamma, std::fabs(lo)));
   hi = add_up(hi, mul_up(gamma, std::fabs(hi)));
-  Interval r = values_of(t, lo, hi);
+  Interval r = values_between(t, lo, hi, excess(t));
   r.nan = acc.nan;
   return r;
 }

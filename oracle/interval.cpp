@@ -126,6 +126,12 @@ double widen(DType t, double x, int64_t k, bool toward_up) {
   return round_double(t, moved, toward_up ? Rounding::Up : Rounding::Down);
 }
 
+Interval values_between(DType t, double lo, double hi, bool outward) {
+  Rounding in_lo = outward ? Rounding::Down : Rounding::Up;
+  Rounding in_hi = outward ? Rounding::Up : Rounding::Down;
+  return Interval{fl(t, round_double(t, lo, in_lo)), fl(t, round_double(t, hi, in_hi))};
+}
+
 double widen(DType t, double x, const MathAllowance& allowance, bool toward_up) {
   x = widen(t, x, allowance.ulps, toward_up);
   if (!std::isfinite(x) || allowance.absolute == 0)

@@ -28,6 +28,11 @@ double widen(core::DType t, double x, int64_t k, bool toward_up);
 /// then its absolute part.
 double widen(core::DType t, double x, const MathAllowance& allowance, bool toward_up);
 
+/// The values of floating dtype \p t inside [lo, hi] (its ends rounded
+/// inward), or with \p outward the values of t around it (rounded
+/// outward: a float32 value inside lies between them).
+Interval values_between(core::DType t, double lo, double hi, bool outward);
+
 /// The smallest interval holding every value of \p a and of \p b.
 Interval hull(const Interval& a, const Interval& b);
 /// \p v, with NaN possible too when \p nan.

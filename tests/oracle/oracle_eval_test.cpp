@@ -174,6 +174,16 @@ TEST(Bounds, LongFloat16AndBfloat16SumsHaveFiniteBounds) {
     }
 }
 
+// A sum of one term that may be anything (x % [0, 0] after a product,
+// whose bound is an interval) may be anything: it had been taken for an
+// empty sum and given its start value, 0.
+TEST(Bounds, ASumOfATermWithoutABoundHasNone) {
+  core::Kernel k = test::elaborate(
+      "- einstein_v2(\"p[N] *=! 1.0 where N in 1; o[] +=! p[0] % 0\", input_dict={})", {});
+  Interval b = bounds(k, {})[0].elements[0];
+  EXPECT_TRUE(b.any);
+}
+
 // A float16 sum of a million ones: 2048 in order (each later one is lost),
 // +inf pairwise; both legal, NaN and a negative value not.
 TEST(Bounds, AMillionFloat16OnesMayBeAnythingFrom1ToInfinity) {
