@@ -7,6 +7,7 @@
 #include "core/tmath.h"
 #include "jit/codegen.h"
 #include "jit/compiled_kernel.h"
+#include "jit/kernel_cache.h"
 #include "jit/llvm_support.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -31,6 +32,10 @@ namespace orc = llvm::orc;
 
 namespace {
 
+/// Every kernel's entry point: each kernel has a JITDylib of its own, so
+/// its code is the same in every process and a cached object fits.
+constexpr const char* kEntry = "teval_kernel";
+
 void initialize_llvm() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -47,11 +52,15 @@ struct Jit::Impl {
   orc::JITTargetMachineBuilder machine;
   std::unique_ptr<llvm::TargetMachine> target;
   std::unique_ptr<orc::LLJIT> jit;
-  /// Kernels share the main JITDylib, so each entry point has its own name.
+  /// The kernels' JITDylibs are numbered.
   uint64_t kernels = 0;
+  /// Compiled objects on disk (JitOptions::cache), or nothing.
+  std::optional<KernelCache> cache;
 
   explicit Impl(JitOptions o)
       : options(o), machine(check(orc::JITTargetMachineBuilder::detectHost(), "host detection")) {
+    if (o.cache)
+      cache = KernelCache::from_environment();
     // Results must be bit-exact with IREval: no contraction into FMA.
     machine.getOptions().AllowFPOpFusion =
         planted(11) ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict; // fault 11: FMA
@@ -121,35 +130,35 @@ struct Jit::Impl {
   // first is `target`): a TargetMachine serves one thread at a time.
   std::vector<std::unique_ptr<llvm::TargetMachine>> helpers;
 
-  // Code for \p nest added to \p tracker; returns its error sites. On a
-  // machine of several cores, a kernel with a heavy statement and others
-  // comes in pieces (generate_pieces), each optimised and compiled to an
-  // object on a thread of its own, the largest first (the 56-wide
-  // convolution: 39-42 -> 23-24 ms, the 32-wide one 27 -> 18 ms); a kernel
-  // of one piece is added as IR, compiled when looked up.
-  std::vector<Site> add(const core::LoopNest& nest, const std::string& entry,
-                        const orc::ResourceTrackerSP& tracker) {
+  // The code of \p nest in pieces, for this target. On a machine of
+  // several cores, a kernel with a heavy statement and others comes in
+  // pieces (generate_pieces), each optimised and compiled to an object on a
+  // thread of its own, the largest first (the 56-wide convolution: 39-42
+  // -> 23-24 ms, the 32-wide one 27 -> 18 ms); on one core, in one.
+  GeneratedPieces generated(const core::LoopNest& nest, const std::string& entry) {
+    std::string cpu = target->getTargetCPU().str();
+    std::string features = target->getTargetFeatureString().str();
+    FloatFreedom freedom{options.any_order, options.fma};
+    GeneratedPieces g;
     if (std::thread::hardware_concurrency() < 2) { // pieces would only cost
-      Built b = build(nest, entry);
-      check(jit->addIRModule(tracker, orc::ThreadSafeModule(std::move(b.generated.module),
-                                                            std::move(b.context))),
-            "adding the module");
-      return std::move(b.generated.sites);
+      auto context = std::make_unique<llvm::LLVMContext>();
+      Generated one =
+          generate(nest, entry, *context, cpu, features, options.statements_per_function, freedom);
+      g.pieces.push_back({std::move(context), std::move(one.module)});
+      g.sites = std::move(one.sites);
+    } else {
+      g = generate_pieces(nest, entry, cpu, features, options.statements_per_function, freedom);
     }
-    GeneratedPieces g = generate_pieces(
-        nest, entry, target->getTargetCPU().str(), target->getTargetFeatureString().str(),
-        options.statements_per_function, {options.any_order, options.fma});
     for (Piece& p : g.pieces) {
       p.module->setDataLayout(target->createDataLayout());
       p.module->setTargetTriple(target->getTargetTriple().str());
     }
-    if (g.pieces.size() == 1) {
-      optimize(*g.pieces[0].module);
-      check(jit->addIRModule(tracker, orc::ThreadSafeModule(std::move(g.pieces[0].module),
-                                                            std::move(g.pieces[0].context))),
-            "adding the module");
-      return std::move(g.sites);
-    }
+    return g;
+  }
+
+  // Each piece optimised and compiled to an object, on as many threads as
+  // there are pieces and cores.
+  std::vector<std::string> objects_of(GeneratedPieces& g) {
     const size_t threads =
         std::min<size_t>(g.pieces.size(), std::max(1u, std::thread::hardware_concurrency()));
     while (helpers.size() + 1 < threads)
@@ -187,9 +196,46 @@ struct Jit::Impl {
     for (const std::exception_ptr& f : failures)
       if (f)
         std::rethrow_exception(f);
-    for (size_t i = 0; i < objects.size(); ++i)
+    return objects;
+  }
+
+  // The cache's key of \p g: its code before optimisation and everything
+  // else its object depends on.
+  std::string key_of(const GeneratedPieces& g) {
+    std::string content = target->getTargetTriple().str() + " " + target->getTargetCPU().str() +
+                          " " + target->getTargetFeatureString().str() + " O" +
+                          std::to_string(options.opt_level) + (planted(11) ? " fault11" : "") +
+                          "\n";
+    for (const Piece& p : g.pieces)
+      content += print_module(*p.module);
+    return KernelCache::key(content);
+  }
+
+  // Code for \p nest added to \p tracker; returns its error sites. With a
+  // cache, a kernel compiled before (by any process) is loaded instead.
+  std::vector<Site> add(const core::LoopNest& nest, const std::string& entry,
+                        const orc::ResourceTrackerSP& tracker) {
+    GeneratedPieces g = generated(nest, entry);
+    std::string key = cache ? key_of(g) : "";
+    std::optional<std::vector<std::string>> objects;
+    if (cache)
+      objects = cache->load(key);
+    if (!objects && !cache && g.pieces.size() == 1) {
+      // Compiled when looked up.
+      optimize(*g.pieces[0].module);
+      check(jit->addIRModule(tracker, orc::ThreadSafeModule(std::move(g.pieces[0].module),
+                                                            std::move(g.pieces[0].context))),
+            "adding the module");
+      return std::move(g.sites);
+    }
+    if (!objects) {
+      objects = objects_of(g);
+      if (cache)
+        cache->store(key, *objects);
+    }
+    for (size_t i = 0; i < objects->size(); ++i)
       check(jit->addObjectFile(tracker, llvm::MemoryBuffer::getMemBufferCopy(
-                                            objects[i], entry + ".piece" + std::to_string(i))),
+                                            (*objects)[i], entry + ".piece" + std::to_string(i))),
             "adding an object");
     return std::move(g.sites);
   }
@@ -210,33 +256,37 @@ Jit::Jit(JitOptions options) {
 Jit::~Jit() = default;
 
 std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
-  std::string entry_name = "teval_kernel_" + std::to_string(impl_->kernels++);
   auto state = std::make_unique<CompiledKernel::State>();
   state->nest = impl_->scheduled(nest); // the code's error sites point into it
   state->watermarks = impl_->options.watermarks;
   state->threads = std::max(impl_->options.threads, 1);
-  state->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
-  state->sites = impl_->add(state->nest, entry_name, state->tracker);
-  orc::ExecutorAddr entry = check(impl_->jit->lookup(entry_name), "looking up the kernel");
+  // A JITDylib of its own, which finds the runtime in the main one.
+  orc::JITDylib& lib =
+      check(impl_->jit->createJITDylib("kernel" + std::to_string(impl_->kernels++)),
+            "a kernel's library");
+  lib.addToLinkOrder(impl_->jit->getMainJITDylib());
+  state->tracker = lib.createResourceTracker();
+  state->sites = impl_->add(state->nest, kEntry, state->tracker);
+  orc::ExecutorAddr entry = check(impl_->jit->lookup(lib, kEntry), "looking up the kernel");
   state->entry = entry.toPtr<int32_t (*)(void**, RunContext*)>();
   return std::unique_ptr<CompiledKernel>(new CompiledKernel(std::move(state)));
 }
 
 std::string Jit::emit_llvm(const core::LoopNest& nest) {
   core::LoopNest scheduled = impl_->scheduled(nest);
-  auto [context, generated] = impl_->build(scheduled, "teval_kernel");
+  auto [context, generated] = impl_->build(scheduled, kEntry);
   return print_module(*generated.module);
 }
 
 std::string Jit::emit_asm(const core::LoopNest& nest) {
   core::LoopNest scheduled = impl_->scheduled(nest);
-  auto [context, generated] = impl_->build(scheduled, "teval_kernel");
+  auto [context, generated] = impl_->build(scheduled, kEntry);
   return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::AssemblyFile);
 }
 
 std::string Jit::emit_obj(const core::LoopNest& nest) {
   core::LoopNest scheduled = impl_->scheduled(nest);
-  auto [context, generated] = impl_->build(scheduled, "teval_kernel");
+  auto [context, generated] = impl_->build(scheduled, kEntry);
   return emit_file(*generated.module, *impl_->target, llvm::CodeGenFileType::ObjectFile);
 }
 

@@ -48,6 +48,10 @@ struct JitOptions {
   /// interpreter's.
   bool any_order = false;
   bool fma = false;
+  /// Keep compiled objects in the on-disk cache the environment names
+  /// (jit/kernel_cache.h, docs/PERFORMANCE.md) and load them from it
+  /// instead of compiling again.
+  bool cache = false;
 };
 
 class Jit;

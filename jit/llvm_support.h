@@ -20,6 +20,11 @@ template <class T> T check(llvm::Expected<T> value, const char* what) {
     TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(value.takeError()));
   return std::move(*value);
 }
+template <class T> T& check(llvm::Expected<T&> value, const char* what) {
+  if (!value)
+    TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(value.takeError()));
+  return *value;
+}
 inline void check(llvm::Error error, const char* what) {
   if (error)
     TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(std::move(error)));

@@ -86,14 +86,18 @@ std::string shell_quoted(const std::string& s) {
 
 namespace {
 
-// Runs \p line (a shell command) with its output captured.
+// Runs \p line (a shell command) with its output captured. The JIT's kernel
+// cache is the build's own (build/test-scratch/kernel-cache), shared by the
+// tests, unless the line names another.
 Result capture(const std::string& line, const std::filesystem::path& cwd) {
   static int calls = 0;
   std::filesystem::path scratch =
       scratch_dir("cli-capture-" + std::to_string(getpid()) + "-" + std::to_string(calls++));
-  std::string cmd = "cd " + shell_quoted(cwd.string()) + " && { " + line + "\n} > " +
-                    shell_quoted((scratch / "out").string()) + " 2> " +
-                    shell_quoted((scratch / "err").string());
+  std::string cache = (binary_dir() / "test-scratch" / "kernel-cache").string();
+  std::string cmd =
+      "cd " + shell_quoted(cwd.string()) + " && TEVAL_CACHE_DIR=" + shell_quoted(cache) +
+      " && export TEVAL_CACHE_DIR && { " + line + "\n} > " +
+      shell_quoted((scratch / "out").string()) + " 2> " + shell_quoted((scratch / "err").string());
   int status = std::system(cmd.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -71,5 +71,47 @@ TEST(Cli, ScalarTemporariesRunOnEveryEngine) {
   }
 }
 
+// `teval run --engine jit` keeps the compiled kernel in the cache the
+// environment names and loads it the next time, with the same output;
+// --no-cache and TEVAL_NO_CACHE write nothing, and a damaged entry is
+// compiled again and replaced.
+TEST(Cli, TheJitKeepsCompiledKernelsInItsCache) {
+  fs::path dir = test::scratch_dir("cli_kernel_cache");
+  auto entries = [&](const fs::path& cache) {
+    std::vector<fs::path> found;
+    if (fs::exists(cache))
+      for (const auto& e : fs::directory_iterator(cache))
+        found.push_back(e.path());
+    return found;
+  };
+  std::string program = "run -e 'output0[N, M] +=! input0[N, K] * input1[K, M]' "
+                        "-i input0=float32[3,5] -i input1=float32[5,4] --seed 3";
+  std::string expected = teval(program).out;
+  auto jit = [&](const std::string& env, const std::string& more = "") {
+    return test::run_shell(env + " teval " + program + " --engine jit" + more, dir);
+  };
+  Result r = jit("TEVAL_CACHE_DIR=cache");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
+  ASSERT_EQ(entries(dir / "cache").size(), 1u);
+  fs::path entry = entries(dir / "cache")[0];
+  std::string bytes = test::read_file(entry);
+  r = jit("TEVAL_CACHE_DIR=cache");
+  EXPECT_EQ(r.out, expected);
+  EXPECT_EQ(entries(dir / "cache").size(), 1u);
+  // Damaged: compiled again, the same output, the entry whole again.
+  test::write_file(entry, bytes.substr(0, bytes.size() / 2));
+  r = jit("TEVAL_CACHE_DIR=cache");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
+  EXPECT_EQ(test::read_file(entry), bytes);
+  // Turned off: nothing written.
+  EXPECT_EQ(jit("TEVAL_CACHE_DIR=off1", " --no-cache").out, expected);
+  EXPECT_EQ(jit("TEVAL_CACHE_DIR=off2 TEVAL_NO_CACHE=1").out, expected);
+  EXPECT_FALSE(fs::exists(dir / "off1"));
+  EXPECT_FALSE(fs::exists(dir / "off2"));
+  EXPECT_EQ(teval(program + " --no-cache").exit_code, 2); // an option of --engine jit
+}
+
 } // namespace
 } // namespace teval

@@ -69,6 +69,7 @@ struct Options {
   bool schedule = false;  // teval lower: the nest the host JIT compiles
   bool any_order = false; // --order any: reductions in any order (compiled engines)
   bool fma = false;       // --fma: products fused into sums (compiled engines)
+  bool no_cache = false;  // --no-cache: the JIT compiles even what it has cached
   bool help = false;
 };
 
@@ -149,6 +150,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.any_order = v == "any";
     } else if (a == "--fma") {
       o.fma = true;
+    } else if (a == "--no-cache") {
+      o.no_cache = true;
     } else if (a == "--threads") {
       const std::string& v = value(i);
       char* end = nullptr;
@@ -339,7 +342,7 @@ core::Kernel elaborate(const Options& o, Sources& sources,
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
-      o.seed != 0 || o.timeout > 0 || o.threads > 0 ||
+      o.seed != 0 || o.timeout > 0 || o.threads > 0 || o.no_cache ||
       (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
       (command != Command::Lower && o.schedule) ||
       (command != Command::Jit && (o.any_order || o.fma)))
@@ -399,6 +402,7 @@ std::vector<core::Tensor> evaluate(const Options& o, const core::Kernel& kernel,
                           ? o.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     options.watermarks = false;
+    options.cache = !o.no_cache; // a CI run compiles each kernel once
     return jit::Jit(options).compile(core::lower(kernel))->run(inputs);
   }
   if (o.engine == "hexagon") {
@@ -476,6 +480,8 @@ int run(const Options& o) {
     throw UsageError{"--schedule applies to teval lower"};
   if (o.threads > 0 && o.engine != "jit")
     throw UsageError{"--threads applies to --engine jit"};
+  if (o.no_cache && o.engine != "jit")
+    throw UsageError{"--no-cache applies to --engine jit"};
   if ((o.any_order || o.fma) && o.engine != "jit" && o.engine != "hexagon")
     throw UsageError{"--order any and --fma apply to the compiled engines (--engine jit or "
                      "hexagon): the interpreter's order is the sequential one"};

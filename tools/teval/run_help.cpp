@@ -71,6 +71,10 @@ options:
   --fma                  --engine jit|hexagon: let the compiler fuse a
                          product into the sum or addition it feeds; the
                          results are within teval check --fma's bound
+  --no-cache             --engine jit: compile the kernel even if an earlier
+                         run cached its code (by default compiled code is
+                         kept in $TEVAL_CACHE_DIR, else ~/.cache/teval, and
+                         reused; TEVAL_NO_CACHE=1 turns the cache off)
   --max-memory SIZE      the most the program's tensors may take in all
                          (bytes, or with K, M, G, T; default 8G or half the
                          machine's memory): a larger program is an error
