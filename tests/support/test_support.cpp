@@ -86,18 +86,21 @@ std::string shell_quoted(const std::string& s) {
 
 namespace {
 
-// Runs \p line (a shell command) with its output captured. The JIT's kernel
-// cache is the build's own (build/test-scratch/kernel-cache), shared by the
-// tests, unless the line names another.
+// Every test process, and every command it runs, uses the build's own
+// kernel cache (build/test-scratch/kernel-cache) instead of the user's.
+[[maybe_unused]] const bool kHermeticKernelCache = [] {
+  setenv("TEVAL_CACHE_DIR", (binary_dir() / "test-scratch" / "kernel-cache").c_str(), 1);
+  return true;
+}();
+
+// Runs \p line (a shell command) with its output captured.
 Result capture(const std::string& line, const std::filesystem::path& cwd) {
   static int calls = 0;
   std::filesystem::path scratch =
       scratch_dir("cli-capture-" + std::to_string(getpid()) + "-" + std::to_string(calls++));
-  std::string cache = (binary_dir() / "test-scratch" / "kernel-cache").string();
-  std::string cmd =
-      "cd " + shell_quoted(cwd.string()) + " && TEVAL_CACHE_DIR=" + shell_quoted(cache) +
-      " && export TEVAL_CACHE_DIR && { " + line + "\n} > " +
-      shell_quoted((scratch / "out").string()) + " 2> " + shell_quoted((scratch / "err").string());
+  std::string cmd = "cd " + shell_quoted(cwd.string()) + " && { " + line + "\n} > " +
+                    shell_quoted((scratch / "out").string()) + " 2> " +
+                    shell_quoted((scratch / "err").string());
   int status = std::system(cmd.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
