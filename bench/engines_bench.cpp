@@ -10,9 +10,13 @@
 #include "core/lower.h"
 #include "interp/interpreter.h"
 #include "jit/jit.h"
+#include "oracle/bounds.h"
+#include "oracle/exact_eval.h"
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 namespace {
@@ -102,5 +106,41 @@ void BM_EngineCompile(benchmark::State& state) {
   state.SetLabel(shape.name);
 }
 BENCHMARK(BM_EngineCompile)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+
+// The same with the kernel cache warm (JitOptions::cache, in a directory of
+// its own): generating the IR the key is computed from, reading the
+// object and linking it, in place of optimisation and code generation.
+void BM_EngineCompileCached(benchmark::State& state) {
+  const Shape& shape = shapes().at(static_cast<size_t>(state.range(0)));
+  bench::Prepared p = bench::prepare(shape.text);
+  core::LoopNest nest = core::lower(p.kernel);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "teval-bench-cache";
+  setenv("TEVAL_CACHE_DIR", dir.c_str(), 1);
+  jit::Jit jit(jit::JitOptions{.watermarks = false, .cache = true});
+  jit.compile(nest); // stored
+  for (auto _ : state)
+    benchmark::DoNotOptimize(jit.compile(nest));
+  std::filesystem::remove_all(dir);
+  state.SetLabel(shape.name);
+}
+BENCHMARK(BM_EngineCompileCached)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+
+// What `teval check` computes besides the sequential run, on shapes the
+// walk finishes in seconds: the exact result and the rigorous bound of
+// every element (G MAC/s of the program's work). range(0): a 64³ matmul,
+// a padded 16-channel 18×18 convolution.
+void BM_CheckOracle(benchmark::State& state) {
+  std::string text = state.range(0) == 0 ? matmul(64) : conv(1, 16, 18, 18, 16);
+  double work = state.range(0) == 0 ? 64.0 * 64 * 64 : 16.0 * 18 * 18 * 16 * 9;
+  bench::Prepared p = bench::prepare(text);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(oracle::run_exact(p.kernel, p.inputs));
+    benchmark::DoNotOptimize(oracle::bounds(p.kernel, p.inputs));
+  }
+  state.counters["G MAC/s"] =
+      benchmark::Counter(work * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(state.range(0) == 0 ? "matmul 64^3" : "conv 1x16x18x18 * 16x16x3x3");
+}
+BENCHMARK(BM_CheckOracle)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
