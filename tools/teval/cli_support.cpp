@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <set>
 
 namespace teval::tools {
 
@@ -121,6 +122,19 @@ std::string type_text(core::DType t, const core::Shape& s) {
 
 std::string read_source(const std::string& path) {
   return core::read_file(path, core::kMaxSourceBytes, "a source text");
+}
+
+void only_program_options(const std::vector<std::string>& args, const std::string& command) {
+  static const std::set<std::string> kProgramOptions = {"-e", "--lang", "--entry",     "-p",
+                                                        "-i", "--seed", "--max-memory"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (kProgramOptions.count(args[i]))
+      ++i; // its value
+    else if (args[i].size() > 1 && args[i][0] == '-')
+      throw UsageError{args[i] + " is not an option of " + command +
+                       ": it takes the program options only (FILE or -e, --lang, --entry, -p, "
+                       "-i, --seed, --max-memory)"};
+  }
 }
 
 } // namespace teval::tools

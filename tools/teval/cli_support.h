@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace teval::tools {
 
@@ -33,6 +34,11 @@ double parse_seconds(const std::string& option, const std::string& v);
 /// with an optional unit s (the default), m or h ("90", "10m", "1.5h"), at
 /// most 10^6 hours. Throws UsageError.
 double parse_duration(const std::string& option, const std::string& v);
+
+/// Throws a UsageError naming the first option in \p args that is not a
+/// program option (FILE or -e, --lang, --entry, -p, -i, --seed,
+/// --max-memory), for \p command ("teval check"), which takes only those.
+void only_program_options(const std::vector<std::string>& args, const std::string& command);
 
 /// The value \p v of option \p option as a shard "I/N": 0 <= I < N,
 /// N >= 1. Throws UsageError.

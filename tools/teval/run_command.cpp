@@ -533,18 +533,7 @@ int run(const Options& o) {
 
 LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command) {
   Options o = parse_options(args);
-  // Name the first option of teval run that is not a program option.
-  static const std::set<std::string> kProgramOptions = {"-e", "--lang", "--entry",     "-p",
-                                                        "-i", "--seed", "--max-memory"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (kProgramOptions.count(args[i])) {
-      ++i; // its value
-    } else if (args[i].size() > 1 && args[i][0] == '-') {
-      throw UsageError{args[i] + " is not an option of " + command +
-                       ": it takes the program options only (FILE or -e, --lang, --entry, -p, "
-                       "-i, --seed, --max-memory)"};
-    }
-  }
+  only_program_options(args, command);
   if (o.max_memory)
     core::set_memory_budget(o.max_memory);
   LoadedProgram p;
