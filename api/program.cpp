@@ -8,6 +8,7 @@
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
 #include "oracle/bounds.h"
+#include "oracle/evaluate.h"
 #include "oracle/exact_eval.h"
 #include "oracle/verdict.h"
 #include "parser/antares/antares.h"
@@ -335,19 +336,15 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       fail("the program has no output `" + name + "`; its outputs are: " + name_list(p.outputs));
   try {
     std::vector<core::Tensor> given = named_inputs(p, inputs);
-    std::vector<core::Tensor> sequential, exact;
-    std::vector<oracle::BoundTensor> bounds;
+    oracle::Evaluation values;
     oracle::BoundOptions bound_options;
     bound_options.fma = options.fma;
     bound_options.excess_precision = options.excess_precision;
     bound_options.math_ulps = options.math_ulp;
     for (const auto& [name, ulps] : options.function_ulp)
       bound_options.function_ulps[oracle::math_function(name)] = ulps;
-    api::controlled(options.timeout, options.stop, [&] {
-      sequential = interp::run(p.kernel, given);
-      exact = oracle::run_exact(p.kernel, given);
-      bounds = oracle::bounds(p.kernel, given, bound_options);
-    });
+    api::controlled(options.timeout, options.stop,
+                    [&] { values = oracle::evaluate(p.kernel, given, bound_options); });
     oracle::CheckOptions rule;
     rule.rule = static_cast<oracle::Rule>(options.rule);
     rule.ulps = options.ulps;
@@ -358,8 +355,8 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       size_t o = 0;
       while (p.outputs[o].name != name)
         ++o;
-      oracle::OutputVerdict v =
-          oracle::judge(name, api::internal_tensor(ref), sequential[o], exact[o], bounds[o], rule);
+      oracle::OutputVerdict v = oracle::judge(name, api::internal_tensor(ref), values.sequential[o],
+                                              values.exact[o], values.bounds[o], rule);
       oracle::explain(v, p.kernel, given, o);
       Verdict out;
       out.name = name;

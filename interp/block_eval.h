@@ -17,6 +17,7 @@
 
 #include "core/kernel.h"
 #include "core/tensor.h"
+#include "interp/affine.h"
 
 #include <cstdint>
 #include <cstring>
@@ -168,12 +169,8 @@ private:
   void select_valid();
 
   // An integer expression affine in the index variables that, over the
-  // statement's whole box of points, never leaves its dtype (so never wraps
-  // or traps), nor does any part of it: constant + sum of coeff[v] * var v.
-  struct Affine {
-    int64_t constant = 0;
-    std::vector<int64_t> coeff;
-  };
+  // statement's whole box of points, never leaves its dtype (interp/affine.h).
+  using Affine = interp::Affine;
   std::optional<Affine> affine(const core::Expr& e) const;
   // The flat position of an access whose every index is affine and in
   // range at every point of the box, or nothing.

@@ -2,12 +2,12 @@
 // `x[i...].when([c...], k)` with affine conditions and indices, evaluated in
 // one pass over a block, each condition and index stepped through the
 // block's row-major walk.
+#include "interp/affine.h"
 #include "interp/block_eval.h"
 
 #include "core/shape.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace teval::interp::detail {
 
@@ -63,40 +63,18 @@ BlockEvaluator::guarded_read(const core::Select& s) const {
   }
   // The conjuncts: comparisons of affine operands, whose difference over
   // the box fits int64 (each operand fits its dtype).
-  using Wide = __int128;
-  std::function<bool(const Expr&)> conjuncts = [&](const Expr& c) {
-    const auto* a = std::get_if<core::Apply>(&c->node);
-    if (!a)
-      return false;
-    if (a->op == Op::And)
-      return conjuncts(a->args[0]) && conjuncts(a->args[1]);
-    if (core::rule(a->op) != core::OpRule::Compare || a->op == Op::Same)
-      return false;
-    std::optional<Affine> x = affine(a->args[0]), y = affine(a->args[1]);
-    if (!x || !y)
-      return false;
-    Comparison cmp{a->op, {x->constant, {}}};
-    Wide constant = Wide(x->constant) - y->constant, lo = constant, hi = constant;
-    for (size_t v = 0; v < x->coeff.size(); ++v) {
-      Wide k = Wide(x->coeff[v]) - y->coeff[v];
-      if (k == 0)
-        continue;
-      if (k < INT64_MIN || k > INT64_MAX)
-        return false;
-      cmp.difference.terms.emplace_back(static_cast<int>(v), static_cast<int64_t>(k));
-      Wide p = k * s_.vars[v].begin, q = k * (s_.vars[v].end - 1);
-      lo += std::min(p, q);
-      hi += std::max(p, q);
-    }
-    if (lo < INT64_MIN || hi > INT64_MAX)
-      return false;
-    cmp.difference.constant = static_cast<int64_t>(constant);
+  std::optional<std::vector<interp::Comparison>> conjuncts = interp::conjunction(s.cond, s_.vars);
+  if (!conjuncts)
+    return std::nullopt;
+  for (const interp::Comparison& c : *conjuncts) {
+    Comparison cmp{c.op, {c.difference.constant, {}, {}}};
+    for (size_t v = 0; v < c.difference.coeff.size(); ++v)
+      if (c.difference.coeff[v] != 0)
+        cmp.difference.terms.emplace_back(static_cast<int>(v), c.difference.coeff[v]);
     finish(cmp.difference);
     g.conditions.push_back(std::move(cmp));
-    return true;
-  };
-  if (!conjuncts(s.cond))
-    return std::nullopt;
+  }
+  using Wide = __int128;
   // Whether every index is in range wherever the conditions hold: over
   // the whole box, or by a lower and an upper bound among the conditions.
   const core::Shape& shape = tensors_[load->tensor]->shape();

@@ -494,10 +494,21 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
 
 } // namespace
 
-std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
-                                const BoundOptions& options) {
+Interval fused_term(const core::ExprNode& e, const core::Apply& a, const Scalar* operands,
+                    const BoundOptions& options) {
   BoundDomain domain(options);
-  std::vector<std::vector<Interval>> outs = Walk<BoundDomain>(kernel, domain).run(inputs);
+  Interval args[2] = {Interval::point(operands[0]), Interval::point(operands[1])};
+  return domain.apply(e, a, args, /*fused=*/true);
+}
+
+std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
+                                const BoundOptions& options,
+                                std::map<int, std::vector<Interval>> provided) {
+  BoundDomain domain(options);
+  Walk<BoundDomain> walk(kernel, domain);
+  for (auto& [tensor, values] : provided)
+    walk.provide(tensor, std::move(values));
+  std::vector<std::vector<Interval>> outs = walk.run(inputs);
   std::vector<BoundTensor> result;
   for (size_t o = 0; o < outs.size(); ++o) {
     const core::TensorDecl& d = kernel.tensors[kernel.outputs[o]];

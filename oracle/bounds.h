@@ -83,7 +83,10 @@ struct BoundTensor {
 /// The bounds of every output of \p kernel on \p inputs (one per input
 /// tensor in declaration order). The caller has already run the program:
 /// errors of the sequential evaluation are the interpreter's to report.
+/// \p provided gives the bounds of some tensors, computed otherwise (the
+/// fast check's): their statements are not walked.
 std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
-                                const BoundOptions& options = {});
+                                const BoundOptions& options = {},
+                                std::map<int, std::vector<Interval>> provided = {});
 
 } // namespace teval::oracle

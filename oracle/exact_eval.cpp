@@ -3,6 +3,7 @@
 
 #include "oracle/dyadic.h"
 #include "oracle/exact_math.h"
+#include "oracle/fast_sum.h"
 #include "oracle/walk.h"
 
 namespace teval::oracle {
@@ -104,7 +105,17 @@ std::pair<std::vector<Dependency>, int64_t> dependencies(const core::Kernel& ker
                                                          size_t limit) {
   ExactDomain domain;
   Walk<ExactDomain> walk(kernel, domain);
-  walk.trace(kernel.outputs.at(output), flat, limit);
+  int traced = kernel.outputs.at(output);
+  walk.trace(traced, flat, limit);
+  // The contractions before the traced statement, computed fast; the walk
+  // visits only the points that write the traced element.
+  if (auto fast = fast_statements(kernel, inputs, {}, 0, traced))
+    for (auto& [id, v] : *fast) {
+      std::vector<core::Scalar> values(static_cast<size_t>(v.exact.numel()));
+      for (int64_t i = 0; i < v.exact.numel(); ++i)
+        values[static_cast<size_t>(i)] = v.exact.get(i);
+      walk.provide(id, std::move(values));
+    }
   walk.run(inputs);
   std::vector<Dependency> deps;
   for (const Read<core::Scalar>& r : walk.reads())

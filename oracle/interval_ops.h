@@ -45,4 +45,10 @@ Interval math_bound(core::Op op, core::DType t, const Interval& x, const BoundOp
 Interval pow_bound(core::DType t, const Interval& x, const Interval& y,
                    const BoundOptions& options);
 
+/// The bound of a term of a float sum that is node \p e, applying \p a to
+/// the values \p operands (a product, fused into the sum with
+/// options.fma): what the walk computes for it.
+Interval fused_term(const core::ExprNode& e, const core::Apply& a, const core::Scalar* operands,
+                    const BoundOptions& options);
+
 } // namespace teval::oracle

@@ -11,15 +11,14 @@ namespace teval::oracle {
 
 using core::DType;
 
-namespace {
-
-/// The largest power of two dividing finite nonzero \p v.
 double lowest_bit(double v) {
   int e = 0;
   std::frexp(v, &e);
   auto m = static_cast<uint64_t>(std::fabs(std::ldexp(v, 53 - e))); // v = m·2^(e-53)
   return std::ldexp(static_cast<double>(m & -m), e - 53);
 }
+
+namespace {
 
 /// The unit roundoff of the narrowest binary format wider than \p t that
 /// a sum may be accumulated in (docs/ORACLE.md): float32 for float16 and
@@ -40,48 +39,48 @@ double wider_unit_roundoff(DType t) {
 
 void SumBound::add(const Interval& v) {
   if (v.any) {
-    any_ = true;
+    s_.any = true;
     return;
   }
-  nan_ = nan_ || v.nan;
+  s_.nan = s_.nan || v.nan;
   if (v.no_number())
     return;
-  ++terms_;
+  ++s_.terms;
   if (v.lo.f == -INFINITY)
-    minus_inf_ = true;
+    s_.minus_inf = true;
   if (v.hi.f == INFINITY)
-    plus_inf_ = true;
+    s_.plus_inf = true;
   // An infinite term adds only its sign (finish() makes that end
   // infinite); one that may also be finite may be any value of its type.
   if (v.singleton() && std::isinf(v.lo.f))
     return;
   if (std::isinf(v.lo.f) || std::isinf(v.hi.f)) {
-    magnitude_ = INFINITY;
+    s_.magnitude = INFINITY;
     return;
   }
-  lo_ = add_down(lo_, v.lo.f);
-  hi_ = add_up(hi_, v.hi.f);
-  magnitude_ = add_up(magnitude_, std::max(std::fabs(v.lo.f), std::fabs(v.hi.f)));
-  positive_ = add_up(positive_, std::max(v.hi.f, 0.0));
-  negative_ = add_up(negative_, std::max(-v.lo.f, 0.0));
-  nonnegative_ = nonnegative_ && v.lo.f >= 0;
-  nonpositive_ = nonpositive_ && v.hi.f <= 0;
-  largest_lo_ = std::max(largest_lo_, v.lo.f);
-  smallest_hi_ = std::min(smallest_hi_, v.hi.f);
+  s_.lo = add_down(s_.lo, v.lo.f);
+  s_.hi = add_up(s_.hi, v.hi.f);
+  s_.magnitude = add_up(s_.magnitude, std::max(std::fabs(v.lo.f), std::fabs(v.hi.f)));
+  s_.positive = add_up(s_.positive, std::max(v.hi.f, 0.0));
+  s_.negative = add_up(s_.negative, std::max(-v.lo.f, 0.0));
+  s_.nonnegative = s_.nonnegative && v.lo.f >= 0;
+  s_.nonpositive = s_.nonpositive && v.hi.f <= 0;
+  s_.largest_lo = std::max(s_.largest_lo, v.lo.f);
+  s_.smallest_hi = std::min(s_.smallest_hi, v.hi.f);
   if (v.lo.f == 0 && v.hi.f == 0)
     return; // adding a zero is exact: it takes no part in the error bound
-  ++nonzero_;
-  quantum_ = v.singleton() ? std::min(quantum_, lowest_bit(v.lo.f)) : 0;
+  ++s_.nonzero;
+  s_.quantum = v.singleton() ? std::min(s_.quantum, lowest_bit(v.lo.f)) : 0;
 }
 
 Interval SumBound::finish(DType t, bool outward) const {
   // A term that may be infinite or finite: no finite error bound (and
   // an error term times inf below would be NaN).
-  if (any_ || std::isinf(magnitude_))
+  if (s_.any || std::isinf(s_.magnitude))
     return Interval::everything(t);
   FloatFormat f = format_of(t);
   double u = std::ldexp(1.0, -f.precision);
-  double n = static_cast<double>(nonzero_);
+  double n = static_cast<double>(s_.nonzero);
   // Every legal result lies within err of the exact sum (docs/ORACLE.md,
   // "Sums"): (n - 1)·u·Σ|x| for any order in the output dtype, for every
   // n; accumulated in a wider format W and rounded once, (n - 1)·u_W·Σ|x|
@@ -90,26 +89,26 @@ Interval SumBound::finish(DType t, bool outward) const {
   double err = 0;
   if (n > 1) {
     double w = wider_unit_roundoff(t);
-    double in_t = mul_up(mul_up(n - 1, u), magnitude_);
-    double in_w = mul_up(mul_up(n - 1, w), magnitude_);
+    double in_t = mul_up(mul_up(n - 1, u), s_.magnitude);
+    double in_w = mul_up(mul_up(n - 1, w), s_.magnitude);
     double eta = std::ldexp(1.0, f.min_exponent - f.precision); // a rounding below the normals
-    double rounded = add_up(add_up(in_w, mul_up(u, add_up(magnitude_, in_w))), eta);
+    double rounded = add_up(add_up(in_w, mul_up(u, add_up(s_.magnitude, in_w))), eta);
     err = std::max(in_t, rounded);
   }
   // Terms that are all multiples of q with Σ|x| <= 2^p·q: every partial sum
   // of every order is a multiple of q no larger than 2^p·q, a value of t,
   // so no addition rounds and the exact sum is the only result.
-  if (quantum_ > 0 && magnitude_ <= std::ldexp(quantum_, f.precision))
+  if (s_.quantum > 0 && s_.magnitude <= std::ldexp(s_.quantum, f.precision))
     err = 0;
-  double lo = add_down(lo_, -err);
-  double hi = add_up(hi_, err);
-  bool nan = nan_ || (plus_inf_ && minus_inf_);
+  double lo = add_down(s_.lo, -err);
+  double hi = add_up(s_.hi, err);
+  bool nan = s_.nan || (s_.plus_inf && s_.minus_inf);
   // Terms of one sign: every partial sum is at least its largest term
   // (rounding is monotone), so the result is too.
-  if (nonnegative_)
-    lo = std::max(lo, round_double(t, largest_lo_, Rounding::Down));
-  if (nonpositive_)
-    hi = std::min(hi, round_double(t, smallest_hi_, Rounding::Up));
+  if (s_.nonnegative)
+    lo = std::max(lo, round_double(t, s_.largest_lo, Rounding::Down));
+  if (s_.nonpositive)
+    hi = std::min(hi, round_double(t, s_.smallest_hi, Rounding::Up));
   // Every evaluation is monotone in each term, so no partial sum exceeds
   // that of the same order over the positive parts alone, all of one sign:
   // at most P·(1 + (n - 1)·u), P the sum of the positive parts (the bound
@@ -119,13 +118,13 @@ Interval SumBound::finish(DType t, bool outward) const {
   // infinite term of the other sign, NaN.
   double overflow = std::ldexp(2.0 - std::ldexp(1.0, -f.precision), f.max_exponent);
   double growth = add_up(1, mul_up(std::max(n - 1, 0.0), u));
-  bool positive_overflow = mul_up(positive_, growth) >= overflow;
-  bool negative_overflow = mul_up(negative_, growth) >= overflow;
-  if (positive_overflow || plus_inf_)
+  bool positive_overflow = mul_up(s_.positive, growth) >= overflow;
+  bool negative_overflow = mul_up(s_.negative, growth) >= overflow;
+  if (positive_overflow || s_.plus_inf)
     hi = INFINITY;
-  if (negative_overflow || minus_inf_)
+  if (negative_overflow || s_.minus_inf)
     lo = -INFINITY;
-  nan = nan || ((positive_overflow || plus_inf_) && (negative_overflow || minus_inf_));
+  nan = nan || ((positive_overflow || s_.plus_inf) && (negative_overflow || s_.minus_inf));
   Interval r = values_between(t, lo, hi, outward);
   r.nan = nan;
   return r;

@@ -27,6 +27,7 @@
 #include "core/scalar_ops.h"
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <set>
@@ -73,6 +74,13 @@ public:
   Walk(const core::Kernel& k, D& domain)
       : k_(k), d_(domain), inputs_(k.tensors.size()), values_(k.tensors.size()) {}
 
+  /// Gives tensor \p tensor the values \p values: the statement that
+  /// computes it is not walked (its values were computed otherwise).
+  void provide(int tensor, Values values) {
+    values_[static_cast<size_t>(tensor)] = std::move(values);
+    provided_.push_back(tensor);
+  }
+
   /// Evaluates every statement; \p inputs holds the input tensors in
   /// declaration order (each checked against its declaration: Error). They
   /// are read in place: an input element becomes a value when it is loaded.
@@ -87,8 +95,21 @@ public:
       core::check_input(d.name, d.dtype, d.shape, d.span, inputs[next]);
       inputs_[i] = &inputs[next++];
     }
-    for (const core::Statement& s : k_.statements)
-      statement(s);
+    for (const core::Statement& s : k_.statements) {
+      if (std::find(provided_.begin(), provided_.end(), s.target) != provided_.end())
+        continue;
+      auto writers = std::count_if(k_.statements.begin(), k_.statements.end(),
+                                   [&](const core::Statement& x) { return x.target == s.target; });
+      if (s.target != trace_tensor_ || writers != 1) {
+        statement(s);
+        continue;
+      }
+      // Tracing: only the points that write the traced element, and
+      // nothing after them (the values are not wanted, only the reads).
+      std::optional<core::Statement> traced = only_points_writing(s, trace_flat_);
+      statement(traced ? *traced : s);
+      return {};
+    }
     std::vector<Values> out;
     for (int o : k_.outputs)
       out.push_back(values_of(o));
@@ -96,6 +117,31 @@ public:
   }
 
 private:
+  // \p s restricted to the points that write element \p flat of its
+  // target, when each output index is a variable of its own; else nothing.
+  std::optional<core::Statement> only_points_writing(const core::Statement& s, int64_t flat) {
+    const core::Shape& shape = k_.tensors[s.target].shape;
+    core::Statement r = s;
+    std::vector<int64_t> idx(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+      idx[d] = flat % shape[d];
+      flat /= shape[d];
+    }
+    std::vector<char> seen(s.vars.size(), 0);
+    for (size_t d = 0; d < s.out_index.size(); ++d) {
+      const auto* v = std::get_if<core::VarRef>(&s.out_index[d]->node);
+      if (!v || seen[v->var])
+        return std::nullopt;
+      seen[v->var] = 1;
+      core::IndexVar& var = r.vars[v->var];
+      if (idx[d] < var.begin || idx[d] >= var.end)
+        var.end = var.begin; // no point writes it
+      else
+        var.begin = idx[d], var.end = idx[d] + 1;
+    }
+    return r;
+  }
+
   void statement(const core::Statement& s) {
     const core::TensorDecl& decl = k_.tensors[s.target];
     int64_t numel = 1;
@@ -490,6 +536,7 @@ private:
   int64_t read_count_ = 0;
   std::vector<const core::Tensor*> inputs_; // by tensor id; null for the others
   std::vector<Values> values_;
+  std::vector<int> provided_;
   const core::Statement* s_ = nullptr;
   std::vector<int64_t> strides_;
   std::vector<int64_t> point_;

@@ -10,7 +10,7 @@
 #include "jit/hexagon/hexagon.h"
 #include "jit/jit.h"
 #include "oracle/bounds.h"
-#include "oracle/exact_eval.h"
+#include "oracle/evaluate.h"
 #include "oracle/verdict.h"
 #include "parser/antares/antares.h"
 #include "parser/tile/tile.h"
@@ -125,8 +125,9 @@ std::optional<Disagreement> judge_external(const core::Kernel& k,
   std::string fallback;
   if (compare == Target::Compare::Check) {
     try {
-      exact = oracle::run_exact(k, inputs);
-      bound = oracle::bounds(k, inputs, {.fma = fma});
+      oracle::Evaluation values = oracle::evaluate(k, inputs, {.fma = fma});
+      exact = std::move(values.exact);
+      bound = std::move(values.bounds);
     } catch (const core::Error& e) {
       // A program the oracle cannot bound (an exact product too long) is
       // judged bit for bit.

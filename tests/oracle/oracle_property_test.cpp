@@ -18,6 +18,7 @@
 #include "oracle/verdict.h"
 #include "verify/generators.h"
 
+#include "tests/oracle/fast_check.h"
 #include "tests/support/programs.h"
 #include "tests/support/sum_orders.h"
 
@@ -110,6 +111,9 @@ void check_inside(const verify::Program& p, uint64_t seed, bool extreme = false)
     return;
   assert_inside(*e, e->sequential, "the interpreter");
   assert_inside(*e, e->exact, "the exact result");
+  // What teval check compares with, computed fast, is what the walks give.
+  expect_fast_is_walk(e->kernel, e->inputs, {});
+  expect_fast_is_walk(e->kernel, e->inputs, {.fma = true});
   core::LoopNest nest = core::lower(e->kernel);
   assert_inside(*e, interp::ireval(nest, e->inputs), "IREval");
   assert_inside(*e, jit::Jit().compile(nest)->run(e->inputs), "the JIT");

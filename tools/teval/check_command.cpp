@@ -5,9 +5,8 @@
 #include "core/format.h"
 #include "core/interrupt.h"
 #include "core/json.h"
-#include "interp/interpreter.h"
 #include "oracle/bounds.h"
-#include "oracle/exact_eval.h"
+#include "oracle/evaluate.h"
 #include "oracle/verdict.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/run_command.h"
@@ -325,13 +324,8 @@ int check(const CheckArgs& c) {
     report(c, "fail", wrong, unchecked, unjudged);
     return 1;
   }
-  std::vector<core::Tensor> sequential, exact;
-  std::vector<oracle::BoundTensor> bound;
-  auto evaluate = [&] {
-    sequential = interp::run(k, p.inputs);
-    exact = oracle::run_exact(k, p.inputs);
-    bound = oracle::bounds(k, p.inputs, c.bound);
-  };
+  oracle::Evaluation values;
+  auto evaluate = [&] { values = oracle::evaluate(k, p.inputs, c.bound); };
   if (c.timeout > 0) {
     auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
     if (!core::run_within(budget, evaluate))
@@ -344,8 +338,8 @@ int check(const CheckArgs& c) {
   bool fail = false, inconclusive = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
     int o = which[i];
-    verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], sequential[o], exact[o],
-                                     bound[o], c.check));
+    verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], values.sequential[o],
+                                     values.exact[o], values.bounds[o], c.check));
     oracle::explain(verdicts.back(), k, p.inputs, static_cast<size_t>(o));
     fail = fail || verdicts.back().status == oracle::Status::Mismatch;
     inconclusive = inconclusive || verdicts.back().status == oracle::Status::Inconclusive;
