@@ -155,7 +155,7 @@ def main():
                 "einsum_rate": layer["macs"] / einsum_s / 1e9,
             })
             print("done: " + layer["name"], file=sys.stderr)
-    ms = lambda s: "—" if s is None else "%.0f ms" % (s * 1000) if s < 10 else "%.1f s" % s
+    ms = lambda s: "—" if s is None else "%.0f ms" % (s * 1000) if s < 1 else "%.1f s" % s
     print("| layer | teval check | check --walk | jit run, cached | jit run, cold | compile "
           "(cold − cached) | check ÷ jit run (cached, cold) | torch | interpreter | ÷ numpy "
           "einsum(optimize) | verdict |")

@@ -1,6 +1,7 @@
 // The terms of a contraction, output by output (see contraction.h).
 #include "interp/contraction.h"
 
+#include "core/interrupt.h"
 #include "core/numeric.h"
 #include "core/shape.h"
 
@@ -15,7 +16,30 @@ using Wide = __int128;
 
 namespace {
 
-// The lanes j < \p lanes (bit j) where d + c·j compares with 0 as \p op says.
+double load_float32(const std::byte* bytes, int64_t at) {
+  float v;
+  std::memcpy(&v, bytes + 4 * at, 4);
+  return v;
+}
+
+// Element \p at of a factor's floating tensor.
+double load(const Contraction::Factor& f, int64_t at) {
+  switch (f.type) {
+  case DType::Float32:
+    return load_float32(f.bytes, at);
+  case DType::Float64: {
+    double v;
+    std::memcpy(&v, f.bytes + 8 * at, 8);
+    return v;
+  }
+  default: {
+    uint16_t b;
+    std::memcpy(&b, f.bytes + 2 * at, 2);
+    return f.type == DType::Float16 ? core::float16_value(b) : core::bfloat16_value(b);
+  }
+  }
+}
+
 // The lanes [lo, hi) as bits.
 inline uint64_t lane_run(int64_t lo, int64_t hi, int lanes) {
   lo = std::max<int64_t>(lo, 0);
@@ -26,6 +50,7 @@ inline uint64_t lane_run(int64_t lo, int64_t hi, int lanes) {
   return below_hi & ~((uint64_t{1} << lo) - 1);
 }
 
+// The lanes j < \p lanes (bit j) where d + c·j compares with 0 as \p op says.
 uint64_t lanes_where(Wide d, Wide c, core::Op op, int lanes) {
   const uint64_t all = (uint64_t{1} << lanes) - 1;
   // The common case, a step of -1, 0 or 1 along the row and a value far
@@ -213,30 +238,11 @@ std::optional<Contraction> Contraction::plan(const core::Kernel& kernel, const c
       return std::nullopt;
     c.factors_.push_back(std::move(*f));
   }
-  // The values of each tensor read, as doubles.
-  c.data_ = std::make_shared<std::vector<std::pair<int, std::vector<double>>>>();
-  for (int id : c.reads()) {
-    const core::Tensor& t = *tensors[id];
-    std::vector<double> values(static_cast<size_t>(t.numel()));
-    const std::byte* p = t.bytes().data();
-    if (t.dtype() == DType::Float32) {
-      for (size_t i = 0; i < values.size(); ++i) {
-        float x;
-        std::memcpy(&x, p + 4 * i, 4);
-        values[i] = x;
-      }
-    } else if (t.dtype() == DType::Float64) {
-      std::memcpy(values.data(), p, 8 * values.size());
-    } else {
-      for (size_t i = 0; i < values.size(); ++i)
-        values[i] = t.get(static_cast<int64_t>(i)).f;
-    }
-    c.data_->emplace_back(id, std::move(values));
-  }
   for (Factor& f : c.factors_)
-    for (const auto& [id, values] : *c.data_)
-      if (f.tensor == id)
-        f.data = values.data();
+    if (!f.constant) {
+      f.bytes = tensors[f.tensor]->bytes().data();
+      f.type = tensors[f.tensor]->dtype();
+    }
   return c;
 }
 
@@ -248,9 +254,10 @@ std::vector<int> Contraction::reads() const {
   return ids;
 }
 
-bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
+bool Contraction::terms(int64_t first, int lanes, int64_t from, int64_t to_point,
+                        Terms& out) const {
   const size_t n = affine_.size();
-  const size_t per = static_cast<size_t>(points_) * kLanes;
+  const size_t per = static_cast<size_t>(to_point - from) * kLanes;
   out.a.resize(per);
   if (product())
     out.b.resize(per);
@@ -263,8 +270,15 @@ bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
     point[out_vars_[d]] = rest % extent;
     rest /= extent;
   }
-  for (int v : reduce_vars_)
-    point[v] = s_->vars[v].begin;
+  // The reduction point \p from, row-major.
+  std::vector<int64_t> counter(reduce_vars_.size(), 0);
+  rest = from;
+  for (size_t r = reduce_vars_.size(); r-- > 0;) {
+    const core::IndexVar& var = s_->vars[reduce_vars_[r]];
+    counter[r] = rest % (var.end - var.begin);
+    rest /= var.end - var.begin;
+    point[reduce_vars_[r]] = var.begin + counter[r];
+  }
   // Every affine value at that point, its change from a lane to the next,
   // and its change when reduction variable r steps (those inside it
   // starting again); modulo 2^64, as every value reached fits int64.
@@ -285,7 +299,6 @@ bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
       reset += k * static_cast<uint64_t>(var.end - 1 - var.begin);
     }
   }
-  std::vector<int64_t> counter(reduce_vars_.size(), 0);
   const size_t nr = reduce_vars_.size();
   const uint64_t all = (uint64_t{1} << lanes) - 1;
   // The lanes where affine value \p id compares with 0 as \p op says.
@@ -299,7 +312,8 @@ bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
     return m;
   };
   const bool compact = skip_ || !constraints_.empty();
-  for (int64_t k = 0; k < points_; ++k) {
+  for (int64_t point_k = from; point_k < to_point; ++point_k) {
+    const int64_t k = point_k - from;
     uint64_t present = all;
     for (const auto& [id, bound] : constraints_)
       present &= where(id, core::Op::Ge) &
@@ -334,7 +348,7 @@ bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
       const uint64_t base = static_cast<uint64_t>(cur[f.flat]);
       const uint64_t stride = static_cast<uint64_t>(lane[f.flat]);
       auto read = [&](int j) {
-        double v = f.data[static_cast<int64_t>(base + stride * static_cast<uint64_t>(j))];
+        double v = load(f, static_cast<int64_t>(base + stride * static_cast<uint64_t>(j)));
         return f.cast ? core::round_float(*f.cast, v) : v;
       };
       int low = taken ? __builtin_ctzll(taken) : 0;
@@ -344,8 +358,12 @@ bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
         // value, and a read along the row is a copy or one value.
         std::fill(row, row + low, f.value);
         std::fill(row + high, row + lanes, f.value);
-        if (stride == 1 && !f.cast)
-          std::copy_n(f.data + static_cast<int64_t>(base) + low, high - low, row + low);
+        if (stride == 1 && !f.cast && f.type == DType::Float32)
+          for (int j = low; j < high; ++j)
+            row[j] = load_float32(f.bytes, static_cast<int64_t>(base) + j);
+        else if (stride == 1 && !f.cast && f.type == DType::Float64)
+          std::memcpy(row + low, f.bytes + 8 * (static_cast<int64_t>(base) + low),
+                      sizeof(double) * static_cast<size_t>(high - low));
         else if (stride == 0 && high > low)
           std::fill(row + low, row + high, read(low));
         else
@@ -373,7 +391,83 @@ bool Contraction::terms(int64_t first, int lanes, Terms& out) const {
   }
   if (!compact)
     for (int j = 0; j < lanes; ++j)
-      out.count[j] = points_;
+      out.count[j] = to_point - from;
+  return true;
+}
+
+namespace {
+
+// Adds term k of lanes j < count[j] to sums[j], products rounded, in T
+// (float or double: the interpreter's rounding of each operation).
+template <class T>
+void add_terms(T* sums, const Contraction::Terms& terms, bool product, int lanes, int64_t longest,
+               bool uniform) {
+  constexpr int kLanes = Contraction::kLanes;
+  for (int64_t k = 0; k < longest; ++k) {
+    const double* a = terms.a.data() + k * kLanes;
+    const double* b = product ? terms.b.data() + k * kLanes : nullptr;
+    if (uniform) { // every lane has every term: a loop the compiler vectorises
+      for (int j = 0; j < lanes; ++j)
+        sums[j] =
+            sums[j] + (b ? static_cast<T>(a[j]) * static_cast<T>(b[j]) : static_cast<T>(a[j]));
+    } else {
+      for (int j = 0; j < lanes; ++j)
+        if (k < terms.count[j])
+          sums[j] =
+              sums[j] + (b ? static_cast<T>(a[j]) * static_cast<T>(b[j]) : static_cast<T>(a[j]));
+    }
+  }
+}
+
+} // namespace
+
+bool Contraction::sum_in_order(core::Tensor& out,
+                               const std::function<void(int64_t)>& progress) const {
+  constexpr int64_t kChunk = 1024;
+  const double init = s_->init.f;
+  Terms t;
+  int64_t done = 0;
+  for (int64_t row = 0; row < outputs_ / row_; ++row)
+    for (int64_t start = 0; start < row_; start += kLanes) {
+      core::poll_interrupt();
+      const int64_t first = row * row_ + start;
+      const int lanes = static_cast<int>(std::min<int64_t>(kLanes, row_ - start));
+      std::array<float, kLanes> single;
+      std::array<double, kLanes> wide;
+      single.fill(static_cast<float>(init));
+      wide.fill(init);
+      for (int64_t from = 0; from < points_; from += kChunk) {
+        if (!terms(first, lanes, from, std::min(points_, from + kChunk), t))
+          return false;
+        int64_t longest = 0;
+        bool uniform = true;
+        for (int j = 0; j < lanes; ++j) {
+          longest = std::max(longest, t.count[j]);
+          uniform = uniform && t.count[j] == t.count[0];
+        }
+        if (dtype_ == DType::Float32) {
+          add_terms(single.data(), t, product(), lanes, longest, uniform);
+        } else if (dtype_ == DType::Float64) {
+          add_terms(wide.data(), t, product(), lanes, longest, uniform);
+        } else {
+          // float16 and bfloat16: each operation in double, rounded.
+          for (int64_t k = 0; k < longest; ++k)
+            for (int j = 0; j < lanes; ++j)
+              if (k < t.count[j]) {
+                size_t at = static_cast<size_t>(k) * kLanes + static_cast<size_t>(j);
+                double r = product() ? core::round_float(dtype_, t.a[at] * t.b[at]) : t.a[at];
+                wide[j] = core::round_float(dtype_, wide[j] + r);
+              }
+        }
+      }
+      for (int j = 0; j < lanes; ++j)
+        out.set(first + j, core::Scalar::of_float(dtype_, dtype_ == DType::Float32
+                                                              ? static_cast<double>(single[j])
+                                                              : wide[j]));
+      done += lanes;
+      if (progress && (start == 0 || done == outputs_))
+        progress(done);
+    }
   return true;
 }
 

@@ -7,9 +7,10 @@
 // reduction variables in row-major order), a few neighbouring outputs at
 // once, without evaluating the expression tree at every point.
 //
-// The oracle's fast check (oracle/evaluate.h) accumulates these terms
-// exactly, with their rigorous bound and in sequence; the definitional
-// walk it is proven equal to visits the same points one at a time.
+// The interpreter adds these terms in sequence (sum_in_order()), and the
+// oracle's fast check (oracle/evaluate.h) accumulates them exactly too, with
+// their rigorous bound; the definitional walk both are proven equal to
+// visits the same points one at a time.
 #pragma once
 
 #include "core/kernel.h"
@@ -17,7 +18,7 @@
 #include "interp/affine.h"
 
 #include <array>
-#include <memory>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -59,24 +60,35 @@ public:
     std::array<int64_t, kLanes> count{};
   };
   /// The terms of outputs first, ..., first + lanes - 1 (flat positions in
-  /// one row, lanes <= kLanes). Returns false when a point reads out of
-  /// range where the statement does not skip such points: the caller walks
-  /// the statement instead, which reports the error where it occurs.
-  bool terms(int64_t first, int lanes, Terms& out) const;
+  /// one row, lanes <= kLanes) at reduction points from, ..., to - 1 (of
+  /// points(), row-major): a long reduction is taken a part at a time.
+  /// Returns false when a point reads out of range where the statement does
+  /// not skip such points: the caller walks the statement instead, which
+  /// reports the error where it occurs.
+  bool terms(int64_t first, int lanes, int64_t from, int64_t to, Terms& out) const;
 
-private:
-  // A factor: a constant, or a read with its guard and cast.
+  /// The interpreter's result: each output's terms added to the initial
+  /// value in order, every product and every sum rounded to the dtype as
+  /// the definitional walk rounds them, into \p out (of the target's dtype
+  /// and shape); \p progress(outputs done) now and then. False as terms():
+  /// a read out of range, reported by the caller's walk.
+  bool sum_in_order(core::Tensor& out, const std::function<void(int64_t)>& progress) const;
+
+  /// A factor: a constant, or a read with its guard and cast.
   struct Factor {
     bool constant = false;
     double value = 0; // the constant, or the guard's other branch
     int tensor = -1;
-    const double* data = nullptr;
+    const std::byte* bytes = nullptr; // the tensor's elements, of dtype type
+    core::DType type = core::DType::Float32;
     std::vector<int> dims;        // affine_ ids of the indices that may leave their extent
     std::vector<int64_t> extents; // and those extents
     int flat = -1;                // affine_ id of the flat position
     std::vector<std::pair<int, core::Op>> guard; // affine_ ids compared with 0
     std::optional<core::DType> cast;             // the read rounded to this dtype
   };
+
+private:
   std::optional<Factor> factor(const core::Kernel& kernel, const core::Expr& e,
                                const std::vector<const core::Tensor*>& tensors);
   int add_affine(const Affine& a);
@@ -92,8 +104,6 @@ private:
   // Every affine value the terms need, stepped together: its coefficients.
   std::vector<Affine> affine_;
   std::vector<std::pair<int, int64_t>> constraints_; // affine_ id, bound
-  // The tensors read, as doubles (shared by copies of the plan).
-  std::shared_ptr<std::vector<std::pair<int, std::vector<double>>>> data_;
 };
 
 } // namespace teval::interp

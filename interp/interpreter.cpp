@@ -7,6 +7,7 @@
 #include "core/progress.h"
 #include "core/scalar_ops.h"
 #include "interp/block_eval.h"
+#include "interp/contraction.h"
 
 #include <algorithm>
 #include <cstring>
@@ -100,6 +101,18 @@ private:
         return;
       }
     }
+    // A contraction: each output's terms added in order, many outputs at
+    // a time (interp/contraction.h), unless a read is out of range (the
+    // walk below reports it).
+    if (options_.blocks)
+      if (std::optional<Contraction> c = Contraction::plan(k_, s, values_)) {
+        if (c->sum_in_order(out, [&](int64_t done) { report(done * c->points()); })) {
+          owned_.push_back(std::move(out));
+          values_[s.target] = &owned_.back();
+          return;
+        }
+        out.fill(s.init);
+      }
     // Track which point first wrote each location where that matters.
     bool track = s.start == core::Start::FirstValue ||
                  (s.aggregation == core::Aggregation::Assign && !core::injective(s));

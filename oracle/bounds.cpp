@@ -494,6 +494,10 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
 
 } // namespace
 
+size_t bound_accumulator_bytes() {
+  return sizeof(BoundDomain::Acc);
+}
+
 Interval fused_term(const core::ExprNode& e, const core::Apply& a, const Scalar* operands,
                     const BoundOptions& options) {
   BoundDomain domain(options);

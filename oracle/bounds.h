@@ -83,6 +83,10 @@ struct BoundTensor {
 /// The bounds of every output of \p kernel on \p inputs (one per input
 /// tensor in declaration order). The caller has already run the program:
 /// errors of the sequential evaluation are the interpreter's to report.
+/// The bytes bounds() keeps for each output element of the reduction it
+/// walks (an accumulator).
+size_t bound_accumulator_bytes();
+
 /// \p provided gives the bounds of some tensors, computed otherwise (the
 /// fast check's): their statements are not walked.
 std::vector<BoundTensor> bounds(const core::Kernel& kernel, std::span<const core::Tensor> inputs,

@@ -46,6 +46,10 @@ void split(double x, int64_t& mantissa, int& exponent) {
 } // namespace
 
 Dyadic::Dyadic() : big_(std::make_unique<Big>()) {}
+
+size_t Dyadic::typical_heap_bytes() {
+  return sizeof(Big) + 512 / 8;
+}
 Dyadic::~Dyadic() = default;
 Dyadic::Dyadic(const Dyadic& o)
     : big_(std::make_unique<Big>(*o.big_)), nan_(o.nan_), inf_(o.inf_), any_term_(o.any_term_),

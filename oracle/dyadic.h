@@ -4,6 +4,7 @@
 
 #include "core/dtype.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -44,6 +45,10 @@ public:
   /// with t's subnormals and overflow to infinity: one rounding, from the
   /// exact value.
   double round_to(core::DType t) const;
+
+  /// The bytes a sum takes on the heap, with a mantissa of up to 512 bits
+  /// (terms within 2^450 of each other); more for wider sums.
+  static size_t typical_heap_bytes();
 
   /// The most mantissa bits an exact product keeps (about 40 000 float32 factors).
   static constexpr int64_t kMaxProductBits = int64_t{1} << 20;

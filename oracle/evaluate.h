@@ -23,7 +23,7 @@ struct Evaluation {
 struct EvaluateOptions {
   /// Compute each contraction over the inputs (oracle/fast_sum.h) from its
   /// terms, on every core; false walks every statement point by point
-  /// (interp::run, run_exact, bounds), the definition.
+  /// (interp::run without blocks, run_exact, bounds), the definition.
   bool fast = true;
   /// Workers of the fast check (0: one per core, fewer for a small
   /// statement).

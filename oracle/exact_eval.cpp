@@ -84,6 +84,10 @@ private:
 
 } // namespace
 
+size_t exact_accumulator_bytes() {
+  return sizeof(ExactDomain::Acc) + Dyadic::typical_heap_bytes();
+}
+
 std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
                                     std::span<const core::Tensor> inputs) {
   ExactDomain domain;

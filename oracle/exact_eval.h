@@ -22,6 +22,10 @@ namespace teval::oracle {
 std::vector<core::Tensor> run_exact(const core::Kernel& kernel,
                                     std::span<const core::Tensor> inputs);
 
+/// The bytes run_exact() keeps for each output element of the reduction it
+/// runs (an accumulator, with an exact sum's mantissa of a few words).
+size_t exact_accumulator_bytes();
+
 /// One value an output element was computed from.
 struct Dependency {
   std::string tensor; ///< the tensor's name (an input, or an intermediate)

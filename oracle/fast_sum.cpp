@@ -1,6 +1,7 @@
 // The fast check of a contraction (see fast_sum.h).
 #include "oracle/fast_sum.h"
 
+#include "core/error.h"
 #include "core/interrupt.h"
 #include "core/numeric.h"
 #include "interp/interpreter.h"
@@ -56,6 +57,10 @@ void accumulate_upward(Lanes* groups, int count_groups, const double* lo, const 
 
 class Worker {
 public:
+  // A long reduction is taken this many points at a time: the buffers stay
+  // in the cache, and their size does not grow with the reduction.
+  static constexpr int64_t kChunk = 1024;
+
   Worker(const interp::Contraction& c, const BoundOptions& options, const Interval& fill_bound,
          const SumBound& base)
       : c_(c), options_(options), t_(c.dtype()), init_(c.statement().init.f),
@@ -65,7 +70,7 @@ public:
       mul_ = &*s.value;
       mul_apply_ = &std::get<core::Apply>(s.value->node);
     }
-    size_t per = static_cast<size_t>(c.points()) * kLanes;
+    size_t per = static_cast<size_t>(std::min(c.points(), kChunk)) * kLanes;
     rounded_.resize(per);
     if (c.product() && options.fma) {
       lo_.resize(per);
@@ -76,15 +81,7 @@ public:
   // Outputs first .. first + lanes - 1 into the result arrays; false when
   // a read is out of range.
   bool run(int64_t first, int lanes, double* sequential, double* exact, Interval* bound) {
-    if (!c_.terms(first, lanes, terms_))
-      return false;
     const bool fused = !lo_.empty();
-    std::array<int64_t, kLanes> count{};
-    int64_t longest = 0;
-    for (int j = 0; j < lanes; ++j) {
-      count[j] = terms_.count[j];
-      longest = std::max(longest, count[j]);
-    }
     const SumBound::State& b = base_.state();
     std::array<Lanes, kLanes / kWidth> s;
     for (int v = 0; v * kWidth < lanes; ++v) {
@@ -106,19 +103,31 @@ public:
       l.negative_zeros = splat_mask(std::signbit(init_) && init_ == 0 ? -1 : 0);
     }
     std::array<bool, kLanes> interval_term{};
+    std::array<int64_t, kLanes> terms{};
     const int groups = (lanes + kWidth - 1) / kWidth;
-    if (!fused && (t_ == DType::Float32 || t_ == DType::Float64)) {
-      detail::round_points(s.data(), groups, terms_.a.data(),
-                           c_.product() ? terms_.b.data() : nullptr, rounded_.data(),
-                           t_ == DType::Float32, count.data(), longest);
-    } else {
-      for (int j = 0; j < lanes; ++j)
-        interval_term[j] = terms_one_by_one(j, s[j / kWidth], j % kWidth);
+    for (int64_t from = 0; from < c_.points(); from += kChunk) {
+      if (!c_.terms(first, lanes, from, std::min(c_.points(), from + kChunk), terms_))
+        return false;
+      std::array<int64_t, kLanes> count{};
+      int64_t longest = 0;
+      for (int j = 0; j < lanes; ++j) {
+        count[j] = terms_.count[j];
+        terms[j] += count[j];
+        longest = std::max(longest, count[j]);
+      }
+      if (!fused && (t_ == DType::Float32 || t_ == DType::Float64)) {
+        detail::round_points(s.data(), groups, terms_.a.data(),
+                             c_.product() ? terms_.b.data() : nullptr, rounded_.data(),
+                             t_ == DType::Float32, count.data(), longest);
+      } else {
+        for (int j = 0; j < lanes; ++j)
+          interval_term[j] = terms_one_by_one(j, s[j / kWidth], j % kWidth) || interval_term[j];
+      }
+      const double* lo = fused ? lo_.data() : rounded_.data();
+      const double* hi = fused ? hi_.data() : rounded_.data();
+      accumulate_upward(s.data(), groups, lo, hi, fused ? rounded_.data() : nullptr, count.data(),
+                        longest);
     }
-    const double* lo = fused ? lo_.data() : rounded_.data();
-    const double* hi = fused ? hi_.data() : rounded_.data();
-    accumulate_upward(s.data(), groups, lo, hi, fused ? rounded_.data() : nullptr, count.data(),
-                      longest);
     for (int j = 0; j < lanes; ++j) {
       const Lanes& l = s[j / kWidth];
       int i = j % kWidth;
@@ -127,7 +136,7 @@ public:
       // threshold (where rounding upward and add_up() part): the walk's
       // code. No partial sum exceeds the sum of the magnitudes.
       if (!l.finite[i] || !(l.magnitude[i] <= DBL_MAX / 4)) {
-        walk_lane(j, exact[j], bound[j]);
+        walk_lane(first + j, exact[j], bound[j]);
         continue;
       }
       SumBound sum = base_;
@@ -148,26 +157,26 @@ public:
       st.smallest_hi = l.smallest_hi[i];
       st.nonnegative = st.nonnegative && l.negative[i] == 0;
       st.nonpositive = st.nonpositive && l.positive[i] == 0;
-      st.terms += count[j];
+      st.terms += terms[j];
       st.nonzero += l.nonzero[i];
       // Powers of two: the smallest is the same in any order.
       st.quantum = interval_term[j] ? 0 : std::min(st.quantum, l.quantum[i]);
       bound[j] = finish(sum);
       double xlo = fused ? -l.exact_low[i] : st.lo, xhi = fused ? l.exact_hi[i] : st.hi;
-      exact[j] = exact_sum(j, xlo, xhi, l.negative_zeros[i] != 0);
+      exact[j] = exact_sum(first + j, xlo, xhi, l.negative_zeros[i] != 0);
     }
     return true;
   }
 
 private:
-  // Lane j's terms one at a time (float16, bfloat16, fused products):
-  // rounded, added in sequence, and each one's bound when fused; the
-  // lane's sequential sum, flags and quantum into element i of \p l.
-  // Returns whether some nonzero term is an interval, not a point.
+  // Lane j's terms of this part one at a time (float16, bfloat16, fused
+  // products): rounded, added in sequence, and each one's bound when fused;
+  // the lane's sequential sum, flags and quantum carried in element i of
+  // \p l. Returns whether some nonzero term is an interval, not a point.
   bool terms_one_by_one(int j, Lanes& l, int i) {
     const bool fused = !lo_.empty();
-    double seq = init_, quantum = INFINITY;
-    bool ok = std::isfinite(init_), negzero = std::signbit(init_) && init_ == 0;
+    double seq = l.sequential[i], quantum = l.quantum[i];
+    bool ok = l.finite[i] != 0, negzero = l.negative_zeros[i] != 0;
     bool not_point = false;
     for (int64_t k = 0; k < terms_.count[j]; ++k) {
       size_t at = static_cast<size_t>(k) * kLanes + static_cast<size_t>(j);
@@ -219,9 +228,22 @@ private:
     return sum.finish(t_, false);
   }
 
-  // The exact sum rounded once, from its enclosure [lo, hi] where both
-  // round alike, else accumulated exactly.
-  double exact_sum(int j, double lo, double hi, bool negative_zeros) {
+  // Calls f(a, b) for each term of output \p output in order (b is 0 for a
+  // term of one factor), the terms produced again.
+  template <class F> void each_term(int64_t output, F f) {
+    for (int64_t from = 0; from < c_.points(); from += kChunk) {
+      bool ok = c_.terms(output, 1, from, std::min(c_.points(), from + kChunk), again_);
+      TEVAL_ASSERT(ok, "a read out of range the first time was in range");
+      for (int64_t k = 0; k < again_.count[0]; ++k) {
+        size_t at = static_cast<size_t>(k) * kLanes;
+        f(again_.a[at], c_.product() ? again_.b[at] : 0.0);
+      }
+    }
+  }
+
+  // The exact sum of output \p output rounded once, from its enclosure
+  // [lo, hi] where both round alike, else accumulated exactly.
+  double exact_sum(int64_t output, double lo, double hi, bool negative_zeros) {
     if (std::isfinite(lo) && std::isfinite(hi)) {
       if (lo == 0 && hi == 0) // an exact zero: +0 unless every term was -0
         return negative_zeros ? -0.0 : 0.0;
@@ -232,26 +254,24 @@ private:
       }
     }
     Dyadic d = Dyadic::of(init_);
-    for (int64_t k = 0; k < terms_.count[j]; ++k)
-      d.add(rounded_[static_cast<size_t>(k) * kLanes + static_cast<size_t>(j)]);
+    each_term(output, [&](double a, double b) { d.add(c_.product() ? round(a * b) : a); });
     return d.round_to(t_);
   }
 
-  // A lane with a NaN or infinite term (or fill): the walk's own code.
-  void walk_lane(int j, double& exact, Interval& bound) {
+  // Output \p output has a NaN or infinite term (or fill): the walk's own
+  // code.
+  void walk_lane(int64_t output, double& exact, Interval& bound) {
     SumBound sum = base_;
-    for (int64_t k = 0; k < terms_.count[j]; ++k) {
-      size_t at = static_cast<size_t>(k) * kLanes + static_cast<size_t>(j);
+    each_term(output, [&](double a, double b) {
       if (mul_) {
-        Scalar operands[2] = {Scalar::of_float(t_, terms_.a[at]),
-                              Scalar::of_float(t_, terms_.b[at])};
+        Scalar operands[2] = {Scalar::of_float(t_, a), Scalar::of_float(t_, b)};
         sum.add(fused_term(*mul_, *mul_apply_, operands, options_));
       } else {
-        sum.add(Interval::point(Scalar::of_float(t_, terms_.a[at])));
+        sum.add(Interval::point(Scalar::of_float(t_, a)));
       }
-    }
+    });
     bound = finish(sum);
-    exact = exact_sum(j, NAN, NAN, false);
+    exact = exact_sum(output, NAN, NAN, false);
   }
 
   const interp::Contraction& c_;
@@ -262,7 +282,7 @@ private:
   const SumBound& base_;
   const core::ExprNode* mul_ = nullptr;
   const core::Apply* mul_apply_ = nullptr;
-  interp::Contraction::Terms terms_;
+  interp::Contraction::Terms terms_, again_;
   std::vector<double> rounded_, lo_, hi_;
 };
 

@@ -79,6 +79,49 @@ TEST(Check, MismatchNamesTheWorstElement) {
   EXPECT_EQ(check(dir, "--candidate output0=c.npy --atol 0.5").exit_code, 1);
 }
 
+// The program is a contraction: teval check computes it from its terms (the
+// fast check); --walk walks it point by point, and says the same, word for
+// word, in text and in JSON.
+TEST(Check, TheWalkSaysWhatTheFastCheckSays) {
+  fs::path dir = setup("check_walk");
+  save(dir / "exact.npy", test::tensor(core::DType::Float32, {2}, {6, 15}));
+  save(dir / "near.npy", test::tensor(core::DType::Float32, {2}, {6, 15.000001}));
+  save(dir / "wrong.npy", test::tensor(core::DType::Float32, {2}, {6, 16}));
+  for (const char* candidate : {"exact.npy", "near.npy", "wrong.npy"})
+    for (const char* json : {"", " --json", " --fma --json"}) {
+      std::string more = std::string("--candidate output0=") + candidate + json;
+      Result fast = check(dir, more), walk = check(dir, more + " --walk");
+      EXPECT_EQ(walk.exit_code, fast.exit_code) << more;
+      EXPECT_EQ(walk.out, fast.out) << more;
+      EXPECT_EQ(walk.err, fast.err) << more;
+    }
+}
+
+// The memory budget counts what teval check keeps besides the program's
+// tensors (an exact value, an interval and a reduction's accumulators for
+// each element): a program that runs within --max-memory may not be
+// checkable within it, and says so before anything is evaluated.
+TEST(Check, TheOraclesMemoryIsInTheBudget) {
+  fs::path dir = test::scratch_dir("check_memory");
+  const std::string program =
+      "-e 'output0[N, M] +=! input0[N, K] * input1[K, M]' -i input0=float32[64,4] "
+      "-i input1=float32[4,512] --seed 3";
+  Result run = test::run_teval("run " + program + " -o out --max-memory 1M", dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Result r = test::run_teval(
+      "check " + program + " --candidate output0=out/output0.npy --max-memory 1M", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("error: checking the program needs about "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bytes for exact values and bounds besides its tensors' 140288, beyond "
+                       "the memory budget of 1048576 bytes; --max-memory raises it"),
+            std::string::npos)
+      << r.err;
+  r = test::run_teval("check " + program + " --candidate output0=out/output0.npy --max-memory 64M",
+                      dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(Check, ShapeDtypeAndNaNAreMismatchesOfTheirOwn) {
   fs::path dir = setup("check_kinds");
   save(dir / "shape.npy", test::tensor(core::DType::Float32, {3}, {6, 15, 0}));

@@ -27,7 +27,7 @@ const char* const kCheckHelp =
     R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...
                    [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
                    [--excess-precision] [--math-ulp N | --math-ulp FUNCTION=N]...
-                   [--timeout SECONDS]
+                   [--timeout SECONDS] [--walk]
 
 Says whether tensors another compiler produced are legal results of a
 program: `exact` (bit-equal to the exact or the sequential result),
@@ -49,6 +49,10 @@ options:
   --rtol R, --atol A     judge like numpy's allclose against the exact result:
                          |candidate - exact| <= A + R·|exact|
   --timeout SECONDS      stop an evaluation that runs longer (an error)
+  --walk                 evaluate every statement point by point, as the
+                         definition does (slow), instead of computing each
+                         contraction from its terms on every core: the same
+                         values (docs/ORACLE.md, "The fast check")
   --fma                  a product may be fused into the sum or addition it
                          feeds (legal for compilers that contract a*b+c)
   --excess-precision     a float16 or bfloat16 value may be kept in float32
@@ -78,6 +82,7 @@ struct CheckArgs {
   std::vector<std::pair<std::string, std::string>> candidates;
   bool json = false;
   bool help = false;
+  bool walk = false;
   oracle::CheckOptions check;
   oracle::BoundOptions bound;
 };
@@ -115,6 +120,8 @@ CheckArgs parse(const std::vector<std::string>& args) {
       c.json = true;
     } else if (a == "--fma") {
       c.bound.fma = true;
+    } else if (a == "--walk") {
+      c.walk = true;
     } else if (a == "--excess-precision") {
       c.bound.excess_precision = true;
     } else if (a == "--math-ulp") {
@@ -325,7 +332,7 @@ int check(const CheckArgs& c) {
     return 1;
   }
   oracle::Evaluation values;
-  auto evaluate = [&] { values = oracle::evaluate(k, p.inputs, c.bound); };
+  auto evaluate = [&] { values = oracle::evaluate(k, p.inputs, c.bound, {.fast = !c.walk}); };
   if (c.timeout > 0) {
     auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
     if (!core::run_within(budget, evaluate))
