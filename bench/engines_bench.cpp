@@ -10,8 +10,7 @@
 #include "core/lower.h"
 #include "interp/interpreter.h"
 #include "jit/jit.h"
-#include "oracle/bounds.h"
-#include "oracle/exact_eval.h"
+#include "oracle/evaluate.h"
 
 #include <benchmark/benchmark.h>
 
@@ -129,18 +128,39 @@ BENCHMARK(BM_EngineCompileCached)->DenseRange(0, 4)->Unit(benchmark::kMillisecon
 // walk finishes in seconds: the exact result and the rigorous bound of
 // every element (G MAC/s of the program's work). range(0): a 64³ matmul,
 // a padded 16-channel 18×18 convolution.
+// What teval check computes besides the candidate (oracle::evaluate: the
+// sequential and exact results and every element's bound): argument 0 the
+// layer (0: matmul 64³, 1: a padded 16-channel convolution, 2: matmul
+// 512³, 3: the padded 1×64×56×56 ⊛ 64×64×3×3 convolution), argument 1 the
+// fast check (1) or the walk (0; the small layers only).
 void BM_CheckOracle(benchmark::State& state) {
-  std::string text = state.range(0) == 0 ? matmul(64) : conv(1, 16, 18, 18, 16);
-  double work = state.range(0) == 0 ? 64.0 * 64 * 64 : 16.0 * 18 * 18 * 16 * 9;
+  const int64_t layer = state.range(0);
+  const char* labels[] = {"matmul 64^3", "conv 1x16x18x18 * 16x16x3x3", "matmul 512^3",
+                          "conv 1x64x56x56 * 64x64x3x3"};
+  std::string text = layer == 0   ? matmul(64)
+                     : layer == 1 ? conv(1, 16, 18, 18, 16)
+                     : layer == 2 ? matmul(512)
+                                  : conv(1, 64, 56, 56, 64);
+  double work = layer == 0   ? 64.0 * 64 * 64
+                : layer == 1 ? 16.0 * 18 * 18 * 16 * 9
+                : layer == 2 ? 512.0 * 512 * 512
+                             : 64.0 * 56 * 56 * 64 * 9;
   bench::Prepared p = bench::prepare(text);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(oracle::run_exact(p.kernel, p.inputs));
-    benchmark::DoNotOptimize(oracle::bounds(p.kernel, p.inputs));
-  }
+  oracle::EvaluateOptions how{.fast = state.range(1) != 0};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(oracle::evaluate(p.kernel, p.inputs, {}, how));
   state.counters["G MAC/s"] =
       benchmark::Counter(work * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(state.range(0) == 0 ? "matmul 64^3" : "conv 1x16x18x18 * 16x16x3x3");
+  state.SetLabel(std::string(labels[layer]) + (how.fast ? ", fast" : ", walk"));
 }
-BENCHMARK(BM_CheckOracle)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CheckOracle)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({2, 1})
+    ->Args({3, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 } // namespace
