@@ -14,10 +14,12 @@ namespace teval::oracle {
 
 namespace {
 
+// The walks; \p blocks lets the interpreter evaluate runs of points at once
+// (the same values: interp::Options).
 Evaluation walk(const core::Kernel& kernel, std::span<const core::Tensor> inputs,
-                const BoundOptions& options) {
+                const BoundOptions& options, bool blocks) {
   Evaluation e;
-  e.sequential = interp::run(kernel, inputs, {.blocks = false});
+  e.sequential = interp::run(kernel, inputs, {.blocks = blocks});
   e.exact = run_exact(kernel, inputs);
   e.bounds = bounds(kernel, inputs, options);
   return e;
@@ -68,14 +70,14 @@ Evaluation evaluate(const core::Kernel& kernel, std::span<const core::Tensor> in
                     const BoundOptions& options, const EvaluateOptions& how) {
   check_oracle_memory(kernel);
   if (!how.fast)
-    return walk(kernel, inputs, options);
+    return walk(kernel, inputs, options, false);
   std::optional<std::map<int, SumValues>> computed =
       fast_statements(kernel, inputs, options, how.threads);
   if (!computed) // a read out of range: the walks report it
-    return walk(kernel, inputs, options);
+    return walk(kernel, inputs, options, true);
   std::map<int, SumValues>& fast = *computed;
   if (fast.empty())
-    return walk(kernel, inputs, options);
+    return walk(kernel, inputs, options, true);
   // The rest of the program, with those tensors given: as inputs to the
   // interpreter and the exact walk, as provided bounds to the bound walk.
   core::Kernel rest = kernel;
