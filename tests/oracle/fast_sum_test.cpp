@@ -9,7 +9,6 @@
 // gives its definitional walk's bits.
 #include "core/error.h"
 #include "core/scalar_ops.h"
-#include "interp/contraction.h"
 #include "interp/interpreter.h"
 #include "oracle/evaluate.h"
 #include "oracle/fast_sum.h"
@@ -28,12 +27,6 @@ namespace {
 
 using core::DType;
 
-// Bit for bit, every NaN alike (core::identical: a NaN's sign and payload
-// are not part of any result).
-bool same(const core::Scalar& a, const core::Scalar& b) {
-  return core::identical(a, b);
-}
-
 std::string text(const Interval& v) {
   return "[" + std::to_string(v.lo.as_double()) + ", " + std::to_string(v.hi.as_double()) + "]" +
          (v.nan ? " nan" : "") + (v.any ? " any" : "");
@@ -42,14 +35,8 @@ std::string text(const Interval& v) {
 // Whether some statement of \p k is computed by the fast check.
 bool fast_applies(const core::Kernel& k, const std::vector<core::Tensor>& inputs,
                   const BoundOptions& options) {
-  std::vector<const core::Tensor*> by_id(k.tensors.size(), nullptr);
-  std::vector<int> ids = interp::input_ids(k);
-  for (size_t i = 0; i < ids.size(); ++i)
-    by_id[static_cast<size_t>(ids[i])] = &inputs[i];
-  for (const core::Statement& s : k.statements)
-    if (auto c = interp::Contraction::plan(k, s, by_id); c && fast_sum_applies(*c, k, options))
-      return true;
-  return false;
+  std::optional<std::map<int, SumValues>> fast = fast_statements(k, inputs, options);
+  return fast && !fast->empty();
 }
 
 } // namespace
@@ -75,17 +62,20 @@ void expect_fast_is_walk(const core::Kernel& k, const std::vector<core::Tensor>&
     for (size_t o = 0; o < walk.exact.size(); ++o)
       for (int64_t i = 0; i < walk.exact[o].numel(); ++i) {
         std::string where = "output " + std::to_string(o) + " element " + std::to_string(i);
+        // Bit for bit, every NaN alike (a NaN's sign and payload are not
+        // part of any result).
         core::Scalar ws = walk.sequential[o].get(i), fs = fast.sequential[o].get(i);
-        if (!same(ws, fs))
+        if (!core::identical(ws, fs))
           RC_FAIL(where + ": sequential " + std::to_string(fs.as_double()) + ", walk " +
                   std::to_string(ws.as_double()));
         core::Scalar we = walk.exact[o].get(i), fe = fast.exact[o].get(i);
-        if (!same(we, fe))
+        if (!core::identical(we, fe))
           RC_FAIL(where + ": exact " + std::to_string(fe.as_double()) + ", walk " +
                   std::to_string(we.as_double()));
         const Interval& wb = walk.bounds[o].elements[static_cast<size_t>(i)];
         const Interval& fb = fast.bounds[o].elements[static_cast<size_t>(i)];
-        if (!same(wb.lo, fb.lo) || !same(wb.hi, fb.hi) || wb.nan != fb.nan || wb.any != fb.any)
+        if (!core::identical(wb.lo, fb.lo) || !core::identical(wb.hi, fb.hi) || wb.nan != fb.nan ||
+            wb.any != fb.any)
           RC_FAIL(where + ": bound " + text(fb) + ", walk " + text(wb));
       }
   }
@@ -211,7 +201,7 @@ void check_random_contraction() {
   std::vector<core::Tensor> walk = interp::run(k, in, {.blocks = false});
   for (size_t o = 0; o < walk.size(); ++o)
     for (int64_t i = 0; i < walk[o].numel(); ++i)
-      if (!same(blocks[o].get(i), walk[o].get(i)))
+      if (!core::identical(blocks[o].get(i), walk[o].get(i)))
         RC_FAIL("the interpreter: element " + std::to_string(i) + " is " +
                 std::to_string(blocks[o].get(i).as_double()) + ", its walk " +
                 std::to_string(walk[o].get(i).as_double()));
