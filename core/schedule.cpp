@@ -237,25 +237,28 @@ Stmt unroll_short_reduction(const LoopNest& nest, const Stmt& tiled, int64_t cop
 }
 
 // Register tiling (core::register_tile) of a nest whose vectorized output
-// row, 64 outputs at most and whole 64-byte vectors (or one 32-byte one),
-// is innermost below reduction loops: 2 to 8 rows of another output loop
-// above the reductions (a factor of its extent) with it, so that up to 16
-// vectors of accumulators stay in registers across the reductions (a
-// multiply, an add and a vector read or two per pair of accumulators: 16
-// of the 32 registers). The
+// row, 64 outputs at most and whole vectors (64 bytes on AVX-512; or one
+// of half that size), is innermost below reduction loops: 2 to 8 rows of
+// another output loop above the reductions (a factor of its extent) with
+// it, so that up to half the target's vector registers (16 of AVX-512's
+// 32) hold accumulators across the reductions (a multiply, an add and a
+// vector read or two per pair of accumulators). The
 // jammed loop is the one whose copies share the most vector reads (the
 // fewest loads naming both it and the vectorized loop), innermost on ties.
-std::optional<Stmt> tile_registers(LoopNest& nest, const Stmt& top, std::string* log) {
+std::optional<Stmt> tile_registers(LoopNest& nest, const Stmt& top, const ScheduleOptions& target,
+                                   std::string* log) {
+  const int64_t vector = target.vector_bytes;
   std::optional<Row> row = vector_row(nest, top);
   // A longer row is left whole: a tile of its columns walks the other
   // operand across rows (a 512^3 matmul ran at 60% with 64-wide tiles).
   // A row of partial vectors is split first (tile_rows).
-  if (!row || row->width <= 0 || row->width > 64 || (row->bytes % 64 != 0 && row->bytes != 32))
+  if (!row || row->width <= 0 || row->width > 64 ||
+      (row->bytes % vector != 0 && row->bytes != vector / 2))
     return std::nullopt;
   const std::vector<int>& vars = row->vars;
   const For* column = row->column;
   const Store* store = row->store;
-  const int64_t vectors = std::max<int64_t>(row->bytes / 64, 1);
+  const int64_t vectors = std::max<int64_t>(row->bytes / vector, 1);
   auto shared_reads = [&](int var) {
     int n = 0;
     for_each_node(store->value, [&](const Expr& x) {
@@ -264,17 +267,17 @@ std::optional<Stmt> tile_registers(LoopNest& nest, const Stmt& top, std::string*
     });
     return n;
   };
-  constexpr int64_t kAccumulators = 16;
+  const int64_t accumulators = std::max<int64_t>(target.vector_registers / 2, 2);
   int jam = -1;
   int64_t factor = 0;
   for (size_t l = 0; l + 1 < vars.size() && mentions(store->index, vars[l]); ++l) {
     int64_t trips = points(top, {vars[l]});
-    // Up to 16 accumulators (a 32-wide convolution's 2 vectors x 8 output
-    // channels: 110 -> 126 G MAC/s on one core, against 12's 2 x 4); a row
-    // of one vector jams up to 8 copies (the 8-wide remainder of a 56-wide
-    // convolution: 4 chains of additions left the adders idle).
-    for (int64_t k = std::min<int64_t>(kAccumulators / vectors, 8); k >= 2; --k)
-      if (trips % k == 0 && k * vectors <= kAccumulators && (l > 0 || trips / k >= 2)) {
+    // Up to 16 accumulators on AVX-512 (a 32-wide convolution's 2 vectors
+    // x 8 output channels: 110 -> 126 G MAC/s on one core, against 12's 2 x
+    // 4); a row of one vector jams up to 8 copies (the 8-wide remainder of
+    // a 56-wide convolution: 4 chains of additions left the adders idle).
+    for (int64_t k = std::min<int64_t>(accumulators / vectors, 8); k >= 2; --k)
+      if (trips % k == 0 && k * vectors <= accumulators && (l > 0 || trips / k >= 2)) {
         if (jam < 0 || shared_reads(vars[l]) <= shared_reads(jam))
           jam = vars[l], factor = k;
         break;
@@ -295,29 +298,32 @@ std::optional<Stmt> tile_registers(LoopNest& nest, const Stmt& top, std::string*
 // remainder (56 floats: three 64-byte vectors and 8 floats), split into
 // two statements (core::split_range), each tiled where its width allows.
 // Untiled, the remainder's control flow kept the accumulators in memory.
-std::vector<Stmt> tile_rows(LoopNest& nest, const Stmt& top, std::string* log) {
-  if (std::optional<Stmt> tiled = tile_registers(nest, top, log))
+std::vector<Stmt> tile_rows(LoopNest& nest, const Stmt& top, const ScheduleOptions& target,
+                            std::string* log) {
+  if (std::optional<Stmt> tiled = tile_registers(nest, top, target, log))
     return {*tiled};
+  const int64_t vector = target.vector_bytes;
   std::optional<Row> row = vector_row(nest, top);
-  if (!row || row->width <= 0 || row->width > 64 || row->bytes <= 64 || row->bytes % 64 == 0)
+  if (!row || row->width <= 0 || row->width > 64 || row->bytes <= vector ||
+      row->bytes % vector == 0)
     return {top};
   const int var = row->column->var;
-  const int64_t lanes = 64 / (row->bytes / row->width); // elements per 64-byte vector
-  const int64_t whole = row->bytes / 64 * lanes;
+  const int64_t lanes = vector / (row->bytes / row->width); // elements per vector
+  const int64_t whole = row->bytes / vector * lanes;
   const int64_t at = std::get<Const>(row->column->begin->node).value.i + whole;
   std::string why;
   std::optional<std::pair<Stmt, Stmt>> parts = split_range(nest, top, var, at, &why);
   if (!parts)
     return note(log, "no split of " + nest.vars[var].name + ": " + why), std::vector{top};
   std::string tiled;
-  std::optional<Stmt> main = tile_registers(nest, parts->first, &tiled);
+  std::optional<Stmt> main = tile_registers(nest, parts->first, target, &tiled);
   if (!main)
     return {top};
   note(log, "split " + nest.vars[var].name + " at " + std::to_string(at) +
                 ": whole vectors, then the rest");
   if (log)
     *log += tiled;
-  std::optional<Stmt> rest = tile_registers(nest, parts->second, log);
+  std::optional<Stmt> rest = tile_registers(nest, parts->second, target, log);
   return {*main, rest.value_or(parts->second)};
 }
 
@@ -351,9 +357,11 @@ std::vector<Stmt> pad_reads(LoopNest& nest, const std::vector<Stmt>& tops, int64
 // \p tops with each statement whose output rows are partial vectors (a
 // 56-wide convolution's: three 64-byte vectors and half of one) walked as
 // one row through its padded copies (core::coalesce_rows), in rows of 4
-// vectors, where it has at least \p ratio points per output element.
-std::vector<Stmt> coalesce(LoopNest& nest, std::vector<Stmt> tops, int64_t ratio,
+// vectors, where it has at least ScheduleOptions::coalesce_points_per_element
+// points per output element.
+std::vector<Stmt> coalesce(LoopNest& nest, std::vector<Stmt> tops, const ScheduleOptions& target,
                            std::string* log) {
+  const int64_t vector = target.vector_bytes, ratio = target.coalesce_points_per_element;
   for (size_t i = 0; i < tops.size(); ++i) {
     const auto* f = std::get_if<For>(&tops[i]->node);
     const Store* store = f ? only_store(tops[i]) : nullptr;
@@ -364,11 +372,12 @@ std::vector<Stmt> coalesce(LoopNest& nest, std::vector<Stmt> tops, int64_t ratio
     const int64_t row = target.shape.back() * bytes;
     std::optional<int64_t> elements = checked_numel(target.shape);
     const int64_t n = points(tops[i], chain(*f));
-    if (row <= 64 || row % 64 == 0 || !elements || n < 0 || n / ratio < *elements)
+    if (row <= vector || row % vector == 0 || !elements || n < 0 || n / ratio < *elements)
       continue;
     std::string why;
     const size_t before = tops.size();
-    std::optional<std::vector<Stmt>> walked = coalesce_rows(nest, tops, i, 256 / bytes, &why);
+    std::optional<std::vector<Stmt>> walked =
+        coalesce_rows(nest, tops, i, 4 * vector / bytes, &why);
     if (!walked) {
       if (why != "no read of a temp through the rows")
         note(log, "rows of " + target.name + " not walked as one: " + why);
@@ -429,7 +438,7 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
   if (options.pad_points_per_element > 0)
     tops = pad_reads(out, tops, options.pad_points_per_element, log);
   if (options.vectorize && options.coalesce_points_per_element > 0)
-    tops = coalesce(out, std::move(tops), options.coalesce_points_per_element, log);
+    tops = coalesce(out, std::move(tops), options, log);
   for (Stmt& top : tops) {
     if (!std::holds_alternative<For>(top->node)) {
       scheduled.push_back(top);
@@ -442,7 +451,7 @@ LoopNest schedule(const LoopNest& nest, const ScheduleOptions& options, std::str
       scheduled.push_back(top);
       continue;
     }
-    for (Stmt& part : tile_rows(out, top, log))
+    for (Stmt& part : tile_rows(out, top, options, log))
       scheduled.push_back(std::move(part));
   }
   out.root = block || scheduled.size() > 1 ? make_block(std::move(scheduled)) : scheduled[0];

@@ -41,6 +41,13 @@ struct ScheduleOptions {
   /// statement has at least this many points per output element (the
   /// copy back then costs little beside them); 0: never.
   int64_t coalesce_points_per_element = 16;
+  /// The target's vector registers, which register tiles and rows of
+  /// whole vectors are sized for: their bytes and how many there are (the
+  /// defaults: AVX-512's 32 registers of 64 bytes; AVX2 has 16 of 32). A
+  /// tile keeps up to half of them as accumulators. The JIT sets them for
+  /// its target and makes LLVM use vectors of this size.
+  int64_t vector_bytes = 64;
+  int64_t vector_registers = 32;
 };
 
 /// \p nest scheduled by \p options; \p log (when given) receives one line

@@ -26,6 +26,7 @@
 
 #include "core/transform.h"
 #include "jit/codegen_impl.h"
+#include "jit/llvm_support.h"
 
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/PatternMatch.h>
@@ -281,6 +282,9 @@ void Codegen::set_target(llvm::Function* f) const {
     f->addFnAttr("target-cpu", cpu_);
   if (!features_.empty())
     f->addFnAttr("target-features", features_);
+  // The vectors the schedule sized its register tiles for.
+  if (!dsp_)
+    f->addFnAttr("prefer-vector-width", std::to_string(8 * x86_vector_registers(features_).bytes));
 }
 
 // --- the error channel ---------------------------------------------------

@@ -104,10 +104,13 @@ struct Jit::Impl {
 
   // Generated and optimised code for \p nest in a fresh context.
   // \p nest scheduled for speed (results unchanged), unless switched off.
-  core::LoopNest scheduled(const core::LoopNest& nest) const {
+  core::LoopNest scheduled(const core::LoopNest& nest, std::string* log = nullptr) const {
     core::ScheduleOptions scheduling = options.scheduling;
     scheduling.any_order = options.any_order;
-    return options.schedule ? core::schedule(nest, scheduling) : nest;
+    VectorRegisters vectors = x86_vector_registers(target->getTargetFeatureString().str());
+    scheduling.vector_bytes = vectors.bytes;
+    scheduling.vector_registers = vectors.count;
+    return options.schedule ? core::schedule(nest, scheduling, log) : nest;
   }
 
   // Code for \p nest as it is (scheduled by the caller).
@@ -270,6 +273,10 @@ std::unique_ptr<CompiledKernel> Jit::compile(const core::LoopNest& nest) {
   orc::ExecutorAddr entry = check(impl_->jit->lookup(lib, kEntry), "looking up the kernel");
   state->entry = entry.toPtr<int32_t (*)(void**, RunContext*)>();
   return std::unique_ptr<CompiledKernel>(new CompiledKernel(std::move(state)));
+}
+
+core::LoopNest Jit::schedule(const core::LoopNest& nest, std::string* log) const {
+  return impl_->scheduled(nest, log);
 }
 
 std::string Jit::emit_llvm(const core::LoopNest& nest) {

@@ -111,6 +111,11 @@ public:
   /// The target triple, CPU name and features code is compiled for.
   std::string target() const;
 
+  /// \p nest as compile() schedules it for this target (JitOptions::
+  /// scheduling with the target's vector registers); \p log, when given,
+  /// receives the schedule's steps (`teval lower --schedule`).
+  core::LoopNest schedule(const core::LoopNest& nest, std::string* log = nullptr) const;
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

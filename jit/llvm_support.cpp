@@ -43,6 +43,17 @@ struct QuietDiagnostics : llvm::DiagnosticHandler {
 
 } // namespace
 
+VectorRegisters x86_vector_registers(const std::string& features) {
+  auto has = [&](const std::string& f) {
+    return ("," + features + ",").find("," + f + ",") != std::string::npos;
+  };
+  if (has("+avx512f"))
+    return {64, 32};
+  if (has("+avx"))
+    return {32, 16};
+  return {16, 16};
+}
+
 void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize) {
   m.getContext().setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   llvm::LoopAnalysisManager lam;

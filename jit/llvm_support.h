@@ -30,6 +30,19 @@ inline void check(llvm::Error error, const char* what) {
     TEVAL_UNREACHABLE(std::string(what) + ": " + llvm::toString(std::move(error)));
 }
 
+/// The vector registers of an x86-64 target with LLVM's \p features
+/// ("+avx512f,..."): 32 of 64 bytes with AVX-512, 16 of 32 with AVX, 16 of
+/// 16 otherwise. The schedule sizes register tiles for them
+/// (core::ScheduleOptions::vector_bytes), and the code generator makes LLVM
+/// use vectors of that size: on Intel's server cores LLVM prefers 256-bit
+/// vectors, which doubled a tile's vectors past the registers (a padded
+/// 56-wide convolution spilled: 15 G MAC/s on one core, 35 with 512-bit).
+struct VectorRegisters {
+  int64_t bytes;
+  int64_t count;
+};
+VectorRegisters x86_vector_registers(const std::string& features);
+
 /// Runs the new pass manager's O0-O3 pipeline (\p opt_level) on \p m for
 /// \p target, with loop and SLP vectorization from O2 unless \p vectorize
 /// is false.

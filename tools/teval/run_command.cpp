@@ -10,7 +10,6 @@
 #include "core/lower.h"
 #include "core/npy.h"
 #include "core/progress.h"
-#include "core/schedule.h"
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
@@ -363,7 +362,7 @@ int show(const Options& o, Command command) {
   core::LoopNest nest = core::lower(kernel);
   if (command == Command::Lower && o.schedule) {
     std::string steps;
-    core::LoopNest scheduled = core::schedule(nest, {}, &steps);
+    core::LoopNest scheduled = jit::Jit(compiler_options(o)).schedule(nest, &steps);
     std::istringstream lines(steps);
     for (std::string line; std::getline(lines, line);)
       std::cout << "// " << line << "\n";
