@@ -7,6 +7,7 @@
 #include "core/format.h"
 #include "core/interrupt.h"
 #include "core/kernel.h"
+#include "core/kernel_json.h"
 #include "core/lower.h"
 #include "core/npy.h"
 #include "core/progress.h"
@@ -66,6 +67,7 @@ struct Options {
   bool no_progress = false;
   bool exact = false;
   bool schedule = false;  // teval lower: the nest the host JIT compiles
+  bool json = false;      // teval lower --json: the typed kernel as data
   bool any_order = false; // --order any: reductions in any order (compiled engines)
   bool fma = false;       // --fma: products fused into sums (compiled engines)
   bool no_cache = false;  // --no-cache: the JIT compiles even what it has cached
@@ -188,6 +190,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.exact = true;
     } else if (a == "--schedule") {
       o.schedule = true;
+    } else if (a == "--json") {
+      o.json = true;
     } else if (a == "--no-progress") {
       o.no_progress = true;
     } else if (a == "--timeout") {
@@ -343,16 +347,25 @@ int show(const Options& o, Command command) {
   if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
       o.seed != 0 || o.timeout > 0 || o.threads > 0 || o.no_cache ||
       (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
-      (command != Command::Lower && o.schedule) ||
+      (command != Command::Lower && (o.schedule || o.json)) || (o.json && o.schedule) ||
       (command != Command::Jit && (o.any_order || o.fma)))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --max-memory)" +
                      std::string(command == Command::Jit ? " and --target, --emit, --order, --fma"
-                                                         : " and --schedule")};
+                                                         : " and --schedule or --json")};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
     throw UsageError{"--emit obj writes an object file to standard output: redirect it to a file"};
   Sources sources;
   std::map<std::string, core::Tensor> given;
+  if (o.json) {
+    core::Kernel kernel = elaborate(o, sources, given);
+    // What remains of the given inputs once the user's are taken out is the
+    // program's own constants (an MLIR function's).
+    for (const InputArg& a : o.inputs)
+      given.erase(a.name);
+    std::cout << core::kernel_json(kernel, given);
+    return 0;
+  }
   if (command == Command::Lower && is_mlir(o)) {
     sources.file = source_file(o);
     std::cout << ops::decompose(elaborate_graph(o, *sources.file, given)).program;
@@ -475,8 +488,8 @@ int run_mlir(const Options& o) {
 int run(const Options& o) {
   if (!o.emit.empty() || o.target != "host")
     throw UsageError{"--emit and --target apply to teval jit"};
-  if (o.schedule)
-    throw UsageError{"--schedule applies to teval lower"};
+  if (o.schedule || o.json)
+    throw UsageError{std::string(o.schedule ? "--schedule" : "--json") + " applies to teval lower"};
   if (o.threads > 0 && o.engine != "jit")
     throw UsageError{"--threads applies to --engine jit"};
   if (o.no_cache && o.engine != "jit")

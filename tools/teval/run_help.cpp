@@ -112,6 +112,11 @@ options (as for teval run):
                          speed (loops interchanged and vectorized where no
                          result and no error can change), each step first as
                          a // comment
+  --json                 the typed program as JSON instead (schema
+                         "teval-kernel", docs/KERNEL_JSON.md): tensors,
+                         statements with their index ranges, aggregation
+                         and start, every operation with its result dtype,
+                         conversions explicit, validity conditions
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
