@@ -179,6 +179,12 @@ ExternalRun run_external(const ExternalBackend& backend, const std::string& work
     r.detail = "the command was " + describe_wait_status(status) + said;
     return r;
   }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kDeclined) {
+    r.end = ExternalRun::End::Declined;
+    r.detail =
+        "the command declined the program (exit status " + std::to_string(kDeclined) + ")" + said;
+    return r;
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // The shell reports a command killed by a signal as 128 + the signal.

@@ -13,6 +13,11 @@
 
 namespace teval::verify {
 
+/// The exit status by which a command declines a program its compiler
+/// does not support (as automake's test harness skips a test): counted as
+/// unsupported, never a finding.
+inline constexpr int kDeclined = 77;
+
 /// The command and its budgets.
 struct ExternalBackend {
   /// A shell command (run by /bin/sh -c) with the placeholders {program}
@@ -46,6 +51,7 @@ struct ExternalRun {
     Memory,     ///< past its resident-memory budget (killed)
     Missing,    ///< exited 0 without writing some output
     Unreadable, ///< an output is not a .npy file teval reads
+    Declined,   ///< exited kDeclined: the compiler does not support the program
   };
   End end = End::Ok;
   /// The outputs by name (End::Ok).

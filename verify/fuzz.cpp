@@ -101,6 +101,7 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
   CaseResult r = check_case(c.program, c.input_seed, settings.target);
   if (!r.disagreement) {
     line.status = r.external_skipped     ? "skip"
+                  : r.external_declined  ? "unsupported"
                   : r.reference_error    ? "error"
                   : r.engine_unsupported ? "unrun"
                                          : "ok";
@@ -665,6 +666,9 @@ std::string summary_text(const FuzzSummary& s, const std::string& dir) {
        (s.engine_unsupported
             ? std::to_string(s.engine_unsupported) + " cases an engine could not run (no verdict), "
             : std::string()) +
+       (s.unsupported ? std::to_string(s.unsupported) +
+                            " cases the command declined (unsupported, no verdict), "
+                      : std::string()) +
        std::to_string(s.findings.size()) + " findings in " + std::to_string(s.finding_cases) +
        " cases" + (s.interrupted ? " (interrupted)" : "") + "\n";
   for (const auto& [sig, g] : s.findings)

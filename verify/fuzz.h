@@ -65,6 +65,7 @@ struct FuzzSummary {
   uint64_t reference_errors = 0;   ///< of them, programs the interpreter rejects
   uint64_t external_skipped = 0;   ///< of them, not given to the external backend
   uint64_t engine_unsupported = 0; ///< of them, not run by one of teval's engines
+  uint64_t unsupported = 0;        ///< of them, declined by the external backend
   std::map<std::string, FindingGroup> findings;
   uint64_t finding_cases = 0; ///< cases with a finding
   double seconds = 0;         ///< this run's time

@@ -64,7 +64,7 @@ std::unique_ptr<core::Backend> make_engine(const std::string& name) {
 
 std::string serialize(const CaseResult& r) {
   std::string s = std::to_string(r.reference_error) + std::to_string(r.external_skipped) +
-                  std::to_string(r.engine_unsupported) + "\n";
+                  std::to_string(r.engine_unsupported) + std::to_string(r.external_declined) + "\n";
   if (r.disagreement)
     s += r.disagreement->kind + "\n" + r.disagreement->backend + "\n" + r.disagreement->what;
   return s;
@@ -75,6 +75,7 @@ CaseResult deserialize(const std::string& s) {
   r.reference_error = s.size() > 0 && s[0] == '1';
   r.external_skipped = s.size() > 1 && s[1] == '1';
   r.engine_unsupported = s.size() > 2 && s[2] == '1';
+  r.external_declined = s.size() > 3 && s[3] == '1';
   size_t a = s.find('\n');
   if (a == std::string::npos || a + 1 >= s.size())
     return r;
@@ -185,6 +186,8 @@ const char* external_kind(ExternalRun::End e) {
     return "missing-output";
   case ExternalRun::End::Unreadable:
     return "unreadable-output";
+  case ExternalRun::End::Declined:
+    return "";
   }
   return "";
 }
@@ -264,6 +267,10 @@ CaseResult check_in_child(const Program& p, uint64_t input_seed, const Target& t
                                                   {"lang", p.lang},
                                                   {"entry", p.entry}};
   ExternalRun run = run_external(ext, work.path().string(), placeholders, output_names);
+  if (run.end == ExternalRun::End::Declined) { // no verdict, counted
+    result.external_declined = true;
+    return result;
+  }
   if (result.reference_error) {
     if (run.end == ExternalRun::End::Exit)
       return result; // it failed, as it should

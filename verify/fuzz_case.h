@@ -80,6 +80,9 @@ struct CaseResult {
   /// The external backend was not run (the program is meant to fail and
   /// errors are not expected of it).
   bool external_skipped = false;
+  /// The external backend declined the program (exit status kDeclined:
+  /// its compiler does not support it), so it gave no verdict.
+  bool external_declined = false;
   /// One of teval's engines could not run the case (core::Outcome::
   /// unsupported: the DSP without its tool chain, or a kernel calling what
   /// its runtime does not define), so it gave no verdict.

@@ -204,6 +204,8 @@ void account(FuzzSummary& s, const LogLine& l, const std::string& dir) {
     ++s.external_skipped;
   if (l.status == "unrun")
     ++s.engine_unsupported;
+  if (l.status == "unsupported")
+    ++s.unsupported;
   if (l.status != "finding")
     return;
   ++s.finding_cases;
@@ -277,6 +279,7 @@ void write_reports(const std::string& dir, const CampaignSettings& settings, con
        ", \"reference_errors\": " + std::to_string(s.reference_errors) +
        ", \"external_skipped\": " + std::to_string(s.external_skipped) +
        ", \"engine_unsupported\": " + std::to_string(s.engine_unsupported) +
+       ", \"unsupported\": " + std::to_string(s.unsupported) +
        ", \"finding_cases\": " + std::to_string(s.finding_cases) +
        ", \"run\": {\"cases\": " + std::to_string(s.run_cases) +
        ", \"seconds\": " + std::to_string(s.seconds) + "}, \"findings\": [";

@@ -90,6 +90,28 @@ TEST(Fuzz, ACorrectBackendHasNoFindings) {
   EXPECT_NE(test::read_file(dir / "camp/junit.xml").find("failures=\"0\""), std::string::npos);
 }
 
+// A command that declines a program (exit status 77: its compiler does not
+// support it) gives no verdict: the case is counted as unsupported, never
+// a finding and never shrunk; the other cases are judged as before.
+TEST(Fuzz, AProgramTheCommandDeclinesIsUnsupportedNotAFinding) {
+  fs::path dir = test::scratch_dir("fuzz_decline");
+  Result r = teval("fuzz --out camp --cases 12 --lang all --seed 3" + backend("decline-tile"), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string report = test::read_file(dir / "camp/report.json");
+  EXPECT_NE(report.find("\"findings\": []"), std::string::npos) << report;
+  // Half the cases are Tile programs: those the interpreter accepts are declined.
+  size_t at = report.find("\"unsupported\": ");
+  ASSERT_NE(at, std::string::npos) << report;
+  const int declined = std::stoi(report.substr(at + 15));
+  EXPECT_GT(declined, 0) << report;
+  EXPECT_LE(declined, 6) << report;
+  EXPECT_NE(r.out.find(std::to_string(declined) +
+                       " cases the command declined (unsupported, no verdict)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "camp/findings") && !fs::is_empty(dir / "camp/findings"));
+}
+
 TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
   fs::path dir = test::scratch_dir("fuzz_kinds");
   struct Mode {

@@ -93,7 +93,9 @@ options:
                          {program} (the program file: a COMPUTE_V1 value, or
                          a .tile file), {inputs} (a directory of NAME.npy),
                          {outdir} (where it writes NAME.npy per output),
-                         {lang} and {entry} (the Tile function)
+                         {lang} and {entry} (the Tile function); exit status
+                         77 declines a program the compiler does not support
+                         (counted as unsupported, never a finding)
   --compare check|bits   judge its outputs by teval check's rigorous verdict
                          (default) or bit for bit against the interpreter
   --fma                  with --compare check: it may fuse a product into the

@@ -6,13 +6,15 @@
 # nothing), garbage (an output that is not .npy), negate-first (the first
 # element of float outputs negated when nonzero: a wrong value), fma (the
 # JIT free to add in any order and to fuse multiply-adds: legal only where
-# fused multiply-adds are).
+# fused multiply-adds are), decline-tile (exits 77, declining, on Tile
+# programs; runs the others).
 set -u
 teval=$1 mode=$2 program=$3 inputs=$4 outdir=$5 entry=$6
 case $mode in
 crash) kill -SEGV $$ ;;
 hang) exec sleep 1000 ;;
 exit) echo "backend: cannot compile this" >&2; exit 3 ;;
+decline-tile) case $program in *.tile) echo "backend: no Tile support" >&2; exit 77 ;; esac ;;
 hog) exec /usr/bin/python3 -c 'import time; x = bytearray(900 << 20); time.sleep(30)' ;;
 esac
 set -- run "$program" -o "$outdir"
