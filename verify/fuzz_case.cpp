@@ -305,11 +305,21 @@ Case make_case(const CaseSpace& space, uint64_t index) {
   rc::Gen<Program> gen = lang == "tile"   ? tile_program()
                          : lang == "mlir" ? mlir_program()
                                           : antares_program();
-  rc::Random random(mix(space.seed ^ mix(index)));
   Case c;
   c.index = index;
-  c.program = gen(random.split(), static_cast<int>(index % 100)).value();
-  c.input_seed = random.next() & 0xffffffffu;
+  for (int attempt = 0; attempt < (space.profile.empty() ? 1 : kProfileAttempts); ++attempt) {
+    // Attempt 0 is the case without a profile.
+    rc::Random random(mix(space.seed ^ mix(index) ^ (attempt ? mix(~uint64_t(attempt)) : 0)));
+    c.program = gen(random.split(), static_cast<int>(index % 100)).value();
+    c.input_seed = random.next() & 0xffffffffu;
+    if (space.profile.empty())
+      break;
+    try {
+      if (admits(space.profile, elaborate_program(c.program).kernel))
+        break;
+    } catch (const core::Error&) { // a program that does not elaborate: another
+    }
+  }
   return c;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "verify/external.h"
+#include "verify/profile.h"
 #include "verify/program.h"
 
 #include <cstdint>
@@ -19,6 +20,8 @@ namespace teval::verify {
 struct CaseSpace {
   std::string lang = "antares"; ///< antares, tile, or all (even cases Antares, odd Tile)
   uint64_t seed = 0;
+  /// What the cases may contain (the compiler under test's support).
+  Profile profile;
 };
 
 struct Case {
@@ -29,7 +32,10 @@ struct Case {
 
 /// Case \p index of \p space: the generator at size index % 100 (as
 /// RapidCheck's sizes cycle) from a random stream keyed by the seed and
-/// the index.
+/// the index. With a profile, the first of up to kProfileAttempts
+/// programs (each from a stream keyed by the attempt too) that elaborates
+/// and that the profile admits; the last one when none does.
+inline constexpr int kProfileAttempts = 2000;
 Case make_case(const CaseSpace& space, uint64_t index);
 
 /// The notation \p space gives case \p index.

@@ -100,6 +100,8 @@ std::string settings_text(const CampaignSettings& s) {
   std::string t = "teval-fuzz-campaign 1\n";
   t += "lang " + s.space.lang + "\n";
   t += "seed " + std::to_string(s.space.seed) + "\n";
+  if (!s.space.profile.empty()) // a line only when set: older campaigns read as before
+    t += "profile " + s.space.profile.text() + "\n";
   t += "shard " + std::to_string(s.shard_index) + "/" + std::to_string(s.shard_count) + "\n";
   t += "engines " + engines + "\n";
   if (s.target.external) {
@@ -132,6 +134,12 @@ CampaignSettings parse_settings(const std::string& text, const std::string& path
         s.space.lang = value;
       } else if (key == "seed") {
         s.space.seed = std::stoull(value);
+      } else if (key == "profile") {
+        std::string why;
+        std::optional<Profile> p = Profile::parse(value, &why);
+        if (!p)
+          throw bad(why);
+        s.space.profile = *p;
       } else if (key == "shard") {
         s.shard_index = std::stoull(value.substr(0, value.find('/')));
         s.shard_count = std::stoull(value.substr(value.find('/') + 1));
@@ -265,6 +273,7 @@ void write_reports(const std::string& dir, const CampaignSettings& settings, con
   std::string j =
       "{\"schema\": \"teval.fuzz/1\", \"lang\": " + core::json_string(settings.space.lang) +
       ", \"seed\": " + std::to_string(settings.space.seed) +
+      ", \"profile\": " + core::json_string(settings.space.profile.text()) +
       ", \"shard\": {\"index\": " + std::to_string(settings.shard_index) +
       ", \"count\": " + std::to_string(settings.shard_count) + "}" + ", \"engines\": [" + engines +
       "]";

@@ -112,6 +112,46 @@ TEST(Fuzz, AProgramTheCommandDeclinesIsUnsupportedNotAFinding) {
   EXPECT_FALSE(fs::exists(dir / "camp/findings") && !fs::is_empty(dir / "camp/findings"));
 }
 
+// A profile narrows the generator to what a compiler supports: against a
+// float32-only compiler (backend.sh decline-not-float32), most cases are
+// declined without one and at least 90% reach it with --profile
+// float32-dense. The profile is the campaign's: campaign.txt and
+// report.json keep it, and resuming with another is a usage error.
+TEST(Fuzz, AProfileLetsTheCasesReachTheCompiler) {
+  fs::path dir = test::scratch_dir("fuzz_profile");
+  auto declined = [&](const std::string& out) {
+    std::string report = test::read_file(dir / out / "report.json");
+    size_t at = report.find("\"unsupported\": ");
+    return at == std::string::npos ? -1 : std::stoi(report.substr(at + 15));
+  };
+  Result r =
+      teval("fuzz --out plain --cases 40 --seed 5 --quiet" + backend("decline-not-float32"), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_GE(declined("plain"), 12) << test::read_file(dir / "plain/report.json");
+  r = teval("fuzz --out narrow --cases 40 --seed 5 --quiet --profile float32-dense" +
+                backend("decline-not-float32"),
+            dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_LE(declined("narrow"), 4) << test::read_file(dir / "narrow/report.json");
+  EXPECT_NE(test::read_file(dir / "narrow/campaign.txt").find("profile dtypes=float32 no-gather\n"),
+            std::string::npos);
+  EXPECT_NE(
+      test::read_file(dir / "narrow/report.json").find("\"profile\": \"dtypes=float32 no-gather\""),
+      std::string::npos);
+  r = teval("fuzz --out narrow --cases 41 --dtypes float64", dir);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("other --profile, --dtypes, --ops or --no-gather"), std::string::npos)
+      << r.err;
+  r = teval("fuzz --out bad --cases 1 --ops add,frobnicate", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown operator 'frobnicate'"), std::string::npos) << r.err;
+  r = teval("gen --cases 1 -o g --profile dense", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown --profile 'dense'; teval knows: float32-dense, float-dense"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
   fs::path dir = test::scratch_dir("fuzz_kinds");
   struct Mode {

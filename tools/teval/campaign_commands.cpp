@@ -46,6 +46,8 @@ options:
   -o DIR         where to write (created)
   --shard I/N    write shard I of N: case k of it is case I + N*k of the
                  seed, so N machines never write the same case
+  --profile P, --dtypes LIST, --ops LIST, --no-gather
+                 only programs a compiler supports, as for teval fuzz
   --census       print the census of the cases' constructs instead
   -h, --help     this text
 
@@ -83,6 +85,14 @@ options:
   --time DURATION        stop after this long: 90, 90s, 10m, 1.5h
   --jobs J               worker processes (default 1)
   --shard I/N            run shard I of N (case k is case I + N*k)
+  --profile P            generate only what a compiler supports:
+                         float32-dense (float32 values, no gathers) or
+                         float-dense (every float dtype, no gathers)
+  --dtypes LIST          only these dtypes for tensors and values (index
+                         arithmetic excepted): float32,float16,...
+  --ops LIST             only these operators on values, by the names of
+                         docs/KERNEL_JSON.md: add,mul,max,exp,...
+  --no-gather            no read at an index computed from another read
   --engine E             teval's own engines to test, bit for bit against
                          the interpreter: ireval, jit, hexagon (the DSP under
                          qemu-hexagon; a kernel calling what its runtime
@@ -119,9 +129,40 @@ exit status: 0 no finding; 1 some finding (or a campaign error); 2 usage.
 
 namespace {
 
+// The generator-profile options --profile NAME, --dtypes LIST, --ops LIST
+// and --no-gather, added to \p words (Profile::parse's form); false when
+// \p a is none of them. \p value gives the option's value.
+template <class Value> bool profile_option(const std::string& a, Value value, std::string& words) {
+  auto add = [&](const std::string& w) { words += (words.empty() ? "" : " ") + w; };
+  if (a == "--no-gather") {
+    add("no-gather");
+  } else if (a == "--dtypes") {
+    add("dtypes=" + value());
+  } else if (a == "--ops") {
+    add("ops=" + value());
+  } else if (a == "--profile") {
+    const std::string& name = value();
+    std::optional<verify::Profile> p = verify::Profile::named(name);
+    if (!p)
+      throw UsageError{"unknown --profile '" + name + "'; teval knows: " + verify::profile_names()};
+    add(p->text());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+verify::Profile parse_profile(const std::string& words) {
+  std::string why;
+  std::optional<verify::Profile> p = verify::Profile::parse(words, &why);
+  if (!p)
+    throw UsageError{why};
+  return *p;
+}
+
 int gen(const std::vector<std::string>& args) {
   verify::CorpusOptions o;
-  std::string out;
+  std::string out, profile;
   bool census = false;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
@@ -134,6 +175,13 @@ int gen(const std::vector<std::string>& args) {
         census = true;
         continue;
       }
+      auto value = [&]() -> const std::string& {
+        if (i + 1 >= args.size())
+          throw UsageError{"option " + a + " needs a value"};
+        return args[++i];
+      };
+      if (profile_option(a, value, profile))
+        continue;
       if (i + 1 >= args.size())
         throw UsageError{a.starts_with("-") ? "option " + a + " needs a value"
                                             : "unknown argument '" + a + "'"};
@@ -155,6 +203,7 @@ int gen(const std::vector<std::string>& args) {
         throw UsageError{"unknown argument '" + a + "'"};
       }
     }
+    o.space.profile = parse_profile(profile);
     if (census && (!out.empty() || o.shard_count != 1))
       throw UsageError{"--census writes nothing: it takes no -o or --shard"};
     if (out.empty() && !census)
@@ -194,6 +243,7 @@ struct FuzzArgs {
   std::optional<std::string> lang;
   std::optional<uint64_t> seed;
   std::optional<std::pair<uint64_t, uint64_t>> shard;
+  std::optional<std::string> profile; // Profile::parse's words
   std::vector<std::string> engines;
   bool engines_given = false;
   std::optional<std::string> backend_cmd;
@@ -216,7 +266,11 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
         throw UsageError{"option " + a + " needs a value"};
       return args[++i];
     };
-    if (a == "--merge") {
+    std::string profile_words = f.profile.value_or("");
+    if (profile_option(a, value, profile_words)) {
+      f.profile = profile_words;
+      merging = false;
+    } else if (a == "--merge") {
       merging = true;
     } else if (merging && !a.starts_with("-")) {
       f.merge.push_back(a);
@@ -320,6 +374,7 @@ verify::CampaignSettings settings_of(const FuzzArgs& f) {
   verify::CampaignSettings s;
   s.space.lang = f.lang.value_or("antares");
   s.space.seed = f.seed.value_or(0);
+  s.space.profile = parse_profile(f.profile.value_or(""));
   if (f.shard)
     std::tie(s.shard_index, s.shard_count) = *f.shard;
   s.target.engines = f.engines_given ? f.engines
@@ -353,6 +408,8 @@ verify::CampaignSettings resumed_settings(const FuzzArgs& f, const verify::Campa
     throw differs("--lang");
   if (f.seed && *f.seed != saved.space.seed)
     throw differs("--seed");
+  if (f.profile && parse_profile(*f.profile).text() != saved.space.profile.text())
+    throw differs("--profile, --dtypes, --ops or --no-gather");
   if (f.shard && (f.shard->first != saved.shard_index || f.shard->second != saved.shard_count))
     throw differs("--shard");
   verify::CampaignSettings given = settings_of(f);

@@ -7,7 +7,8 @@
 # element of float outputs negated when nonzero: a wrong value), fma (the
 # JIT free to add in any order and to fuse multiply-adds: legal only where
 # fused multiply-adds are), decline-tile (exits 77, declining, on Tile
-# programs; runs the others).
+# programs; runs the others), decline-not-float32 (declines an Antares
+# program with a tensor of another dtype, read from teval lower --json).
 set -u
 teval=$1 mode=$2 program=$3 inputs=$4 outdir=$5 entry=$6
 case $mode in
@@ -15,6 +16,10 @@ crash) kill -SEGV $$ ;;
 hang) exec sleep 1000 ;;
 exit) echo "backend: cannot compile this" >&2; exit 3 ;;
 decline-tile) case $program in *.tile) echo "backend: no Tile support" >&2; exit 77 ;; esac ;;
+decline-not-float32)
+  if "$teval" lower --json "$program" | grep -o '"dtype": "[a-z0-9]*", "shape"' | grep -vq float32; then
+    echo "backend: float32 only" >&2; exit 77
+  fi ;;
 hog) exec /usr/bin/python3 -c 'import time; x = bytearray(900 << 20); time.sleep(30)' ;;
 esac
 set -- run "$program" -o "$outdir"
