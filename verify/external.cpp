@@ -65,7 +65,23 @@ int64_t group_resident_bytes(pid_t group) {
   return total;
 }
 
-[[noreturn]] void exec_command(const std::string& command, const fs::path& work_dir) {
+// The process's environment with \p overrides set, as "NAME=VALUE" strings.
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    if (!overrides.count(entry.substr(0, entry.find('='))))
+      env.push_back(std::move(entry));
+  }
+  for (const auto& [name, value] : overrides)
+    env.push_back(name + "=" + value);
+  return env;
+}
+
+// Runs \p command under /bin/sh in the child of a fork, with \p envp (made
+// before the fork).
+[[noreturn]] void exec_command(const std::string& command, const fs::path& work_dir,
+                               char* const* envp) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::signal(SIGINT, SIG_DFL);
@@ -78,7 +94,7 @@ int64_t group_resident_bytes(pid_t group) {
   ::dup2(in, STDIN_FILENO);
   ::dup2(out, STDOUT_FILENO);
   ::dup2(err, STDERR_FILENO);
-  ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  ::execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp);
   _exit(127);
 }
 
@@ -121,13 +137,18 @@ ExternalRun run_external(const ExternalBackend& backend, const std::string& work
                          const std::vector<std::string>& outputs) {
   ExternalRun r;
   const std::string command = expand_command(backend.command, placeholders);
+  const std::vector<std::string> env = environment_with(backend.environment);
+  std::vector<char*> envp;
+  for (const std::string& e : env)
+    envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   auto start = Clock::now();
   pid_t pid = ::fork();
   if (pid < 0)
     throw core::Error(core::ErrorKind::Limit, "--backend-cmd",
                       std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0)
-    exec_command(command, work_dir);
+    exec_command(command, work_dir, envp.data());
   ::setpgid(pid, pid); // also in the child: whichever runs first
 
   int status = 0;

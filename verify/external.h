@@ -31,6 +31,10 @@ struct ExternalBackend {
   /// sanitizer, which reserves terabytes of address space, runs as well.
   /// 0: none.
   int64_t memory = int64_t{4} << 30;
+  /// Environment variables the command reads, set for it to these values
+  /// (`--backend-env`: recorded when the campaign began, so a resumed
+  /// campaign and reproduce.sh see what the first run saw).
+  std::map<std::string, std::string> environment;
 };
 
 /// \p command with every placeholder replaced by its value, shell-quoted.

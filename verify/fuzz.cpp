@@ -73,8 +73,13 @@ std::string reproduce_text(const Program& p, const fs::path& dir, const Disagree
                                               {"outdir", (work / "out").string()},
                                               {"lang", p.lang},
                                               {"entry", p.entry}};
-    s += "# the external backend on the saved case:\n" +
-         expand_command(settings.target.external->command, values) + "\n";
+    s += "# the external backend on the saved case";
+    if (!settings.target.external->environment.empty())
+      s += ", in the environment the campaign recorded";
+    s += ":\n";
+    for (const auto& [name, value] : settings.target.external->environment)
+      s += "export " + name + "=" + shell_quote(value) + "\n";
+    s += expand_command(settings.target.external->command, values) + "\n";
     s += "# the verdict on what it wrote (teval check):\n" + teval + " check " + program + entry +
          inputs + (settings.target.fma ? " --fma" : "");
     for (const auto& out : fs::directory_iterator(abs / "expected"))

@@ -108,6 +108,8 @@ std::string settings_text(const CampaignSettings& s) {
     t += "backend-cmd " + escape(s.target.external->command) + "\n";
     t += "backend-timeout-ms " + std::to_string(s.target.external->timeout.count()) + "\n";
     t += "backend-memory " + std::to_string(s.target.external->memory) + "\n";
+    for (const auto& [name, value] : s.target.external->environment)
+      t += "backend-env " + escape(name + "=" + value) + "\n";
     t += "compare " + compare_name(s.target.compare) + "\n";
     t += "expect-errors " + std::to_string(s.target.expect_errors) + "\n";
     if (s.target.fma) // a line only when set: older campaigns read as before
@@ -156,6 +158,12 @@ CampaignSettings parse_settings(const std::string& text, const std::string& path
         s.target.external->timeout = std::chrono::milliseconds(std::stoll(value));
       } else if (key == "backend-memory" && s.target.external) {
         s.target.external->memory = std::stoll(value);
+      } else if (key == "backend-env" && s.target.external) {
+        std::string entry = unescape(value);
+        size_t eq = entry.find('=');
+        if (eq == std::string::npos)
+          throw bad("a backend-env line without NAME=VALUE");
+        s.target.external->environment[entry.substr(0, eq)] = entry.substr(eq + 1);
       } else if (key == "compare") {
         s.target.compare = value == "bits" ? Target::Compare::Bits : Target::Compare::Check;
       } else if (key == "expect-errors") {

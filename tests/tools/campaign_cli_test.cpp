@@ -152,6 +152,39 @@ TEST(Fuzz, AProfileLetsTheCasesReachTheCompiler) {
       << r.err;
 }
 
+// The variables a command reads (--backend-env) are recorded when the
+// campaign begins: every run of the command sees those values, a resumed
+// campaign too, and reproduce.sh exports them.
+TEST(Fuzz, TheCommandsEnvironmentIsTheCampaigns) {
+  fs::path dir = test::scratch_dir("fuzz_env");
+  const std::string args = " --cases 6 --seed 1 --quiet --shrink-time 2s";
+  Result r =
+      teval("fuzz --out c" + args + " --backend-env BACKEND_MODE" + backend("from-env"), dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err; // not set here
+  EXPECT_NE(r.err.find("--backend-env BACKEND_MODE: it is not set"), std::string::npos) << r.err;
+  r = sh("BACKEND_MODE=negate-first " + teval_path() + " fuzz --out c" + args +
+             " --backend-env BACKEND_MODE" + backend("from-env"),
+         dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err; // value findings
+  EXPECT_NE(test::read_file(dir / "c/campaign.txt").find("backend-env BACKEND_MODE=negate-first\n"),
+            std::string::npos);
+  bool exported = false;
+  for (const auto& f : fs::directory_iterator(dir / "c/findings"))
+    exported |=
+        test::read_file(f.path() / "reproduce.sh").find("export BACKEND_MODE='negate-first'\n") !=
+        std::string::npos;
+  EXPECT_TRUE(exported);
+  // Resumed where the variable says otherwise: the recorded value holds.
+  std::string before = test::read_file(dir / "c/report.json");
+  r = sh("BACKEND_MODE=ok " + teval_path() + " fuzz --out c --cases 12 --quiet", dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto finding_cases = [](const std::string& report) {
+    size_t at = report.find("\"finding_cases\": ");
+    return std::stoi(report.substr(at + 17));
+  };
+  EXPECT_GT(finding_cases(test::read_file(dir / "c/report.json")), finding_cases(before));
+}
+
 TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
   fs::path dir = test::scratch_dir("fuzz_kinds");
   struct Mode {

@@ -113,6 +113,10 @@ options:
   --expect-errors        give it programs the interpreter rejects too, and
                          expect it to exit non-zero on them
   --backend-timeout D    its time budget per case (default 60s)
+  --backend-env NAME     an environment variable the command reads
+                         (repeatable): its value now is recorded in
+                         campaign.txt, set for every run of the command,
+                         also when resumed, and exported by reproduce.sh
   --backend-memory SIZE  its resident-memory budget, its processes killed past
                          it (default 4G; 0: none)
   --shrink-time D        the time budget of shrinking one finding (default 120s)
@@ -252,6 +256,7 @@ struct FuzzArgs {
   bool fma = false;
   std::optional<double> backend_timeout;
   std::optional<int64_t> backend_memory;
+  std::map<std::string, std::string> backend_env; // --backend-env, from this environment
   bool mpi = false;
   verify::FuzzRun run;
 };
@@ -337,6 +342,14 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
     } else if (a == "--backend-memory") {
       const std::string& v = value();
       f.backend_memory = v == "0" ? 0 : parse_bytes(a, v);
+    } else if (a == "--backend-env") {
+      const std::string& name = value();
+      const char* v = std::getenv(name.c_str());
+      if (name.empty() || name.find_first_of("= \t\n") != std::string::npos)
+        throw UsageError{"--backend-env takes the name of an environment variable"};
+      if (!v)
+        throw UsageError{"--backend-env " + name + ": it is not set in this environment"};
+      f.backend_env[name] = v;
     } else if (a == "--shrink-time") {
       f.run.shrink.max_time =
           std::chrono::milliseconds(static_cast<int64_t>(parse_duration(a, value()) * 1000));
@@ -359,11 +372,11 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       throw UsageError{"--merge takes the campaign directories to merge"};
     return f;
   }
-  bool backend_options =
-      f.compare || f.expect_errors || f.fma || f.backend_timeout || f.backend_memory;
+  bool backend_options = f.compare || f.expect_errors || f.fma || f.backend_timeout ||
+                         f.backend_memory || !f.backend_env.empty();
   if (backend_options && !f.backend_cmd)
-    throw UsageError{"--compare, --fma, --expect-errors, --backend-timeout and --backend-memory "
-                     "are options of --backend-cmd"};
+    throw UsageError{"--compare, --fma, --expect-errors, --backend-timeout, --backend-memory and "
+                     "--backend-env are options of --backend-cmd"};
   if (f.fma && f.compare == "bits")
     throw UsageError{"--fma is a freedom of --compare check, not of --compare bits"};
   return f;
@@ -387,6 +400,7 @@ verify::CampaignSettings settings_of(const FuzzArgs& f) {
       b.timeout = std::chrono::milliseconds(static_cast<int64_t>(*f.backend_timeout * 1000));
     if (f.backend_memory)
       b.memory = *f.backend_memory;
+    b.environment = f.backend_env;
     s.target.external = b;
     s.target.compare = f.compare.value_or("check") == "bits" ? verify::Target::Compare::Bits
                                                              : verify::Target::Compare::Check;
@@ -419,6 +433,9 @@ verify::CampaignSettings resumed_settings(const FuzzArgs& f, const verify::Campa
     throw differs("--backend-cmd");
   if (f.fma && !saved.target.fma)
     throw differs("--fma");
+  if (!f.backend_env.empty() &&
+      (!saved.target.external || saved.target.external->environment != f.backend_env))
+    throw differs("--backend-env (or values of its variables)");
   return saved;
 }
 

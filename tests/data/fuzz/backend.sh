@@ -10,7 +10,10 @@
 # programs; runs the others), decline-not-float32 (declines an Antares
 # program with a tensor of another dtype, read from teval lower --json).
 set -u
-teval=$1 mode=$2 program=$3 inputs=$4 outdir=$5 entry=$6
+teval=$1 mode=$2
+# from-env: the mode is $BACKEND_MODE's (an adapter reading its environment).
+[ "$mode" = from-env ] && mode=$BACKEND_MODE
+mode=$mode program=$3 inputs=$4 outdir=$5 entry=$6
 case $mode in
 crash) kill -SEGV $$ ;;
 hang) exec sleep 1000 ;;
