@@ -40,15 +40,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 // ---- the worker -----------------------------------------------------------
 
 // The command that reruns a saved case: teval run on the saved program and
@@ -279,69 +270,6 @@ std::string progress_text(const FuzzSummary& s, double elapsed, std::optional<do
 }
 
 } // namespace
-
-std::string finding_signature(const Program& shrunk, const Disagreement& d) {
-  // The program's constructs, not its names, sizes or constants: the
-  // operators, the functions and methods called, dtype names, and the kinds
-  // of literals, as a set. Shrunk programs of one bug differ in those
-  // details more often than in what they are made of.
-  std::set<std::string> constructs;
-  const std::string t = source(shrunk);
-  for (size_t i = 0; i < t.size();) {
-    unsigned char c = static_cast<unsigned char>(t[i]);
-    if (c == '`' || c == '"') {
-      size_t end = t.find(static_cast<char>(c), i + 1);
-      end = end == std::string::npos ? t.size() : end;
-      constructs.insert(t.substr(i, end - i + 1));
-      i = end + 1;
-    } else if (std::isalpha(c) || c == '_') {
-      size_t j = i;
-      while (j < t.size() && (std::isalnum(static_cast<unsigned char>(t[j])) || t[j] == '_'))
-        ++j;
-      size_t k = j;
-      while (k < t.size() && t[k] == ' ')
-        ++k;
-      bool called = k < t.size() && t[k] == '(';
-      bool method = i > 0 && t[i - 1] == '.';
-      if (called || method)
-        constructs.insert(t.substr(i, j - i) + "()");
-      i = j;
-    } else if (std::isdigit(c)) {
-      size_t j = i;
-      bool real = false;
-      while (j < t.size() &&
-             (std::isalnum(static_cast<unsigned char>(t[j])) || t[j] == '.' ||
-              ((t[j] == '-' || t[j] == '+') && (t[j - 1] == 'e' || t[j - 1] == 'E')))) {
-        real = real || t[j] == '.' || t[j] == 'e' || t[j] == 'E';
-        ++j;
-      }
-      constructs.insert(real ? "float literal" : "int literal");
-      i = j;
-    } else if (std::ispunct(c) && c != '(' && c != ')' && c != '[' && c != ']' && c != ',' &&
-               c != '{' && c != '}' && c != ';' && c != '.') {
-      size_t j = i;
-      while (j < t.size() && std::ispunct(static_cast<unsigned char>(t[j])) && t[j] != '(' &&
-             t[j] != ')' && t[j] != '[' && t[j] != ']' && t[j] != ',' && t[j] != '`')
-        ++j;
-      constructs.insert(t.substr(i, j - i));
-      i = j;
-    } else {
-      ++i;
-    }
-  }
-  std::string shape = shrunk.lang;
-  for (const std::string& c : constructs)
-    shape += "\n" + c;
-  std::set<std::string> dtypes;
-  for (const auto& [name, type] : shrunk.inputs)
-    dtypes.insert(std::string(core::name(type.dtype)));
-  for (const std::string& dt : dtypes)
-    shape += "\ninput " + dt;
-  char hash[20];
-  std::snprintf(hash, sizeof hash, "%08llx",
-                static_cast<unsigned long long>(fnv1a(shape) & 0xffffffffULL));
-  return d.backend + "-" + d.kind + "-" + hash;
-}
 
 std::optional<CampaignSettings> load_settings(const std::string& dir) {
   fs::path p = fs::path(dir) / "campaign.txt";

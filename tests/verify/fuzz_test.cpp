@@ -187,5 +187,47 @@ TEST(Signature, NamesSizesAndConstantsDoNotMatterButOperatorsDo) {
             a);
 }
 
+// Another compiler's crash or failed exit is grouped by its first
+// diagnostic, with numbers, addresses and paths taken out: one assertion
+// reached from programs of different shapes is one finding; another
+// message is another. Without a message, the program's shape decides.
+TEST(Signature, ACompilersFailureIsGroupedByWhatItSaid) {
+  auto said = [](const std::string& err) {
+    return Disagreement{"exit", "external",
+                        "the command exited with status 1\nits standard error ends:\n" + err};
+  };
+  Program mul = antares("output0[N] = input0[N] * 2.0 where N in 3", {{"input0", f32({3})}});
+  Program sum = antares("output0[N] +=! input0[N, K] where N in 3", {{"input0", f32({3, 4})}});
+  std::string a = finding_signature(
+      mul, said("note: compiling\nerror: /tmp/x1/a.mlir:3:7: op 12 failed at 0x7ffd12\n"));
+  std::string b = finding_signature(
+      sum, said("note: compiling\nerror: /var/y/b.mlir:40:1: op 7 failed at 0x5a0\nmore\n"));
+  std::string c = finding_signature(sum, said("error: unsupported reduction\n"));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(a.rfind("external-exit-", 0), 0u);
+  // No diagnostic: the shapes differ.
+  EXPECT_NE(finding_signature(mul, said("")), finding_signature(sum, said("")));
+}
+
+// A wrong value is grouped by the program's shape with the kinds of its
+// reductions merged: one wrong loop transformation shows under each.
+TEST(Signature, AWrongValueUnderEveryReductionIsOneFinding) {
+  Disagreement d{"value", "external", ""};
+  auto with = [&](const std::string& op) {
+    return finding_signature(
+        antares("output0[N] " + op + " input0[N, K] where N in 3", {{"input0", f32({3, 4})}}), d);
+  };
+  EXPECT_EQ(with("+=!"), with(">=!"));
+  EXPECT_EQ(with("+=!"), with("*=!"));
+  Disagreement crash{"crash", "jit", ""};
+  auto crashed = [&](const std::string& op) {
+    return finding_signature(
+        antares("output0[N] " + op + " input0[N, K] where N in 3", {{"input0", f32({3, 4})}}),
+        crash);
+  };
+  EXPECT_NE(crashed("+=!"), crashed(">=!"));
+}
+
 } // namespace
 } // namespace teval::verify
