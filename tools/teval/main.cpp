@@ -25,6 +25,7 @@ commands:
   run       evaluate a program with the ground-truth interpreter
   lower     print the loop nest a program lowers to
   jit       print the LLVM IR or assembly a program compiles to
+  emit      print a program as a complete C program (teval emit --to c)
   check     judge another compiler's output: exact, within a rigorous bound,
             or a mismatch with its worst element
   diff      check every backend against the interpreter on random programs
@@ -76,6 +77,8 @@ int dispatch(const std::vector<std::string>& args) {
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Lower);
   if (args[0] == "jit")
     return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Jit);
+  if (args[0] == "emit")
+    return teval::tools::run_command({args.begin() + 1, args.end()}, teval::tools::Command::Emit);
   if (args[0] == "check")
     return teval::tools::check_command({args.begin() + 1, args.end()});
   if (args[0] == "diff")

@@ -26,6 +26,7 @@
 #include "tools/teval/array_print.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/run_inputs.h"
+#include "verify/emit_c.h"
 
 #include <algorithm>
 #include <cctype>
@@ -68,6 +69,7 @@ struct Options {
   bool exact = false;
   bool schedule = false;  // teval lower: the nest the host JIT compiles
   bool json = false;      // teval lower --json: the typed kernel as data
+  std::string to;         // teval emit --to LANGUAGE
   bool any_order = false; // --order any: reductions in any order (compiled engines)
   bool fma = false;       // --fma: products fused into sums (compiled engines)
   bool no_cache = false;  // --no-cache: the JIT compiles even what it has cached
@@ -190,6 +192,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.exact = true;
     } else if (a == "--schedule") {
       o.schedule = true;
+    } else if (a == "--to") {
+      o.to = value(i);
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--no-progress") {
@@ -348,22 +352,30 @@ int show(const Options& o, Command command) {
       o.seed != 0 || o.timeout > 0 || o.threads > 0 || o.no_cache ||
       (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
       (command != Command::Lower && (o.schedule || o.json)) || (o.json && o.schedule) ||
-      (command != Command::Jit && (o.any_order || o.fma)))
+      (command != Command::Jit && (o.any_order || o.fma)) ||
+      (command != Command::Emit && !o.to.empty()))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --max-memory)" +
                      std::string(command == Command::Jit ? " and --target, --emit, --order, --fma"
-                                                         : " and --schedule or --json")};
+                                 : command == Command::Emit ? " and --to"
+                                                            : " and --schedule or --json")};
+  if (command == Command::Emit && o.to != "c")
+    throw UsageError{o.to.empty() ? "give the language with --to c"
+                                  : "unknown --to '" + o.to + "'; teval emit writes: c"};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
     throw UsageError{"--emit obj writes an object file to standard output: redirect it to a file"};
   Sources sources;
   std::map<std::string, core::Tensor> given;
-  if (o.json) {
+  if (o.json || command == Command::Emit) {
     core::Kernel kernel = elaborate(o, sources, given);
     // What remains of the given inputs once the user's are taken out is the
     // program's own constants (an MLIR function's).
     for (const InputArg& a : o.inputs)
       given.erase(a.name);
-    std::cout << core::kernel_json(kernel, given);
+    if (o.json)
+      std::cout << core::kernel_json(kernel, given);
+    else
+      std::cout << verify::emit_c(kernel, sources.file->name(), given);
     return 0;
   }
   if (command == Command::Lower && is_mlir(o)) {
@@ -488,6 +500,8 @@ int run_mlir(const Options& o) {
 int run(const Options& o) {
   if (!o.emit.empty() || o.target != "host")
     throw UsageError{"--emit and --target apply to teval jit"};
+  if (!o.to.empty())
+    throw UsageError{"--to applies to teval emit"};
   if (o.schedule || o.json)
     throw UsageError{std::string(o.schedule ? "--schedule" : "--json") + " applies to teval lower"};
   if (o.threads > 0 && o.engine != "jit")
@@ -567,6 +581,7 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
 int run_command(const std::vector<std::string>& args, Command command) {
   const char* name = command == Command::Run     ? "teval run"
                      : command == Command::Lower ? "teval lower"
+                     : command == Command::Emit  ? "teval emit"
                                                  : "teval jit";
   Options o;
   try {
@@ -578,6 +593,7 @@ int run_command(const std::vector<std::string>& args, Command command) {
   if (o.help) {
     std::cout << (command == Command::Run     ? kRunHelp
                   : command == Command::Lower ? kLowerHelp
+                  : command == Command::Emit  ? kEmitHelp
                                               : kJitHelp);
     return 0;
   }

@@ -17,6 +17,7 @@ enum class Command {
   Run,   ///< `teval run`: evaluate it and write or print the outputs
   Lower, ///< `teval lower`: print its loop nest
   Jit,   ///< `teval jit`: print its compiled code
+  Emit,  ///< `teval emit --to c`: print it as another compiler's program
 };
 
 /// Runs \p command with \p args (the words after the command name).
@@ -51,6 +52,7 @@ core::Tensor read_tensor_argument(const std::string& name, const std::string& pa
 /// `teval jit --help`.
 extern const char* const kRunHelp;
 extern const char* const kLowerHelp;
+extern const char* const kEmitHelp;
 extern const char* const kJitHelp;
 
 } // namespace teval::tools

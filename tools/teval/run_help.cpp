@@ -123,6 +123,28 @@ exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
 error.
 )";
 
+const char* const kEmitHelp =
+    R"(usage: teval emit --to c [--lang antares|tile|mlir] (FILE | -e TEXT) [options]
+
+Prints the program as a complete C program (GNU C, for GCC or Clang) that
+computes the interpreter's bits: its main takes INPUT_DIR OUTPUT_DIR, reads
+INPUT_DIR/NAME.npy for each input and writes OUTPUT_DIR/NAME.npy for each
+output; on the program's error (an out-of-range read, integer division by
+zero, ...) it prints it and exits 1, writing nothing. A header comment says
+what the code relies on (IEEE float and double, no contraction into fused
+multiply-adds: compile with -ffp-contract=off; the C library's exp, log,
+..., within an ulp of teval's). docs/EMIT.md.
+
+options (as for teval run):
+  --to c                 the language (C is the one teval writes today)
+  -e TEXT, --lang antares|tile|mlir, --entry NAME, -p NAME=..., -i NAME=...,
+  --max-memory SIZE
+  -h, --help             this text
+
+exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
+error.
+)";
+
 const char* const kJitHelp =
     R"(usage: teval jit [--lang antares|tile|mlir] (FILE | -e TEXT) [--target host|hexagon]
                  [--emit llvm|asm|obj] [options]
