@@ -185,6 +185,30 @@ TEST(Fuzz, TheCommandsEnvironmentIsTheCampaigns) {
   EXPECT_GT(finding_cases(test::read_file(dir / "c/report.json")), finding_cases(before));
 }
 
+// The built-in C backends (teval emit --to c, compiled at -O3
+// -march=native) reach every case the interpreter accepts and agree with
+// it; they allow fused multiply-adds, as C compilers contract by default.
+TEST(Fuzz, TheBuiltInCBackendsAgreeWithTheInterpreter) {
+  fs::path dir = test::scratch_dir("fuzz_cc");
+  for (const char* backend : {"cc:gcc", "cc:clang"}) {
+    const std::string out = std::string("camp-") + (backend + 3);
+    Result r = teval(
+        "fuzz --out " + out + " --cases 16 --lang all --seed 6 --quiet --backend " + backend, dir);
+    if (r.err.find("which is not installed") != std::string::npos)
+      GTEST_SKIP() << r.err;
+    EXPECT_EQ(r.exit_code, 0) << backend << r.out << r.err;
+    std::string report = test::read_file(dir / out / "report.json");
+    EXPECT_NE(report.find("\"findings\": []"), std::string::npos) << report;
+    EXPECT_NE(report.find("\"unsupported\": 0,"), std::string::npos) << report;
+    EXPECT_NE(test::read_file(dir / out / "campaign.txt").find("fma 1\n"), std::string::npos);
+  }
+  Result r = teval("fuzz --out x --cases 1 --backend cc:icc", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown --backend 'cc:icc'; teval fuzz has: cc:gcc, cc:clang"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Fuzz, EachWayABackendFailsIsAFindingOfItsKind) {
   fs::path dir = test::scratch_dir("fuzz_kinds");
   struct Mode {

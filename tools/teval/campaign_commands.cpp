@@ -99,6 +99,9 @@ options:
                          does not define gives no verdict), all (ireval and
                          jit), none; repeatable. Default: all, or none with
                          --backend-cmd
+  --backend NAME         a built-in backend: cc:gcc or cc:clang (the case as C,
+                         teval emit --to c, compiled at -O3 -march=native and
+                         run; fused multiply-adds allowed, as with --fma)
   --backend-cmd CMD      another compiler as a backend: a shell command with
                          {program} (the program file: a COMPUTE_V1 value, or
                          a .tile file), {inputs} (a directory of NAME.npy),
@@ -154,6 +157,27 @@ template <class Value> bool profile_option(const std::string& a, Value value, st
     return false;
   }
   return true;
+}
+
+// The command of built-in backend \p name ("cc:gcc", "cc:clang"): the
+// case as C (teval emit --to c) compiled at -O3 -march=native, its
+// vectorizers on, and run on the case's inputs. Empty for another name;
+// a usage error when the compiler is not installed.
+std::string builtin_backend(const std::string& name) {
+  std::string cc = name == "cc:gcc" ? "gcc" : name == "cc:clang" ? "clang-19" : "";
+  if (cc.empty())
+    return "";
+  if (std::system(("command -v " + cc + " >/dev/null 2>&1").c_str()) != 0)
+    throw UsageError{"--backend " + name + " needs " + cc + ", which is not installed"};
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string teval = verify::shell_quote(ec ? "teval" : self.string());
+  return "set -- ; for f in {inputs}/*.npy; do [ -e \"$f\" ] || continue; "
+         "set -- \"$@\" -i \"$(basename \"$f\" .npy)=$f\"; done; "
+         "[ -n {entry} ] && set -- \"$@\" --entry {entry}; d=$(dirname {outdir}); " +
+         teval + " emit --to c --lang {lang} \"$@\" {program} > \"$d/program.c\" && " + cc +
+         " -O3 -march=native -o \"$d/program\" \"$d/program.c\" -lm && "
+         "\"$d/program\" {inputs} {outdir}";
 }
 
 verify::Profile parse_profile(const std::string& words) {
@@ -258,6 +282,7 @@ struct FuzzArgs {
   std::optional<int64_t> backend_memory;
   std::map<std::string, std::string> backend_env; // --backend-env, from this environment
   bool mpi = false;
+  bool builtin = false; // --backend NAME: a built-in command
   verify::FuzzRun run;
 };
 
@@ -315,6 +340,13 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
         throw UsageError{"unknown --engine '" + v +
                          "'; teval fuzz tests: ireval, jit, hexagon, all, none"};
       }
+    } else if (a == "--backend") {
+      const std::string& name = value();
+      std::string command = builtin_backend(name);
+      if (command.empty())
+        throw UsageError{"unknown --backend '" + name + "'; teval fuzz has: cc:gcc, cc:clang"};
+      f.backend_cmd = command;
+      f.builtin = true;
     } else if (a == "--backend-cmd") {
       f.backend_cmd = value();
       if (f.backend_cmd->empty())
@@ -377,6 +409,11 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
   if (backend_options && !f.backend_cmd)
     throw UsageError{"--compare, --fma, --expect-errors, --backend-timeout, --backend-memory and "
                      "--backend-env are options of --backend-cmd"};
+  // C compilers contract a * b + c into fused multiply-adds by default
+  // (GCC in GNU mode, Clang within expressions): the built-in backends
+  // allow it, as teval check --fma does.
+  if (f.builtin && f.compare != "bits")
+    f.fma = true;
   if (f.fma && f.compare == "bits")
     throw UsageError{"--fma is a freedom of --compare check, not of --compare bits"};
   return f;
