@@ -153,6 +153,18 @@ TEST(Semantics, NegatedConstantsWrapLikeAnyValue) {
   EXPECT_EQ(values(o), (V{-1}));
 }
 
+// A float's negation flips its sign: -0.0 from 0.0 (where 0 - x would give
+// +0.0), 0.0 from -0.0, in every float dtype.
+TEST(Semantics, FloatNegationFlipsTheSign) {
+  for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    auto z = tensor(t, {2}, {0.0, -0.0});
+    auto o = out("output0[N] = -input0[N]", {{"input0", z}});
+    ASSERT_EQ(o.dtype(), t);
+    EXPECT_TRUE(std::signbit(o.get(0).f)) << core::to_string(t);
+    EXPECT_FALSE(std::signbit(o.get(1).f)) << core::to_string(t);
+  }
+}
+
 TEST(Semantics, PromotionTable) {
   auto h = tensor(DType::Float16, {1}, {1});
   auto bf = tensor(DType::BFloat16, {1}, {1});
