@@ -202,6 +202,10 @@ TEST(Fuzz, TheBuiltInCBackendsAgreeWithTheInterpreter) {
     EXPECT_NE(report.find("\"unsupported\": 0,"), std::string::npos) << report;
     EXPECT_NE(test::read_file(dir / out / "campaign.txt").find("fma 1\n"), std::string::npos);
   }
+  Result both = teval("fuzz --out y --cases 1 --backend cc:gcc --backend-cmd true", dir);
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("give --backend or --backend-cmd, not both"), std::string::npos)
+      << both.err;
   Result r = teval("fuzz --out x --cases 1 --backend cc:icc", dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown --backend 'cc:icc'; teval fuzz has: cc:gcc, cc:clang"),

@@ -345,9 +345,13 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       std::string command = builtin_backend(name);
       if (command.empty())
         throw UsageError{"unknown --backend '" + name + "'; teval fuzz has: cc:gcc, cc:clang"};
+      if (f.backend_cmd && !f.builtin)
+        throw UsageError{"give --backend or --backend-cmd, not both"};
       f.backend_cmd = command;
       f.builtin = true;
     } else if (a == "--backend-cmd") {
+      if (f.builtin)
+        throw UsageError{"give --backend or --backend-cmd, not both"};
       f.backend_cmd = value();
       if (f.backend_cmd->empty())
         throw UsageError{"--backend-cmd takes a command"};
