@@ -147,18 +147,6 @@ struct KernelNames {
         tensor([&k](int t) { return k.tensors[t].name; }) {}
 };
 
-std::string_view role_name(TensorRole r) {
-  switch (r) {
-  case TensorRole::Input:
-    return "input";
-  case TensorRole::Intermediate:
-    return "intermediate";
-  case TensorRole::Output:
-    return "output";
-  }
-  TEVAL_UNREACHABLE("unknown tensor role");
-}
-
 } // namespace
 
 std::string to_string(const Expr& e, const NameOf& var_name, const NameOf& tensor_name,
@@ -175,7 +163,7 @@ std::string to_string(const Kernel& k) {
   std::string out;
   for (size_t i = 0; i < k.tensors.size(); ++i) {
     const TensorDecl& t = k.tensors[i];
-    out += std::string(role_name(t.role)) + " %" + std::to_string(i) + " " + t.name + ": " +
+    out += std::string(spelling(t.role)) + " %" + std::to_string(i) + " " + t.name + ": " +
            std::string(name(t.dtype)) + to_string(t.shape) + "\n";
   }
   for (const Statement& s : k.statements) {

@@ -274,6 +274,18 @@ Scalar aggregation_init(Aggregation a, DType t) {
   TEVAL_UNREACHABLE("unknown aggregation");
 }
 
+std::string_view spelling(TensorRole r) {
+  switch (r) {
+  case TensorRole::Input:
+    return "input";
+  case TensorRole::Intermediate:
+    return "intermediate";
+  case TensorRole::Output:
+    return "output";
+  }
+  TEVAL_UNREACHABLE("unknown tensor role");
+}
+
 std::string_view spelling(Aggregation a) {
   switch (a) {
   case Aggregation::Assign:

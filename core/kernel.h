@@ -110,6 +110,8 @@ void for_each_node(const Expr& e, const std::function<void(const Expr&)>& f);
 
 /// How a tensor enters and leaves a kernel.
 enum class TensorRole : uint8_t { Input, Intermediate, Output };
+/// "input", "intermediate" or "output".
+std::string_view spelling(TensorRole r);
 
 /// One tensor of a kernel, with a fixed dtype and shape.
 struct TensorDecl {

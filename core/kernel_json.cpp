@@ -208,18 +208,6 @@ std::string source(const Span& span) {
          "}";
 }
 
-const char* role(TensorRole r) {
-  switch (r) {
-  case TensorRole::Input:
-    return "input";
-  case TensorRole::Intermediate:
-    return "intermediate";
-  case TensorRole::Output:
-    return "output";
-  }
-  TEVAL_UNREACHABLE("unknown tensor role");
-}
-
 std::string statement(const Statement& s) {
   std::string out = "    {\"target\": " + std::to_string(s.target);
   out += ", \"aggregation\": " + json_string(spelling(s.aggregation));
@@ -260,7 +248,7 @@ std::string kernel_json(const Kernel& k, const std::map<std::string, Tensor>& co
            ", \"shape\": [";
     for (size_t i = 0; i < d.shape.size(); ++i)
       out += (i ? ", " : "") + std::to_string(d.shape[i]);
-    out += "], \"role\": \"" + std::string(role(d.role)) + "\"";
+    out += "], \"role\": \"" + std::string(spelling(d.role)) + "\"";
     if (auto c = constants.find(d.name); c != constants.end() && d.role == TensorRole::Input) {
       out += ", \"constant\": [";
       for (int64_t i = 0; i < c->second.numel(); ++i)
