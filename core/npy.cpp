@@ -276,16 +276,16 @@ Tensor read_npy(const std::string& path) {
   return decode_npy(bytes, path);
 }
 
-std::string encode_npy(const Tensor& t) {
+std::string npy_header(DType dtype, const Shape& dims) {
   std::string shape = "(";
-  if (planted(34) && t.shape().empty()) // fault 34: a rank-0 array written as shape (1,)
+  if (planted(34) && dims.empty()) // fault 34: a rank-0 array written as shape (1,)
     shape += "1,";
-  for (size_t i = 0; i < t.shape().size(); ++i) {
-    shape += std::to_string(t.shape()[i]);
-    shape += t.shape().size() == 1 ? "," : (i + 1 < t.shape().size() ? ", " : "");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    shape += std::to_string(dims[i]);
+    shape += dims.size() == 1 ? "," : (i + 1 < dims.size() ? ", " : "");
   }
   shape += ")";
-  std::string dict = "{'descr': '" + std::string(npy_descr(t.dtype())) +
+  std::string dict = "{'descr': '" + std::string(npy_descr(dtype)) +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
   // magic(6) + version(2) + length(2 or 4) + dict + padding + '\n'
   int major = dict.size() + 1 + 10 > 65535 ? 2 : 1;
@@ -300,7 +300,11 @@ std::string encode_npy(const Tensor& t) {
   uint32_t len = static_cast<uint32_t>(dict.size());
   for (size_t i = 0; i < prefix - 8; ++i)
     out += static_cast<char>((len >> (8 * i)) & 0xff);
-  out += dict;
+  return out + dict;
+}
+
+std::string encode_npy(const Tensor& t) {
+  std::string out = npy_header(t.dtype(), t.shape());
   out.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
   return out;
 }

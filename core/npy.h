@@ -23,6 +23,10 @@ Tensor read_npy(const std::string& path);
 /// header padded to a multiple of 64 bytes as numpy does.
 std::string encode_npy(const Tensor& t);
 
+/// The header encode_npy() writes for a tensor of \p dtype and \p shape
+/// (magic, version, length and the padded dict), without the data.
+std::string npy_header(DType dtype, const Shape& shape);
+
 /// Writes encode_npy(\p t) to \p path; Error(Input) when that fails.
 void write_npy(const Tensor& t, const std::string& path);
 

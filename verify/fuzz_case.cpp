@@ -307,15 +307,23 @@ Case make_case(const CaseSpace& space, uint64_t index) {
                                           : antares_program();
   Case c;
   c.index = index;
-  for (int attempt = 0; attempt < (space.profile.empty() ? 1 : kProfileAttempts); ++attempt) {
+  const bool choose = !space.profile.empty() || space.valid_only;
+  for (int attempt = 0; attempt < (choose ? kProfileAttempts : 1); ++attempt) {
     // Attempt 0 is the case without a profile.
     rc::Random random(mix(space.seed ^ mix(index) ^ (attempt ? mix(~uint64_t(attempt)) : 0)));
     c.program = gen(random.split(), static_cast<int>(index % 100)).value();
     c.input_seed = random.next() & 0xffffffffu;
-    if (space.profile.empty())
+    if (!choose)
       break;
     try {
-      if (admits(space.profile, elaborate_program(c.program).kernel))
+      Elaborated e = elaborate_program(c.program);
+      if (!admits(space.profile, e.kernel))
+        continue;
+      if (!space.valid_only)
+        break;
+      auto interp = interp::interpreter_backend();
+      std::vector<core::Tensor> inputs = interp::make_inputs(e.kernel, e.constants, c.input_seed);
+      if (core::evaluate(*interp, e.kernel, inputs).error.empty())
         break;
     } catch (const core::Error&) { // a program that does not elaborate: another
     }

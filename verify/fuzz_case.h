@@ -22,6 +22,9 @@ struct CaseSpace {
   uint64_t seed = 0;
   /// What the cases may contain (the compiler under test's support).
   Profile profile;
+  /// Only programs the interpreter runs without an error on their inputs
+  /// (a campaign against a compiler that is not asked about errors).
+  bool valid_only = false;
 };
 
 struct Case {
@@ -34,7 +37,8 @@ struct Case {
 /// RapidCheck's sizes cycle) from a random stream keyed by the seed and
 /// the index. With a profile, the first of up to kProfileAttempts
 /// programs (each from a stream keyed by the attempt too) that elaborates
-/// and that the profile admits; the last one when none does.
+/// and that the profile admits, and with valid_only that the interpreter
+/// runs without an error on its inputs; the last one when none does.
 inline constexpr int kProfileAttempts = 2000;
 Case make_case(const CaseSpace& space, uint64_t index);
 

@@ -102,6 +102,8 @@ std::string settings_text(const CampaignSettings& s) {
   t += "seed " + std::to_string(s.space.seed) + "\n";
   if (!s.space.profile.empty()) // a line only when set: older campaigns read as before
     t += "profile " + s.space.profile.text() + "\n";
+  if (s.space.valid_only) // likewise
+    t += "valid-only 1\n";
   t += "shard " + std::to_string(s.shard_index) + "/" + std::to_string(s.shard_count) + "\n";
   t += "engines " + engines + "\n";
   if (s.target.external) {
@@ -136,6 +138,8 @@ CampaignSettings parse_settings(const std::string& text, const std::string& path
         s.space.lang = value;
       } else if (key == "seed") {
         s.space.seed = std::stoull(value);
+      } else if (key == "valid-only") {
+        s.space.valid_only = value == "1";
       } else if (key == "profile") {
         std::string why;
         std::optional<Profile> p = Profile::parse(value, &why);
@@ -282,6 +286,7 @@ void write_reports(const std::string& dir, const CampaignSettings& settings, con
       "{\"schema\": \"teval.fuzz/1\", \"lang\": " + core::json_string(settings.space.lang) +
       ", \"seed\": " + std::to_string(settings.space.seed) +
       ", \"profile\": " + core::json_string(settings.space.profile.text()) +
+      ", \"valid_only\": " + (settings.space.valid_only ? "true" : "false") +
       ", \"shard\": {\"index\": " + std::to_string(settings.shard_index) +
       ", \"count\": " + std::to_string(settings.shard_count) + "}" + ", \"engines\": [" + engines +
       "]";

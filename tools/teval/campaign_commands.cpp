@@ -6,6 +6,7 @@
 #include "tools/teval/mpi_fuzz.h"
 #include "verify/census.h"
 #include "verify/corpus.h"
+#include "verify/emit_mlir.h"
 #include "verify/fuzz.h"
 
 #include <algorithm>
@@ -101,7 +102,13 @@ options:
                          --backend-cmd
   --backend NAME         a built-in backend: cc:gcc or cc:clang (the case as C,
                          teval emit --to c, compiled at -O3 -march=native and
-                         run; fused multiply-adds allowed, as with --fma)
+                         run; fused multiply-adds allowed, as with --fma);
+                         mlir:loops, mlir:affine or mlir:vector (the case as
+                         linalg, teval emit --to mlir, lowered by MLIR 19's
+                         loops pipeline, affine fusion, scalar replacement and
+                         super-vectorization, or tiling and linalg
+                         vectorization, and run by mlir-cpu-runner-19;
+                         bfloat16 left out of the profile unless one is given)
   --backend-cmd CMD      another compiler as a backend: a shell command with
                          {program} (the program file: a COMPUTE_V1 value, or
                          a .tile file), {inputs} (a directory of NAME.npy),
@@ -114,7 +121,8 @@ options:
   --fma                  with --compare check: it may fuse a product into the
                          sum or addition it feeds (as teval check --fma)
   --expect-errors        give it programs the interpreter rejects too, and
-                         expect it to exit non-zero on them
+                         expect it to exit non-zero on them (without it, each
+                         case is a program the interpreter accepts)
   --backend-timeout D    its time budget per case (default 60s)
   --backend-env NAME     an environment variable the command reads
                          (repeatable): its value now is recorded in
@@ -159,25 +167,62 @@ template <class Value> bool profile_option(const std::string& a, Value value, st
   return true;
 }
 
-// The command of built-in backend \p name ("cc:gcc", "cc:clang"): the
-// case as C (teval emit --to c) compiled at -O3 -march=native, its
-// vectorizers on, and run on the case's inputs. Empty for another name;
-// a usage error when the compiler is not installed.
+bool installed(const std::string& program) {
+  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// The command of built-in backend \p name: "cc:gcc" and "cc:clang" (the
+// case as C, teval emit --to c, compiled at -O3 -march=native, its
+// vectorizers on); "mlir:loops", "mlir:affine" and "mlir:vector" (the case
+// as linalg on tensors, teval emit --to mlir, lowered by mlir-opt-19's
+// pipeline and run by mlir-cpu-runner-19; a program linalg cannot express
+// is declined). Empty for another name; a usage error when what it needs
+// is not installed.
 std::string builtin_backend(const std::string& name) {
-  std::string cc = name == "cc:gcc" ? "gcc" : name == "cc:clang" ? "clang-19" : "";
-  if (cc.empty())
+  static const std::vector<std::string> names = {"cc:gcc", "cc:clang", "mlir:loops", "mlir:affine",
+                                                 "mlir:vector"};
+  if (std::find(names.begin(), names.end(), name) == names.end())
     return "";
-  if (std::system(("command -v " + cc + " >/dev/null 2>&1").c_str()) != 0)
-    throw UsageError{"--backend " + name + " needs " + cc + ", which is not installed"};
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   const std::string teval = verify::shell_quote(ec ? "teval" : self.string());
-  return "set -- ; for f in {inputs}/*.npy; do [ -e \"$f\" ] || continue; "
-         "set -- \"$@\" -i \"$(basename \"$f\" .npy)=$f\"; done; "
-         "[ -n {entry} ] && set -- \"$@\" --entry {entry}; d=$(dirname {outdir}); " +
-         teval + " emit --to c --lang {lang} \"$@\" {program} > \"$d/program.c\" && " + cc +
-         " -O3 -march=native -o \"$d/program\" \"$d/program.c\" -lm && "
-         "\"$d/program\" {inputs} {outdir}";
+  const std::string inputs =
+      "set -- ; for f in {inputs}/*.npy; do [ -e \"$f\" ] || continue; "
+      "set -- \"$@\" -i \"$(basename \"$f\" .npy)=$f\"; done; "
+      "[ -n {entry} ] && set -- \"$@\" --entry {entry}; d=$(dirname {outdir}); ";
+  if (name.starts_with("cc:")) {
+    const std::string cc = name == "cc:gcc" ? "gcc" : "clang-19";
+    if (!installed(cc))
+      throw UsageError{"--backend " + name + " needs " + cc + ", which is not installed"};
+    return inputs + teval + " emit --to c --lang {lang} \"$@\" {program} > \"$d/program.c\" && " +
+           cc +
+           " -O3 -march=native -o \"$d/program\" \"$d/program.c\" -lm && "
+           "\"$d/program\" {inputs} {outdir}";
+  }
+  if (!installed("mlir-opt-19") || !installed("mlir-cpu-runner-19"))
+    throw UsageError{"--backend " + name +
+                     " needs mlir-opt-19 and mlir-cpu-runner-19 "
+                     "(Debian's mlir-19-tools), which are not installed"};
+  if (!std::filesystem::exists(verify::kMlirRunnerLibrary))
+    throw UsageError{"--backend " + name + " needs " + verify::kMlirRunnerLibrary +
+                     " (Debian's libmlir-19), which is not installed"};
+  const std::string variant = name.substr(5);
+  // teval emit's status 3 (linalg cannot express the program) declines it.
+  return inputs + "mkdir -p {outdir} && { " + teval + " emit --to mlir" +
+         (variant == "vector" ? " --vectorize" : "") +
+         " --lang {lang} \"$@\" --input-dir {inputs} --output-dir {outdir} {program} > "
+         "\"$d/program.mlir\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && "
+         "mlir-opt-19 " +
+         verify::mlir_pipeline(variant) + " \"$d/program.mlir\" -o \"$d/lowered.mlir\" && " +
+         verify::kMlirRunner + " \"$d/lowered.mlir\"";
+}
+
+// The generator profile a built-in backend campaigns with unless told:
+// MLIR's excludes bfloat16, which its backends decline.
+std::optional<std::string> backend_profile(const std::string& name) {
+  if (name.starts_with("mlir:"))
+    return "dtypes=bool,int8,int16,int32,int64,uint8,float16,float32,float64";
+  return std::nullopt;
 }
 
 verify::Profile parse_profile(const std::string& words) {
@@ -283,6 +328,7 @@ struct FuzzArgs {
   std::map<std::string, std::string> backend_env; // --backend-env, from this environment
   bool mpi = false;
   bool builtin = false; // --backend NAME: a built-in command
+  std::string backend_name;
   verify::FuzzRun run;
 };
 
@@ -344,11 +390,14 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       const std::string& name = value();
       std::string command = builtin_backend(name);
       if (command.empty())
-        throw UsageError{"unknown --backend '" + name + "'; teval fuzz has: cc:gcc, cc:clang"};
+        throw UsageError{"unknown --backend '" + name +
+                         "'; teval fuzz has: cc:gcc, cc:clang, mlir:loops, mlir:affine, "
+                         "mlir:vector"};
       if (f.backend_cmd && !f.builtin)
         throw UsageError{"give --backend or --backend-cmd, not both"};
       f.backend_cmd = command;
       f.builtin = true;
+      f.backend_name = name;
     } else if (a == "--backend-cmd") {
       if (f.builtin)
         throw UsageError{"give --backend or --backend-cmd, not both"};
@@ -416,8 +465,10 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
   // C compilers contract a * b + c into fused multiply-adds by default
   // (GCC in GNU mode, Clang within expressions): the built-in backends
   // allow it, as teval check --fma does.
-  if (f.builtin && f.compare != "bits")
+  if (f.builtin && f.backend_name.starts_with("cc:") && f.compare != "bits")
     f.fma = true;
+  if (f.builtin && !f.profile)
+    f.profile = backend_profile(f.backend_name);
   if (f.fma && f.compare == "bits")
     throw UsageError{"--fma is a freedom of --compare check, not of --compare bits"};
   return f;
@@ -429,6 +480,9 @@ verify::CampaignSettings settings_of(const FuzzArgs& f) {
   s.space.lang = f.lang.value_or("antares");
   s.space.seed = f.seed.value_or(0);
   s.space.profile = parse_profile(f.profile.value_or(""));
+  // A compiler not asked about errors is given no program the interpreter
+  // rejects: no case is wasted.
+  s.space.valid_only = f.backend_cmd && !f.expect_errors;
   if (f.shard)
     std::tie(s.shard_index, s.shard_count) = *f.shard;
   s.target.engines = f.engines_given ? f.engines

@@ -28,6 +28,7 @@
 #include "tools/teval/run_inputs.h"
 #include "tools/teval/run_options.h"
 #include "verify/emit_c.h"
+#include "verify/emit_mlir.h"
 
 #include <algorithm>
 #include <cctype>
@@ -181,15 +182,17 @@ int show(const Options& o, Command command) {
       (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
       (command != Command::Lower && (o.schedule || o.json)) || (o.json && o.schedule) ||
       (command != Command::Jit && (o.any_order || o.fma)) ||
-      (command != Command::Emit && !o.to.empty()))
+      (command != Command::Emit && (!o.to.empty() || o.input_dir || o.output_dir || o.vectorize)))
     throw UsageError{"this command takes the program options only (FILE or -e, --lang, "
                      "--entry, -p, -i, --max-memory)" +
                      std::string(command == Command::Jit ? " and --target, --emit, --order, --fma"
                                  : command == Command::Emit ? " and --to"
                                                             : " and --schedule or --json")};
-  if (command == Command::Emit && o.to != "c")
-    throw UsageError{o.to.empty() ? "give the language with --to c"
-                                  : "unknown --to '" + o.to + "'; teval emit writes: c"};
+  if (command == Command::Emit && o.to != "c" && o.to != "mlir")
+    throw UsageError{o.to.empty() ? "give the language with --to c or --to mlir"
+                                  : "unknown --to '" + o.to + "'; teval emit writes: c, mlir"};
+  if ((o.input_dir || o.output_dir || o.vectorize) && o.to != "mlir")
+    throw UsageError{"--input-dir, --output-dir and --vectorize apply to teval emit --to mlir"};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
     throw UsageError{"--emit obj writes an object file to standard output: redirect it to a file"};
   Sources sources;
@@ -200,10 +203,19 @@ int show(const Options& o, Command command) {
     // program's own constants (an MLIR function's).
     for (const InputArg& a : o.inputs)
       given.erase(a.name);
-    if (o.json)
+    if (o.json) {
       std::cout << core::kernel_json(kernel, given);
-    else
+    } else if (o.to == "mlir") {
+      verify::MlirOptions m{o.input_dir.value_or("."), o.output_dir.value_or("."), o.vectorize};
+      try {
+        std::cout << verify::emit_mlir(kernel, sources.file->name(), m, given);
+      } catch (const verify::Inexpressible& e) {
+        std::cerr << "teval emit: cannot be expressed in MLIR's linalg: " << e.what() << "\n";
+        return 3;
+      }
+    } else {
       std::cout << verify::emit_c(kernel, sources.file->name(), given);
+    }
     return 0;
   }
   if (command == Command::Lower && is_mlir(o)) {
@@ -330,6 +342,8 @@ int run(const Options& o) {
     throw UsageError{"--emit and --target apply to teval jit"};
   if (!o.to.empty())
     throw UsageError{"--to applies to teval emit"};
+  if (o.input_dir || o.output_dir || o.vectorize)
+    throw UsageError{"--input-dir, --output-dir and --vectorize apply to teval emit --to mlir"};
   if (o.schedule || o.json)
     throw UsageError{std::string(o.schedule ? "--schedule" : "--json") + " applies to teval lower"};
   if (o.threads > 0 && o.engine != "jit")

@@ -124,25 +124,36 @@ error.
 )";
 
 const char* const kEmitHelp =
-    R"(usage: teval emit --to c [--lang antares|tile|mlir] (FILE | -e TEXT) [options]
+    R"(usage: teval emit --to c|mlir [--lang antares|tile|mlir] (FILE | -e TEXT) [options]
 
-Prints the program as a complete C program (GNU C, for GCC or Clang) that
-computes the interpreter's bits: its main takes INPUT_DIR OUTPUT_DIR, reads
-INPUT_DIR/NAME.npy for each input and writes OUTPUT_DIR/NAME.npy for each
-output; on the program's error (an out-of-range read, integer division by
-zero, ...) it prints it and exits 1, writing nothing. A header comment says
-what the code relies on (IEEE float and double, no contraction into fused
-multiply-adds: compile with -ffp-contract=off; the C library's exp, log,
-..., within an ulp of teval's). docs/EMIT.md.
+--to c prints the program as a complete C program (GNU C, for GCC or Clang)
+that computes the interpreter's bits: its main takes INPUT_DIR OUTPUT_DIR,
+reads INPUT_DIR/NAME.npy for each input and writes OUTPUT_DIR/NAME.npy for
+each output; on the program's error (an out-of-range read, integer division
+by zero, ...) it prints it and exits 1, writing nothing. A header comment
+says what the code relies on (IEEE float and double, no contraction into
+fused multiply-adds: compile with -ffp-contract=off; the C library's exp,
+log, ..., within an ulp of teval's).
+
+--to mlir prints the program as an MLIR 19 module: each statement one
+linalg.generic on tensors, and a main that reads --input-dir/NAME.npy and
+writes --output-dir/NAME.npy; its header comment gives the mlir-opt-19 and
+mlir-cpu-runner-19 commands that lower and run it. A program linalg cannot
+express as teval means it (a Tile constraint, several values for one
+element, bfloat16) is declined with exit status 3. docs/EMIT.md.
 
 options (as for teval run):
-  --to c                 the language (C is the one teval writes today)
+  --to c|mlir            the language
+  --input-dir DIR        --to mlir: where the module reads its inputs (default .)
+  --output-dir DIR       --to mlir: where it writes its outputs (default .)
+  --vectorize            --to mlir: with a transform script that tiles and
+                         vectorizes the generics (run by --transform-interpreter)
   -e TEXT, --lang antares|tile|mlir, --entry NAME, -p NAME=..., -i NAME=...,
   --max-memory SIZE
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
-error.
+error; 3 (--to mlir) the program cannot be expressed in the language.
 )";
 
 const char* const kJitHelp =

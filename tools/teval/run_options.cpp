@@ -124,6 +124,12 @@ Options parse_options(const std::vector<std::string>& args) {
       o.schedule = true;
     } else if (a == "--to") {
       o.to = value(i);
+    } else if (a == "--input-dir") {
+      o.input_dir = value(i);
+    } else if (a == "--output-dir") {
+      o.output_dir = value(i);
+    } else if (a == "--vectorize") {
+      o.vectorize = true;
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--no-progress") {

@@ -34,9 +34,11 @@ struct Options {
   std::string timeout_text;
   bool no_progress = false;
   bool exact = false;
-  bool schedule = false;  // teval lower: the nest the host JIT compiles
-  bool json = false;      // teval lower --json: the typed kernel as data
-  std::string to;         // teval emit --to LANGUAGE
+  bool schedule = false;                            // teval lower: the nest the host JIT compiles
+  bool json = false;                                // teval lower --json: the typed kernel as data
+  std::string to;                                   // teval emit --to LANGUAGE
+  std::optional<std::string> input_dir, output_dir; // teval emit --to mlir: the files' places
+  bool vectorize = false; // teval emit --to mlir --vectorize: a transform script
   bool any_order = false; // --order any: reductions in any order (compiled engines)
   bool fma = false;       // --fma: products fused into sums (compiled engines)
   bool no_cache = false;  // --no-cache: the JIT compiles even what it has cached
