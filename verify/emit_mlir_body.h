@@ -12,6 +12,10 @@
 
 namespace teval::verify::mlir {
 
+/// A signed integer dtype (MLIR's integers are signless: the operation says).
+inline bool is_signed(core::DType t) {
+  return core::kind(t) == core::DTypeKind::Signed;
+}
 /// The MLIR element type of \p t ("f32", "i8", "i1", ...).
 std::string element_type(core::DType t);
 /// "tensor<2x3xf32>", "tensor<f32>".

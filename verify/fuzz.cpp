@@ -187,6 +187,9 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
       l = work_on_case(dir, settings, run, index);
     } catch (const std::exception& e) {
       l = {index, "lost", ""};
+      // What went wrong, for the bug report (docs/CAMPAIGNS.md).
+      std::ofstream(std::filesystem::path(dir) / ("lost-" + std::to_string(index) + ".txt"))
+          << e.what() << "\n";
     }
     std::string reply = state::log_line_text(l);
     if (::write(out_fd, reply.data(), reply.size()) != static_cast<ssize_t>(reply.size()))

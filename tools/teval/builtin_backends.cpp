@@ -1,0 +1,70 @@
+// The built-in backends of teval fuzz (see builtin_backends.h).
+#include "tools/teval/builtin_backends.h"
+
+#include "tools/teval/cli_support.h"
+#include "verify/emit_mlir.h"
+#include "verify/program.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace teval::tools {
+
+namespace {
+
+bool installed(const std::string& program) {
+  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+} // namespace
+
+std::string builtin_backend(const std::string& name) {
+  static const std::vector<std::string> names = {"cc:gcc", "cc:clang", "mlir:loops", "mlir:affine",
+                                                 "mlir:vector"};
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    return "";
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string teval = verify::shell_quote(ec ? "teval" : self.string());
+  const std::string inputs =
+      "set -- ; for f in {inputs}/*.npy; do [ -e \"$f\" ] || continue; "
+      "set -- \"$@\" -i \"$(basename \"$f\" .npy)=$f\"; done; "
+      "[ -n {entry} ] && set -- \"$@\" --entry {entry}; d=$(dirname {outdir}); ";
+  if (name.starts_with("cc:")) {
+    const std::string cc = name == "cc:gcc" ? "gcc" : "clang-19";
+    if (!installed(cc))
+      throw UsageError{"--backend " + name + " needs " + cc + ", which is not installed"};
+    return inputs + teval + " emit --to c --lang {lang} \"$@\" {program} > \"$d/program.c\" && " +
+           cc +
+           " -O3 -march=native -o \"$d/program\" \"$d/program.c\" -lm && "
+           "\"$d/program\" {inputs} {outdir}";
+  }
+  if (!installed("mlir-opt-19") || !installed("mlir-cpu-runner-19"))
+    throw UsageError{"--backend " + name +
+                     " needs mlir-opt-19 and mlir-cpu-runner-19 "
+                     "(Debian's mlir-19-tools), which are not installed"};
+  if (!std::filesystem::exists(verify::kMlirRunnerLibrary))
+    throw UsageError{"--backend " + name + " needs " + verify::kMlirRunnerLibrary +
+                     " (Debian's libmlir-19), which is not installed"};
+  const std::string variant = name.substr(5);
+  // teval emit's status 3 (linalg cannot express the program) declines it.
+  return inputs + "mkdir -p {outdir} && { " + teval + " emit --to mlir" +
+         (variant == "vector" ? " --vectorize" : "") +
+         " --lang {lang} \"$@\" --input-dir {inputs} --output-dir {outdir} {program} > "
+         "\"$d/program.mlir\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && "
+         "mlir-opt-19 " +
+         verify::mlir_pipeline(variant) + " \"$d/program.mlir\" -o \"$d/lowered.mlir\" && " +
+         verify::kMlirRunner + " \"$d/lowered.mlir\"";
+}
+
+// The generator profile a built-in backend campaigns with unless told:
+// MLIR's excludes bfloat16, which its backends decline.
+std::optional<std::string> backend_profile(const std::string& name) {
+  if (name.starts_with("mlir:"))
+    return "dtypes=bool,int8,int16,int32,int64,uint8,float16,float32,float64";
+  return std::nullopt;
+}
+
+} // namespace teval::tools
