@@ -377,5 +377,29 @@ TEST(Fuzz, UsageErrors) {
   EXPECT_EQ(teval("gen --help", dir).exit_code, 0);
 }
 
+// A compiler not asked about errors (no --expect-errors) is given only
+// programs the interpreter accepts on their inputs: no case is wasted on
+// a program it would only be skipped for.
+TEST(Fuzz, ACompilerNotAskedAboutErrorsGetsOnlyProgramsTheInterpreterAccepts) {
+  fs::path dir = test::scratch_dir("fuzz_valid_only");
+  auto count = [&](const std::string& out, const std::string& key) {
+    std::string report = test::read_file(dir / out / "report.json");
+    size_t at = report.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1 : std::stoi(report.substr(at + key.size() + 4));
+  };
+  Result r = teval("fuzz --out valid --lang all --cases 40 --seed 2 --quiet" + backend("ok"), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(count("valid", "reference_errors"), 0) << test::read_file(dir / "valid/report.json");
+  EXPECT_NE(test::read_file(dir / "valid/campaign.txt").find("valid-only 1\n"), std::string::npos);
+  EXPECT_NE(test::read_file(dir / "valid/report.json").find("\"valid_only\": true"),
+            std::string::npos);
+  r = teval("fuzz --out errors --lang all --cases 40 --seed 2 --quiet --expect-errors" +
+                backend("ok"),
+            dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err; // "ok" runs teval, which fails as it should
+  EXPECT_GE(count("errors", "reference_errors"), 2) << test::read_file(dir / "errors/report.json");
+  EXPECT_EQ(test::read_file(dir / "errors/campaign.txt").find("valid-only"), std::string::npos);
+}
+
 } // namespace
 } // namespace teval
