@@ -259,7 +259,8 @@ CaseResult check_in_child(const Program& p, uint64_t input_seed, const Target& t
   fs::create_directories(work.path() / "inputs");
   fs::create_directories(work.path() / "out");
   for (size_t i = 0; i < inputs.size(); ++i)
-    core::write_npy(inputs[i], (work.path() / "inputs" / (input_names[i] + ".npy")).string());
+    if (!elaborated.constants.count(input_names[i])) // an MLIR constant is in the program
+      core::write_npy(inputs[i], (work.path() / "inputs" / (input_names[i] + ".npy")).string());
   const fs::path at = fs::absolute(work.path());
   std::map<std::string, std::string> placeholders{{"program", (at / program_file_name(p)).string()},
                                                   {"inputs", (at / "inputs").string()},

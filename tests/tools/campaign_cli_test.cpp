@@ -401,5 +401,14 @@ TEST(Fuzz, ACompilerNotAskedAboutErrorsGetsOnlyProgramsTheInterpreterAccepts) {
   EXPECT_EQ(test::read_file(dir / "errors/campaign.txt").find("valid-only"), std::string::npos);
 }
 
+// {inputs} holds the program's inputs: an MLIR function's constants are in
+// the program, and a command passing every file as an input must work.
+TEST(Fuzz, TheCommandsInputsAreNotTheProgramsConstants) {
+  fs::path dir = test::scratch_dir("fuzz_mlir_inputs");
+  Result r = teval("fuzz --out m --lang mlir --cases 30 --seed 3 --quiet" + backend("ok"), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string report = test::read_file(dir / "m/report.json");
+  EXPECT_NE(report.find("\"findings\": []"), std::string::npos) << report;
+}
 } // namespace
 } // namespace teval

@@ -53,9 +53,9 @@ std::string builtin_backend(const std::string& name) {
   return inputs + "mkdir -p {outdir} && { " + teval + " emit --to mlir" +
          (variant == "vector" ? " --vectorize" : "") +
          " --lang {lang} \"$@\" --input-dir {inputs} --output-dir {outdir} {program} > "
-         "\"$d/program.mlir\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && "
+         "\"$d/emitted.mlir\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && "
          "mlir-opt-19 " +
-         verify::mlir_pipeline(variant) + " \"$d/program.mlir\" -o \"$d/lowered.mlir\" && " +
+         verify::mlir_pipeline(variant) + " \"$d/emitted.mlir\" -o \"$d/lowered.mlir\" && " +
          verify::kMlirRunner + " \"$d/lowered.mlir\"";
 }
 
