@@ -331,11 +331,17 @@ private:
     const std::string result = fresh();
     if (options_.vectorize) {
       // linalg vectorizes generics whose operands' maps are projected
-      // permutations (no d1 + d3, no constant index).
-      bool permutations = window_map.empty();
+      // permutations (no d1 + d3, no constant index) and whose reduction
+      // is one operation it recognizes on the accumulator (not float16's
+      // through float32, nor && and || through comparisons).
+      bool vectorizable = window_map.empty();
       for (const mlir::Operand& o : operands)
-        permutations &= o.permutation;
-      schedule(s, number, region, permutations);
+        vectorizable &= o.permutation;
+      using core::Aggregation;
+      if (reduces)
+        vectorizable &= s.aggregation != Aggregation::All && s.aggregation != Aggregation::Any &&
+                        target.dtype != DType::Float16;
+      schedule(s, number, region, vectorizable);
     }
     out += "    " + result + " = linalg.generic {indexing_maps = [" + maps +
            "], iterator_types = [" + iterators + "]" +
@@ -352,7 +358,7 @@ private:
   // divide each dimension (so that tiles have static shapes), then
   // vectorization unless the region holds what linalg cannot vectorize.
   void schedule(const core::Statement& s, int number, const std::string& region,
-                bool permutations) {
+                bool vectorizable) {
     if (s.vars.empty())
       return;
     const std::string n = std::to_string(number);
@@ -375,7 +381,7 @@ private:
     schedule_ += "    %t" + n + ", %l" + n + ":" + std::to_string(s.vars.size()) +
                  " = transform.structured.tile_using_for %g" + n + " tile_sizes [" + sizes +
                  "] : (!transform.any_op) -> (!transform.any_op" + loops + ")\n";
-    if (permutations && region.find("scf.if") == std::string::npos &&
+    if (vectorizable && region.find("scf.if") == std::string::npos &&
         region.find("func.call") == std::string::npos)
       schedule_ += "    transform.structured.vectorize %t" + n +
                    " {vectorize_nd_extract} : !transform.any_op\n";
