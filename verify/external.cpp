@@ -42,12 +42,21 @@ int64_t group_resident_bytes(pid_t group) {
   static const int64_t page = ::sysconf(_SC_PAGESIZE);
   int64_t total = 0;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
+  // Processes come and go while /proc is read: an error is a process that
+  // ended (read(2) of its stat fails with ESRCH), never an exception (an
+  // ifstream's would be thrown by libstdc++, and lose the case).
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
       continue;
-    std::ifstream in(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string stat;
+    int fd = ::open((it->path() / "stat").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    char buffer[1024];
+    for (ssize_t got; (got = ::read(fd, buffer, sizeof buffer)) > 0;)
+      stat.append(buffer, static_cast<size_t>(got));
+    ::close(fd);
     size_t close = stat.rfind(')'); // the command name may hold spaces
     if (close == std::string::npos)
       continue;
