@@ -6,6 +6,7 @@
 #include "verify/program.h"
 #include "verify/sandbox.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <csignal>
@@ -26,6 +27,15 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The first \p n bytes of the file at \p path.
+std::string head_of(const fs::path& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s(n, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(n));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
 
 // The last \p n bytes of the file at \p path.
 std::string tail_of(const fs::path& path, size_t n) {
@@ -141,6 +151,20 @@ std::string expand_command(const std::string& command,
   return out;
 }
 
+std::string first_diagnostic_line(const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::string lower = line;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* word : {"error", "assert", "fatal", "panic", "terminate", "exception",
+                             "segmentation", "abort", "unreachable"})
+      if (lower.find(word) != std::string::npos)
+        return line;
+  }
+  return "";
+}
+
 ExternalRun run_external(const ExternalBackend& backend, const std::string& work_dir,
                          const std::map<std::string, std::string>& placeholders,
                          const std::vector<std::string>& outputs) {
@@ -190,7 +214,12 @@ ExternalRun run_external(const ExternalBackend& backend, const std::string& work
   ::kill(-pid, SIGKILL);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::string err = tail_of(fs::path(work_dir) / "stderr.txt", 2000);
+  // The first diagnostic, from the start: a compiler's own dump after it
+  // (MLIR prints the failing operation) can push it out of the tail.
+  std::string first = first_diagnostic_line(head_of(fs::path(work_dir) / "stderr.txt", 1 << 16));
   std::string said = err.empty() ? "" : "\nits standard error ends:\n" + err;
+  if (!first.empty())
+    said = "\nits first diagnostic:\n" + first + "\n" + said;
   if (hog) {
     r.end = ExternalRun::End::Memory;
     r.detail = "the command's processes held " + std::to_string(peak >> 20) +

@@ -60,10 +60,16 @@ struct ExternalRun {
   End end = End::Ok;
   /// The outputs by name (End::Ok).
   std::map<std::string, core::Tensor> outputs;
-  /// How it ended, in words, with the end of its standard error.
+  /// How it ended, in words, with its first diagnostic (after "its first
+  /// diagnostic:\n", when its standard error has one) and the end of its
+  /// standard error (after "its standard error ends:\n").
   std::string detail;
   double seconds = 0;
 };
+
+/// The first line of \p text that reads like a diagnostic (an error, an
+/// assertion, a fatal signal, a segmentation fault), or "".
+std::string first_diagnostic_line(const std::string& text);
 
 /// Runs \p backend with \p placeholders (the files of the case, already
 /// written; "outdir" is where the outputs are read from), expecting

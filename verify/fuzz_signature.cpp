@@ -1,5 +1,6 @@
 // The signature of a finding (see fuzz.h): what groups findings of one
 // cause.
+#include "verify/external.h"
 #include "verify/fuzz.h"
 
 #include "core/dtype.h"
@@ -28,31 +29,26 @@ uint64_t fnv1a(const std::string& s) {
 
 namespace {
 
-// The first line of the command's standard error that reads like a
-// diagnostic (an error, an assertion, a fatal signal), else its first
-// line; "" when it wrote nothing. From run_external's detail, whose tail
-// follows "its standard error ends:".
+// The command's first diagnostic (an error, an assertion, a fatal
+// signal): the one run_external found from the start of its standard
+// error, else one in the tail it kept, else the tail's first line; ""
+// when it wrote nothing.
 std::string first_diagnostic(const std::string& what) {
+  const std::string first = "its first diagnostic:\n";
+  if (size_t at = what.find(first); at != std::string::npos)
+    return what.substr(at + first.size(), what.find('\n', at + first.size()) - at - first.size());
   const std::string mark = "its standard error ends:\n";
   size_t at = what.find(mark);
   if (at == std::string::npos)
     return "";
-  std::istringstream lines(what.substr(at + mark.size()));
-  std::string first;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find_first_not_of(" \t") == std::string::npos)
-      continue;
-    if (first.empty())
-      first = line;
-    std::string lower = line;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const char* word : {"error", "assert", "fatal", "panic", "terminate", "exception",
-                             "segmentation", "abort", "unreachable"})
-      if (lower.find(word) != std::string::npos)
-        return line;
-  }
-  return first;
+  const std::string tail = what.substr(at + mark.size());
+  if (std::string line = first_diagnostic_line(tail); !line.empty())
+    return line;
+  std::istringstream lines(tail);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(" \t") != std::string::npos)
+      return line;
+  return "";
 }
 
 // \p line without what changes from one program to the next: numbers,

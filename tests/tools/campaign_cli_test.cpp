@@ -410,5 +410,25 @@ TEST(Fuzz, TheCommandsInputsAreNotTheProgramsConstants) {
   std::string report = test::read_file(dir / "m/report.json");
   EXPECT_NE(report.find("\"findings\": []"), std::string::npos) << report;
 }
+
+// A compiler's first diagnostic is found from the start of its standard
+// error: a dump after it (MLIR prints the failing operation) longer than
+// the tail a campaign keeps must not split one failure into one
+// signature per program.
+TEST(Fuzz, ACompilersDiagnosticIsFoundBeforeItsDump) {
+  fs::path dir = test::scratch_dir("fuzz_dump");
+  Result r =
+      teval("fuzz --out d --cases 6 --seed 4 --quiet --shrink-time 1s" + backend("exit-dump"), dir);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::string report = test::read_file(dir / "d/report.json");
+  size_t signatures = 0;
+  for (size_t at = report.find("\"signature\": "); at != std::string::npos;
+       at = report.find("\"signature\": ", at + 1))
+    ++signatures;
+  EXPECT_EQ(signatures, 1u) << report;
+  EXPECT_NE(report.find("its first diagnostic:\\nbackend: error: cannot lower this program"),
+            std::string::npos)
+      << report;
+}
 } // namespace
 } // namespace teval

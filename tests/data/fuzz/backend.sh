@@ -8,7 +8,9 @@
 # JIT free to add in any order and to fuse multiply-adds: legal only where
 # fused multiply-adds are), decline-tile (exits 77, declining, on Tile
 # programs; runs the others), decline-not-float32 (declines an Antares
-# program with a tensor of another dtype, read from teval lower --json).
+# program with a tensor of another dtype, read from teval lower --json),
+# exit-dump (an error, then a dump of the program longer than the tail a
+# campaign keeps, and status 1, as MLIR's tools print the failing op).
 set -u
 teval=$1 mode=$2
 # from-env: the mode is $BACKEND_MODE's (an adapter reading its environment).
@@ -18,6 +20,10 @@ case $mode in
 crash) kill -SEGV $$ ;;
 hang) exec sleep 1000 ;;
 exit) echo "backend: cannot compile this" >&2; exit 3 ;;
+exit-dump)
+  echo "backend: error: cannot lower this program" >&2
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cat "$program" >&2; done
+  exit 1 ;;
 decline-tile) case $program in *.tile) echo "backend: no Tile support" >&2; exit 77 ;; esac ;;
 decline-not-float32)
   if "$teval" lower --json "$program" | grep -o '"dtype": "[a-z0-9]*", "shape"' | grep -vq float32; then
