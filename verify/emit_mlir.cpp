@@ -166,12 +166,11 @@ private:
     out += "    " + pointer + " = llvm.inttoptr " + address + " : i64 to !llvm.ptr\n";
     const int64_t size = core::checked_numel(t.shape).value_or(0) * core::size_bytes(t.dtype);
     out += "    " + bytes + " = llvm.mlir.constant(" + std::to_string(size) + " : i64) : i64\n";
-    auto [name, name_length] = string(path + "/" + t.name + ".npy", out);
+    const std::string name = string(path + "/" + t.name + ".npy", out).first;
     auto [head, head_length] = string(core::npy_header(t.dtype, t.shape), out);
     out += "    llvm.call @" + std::string(function) + "(" + name + ", " + head + ", " +
            head_length + ", " + pointer + ", " + bytes +
            ") : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64) -> ()\n";
-    (void)name_length;
     return out;
   }
 
@@ -425,13 +424,20 @@ const char* const Module::kLibrary = R"(  llvm.func @fopen(!llvm.ptr, !llvm.ptr)
     llvm.call @exit(%status) : (i32) -> ()
     llvm.unreachable
   }
-  llvm.func @teval_read(%path: !llvm.ptr, %header: !llvm.ptr, %header_length: i64, %data: !llvm.ptr, %size: i64) {
-    %mode = llvm.mlir.addressof @teval_rb : !llvm.ptr
+  llvm.func @teval_open(%path: !llvm.ptr, %mode: !llvm.ptr) -> !llvm.ptr {
     %f = llvm.call @fopen(%path, %mode) : (!llvm.ptr, !llvm.ptr) -> !llvm.ptr
     %null = llvm.mlir.zero : !llvm.ptr
     %missing = llvm.icmp "eq" %f, %null : !llvm.ptr
     llvm.cond_br %missing, ^fail, ^open
   ^open:
+    llvm.return %f : !llvm.ptr
+  ^fail:
+    llvm.call @teval_fail(%path) : (!llvm.ptr) -> ()
+    llvm.unreachable
+  }
+  llvm.func @teval_read(%path: !llvm.ptr, %header: !llvm.ptr, %header_length: i64, %data: !llvm.ptr, %size: i64) {
+    %mode = llvm.mlir.addressof @teval_rb : !llvm.ptr
+    %f = llvm.call @teval_open(%path, %mode) : (!llvm.ptr, !llvm.ptr) -> !llvm.ptr
     %buffer = llvm.alloca %header_length x i8 : (i64) -> !llvm.ptr
     %one = llvm.mlir.constant(1 : i64) : i64
     %got = llvm.call @fread(%buffer, %one, %header_length, %f) : (!llvm.ptr, i64, i64, !llvm.ptr) -> i64
@@ -458,11 +464,7 @@ const char* const Module::kLibrary = R"(  llvm.func @fopen(!llvm.ptr, !llvm.ptr)
   }
   llvm.func @teval_write(%path: !llvm.ptr, %header: !llvm.ptr, %header_length: i64, %data: !llvm.ptr, %size: i64) {
     %mode = llvm.mlir.addressof @teval_wb : !llvm.ptr
-    %f = llvm.call @fopen(%path, %mode) : (!llvm.ptr, !llvm.ptr) -> !llvm.ptr
-    %null = llvm.mlir.zero : !llvm.ptr
-    %missing = llvm.icmp "eq" %f, %null : !llvm.ptr
-    llvm.cond_br %missing, ^fail, ^open
-  ^open:
+    %f = llvm.call @teval_open(%path, %mode) : (!llvm.ptr, !llvm.ptr) -> !llvm.ptr
     %one = llvm.mlir.constant(1 : i64) : i64
     %w0 = llvm.call @fwrite(%header, %one, %header_length, %f) : (!llvm.ptr, i64, i64, !llvm.ptr) -> i64
     %w1 = llvm.call @fwrite(%data, %one, %size, %f) : (!llvm.ptr, i64, i64, !llvm.ptr) -> i64
