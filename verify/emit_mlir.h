@@ -6,18 +6,12 @@
 
 #include "core/kernel.h"
 #include "core/tensor.h"
+#include "verify/emit.h"
 
 #include <map>
-#include <stdexcept>
 #include <string>
 
 namespace teval::verify {
-
-/// A program MLIR's linalg cannot express as teval means it (a Tile
-/// constraint, a write that is not one element per point, bfloat16, ...).
-struct Inexpressible : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 /// Where the emitted main finds its inputs and puts its outputs, and
 /// whether the module carries a schedule that vectorizes its generics.

@@ -21,8 +21,9 @@ bool installed(const std::string& program) {
 } // namespace
 
 std::string builtin_backend(const std::string& name) {
-  static const std::vector<std::string> names = {"cc:gcc", "cc:clang", "mlir:loops", "mlir:affine",
-                                                 "mlir:vector"};
+  static const std::vector<std::string> names = {
+      "cc:gcc",      "cc:clang",    "mlir:loops",         "mlir:affine",
+      "mlir:vector", "torchscript", "torchscript:nofuse"};
   if (std::find(names.begin(), names.end(), name) == names.end())
     return "";
   std::error_code ec;
@@ -40,6 +41,19 @@ std::string builtin_backend(const std::string& name) {
            cc +
            " -O3 -march=native -o \"$d/program\" \"$d/program.c\" -lm && "
            "\"$d/program\" {inputs} {outdir}";
+  }
+  if (name.starts_with("torchscript")) {
+    // Debian's python3-torch is for Debian's interpreter, which need not be
+    // the python3 first on PATH.
+    const std::string python =
+        std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    if (std::system((python + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) != 0)
+      throw UsageError{"--backend " + name + " needs " + python +
+                       " with numpy and torch (Debian's python3-torch), which are not installed"};
+    return inputs + "{ " + teval + " emit --to torchscript --lang {lang} \"$@\" {program} > " +
+           "\"$d/program.py\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && " +
+           python + " \"$d/program.py\" {inputs} {outdir} --fuser " +
+           (name == "torchscript" ? "nnc" : "none");
   }
   if (!installed("mlir-opt-19") || !installed("mlir-cpu-runner-19"))
     throw UsageError{"--backend " + name +

@@ -12,8 +12,10 @@ namespace teval::tools {
 /// vectorizers on); "mlir:loops", "mlir:affine" and "mlir:vector" (the
 /// case as linalg on tensors, teval emit --to mlir, lowered by mlir-opt-19
 /// and run by mlir-cpu-runner-19; a program linalg cannot express is
-/// declined). Empty for another name; a UsageError when what it needs is
-/// not installed.
+/// declined); "torchscript" and "torchscript:nofuse" (the case as a
+/// TorchScript function, teval emit --to torchscript, run by Debian's
+/// python3 with the NNC fuser on or with no fuser). Empty for another
+/// name; a UsageError when what it needs is not installed.
 std::string builtin_backend(const std::string& name);
 
 /// The generator profile built-in backend \p name campaigns with unless

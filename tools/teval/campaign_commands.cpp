@@ -108,7 +108,11 @@ options:
                          loops pipeline, affine fusion, scalar replacement and
                          super-vectorization, or tiling and linalg
                          vectorization, and run by mlir-cpu-runner-19;
-                         bfloat16 left out of the profile unless one is given)
+                         bfloat16 left out of the profile unless one is given);
+                         torchscript or torchscript:nofuse (the case as a
+                         TorchScript function, teval emit --to torchscript,
+                         run by python3 and torch with the NNC fuser on, or
+                         with no fuser)
   --backend-cmd CMD      another compiler as a backend: a shell command with
                          {program} (the program file: a COMPUTE_V1 value, or
                          a .tile file), {inputs} (a directory of NAME.npy),
@@ -334,7 +338,7 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       if (command.empty())
         throw UsageError{"unknown --backend '" + name +
                          "'; teval fuzz has: cc:gcc, cc:clang, mlir:loops, mlir:affine, "
-                         "mlir:vector"};
+                         "mlir:vector, torchscript, torchscript:nofuse"};
       if (f.backend_cmd && !f.builtin)
         throw UsageError{"give --backend or --backend-cmd, not both"};
       f.backend_cmd = command;

@@ -124,7 +124,8 @@ error.
 )";
 
 const char* const kEmitHelp =
-    R"(usage: teval emit --to c|mlir [--lang antares|tile|mlir] (FILE | -e TEXT) [options]
+    R"(usage: teval emit --to c|mlir|torchscript [--lang antares|tile|mlir] (FILE | -e TEXT)
+                  [options]
 
 --to c prints the program as a complete C program (GNU C, for GCC or Clang)
 that computes the interpreter's bits: its main takes INPUT_DIR OUTPUT_DIR,
@@ -140,10 +141,17 @@ linalg.generic on tensors, and a main that reads --input-dir/NAME.npy and
 writes --output-dir/NAME.npy; its header comment gives the mlir-opt-19 and
 mlir-cpu-runner-19 commands that lower and run it. A program linalg cannot
 express as teval means it (a Tile constraint, several values for one
-element, bfloat16) is declined with exit status 3. docs/EMIT.md.
+element, bfloat16) is declined with exit status 3.
+
+--to torchscript prints the program as a Python script (PyTorch and numpy):
+the program as one TorchScript function, and a main that takes INPUT_DIR
+OUTPUT_DIR [--fuser none|nnc] [--runs N] like the C program's; torch's math
+functions are within the allowance teval check gives them. An int64
+converted to bfloat16 is declined with exit status 3. docs/EMIT.md.
 
 options (as for teval run):
-  --to c|mlir            the language
+  --to c|mlir|torchscript
+                         the language
   --input-dir DIR        --to mlir: where the module reads its inputs (default .)
   --output-dir DIR       --to mlir: where it writes its outputs (default .)
   --vectorize            --to mlir: with a transform script that tiles and
@@ -153,7 +161,8 @@ options (as for teval run):
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
-error; 3 (--to mlir) the program cannot be expressed in the language.
+error; 3 (--to mlir, --to torchscript) the program cannot be expressed in
+the language.
 )";
 
 const char* const kJitHelp =
