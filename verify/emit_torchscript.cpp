@@ -145,8 +145,7 @@ std::string StatementWriter::step(const std::string& acc, const std::string& v,
                                   const std::string& indent) {
   using core::Aggregation;
   const DType t = k_.tensors[s_.target].dtype;
-  const bool track = s_.start == core::Start::FirstValue ||
-                     (s_.aggregation == Aggregation::Assign && !core::injective(s_));
+  const bool track = tracked();
   std::string c;
   std::string next;
   if (s_.aggregation == Aggregation::Assign) {
@@ -200,8 +199,7 @@ void StatementWriter::fold_plain(const std::string& v, const std::string& mask,
   region += "]";
   const std::string full = let(fill);
   const std::string acc = let(whole ? full : full + region + ".clone()");
-  const bool track = s_.start == core::Start::FirstValue ||
-                     (s_.aggregation == core::Aggregation::Assign && !core::injective(s_));
+  const bool track = tracked();
   const std::string written =
       track ? let("torch.zeros(" + list(shape) + ", dtype=torch.bool)") : "";
   const std::string r = "r" + std::to_string(counter_++);
@@ -247,8 +245,7 @@ void StatementWriter::fold_points(const std::string& v, const std::string& mask,
   const std::string values = spread(v), valid = mask.empty() ? "" : spread(mask);
   const std::string at = flat.empty() ? "" : spread(flat);
   const std::string acc = let(fill + ".reshape([-1])");
-  const bool track = s_.start == core::Start::FirstValue ||
-                     (s_.aggregation == core::Aggregation::Assign && !core::injective(s_));
+  const bool track = tracked();
   const std::string written =
       track ? let("torch.zeros([" + std::to_string(stride) + "], dtype=torch.bool)") : "";
   const std::string p = "p" + std::to_string(counter_++);

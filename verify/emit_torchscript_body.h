@@ -50,6 +50,12 @@ public:
 
 private:
   bool skip() const { return s_.out_of_range == core::OutOfRange::Skip; }
+  // Whether the fold tracks which elements were written (a first-value
+  // start, or assignments that may collide).
+  bool tracked() const {
+    return s_.start == core::Start::FirstValue ||
+           (s_.aggregation == core::Aggregation::Assign && !core::injective(s_));
+  }
 
   std::string let(const std::string& rhs) {
     std::string name = "x" + std::to_string(counter_++);
