@@ -9,6 +9,7 @@ namespace teval::verify::detail {
 
 inline constexpr const char* kTorchScriptHelpers = R"PY(import math
 import os
+import re
 import sys
 from typing import List
 
@@ -139,6 +140,11 @@ def main(argv):
             raise
         print("error: " + text.split("teval-error: ")[-1].splitlines()[0], file=sys.stderr)
         return 1
+    if o.fuser == "nnc":
+        # What NNC compiled: the fusion groups of the optimized graph.
+        graph = str(torch.jit.last_executed_optimized_graph())
+        groups = set(re.findall(r"prim::TensorExprGroup_[0-9]+", graph))
+        print("nnc: %d fusion groups" % len(groups))
     os.makedirs(o.output_dir, exist_ok=True)
     for (name, descr, shape), t in zip(_OUTPUTS, outputs):
         _write(o.output_dir, name, descr, t.reshape(shape))
