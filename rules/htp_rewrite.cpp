@@ -264,13 +264,26 @@ int Builder::shape_fn(const ast::Call& c, const ast::Expr& e) {
   return shape(fn.ends_with("_start") ? start : size);
 }
 
+// A modifier changes the output definition its whole target subtree is
+// built with, as HTP's headers evaluate it: the enclosing definition with
+// this modifier's field replaced. So an inner modifier of the same field
+// wins, and every Op built inside inherits it (a nested Op too); an
+// operand of the match keeps its own type.
 int Builder::modifier(const ast::Call& c) {
   const std::string& f = c.callee;
-  std::optional<TensorType> from;
-  if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT")
-    from = g_.nodes[build(*c.args[0])].type;
-  TensorType t;
-  if (f == "WITH_OUTPUT_TYPE") {
+  TensorType t = default_type_;
+  if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT") {
+    const TensorType from = g_.nodes[build(*c.args[0])].type;
+    if (f == "WITH_SIZE") {
+      t.shape = from.shape;
+    } else if (f == "WITH_TYPE") {
+      t.dtype = from.dtype;
+      t.zero_offset = from.zero_offset;
+      t.step = from.step;
+    } else {
+      t = from;
+    }
+  } else if (f == "WITH_OUTPUT_TYPE") {
     Value dt = ev_.eval(*c.args[0]);
     std::optional<HtpType> h = htp_type_from_name(dt.dtype);
     if (!h)
@@ -279,45 +292,26 @@ int Builder::modifier(const ast::Call& c) {
     t.zero_offset = int32_t(ev_.integer(*c.args[1]));
     Value step = ev_.eval(*c.args[2]);
     t.step = step.type == Value::Type::Float ? step.f : float(ev_.integer(*c.args[2]));
+  } else if (f == "ResizeDim") {
+    const int64_t dim = ev_.integer(*c.args[0]);
+    if (dim < 0 || dim >= int64_t(t.shape.size()))
+      throw Error(ErrorKind::Range, c.args[0]->span,
+                  "ResizeDim dimension " + std::to_string(dim) + " is beyond the rank " +
+                      std::to_string(t.shape.size()));
+    t.shape[dim] = ev_.integer(*c.args[1]);
   }
-  int64_t a = 0, b = 0;
-  if (f == "WITH_MULTI_OUT")
-    a = ev_.integer(*c.args[0]);
-  if (f == "ResizeDim") {
-    a = ev_.integer(*c.args[0]);
-    b = ev_.integer(*c.args[1]);
-  }
-  int id = build(*c.args.back());
-  // A modifier sets the output of the Op its last operand constructs; an
-  // existing node (WrapOp of an op of that name) is left as it is.
+  const TensorType saved = default_type_;
+  default_type_ = t;
+  const int id = build(*c.args.back());
+  default_type_ = saved;
   if (!fresh(id))
-    return id;
+    return id; // an existing node (an operand, WrapOp of an op of that name)
   if (f == "WITH_SAME_OUTPUT" && g_.nodes[id].kind == Node::Kind::Const)
     throw NotEvaluable{c.args.back()->span,
                        "WITH_SAME_OUTPUT of a constant (a breach of the seed's restrictions): what "
                        "HTP makes of a scalar given another tensor's output is not defined"};
-  TensorType& out = g_.nodes[id].type;
-  if (f == "WITH_SIZE") {
-    out.shape = from->shape;
-  } else if (f == "WITH_TYPE") {
-    out.dtype = from->dtype;
-    out.zero_offset = from->zero_offset;
-    out.step = from->step;
-  } else if (f == "WITH_SAME_OUTPUT") {
-    out = *from;
-  } else if (f == "WITH_OUTPUT_TYPE") {
-    out.dtype = t.dtype;
-    out.zero_offset = t.zero_offset;
-    out.step = t.step;
-  } else if (f == "WITH_MULTI_OUT") {
-    g_.nodes[id].outputs = int(a);
-  } else if (f == "ResizeDim") {
-    if (a < 0 || a >= int64_t(out.shape.size()))
-      throw Error(ErrorKind::Range, c.args[0]->span,
-                  "ResizeDim dimension " + std::to_string(a) + " is beyond the rank " +
-                      std::to_string(out.shape.size()));
-    out.shape[a] = b;
-  }
+  if (f == "WITH_MULTI_OUT")
+    g_.nodes[id].outputs = int(ev_.integer(*c.args[0]));
   // WITH_SAME_ID and WITH_SPLIT_HISTORY carry bookkeeping only.
   return id;
 }

@@ -323,11 +323,52 @@ TEST(HtpRewrite, ModifiersSetTheConstructedOutput) {
   RuleFile keep;
   ApplyResult r =
       apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Q\", \"x\"), OK, WITH_OUTPUT_TYPE(DType::QInt8, "
-            "-3, 0.25, ResizeDim(1, 7, WITH_SIZE(gen_Shape(1, 2, 3, 4), Op(\"Q2\", \"x\")))))",
+            "-3, 0.25, WITH_SIZE(gen_Shape(1, 2, 3, 4), ResizeDim(1, 7, Op(\"Q2\", \"x\")))))",
             "input x: float32[4]\nq = Q(x): float32[4]\noutput q\n", keep);
   EXPECT_EQ(to_text(r.graph),
             "input x: float32[4]\nt3 = Q2(x): qint8[1, 7, 3, 4] zero -3 step 0.25\n"
             "output t3\n");
+}
+
+// As HTP's headers evaluate them (docs/HTP_RULES.md, "Modifiers"): a
+// modifier's whole target is built with the modified output definition,
+// so an inner modifier of the same field wins and nested Ops inherit it.
+TEST(HtpRewrite, InnerModifiersWinAndNestedOpsInherit) {
+  const std::string graph = "input x: float32[1, 1, 2, 3]\nr = Relu(x): float32[1, 1, 2, 3]\n"
+                            "output r\n";
+  auto replaced = [&](const std::string& replacement) {
+    RuleFile keep;
+    return to_text(
+        apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, " + replacement + ")",
+              graph, keep)
+            .graph);
+  };
+  EXPECT_EQ(replaced("WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op(\"Bar\", Op(\"Baz\", \"x\")))"),
+            "input x: float32[1, 1, 2, 3]\nt2 = Baz(x): float16[1, 1, 2, 3]\n"
+            "t3 = Bar(t2): float16[1, 1, 2, 3]\noutput t3\n");
+  EXPECT_EQ(replaced("WITH_SAME_OUTPUT(\"*\", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, "
+                     "Op(\"Bar\", \"x\")))"),
+            "input x: float32[1, 1, 2, 3]\nt2 = Bar(x): float16[1, 1, 2, 3]\noutput t2\n");
+  EXPECT_EQ(replaced("WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, WITH_OUTPUT_TYPE(DType::QUInt8, "
+                     "128, 0.5f, Op(\"Bar\", \"x\")))"),
+            "input x: float32[1, 1, 2, 3]\nt2 = Bar(x): quint8[1, 1, 2, 3] zero 128 step 0.5\n"
+            "output t2\n");
+  EXPECT_EQ(replaced("WITH_SIZE(gen_Shape(1, 1, 1, 6), Op(\"Reshape\", WITH_SIZE(\"x\", "
+                     "Op(\"Bar\", \"x\")), gen_Shape(1, 1, 1, 6)))"),
+            "input x: float32[1, 1, 2, 3]\nt3 = Bar(x): float32[1, 1, 2, 3]\n"
+            "shape t4 = [1, 1, 1, 6]\nt5 = Reshape(t3, t4): float32[1, 1, 1, 6]\noutput t5\n");
+  EXPECT_EQ(replaced("WITH_TYPE(\"x\", ResizeDim(3, 1, WITH_OUTPUT_TYPE(DType::Float16, 0, "
+                     "1.0f, Op(\"Bar\", \"x\"))))"),
+            "input x: float32[1, 1, 2, 3]\nt2 = Bar(x): float16[1, 1, 2, 1]\noutput t2\n");
+  RuleFile keep;
+  try {
+    apply("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, ResizeDim(4, 1, "
+          "Op(\"Bar\", \"x\")))",
+          graph, keep);
+    ADD_FAILURE() << "ResizeDim beyond the rank was applied";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.message(), "ResizeDim dimension 4 is beyond the rank 4");
+  }
 }
 
 TEST(HtpRewrite, ReplacementsReadTheOldRoot) {
