@@ -467,11 +467,12 @@ bool is_dtype_tag(const std::string& name) {
   return detail::kDTypeTags.count(name) != 0;
 }
 
-void check_rule(Rule& rule, const std::vector<ExternalFunction>& externals) {
+void check_rule(Rule& rule, const std::vector<ExternalFunction>& externals,
+                std::set<std::string>& warned) {
   if (!rule.invocation || rule.malformed())
     return;
   const ast::Call& inv = std::get<ast::Call>(rule.invocation->node);
-  Checker checker(rule, externals);
+  Checker checker(rule, externals, warned);
   switch (rule.kind) {
   case ItemKind::Optimization:
     checker.optimization(inv);

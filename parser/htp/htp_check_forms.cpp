@@ -169,9 +169,10 @@ Ty Checker::cst_call(const ast::Call& c, const ast::Expr& e) {
     return Ty::Int;
   }
   if (f == "PRODUCER_FOR") {
-    warning(c.callee_span, "PRODUCER_FOR is an HTP header function the seed's grammar does not "
-                           "list; teval reads PRODUCER_FOR(X, \"op\") as: X's output feeds an op "
-                           "\"op\" of the graph (\"*Output\": X is the graph's output)");
+    beyond_grammar("PRODUCER_FOR", c.callee_span,
+                   "PRODUCER_FOR is an HTP header function the seed's grammar does not "
+                   "list; teval reads PRODUCER_FOR(X, \"op\") as: X's output feeds an op "
+                   "\"op\" of the graph (\"*Output\": X is the graph's output)");
     if (arity(c, 2, 2)) {
       opref(*c.args[0]);
       plain_string(*c.args[1], "an opstring");
@@ -332,9 +333,10 @@ Repl Checker::repl_call(const ast::Call& c, const ast::Expr& e, bool root) {
     bool operand = in_op_operand_;
     in_op_operand_ = false;
     if (!root && operand)
-      warning(c.callee_span, "AUTOSPLIT inside Op(...) breaches the seed's restriction (only at "
-                             "the root of a replacement or inside SELECTs there), which the seed "
-                             "says may still work; teval builds it in place");
+      beyond_grammar("AUTOSPLIT in Op", c.callee_span,
+                     "AUTOSPLIT inside Op(...) breaches the seed's restriction (only at "
+                     "the root of a replacement or inside SELECTs there), which the seed "
+                     "says may still work; teval builds it in place");
     else if (!root)
       error(c.callee_span, "AUTOSPLIT may appear only at the root of a replacement or inside "
                            "SELECTs there");
@@ -588,9 +590,10 @@ Repl Checker::modifier(const ast::Call& c, bool) {
   Repl r = repl(last, false);
   if (r.built == Built::Const && f == "WITH_SAME_OUTPUT")
     // Shipped SDK examples write this; the seed says breaches may still work.
-    warning(last.span, "a gen_Const* as the last operand of WITH_SAME_OUTPUT breaches the seed's "
-                       "restriction (it must construct an Op), which the seed says may still "
-                       "work; teval checks such a rule but cannot evaluate it");
+    beyond_grammar("gen_Const in WITH_SAME_OUTPUT", last.span,
+                   "a gen_Const* as the last operand of WITH_SAME_OUTPUT breaches the seed's "
+                   "restriction (it must construct an Op), which the seed says may still "
+                   "work; teval checks such a rule but cannot evaluate it");
   else if (r.built != Built::Op && r.built != Built::Bad)
     error(last.span, "the last operand of " + f + " must construct an Op");
   return {Built::Op, false};

@@ -118,8 +118,10 @@ inline const std::set<std::string> kBuiltinShapeFns = {
 
 class Checker {
 public:
-  Checker(Rule& rule, const std::vector<ExternalFunction>& externals)
-      : rule_(rule), externals_(externals) {}
+  /// \p warned: the forms beyond the seed's grammar already warned about
+  /// in this file (docs/HTP_RULES.md: once per file).
+  Checker(Rule& rule, const std::vector<ExternalFunction>& externals, std::set<std::string>& warned)
+      : rule_(rule), externals_(externals), warned_(warned) {}
 
   /// The checks of an optimization rule; then the seed's macros expanded.
   void optimization(const ast::Call& inv);
@@ -136,6 +138,12 @@ private:
   }
   void warning(Span s, std::string msg) {
     rule_.diagnostics.push_back(Diagnostic{Severity::Warning, s, {}, std::move(msg)});
+  }
+  // A warning about form \p form beyond the seed's grammar, the first time
+  // the file uses it.
+  void beyond_grammar(const std::string& form, Span s, std::string msg) {
+    if (warned_.insert(form).second)
+      warning(s, std::move(msg));
   }
   static bool is_string(const ast::Expr& e, std::string_view value) {
     const ast::StringLit* s = as_string(e);
@@ -199,6 +207,7 @@ private:
 
   Rule& rule_;
   const std::vector<ExternalFunction>& externals_;
+  std::set<std::string>& warned_;
   std::set<std::string> tags_;
   // Counts the split tags \p e names as referenced.
   void mark_split_references(const ast::Expr& e);

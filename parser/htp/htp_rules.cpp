@@ -198,7 +198,7 @@ public:
       file.rules.push_back(read_rule(starts[i], end, scope));
     }
     for (Rule& r : file.rules)
-      check_rule(r, file.externals);
+      check_rule(r, file.externals, warned_);
     return file;
   }
 

@@ -41,6 +41,9 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv", "x", "w", "s"), GT(DIM_HEIGHT("*"), 
 // Breaches of the seed's restrictions that shipped SDK examples contain.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Softmax", "x"), GT(DIM_DEPTH("*"), 8), Op("Quantize", AUTOSPLIT(1, "I", 8, Op("Softmax", TYPICAL_SLICE("x", "I")))))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("A", "x"), OK, Op("Mul", "x", WITH_SAME_OUTPUT("x", gen_ConstScalar_f32(1.0f))))
+// Warned about once per file: these two say nothing.
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Tanh", "x"), GT(DIM_DEPTH("*"), 8), Op("Quantize", AUTOSPLIT(1, "I", 8, Op("Tanh", TYPICAL_SLICE("x", "I")))))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("B", "x"), OK, Op("Mul", "x", WITH_SAME_OUTPUT("x", gen_ConstScalar_f32(2.0f))))
 
 // Annotations with and without the context parameters.
 DEF_PACKAGE_OPTIMIZATION(TILING, Op("A", "x"), GT(DIM_WIDTH("*"), 4), AUTOSPLIT(2, "I", 4, Op("A", AUTOSPLIT_SLICE("x", AUTOSPLIT_SHAPEFN_APPLY(pad_start, "I", "x"), AUTOSPLIT_SHAPEFN_APPLY(pad_size, "I", "x")))))
