@@ -226,7 +226,7 @@ int Builder::shape_fn(const ast::Call& c, const ast::Expr& e) {
   bool split_fn = c.callee == "AUTOSPLIT_SHAPEFN_APPLY";
   bool simple = fn == "simple_split_start" || fn == "simple_split_size";
   bool simpledim = fn == "simpledim_split_start" || fn == "simpledim_split_size";
-  if (fn == "typical_conv_split_start" || fn == "typical_conv_split_size")
+  if (fn == "conv_valid_split_start" || fn == "conv_valid_split_size")
     throw NotEvaluable{c.args[0]->span, "TYPICAL_CONV_SLICE's shape functions belong to the HTP "
                                         "library, which teval does not model"};
   if (!split_fn || (!simple && !simpledim))

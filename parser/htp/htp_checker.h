@@ -113,8 +113,8 @@ inline const std::set<std::string> kReplForms = {"Operand",
 
 // Functions the rewrite engine knows, used by the seed's slice macros.
 inline const std::set<std::string> kBuiltinShapeFns = {
-    "simple_split_start",   "simple_split_size",        "simpledim_split_start",
-    "simpledim_split_size", "typical_conv_split_start", "typical_conv_split_size"};
+    "simple_split_start",   "simple_split_size",      "simpledim_split_start",
+    "simpledim_split_size", "conv_valid_split_start", "conv_valid_split_size"};
 
 class Checker {
 public:

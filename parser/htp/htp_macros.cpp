@@ -126,11 +126,6 @@ const WarnedMacroText kWarnedHeaderMacros[] = {
      "AUTOSPLIT(dim,tag,DIV(ADD(DIM_OF(\"*\",dim),SUB(OPTION_UINT(\"autothread_hvx_ntiles\"),1)),"
      "OPTION_UINT(\"autothread_hvx_ntiles\")),body)",
      "an AUTOSPLIT of dimension dim into OPTION_UINT(\"autothread_hvx_ntiles\") chunks"},
-    {"TYPICAL_CONV_SLICE(in,tag,stride,filt)",
-     "AUTOSPLIT_SLICE(in,AUTOSPLIT_SHAPEFN_APPLY(typical_conv_split_start,tag,in,stride,filt),"
-     "AUTOSPLIT_SHAPEFN_APPLY(typical_conv_split_size,tag,in,stride,filt))",
-     "a slice of in through the HTP library's convolution shape functions, which teval "
-     "does not model: such a rule checks but cannot be evaluated"},
     {"size_t(x)", "UINT(x)", "a conversion to size, UINT(x)"},
 };
 
@@ -146,6 +141,34 @@ ast::ExprPtr dtype_all(const std::vector<ast::ExprPtr>& args, core::Span use) {
   for (size_t i = 1; i < args.size(); ++i)
     tests.push_back(make("EQ", {make("DTYPE_OF", {args[i]}), args[0]}));
   return tests.size() == 1 ? tests[0] : make("AND", std::move(tests));
+}
+
+// TYPICAL_CONV_SLICE(in, tag, stride, filt_taps[, dilation]), as optimize.h
+// defines it: AUTOSPLIT_SLICE(in, AUTOSPLIT_SHAPEFN_APPLY(conv_valid_split_start,
+// tag, in, stride), AUTOSPLIT_SHAPEFN_APPLY(conv_valid_split_size, tag, in,
+// stride, filt_taps, dilation)), the dilation 1 when not given.
+ast::ExprPtr typical_conv_slice(const std::vector<ast::ExprPtr>& args, core::Span use) {
+  if (args.size() != 4 && args.size() != 5)
+    throw Error(ErrorKind::Syntax, use,
+                "TYPICAL_CONV_SLICE takes 4 or 5 arguments (in, tag, stride, filter taps and "
+                "the dilation, 1 when not given), not " +
+                    std::to_string(args.size()));
+  auto call = [&](std::string callee, std::vector<ast::ExprPtr> a) {
+    return std::make_shared<const ast::Expr>(
+        ast::Expr{use, ast::Call{std::move(callee), use, std::move(a), {}, false}});
+  };
+  auto name = [&](std::string id) {
+    return std::make_shared<const ast::Expr>(ast::Expr{use, ast::Name{std::move(id)}});
+  };
+  const ast::ExprPtr dilation =
+      args.size() == 5 ? args[4]
+                       : std::make_shared<const ast::Expr>(ast::Expr{use, ast::IntLit{1, "1"}});
+  return call(
+      "AUTOSPLIT_SLICE",
+      {args[0],
+       call("AUTOSPLIT_SHAPEFN_APPLY", {name("conv_valid_split_start"), args[1], args[0], args[2]}),
+       call("AUTOSPLIT_SHAPEFN_APPLY",
+            {name("conv_valid_split_size"), args[1], args[0], args[2], args[3], dilation})});
 }
 
 template <size_t N> MacroTable make_table(const MacroText (&rows)[N], const char* label) {
@@ -240,6 +263,14 @@ const MacroTable& MacroTable::headers() {
     all.warning = "IS_DTYPE_ALL is an HTP header macro the seed's grammar does not list; teval "
                   "reads it as AND(EQ(DTYPE_OF(X), dtype), ...) over its operands";
     t.define("IS_DTYPE_ALL", std::move(all));
+    MacroDef conv;
+    conv.params = {"in", "tag", "stride", "filt_taps", "..."};
+    conv.native = typical_conv_slice;
+    conv.warning = "TYPICAL_CONV_SLICE is an HTP header macro the seed's grammar does not list; "
+                   "teval reads it as optimize.h defines it, a slice of in through the HTP "
+                   "library's shape functions conv_valid_split_start and conv_valid_split_size, "
+                   "which teval does not model: such a rule checks but cannot be evaluated";
+    t.define("TYPICAL_CONV_SLICE", std::move(conv));
     return t;
   }();
   return table;

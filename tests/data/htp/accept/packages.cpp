@@ -37,6 +37,7 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("A", "x"), OR(PRODUCER_FOR("x", "Conv"), PROD
 // Header replacement macros.
 DEF_PACKAGE_OPTIMIZATION(TILING, Op("A", "x"), GT(DIM_HEIGHT("*"), 1), AUTOTHREAD_HVX(1, "I", Op("A", TYPICAL_SLICE("x", "I"))))
 DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv", "x", "w", "s"), GT(DIM_HEIGHT("*"), 8), AUTOSPLIT(1, "I", 8, Op("Conv", TYPICAL_CONV_SLICE("x", "I", "s", DIM_HEIGHT("w")), "w", "s")))
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("DilatedConv", "x", "w", "s"), GT(DIM_HEIGHT("*"), 8), AUTOSPLIT(1, "I", 8, Op("DilatedConv", TYPICAL_CONV_SLICE("x", "I", "s", DIM_HEIGHT("w"), 2), "w", "s")))
 
 // Breaches of the seed's restrictions that shipped SDK examples contain.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Softmax", "x"), GT(DIM_DEPTH("*"), 8), Op("Quantize", AUTOSPLIT(1, "I", 8, Op("Softmax", TYPICAL_SLICE("x", "I")))))
