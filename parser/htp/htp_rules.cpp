@@ -243,7 +243,6 @@ private:
     bool skipping = false; // inside #if 0
     size_t skip_start = 0;
     int depth = 0;
-    std::optional<size_t> covered; // where the last rule read ends (npos: unclosed)
     auto lines = lines_of(code_);
     for (size_t li = 0; li < lines.size(); ++li) {
       auto [begin, end] = lines[li];
@@ -289,17 +288,6 @@ private:
       }
       if (call && (top_level(word) || wraps)) {
         starts.push_back(at);
-        // The rule's own lines are not calls at file scope.
-        covered = closing_paren(skip_spaces(code_, name_end));
-        continue;
-      }
-      if (call && (!covered || at > *covered) &&
-          unknown_rule_wrapper(word, skip_spaces(code_, name_end))) {
-        file.diagnostics.push_back(diagnostic(
-            Severity::Warning, span(at, name_end),
-            std::string(word) + "(...) builds Op(...) like a rule, but " + std::string(word) +
-                " is not defined in this file (a wrapper from a header teval does not read?): "
-                "not read as a rule"));
         continue;
       }
       warn_misplaced(file, at, end);
@@ -309,42 +297,6 @@ private:
           diagnostic(Severity::Error, span(skip_start, skip_start + 1),
                      "this #if 0 has no #endif: every rule after it would be ignored"));
     return starts;
-  }
-
-  // The `)` closing the `(` at \p open (strings skipped), or npos.
-  size_t closing_paren(size_t open) const {
-    int depth = 0;
-    for (size_t i = open; i < code_.size(); ++i) {
-      const char c = code_[i];
-      if (c == '"') {
-        for (++i; i < code_.size() && code_[i] != '"' && code_[i] != '\n'; ++i)
-          i += code_[i] == '\\';
-      } else if (c == '(') {
-        ++depth;
-      } else if (c == ')' && --depth == 0) {
-        return i;
-      }
-    }
-    return std::string::npos;
-  }
-
-  // A call at the start of a line of a macro-like name (capitals, digits,
-  // `_`) that no #define of the file names, whose arguments construct an
-  // Op: a rule wrapped by a macro teval cannot see. \p open is its `(`.
-  bool unknown_rule_wrapper(std::string_view word, size_t open) const {
-    if (word.size() < 2 || defined_.count(std::string(word)) ||
-        !std::all_of(word.begin(), word.end(), [](char c) {
-          return std::isupper(static_cast<unsigned char>(c)) ||
-                 std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-        }))
-      return false;
-    const size_t close = closing_paren(open);
-    const std::string_view args =
-        std::string_view(code_).substr(open, close == std::string::npos ? close : close - open);
-    for (size_t i = args.find("Op("); i != std::string::npos; i = args.find("Op(", i + 1))
-      if (!(std::isalnum(static_cast<unsigned char>(args[i - 1])) || args[i - 1] == '_'))
-        return true;
-    return false;
   }
 
   void warn_misplaced(RuleFile& file, size_t begin, size_t end) {
@@ -390,7 +342,6 @@ private:
     if (name_end == name_at)
       return last;
     std::string name = text.substr(name_at, name_end - name_at);
-    defined_.insert(name);
     if (top_level(name))
       return last; // the rule macros themselves are read as rules, never expanded
     define(read_definition({at, name, {}, {}}, text, name_end));
@@ -594,8 +545,6 @@ private:
   // Constructs outside the seed's grammar already warned about: once per
   // file is enough.
   std::set<std::string> warned_;
-  // Every name the file #defines (a rule's, an expression's or C++'s).
-  std::set<std::string> defined_;
   // The nodes the rules' macro expansions may still visit.
   size_t expansion_budget_ = kMaxExpandedNodes + kExpandedNodesPerFileByte * text_.size();
 };
