@@ -22,7 +22,7 @@ bool installed(const std::string& program) {
 
 std::string builtin_backend(const std::string& name) {
   static const std::vector<std::string> names = {
-      "cc:gcc",      "cc:clang",    "mlir:loops",         "mlir:affine",
+      "cc:gcc",      "cc:clang",    "mlir:loops",        "mlir:affine",
       "mlir:vector", "torchscript", "torchscript:nofuse"};
   if (std::find(names.begin(), names.end(), name) == names.end())
     return "";
@@ -51,8 +51,8 @@ std::string builtin_backend(const std::string& name) {
       throw UsageError{"--backend " + name + " needs " + python +
                        " with numpy and torch (Debian's python3-torch), which are not installed"};
     return inputs + "{ " + teval + " emit --to torchscript --lang {lang} \"$@\" {program} > " +
-           "\"$d/program.py\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && " +
-           python + " \"$d/program.py\" {inputs} {outdir} --fuser " +
+           "\"$d/program.py\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && " + python +
+           " \"$d/program.py\" {inputs} {outdir} --fuser " +
            (name == "torchscript" ? "nnc" : "none");
   }
   if (!installed("mlir-opt-19") || !installed("mlir-cpu-runner-19"))

@@ -190,9 +190,9 @@ int show(const Options& o, Command command) {
                                  : command == Command::Emit ? " and --to"
                                                             : " and --schedule or --json")};
   if (command == Command::Emit && o.to != "c" && o.to != "mlir" && o.to != "torchscript")
-    throw UsageError{o.to.empty() ? "give the language with --to c, --to mlir or --to torchscript"
-                                  : "unknown --to '" + o.to +
-                                        "'; teval emit writes: c, mlir, torchscript"};
+    throw UsageError{o.to.empty()
+                         ? "give the language with --to c, --to mlir or --to torchscript"
+                         : "unknown --to '" + o.to + "'; teval emit writes: c, mlir, torchscript"};
   if ((o.input_dir || o.output_dir || o.vectorize) && o.to != "mlir")
     throw UsageError{"--input-dir, --output-dir and --vectorize apply to teval emit --to mlir"};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
