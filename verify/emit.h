@@ -1,7 +1,9 @@
-// What the emitters (teval emit --to c|mlir|torchscript) share.
+// What the emitters (teval emit --to c|mlir|torchscript|halide) share.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace teval::verify {
 
@@ -12,5 +14,13 @@ namespace teval::verify {
 struct Inexpressible : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// Literals of the Python scripts the TorchScript and Halide emitters write.
+namespace python {
+/// \p v, INT64_MIN included.
+std::string int_literal(int64_t v);
+/// The exact value (%.17g, math.nan, math.inf) as a Python float.
+std::string float_literal(double v);
+} // namespace python
 
 } // namespace teval::verify

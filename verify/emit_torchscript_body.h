@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/kernel.h"
+#include "verify/emit.h"
 
 #include <string>
 #include <unordered_map>
@@ -19,9 +20,8 @@ std::string torch_dtype(DType t);
 inline bool narrow(DType t) {
   return t == DType::Float16 || t == DType::BFloat16;
 }
-std::string int_literal(int64_t v);
-/// The exact value (%.17g, math.nan, math.inf) as a Python float.
-std::string float_literal(double v);
+using python::float_literal;
+using python::int_literal;
 /// The width and signedness _wrap and _fits take ("8, True").
 std::string int_form(DType t);
 /// A List[int] (TorchScript types an empty [] as List[Tensor]).

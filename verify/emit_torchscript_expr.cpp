@@ -26,6 +26,10 @@ std::string torch_dtype(DType t) {
   }
 }
 
+} // namespace teval::verify::torchscript
+
+namespace teval::verify::python {
+
 std::string int_literal(int64_t v) {
   return v == INT64_MIN ? "(-9223372036854775807 - 1)" : std::to_string(v);
 }
@@ -42,6 +46,10 @@ std::string float_literal(double v) {
     s += ".0";
   return s;
 }
+
+} // namespace teval::verify::python
+
+namespace teval::verify::torchscript {
 
 std::string int_form(DType t) {
   if (t == DType::Bool)

@@ -107,7 +107,8 @@ def test_byteir_functions_compile_to_the_interpreters_bits(tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["emit"], "give the language with --to c"),
-    (["emit", "--to", "halide"], "unknown --to 'halide'; teval emit writes: c"),
+    (["emit", "--to", "tvm"],
+     "unknown --to 'tvm'; teval emit writes: c, mlir, torchscript, halide"),
     (["run", "--to", "c"], "--to applies to teval emit"),
     (["lower", "--to", "c"], "this command takes the program options only"),
 ])

@@ -22,8 +22,8 @@ bool installed(const std::string& program) {
 
 std::string builtin_backend(const std::string& name) {
   static const std::vector<std::string> names = {
-      "cc:gcc",      "cc:clang",    "mlir:loops",        "mlir:affine",
-      "mlir:vector", "torchscript", "torchscript:nofuse"};
+      "cc:gcc",      "cc:clang",    "mlir:loops",         "mlir:affine",
+      "mlir:vector", "torchscript", "torchscript:nofuse", "halide"};
   if (std::find(names.begin(), names.end(), name) == names.end())
     return "";
   std::error_code ec;
@@ -42,11 +42,21 @@ std::string builtin_backend(const std::string& name) {
            " -O3 -march=native -o \"$d/program\" \"$d/program.c\" -lm && "
            "\"$d/program\" {inputs} {outdir}";
   }
+  // Debian's python3-torch and python3-halide are for Debian's interpreter,
+  // which need not be the python3 first on PATH.
+  const std::string python =
+      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (name == "halide") {
+    if (std::system((python + " -c 'import numpy, halide' >/dev/null 2>&1").c_str()) != 0)
+      throw UsageError{"--backend halide needs " + python +
+                       " with numpy and halide (Debian's python3-halide), which are not installed"};
+    // The schedule's seed is the program's (the script's default): a case
+    // and its shrunk forms each get theirs, printed in stdout.txt.
+    return inputs + "{ " + teval + " emit --to halide --lang {lang} \"$@\" {program} > " +
+           "\"$d/program.py\"; s=$?; [ $s = 3 ] && exit 77; [ $s = 0 ] || exit $s; } && " + python +
+           " \"$d/program.py\" {inputs} {outdir}";
+  }
   if (name.starts_with("torchscript")) {
-    // Debian's python3-torch is for Debian's interpreter, which need not be
-    // the python3 first on PATH.
-    const std::string python =
-        std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     if (std::system((python + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) != 0)
       throw UsageError{"--backend " + name + " needs " + python +
                        " with numpy and torch (Debian's python3-torch), which are not installed"};
@@ -74,9 +84,9 @@ std::string builtin_backend(const std::string& name) {
 }
 
 // The generator profile a built-in backend campaigns with unless told:
-// MLIR's excludes bfloat16, which its backends decline.
+// MLIR's and Halide's exclude bfloat16, which their backends decline.
 std::optional<std::string> backend_profile(const std::string& name) {
-  if (name.starts_with("mlir:"))
+  if (name.starts_with("mlir:") || name == "halide")
     return "dtypes=bool,int8,int16,int32,int64,uint8,float16,float32,float64";
   return std::nullopt;
 }

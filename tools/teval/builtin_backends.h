@@ -14,7 +14,9 @@ namespace teval::tools {
 /// and run by mlir-cpu-runner-19; a program linalg cannot express is
 /// declined); "torchscript" and "torchscript:nofuse" (the case as a
 /// TorchScript function, teval emit --to torchscript, run by Debian's
-/// python3 with the NNC fuser on or with no fuser). Empty for another
+/// python3 with the NNC fuser on or with no fuser); "halide" (the case as
+/// a Halide pipeline, teval emit --to halide, scheduled from the program's
+/// seed and JIT-compiled by Debian's python3-halide). Empty for another
 /// name; a UsageError when what it needs is not installed.
 std::string builtin_backend(const std::string& name);
 

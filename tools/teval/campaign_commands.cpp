@@ -112,7 +112,10 @@ options:
                          torchscript or torchscript:nofuse (the case as a
                          TorchScript function, teval emit --to torchscript,
                          run by python3 and torch with the NNC fuser on, or
-                         with no fuser)
+                         with no fuser); halide (the case as a Halide 14
+                         pipeline, teval emit --to halide, with a schedule
+                         drawn from the program's seed and printed in
+                         stdout.txt; bfloat16 left out of the profile)
   --backend-cmd CMD      another compiler as a backend: a shell command with
                          {program} (the program file: a COMPUTE_V1 value, or
                          a .tile file), {inputs} (a directory of NAME.npy),
@@ -338,7 +341,7 @@ FuzzArgs parse_fuzz(const std::vector<std::string>& args) {
       if (command.empty())
         throw UsageError{"unknown --backend '" + name +
                          "'; teval fuzz has: cc:gcc, cc:clang, mlir:loops, mlir:affine, "
-                         "mlir:vector, torchscript, torchscript:nofuse"};
+                         "mlir:vector, torchscript, torchscript:nofuse, halide"};
       if (f.backend_cmd && !f.builtin)
         throw UsageError{"give --backend or --backend-cmd, not both"};
       f.backend_cmd = command;

@@ -28,6 +28,7 @@
 #include "tools/teval/run_inputs.h"
 #include "tools/teval/run_options.h"
 #include "verify/emit_c.h"
+#include "verify/emit_halide.h"
 #include "verify/emit_mlir.h"
 #include "verify/emit_torchscript.h"
 
@@ -189,10 +190,12 @@ int show(const Options& o, Command command) {
                      std::string(command == Command::Jit ? " and --target, --emit, --order, --fma"
                                  : command == Command::Emit ? " and --to"
                                                             : " and --schedule or --json")};
-  if (command == Command::Emit && o.to != "c" && o.to != "mlir" && o.to != "torchscript")
-    throw UsageError{o.to.empty()
-                         ? "give the language with --to c, --to mlir or --to torchscript"
-                         : "unknown --to '" + o.to + "'; teval emit writes: c, mlir, torchscript"};
+  if (command == Command::Emit && o.to != "c" && o.to != "mlir" && o.to != "torchscript" &&
+      o.to != "halide")
+    throw UsageError{o.to.empty() ? "give the language with --to c, --to mlir, --to torchscript "
+                                    "or --to halide"
+                                  : "unknown --to '" + o.to +
+                                        "'; teval emit writes: c, mlir, torchscript, halide"};
   if ((o.input_dir || o.output_dir || o.vectorize) && o.to != "mlir")
     throw UsageError{"--input-dir, --output-dir and --vectorize apply to teval emit --to mlir"};
   if (o.emit == "obj" && isatty(STDOUT_FILENO))
@@ -220,6 +223,13 @@ int show(const Options& o, Command command) {
         std::cout << verify::emit_torchscript(kernel, sources.file->name(), given);
       } catch (const verify::Inexpressible& e) {
         std::cerr << "teval emit: cannot be expressed in TorchScript: " << e.what() << "\n";
+        return 3;
+      }
+    } else if (o.to == "halide") {
+      try {
+        std::cout << verify::emit_halide(kernel, sources.file->name(), given);
+      } catch (const verify::Inexpressible& e) {
+        std::cerr << "teval emit: cannot be expressed in Halide: " << e.what() << "\n";
         return 3;
       }
     } else {

@@ -124,8 +124,8 @@ error.
 )";
 
 const char* const kEmitHelp =
-    R"(usage: teval emit --to c|mlir|torchscript [--lang antares|tile|mlir] (FILE | -e TEXT)
-                  [options]
+    R"(usage: teval emit --to c|mlir|torchscript|halide [--lang antares|tile|mlir]
+                  (FILE | -e TEXT) [options]
 
 --to c prints the program as a complete C program (GNU C, for GCC or Clang)
 that computes the interpreter's bits: its main takes INPUT_DIR OUTPUT_DIR,
@@ -147,10 +147,17 @@ element, bfloat16) is declined with exit status 3.
 the program as one TorchScript function, and a main that takes INPUT_DIR
 OUTPUT_DIR [--fuser none|nnc] [--runs N] like the C program's; torch's math
 functions are within the allowance teval check gives them. An int64
-converted to bfloat16 is declined with exit status 3. docs/EMIT.md.
+converted to bfloat16 is declined with exit status 3.
+
+--to halide prints the program as a Python script (Halide 14's Python
+bindings and numpy) that builds one Halide pipeline, schedules it from a
+seed (main's --schedule SEED; default the program's own) and JIT-compiles
+it; its main takes INPUT_DIR OUTPUT_DIR like the C program's, and is
+undefined where the program is an error. bfloat16, % of floats, erf of
+float64 and normcdf are declined with exit status 3. docs/EMIT.md.
 
 options (as for teval run):
-  --to c|mlir|torchscript
+  --to c|mlir|torchscript|halide
                          the language
   --input-dir DIR        --to mlir: where the module reads its inputs (default .)
   --output-dir DIR       --to mlir: where it writes its outputs (default .)
@@ -161,8 +168,8 @@ options (as for teval run):
   -h, --help             this text
 
 exit status: 0 success; 1 the program or its inputs are wrong; 2 a usage
-error; 3 (--to mlir, --to torchscript) the program cannot be expressed in
-the language.
+error; 3 (--to mlir, --to torchscript, --to halide) the program cannot be
+expressed in the language.
 )";
 
 const char* const kJitHelp =
