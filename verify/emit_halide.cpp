@@ -312,8 +312,8 @@ Value StatementWriter::integer(const core::Apply& a, DType t, const Value& xv, c
   case Op::Div:
   case Op::ExactDiv: {
     const std::string d = divisor();
-    if (a.op == Op::ExactDiv && skip())
-      skips.push_back(let("(" + y + " != 0) & (" + x + " % " + d + " != 0)"));
+    if (a.op == Op::ExactDiv && skip()) // (y 0 or -1 divides by 1, exactly)
+      skips.push_back(let(x + " % " + d + " != 0"));
     if (!is_signed)
       return {fix(x + " / " + d, t), skips};
     // Halide 14's div_round_to_zero is wrong for most constant divisors

@@ -74,8 +74,11 @@ def _shl(a, b):
 def _div_trunc(a, b):
     # a / b rounded towards zero (b neither 0 nor -1), from Halide's
     # Euclidean / and % (a = q * b + r, 0 <= r < |b|).
+    # (Nested selects: `(a < 0) & (r != 0)` makes Halide 14's compiler
+    # divide by zero when the read it indexes is vectorized, docs/findings/.)
     q, r = a / b, a % b
-    return hl.select((a < 0) & (r != 0), q + hl.select(b > 0, hl.cast(q.type(), 1), hl.cast(q.type(), -1)), q)
+    step = hl.select(b > 0, hl.cast(q.type(), 1), hl.cast(q.type(), -1))
+    return hl.select(a < 0, hl.select(r != 0, q + step, q), q)
 
 
 # Float comparisons go through the values' bits: Halide 14 marks its float
