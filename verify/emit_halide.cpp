@@ -206,8 +206,10 @@ Value StatementWriter::node(const core::ExprNode& e, const core::Cast& c) {
     return v;
   if (to == DType::Bool)
     return {let(boolean(to, "_true(" + v.var + ")")), v.skips};
-  if (!core::is_float(to)) // truncating a float, wrapping an integer
-    return {fix("hl.cast(" + halide_type(to) + ", " + wide(from, v.var) + ")", to), v.skips};
+  if (!core::is_float(to) && core::is_float(from)) // truncated, 0 where it does not fit
+    return {fix("_to_int(" + v.var + ", " + halide_type(to) + ")", to), v.skips};
+  if (!core::is_float(to)) // wrapped
+    return {fix("hl.cast(" + halide_type(to) + ", " + v.var + ")", to), v.skips};
   if (to == DType::Float16) {
     // float64 through float32 would round twice: once, by rounding to odd
     // first. An integer that float32 rounds is beyond float16's range.
@@ -243,9 +245,8 @@ Value StatementWriter::node(const core::ExprNode& e, const core::Apply& a) {
   if (a.op == Op::Not)
     return {let(boolean(e.dtype, "hl.logical_not(_true(" + x.var + "))")), x.skips};
   if (a.op == Op::Floor || a.op == Op::Ceil)
-    return {fix("hl.cast(" + halide_type(e.dtype) + ", " +
-                    (a.op == Op::Floor ? "hl.floor(" : "hl.ceil(") + wide(a.args[0]->dtype, x.var) +
-                    "))",
+    return {fix("_to_int(" + std::string(a.op == Op::Floor ? "hl.floor(" : "hl.ceil(") +
+                    wide(a.args[0]->dtype, x.var) + "), " + halide_type(e.dtype) + ")",
                 e.dtype),
             x.skips};
   Value y;

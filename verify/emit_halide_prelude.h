@@ -177,6 +177,20 @@ def _narrow16(d):
     return _f16(hl.reinterpret(hl.Float(32), bits))
 
 
+def _to_int(x, t):
+    # x (a float) truncated to integer type t, and 0 where it does not fit
+    # (where teval reports an error): LLVM's conversion of such a value is
+    # poison, which would spoil the branch of a `.when` or `||` taken.
+    d = hl.trunc(hl.cast(hl.Float(64), x))
+    bits = 8 if t.bits() == 1 else t.bits()
+    lo, hi = (-2.0 ** (bits - 1), 2.0 ** (bits - 1)) if t.is_int() else (0.0, 2.0 ** bits)
+    fits = _le(hl.f64(lo), d) & _lt(d, hl.f64(hi))
+    return hl.cast(t, hl.select(fits, d, _ZERO64))
+
+
+_ZERO64 = hl.reinterpret(hl.Float(64), hl.u64(0))
+
+
 def _libm(f, x):
     # A float32 function through float64, which calls the C library:
     # Halide 14's own float32 exp and log are wrong at NaN, infinities and

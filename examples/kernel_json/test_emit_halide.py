@@ -139,7 +139,8 @@ def run_script(tmp_path, program_args, *schedule):
 # max orders -0.0 below +0.0 and propagates NaN, a float64 constant keeps
 # its bits, and a float64 rounds once to float16: 1 + 2^-11 + 2^-40 is
 # above the tie, so it rounds up to 1 + 2^-10, where Halide's cast through
-# float32 gives 1.
+# float32 gives 1. NaN stays NaN in float16 and compares false (Halide 14
+# gives inf and true).
 @pytest.mark.parametrize("value,dtype,expected", [
     ("const(7).cast(`int32`) / const(-2).cast(`int32`)", np.int32, -3),
     ("const(7).cast(`int32`) / const(3).cast(`int32`)", np.int32, 2),
@@ -155,6 +156,10 @@ def run_script(tmp_path, program_args, *schedule):
     ("const(1.0).call(`max`, [const(0.0) / const(0.0)])", np.float32, np.nan),
     ("const(1.0004882812509095, `float64`)", np.float64, 1.0004882812509095),
     ("const(1.0004882812509095, `float64`).cast(`float16`)", np.float16, 1 + 2.0**-10),
+    # A conversion that does not fit, on the right of a true ||: not taken.
+    ("const(0.5) | const(-2147483641).cast(`float16`).call(`floor`)", np.int8, 1),
+    ("(const(0.0) / const(0.0)).cast(`float16`)", np.float16, np.nan),
+    ("const(1.0) <= const(0.0) / const(0.0)", np.int8, 0),
 ])
 @pytest.mark.parametrize("schedule", [[], ["--schedule", "4"]])
 def test_a_pipeline_computes_the_interpreters_special_cases(tmp_path, value, dtype, expected,
