@@ -484,7 +484,7 @@ void StatementWriter::write() {
     pure.push_back(p + "x");
   for (const std::string& x : pure)
     code_ += "    " + x + " = hl.Var(\"" + x + "\")\n";
-  const std::string lhs = join(reversed(xs.empty() ? pure : xs));
+  const std::string lhs = join(reversed(pure));
   std::string fill;
   if (s_.init_from && core::checked_numel(target.shape).value_or(0) > 0) {
     const Source& from = sources_[*s_.init_from];
