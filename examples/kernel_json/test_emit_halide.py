@@ -11,7 +11,6 @@ users run. Run by ctest as examples.emit_halide; skipped where Halide's
 Python bindings are not installed.
 """
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_emit_torchscript import SMALL_EXAMPLES, check, given, outputs_of  # noqa: E402
+from test_emit_torchscript import SMALL_EXAMPLES, check, given, load, outputs_of  # noqa: E402
 from test_evaluate import EXAMPLES, TEVAL  # noqa: E402
 
 pytest.importorskip("halide")
@@ -30,16 +29,6 @@ pytest.importorskip("halide")
 def emit(*args):
     return subprocess.run([TEVAL, "emit", "--to", "halide", *args], capture_output=True,
                           text=True)
-
-
-def load(script, where, name):
-    """The emitted script as a module, as `python3 SCRIPT` would run it."""
-    path = where / f"{name}.py"
-    path.write_text(script)
-    spec = importlib.util.spec_from_file_location(f"emitted_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # Programs on which Halide 14 itself fails (docs/findings/): its compiler
