@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_evaluate import EXAMPLES, TEVAL, same_bits, within_an_ulp  # noqa: E402
+from test_evaluate import EXAMPLES, TEVAL, generated_cases, same_bits, within_an_ulp  # noqa: E402
 
 CC = os.environ.get("CC", "gcc")
 LIBRARY = ("exp(", "log(", "sin(", "cos(", "tan(", "pow(", "erf(", "erfc(", "sinh(", "cosh(",
@@ -50,7 +50,8 @@ def check_run(text, binary, inputs, expected, dtypes, outputs):
 @pytest.mark.parametrize("lang,seed", [("antares", 31), ("tile", 32)])
 def test_generated_programs_compile_to_the_interpreters_bits(tmp_path, lang, seed):
     corpus = tmp_path / "corpus"
-    subprocess.run([TEVAL, "gen", "--lang", lang, "--cases", "250", "--seed", str(seed), "-o",
+    cases = generated_cases()
+    subprocess.run([TEVAL, "gen", "--lang", lang, "--cases", str(cases), "--seed", str(seed), "-o",
                     str(corpus)], check=True, capture_output=True)
     counts = {"values": 0, "errors": 0}
     for case in sorted(corpus.glob("case-*")):
@@ -80,7 +81,7 @@ def test_generated_programs_compile_to_the_interpreters_bits(tmp_path, lang, see
         outputs = [kernel["tensors"][o]["name"] for o in kernel["outputs"]]
         check_run(r.stdout, binary, case / "inputs", case / "expected", dtypes, outputs)
         counts["values"] += 1
-    assert counts["values"] > 125 and counts["errors"] >= 4, counts
+    assert counts["values"] > cases // 2 and counts["errors"] >= cases // 60, counts
 
 
 @pytest.mark.skipif(shutil.which(CC) is None, reason="no C compiler")

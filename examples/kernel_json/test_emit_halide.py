@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_emit_torchscript import SMALL_EXAMPLES, check, given, load, outputs_of  # noqa: E402
-from test_evaluate import EXAMPLES, TEVAL  # noqa: E402
+from test_evaluate import EXAMPLES, TEVAL, generated_cases  # noqa: E402
 
 pytest.importorskip("halide")
 
@@ -39,7 +39,8 @@ HALIDE_BUGS = {("antares", 51, "case-000031")}
 @pytest.mark.parametrize("lang,seed", [("antares", 51), ("all", 52)])
 def test_generated_programs_give_results_the_oracle_accepts(tmp_path, lang, seed):
     corpus = tmp_path / "corpus"
-    subprocess.run([TEVAL, "gen", "--lang", lang, "--cases", "250", "--seed", str(seed), "-o",
+    cases = generated_cases()
+    subprocess.run([TEVAL, "gen", "--lang", lang, "--cases", str(cases), "--seed", str(seed), "-o",
                     str(corpus), "--dtypes", "bool,int8,int16,int32,int64,uint8,float16,float32,"
                     "float64"], check=True, capture_output=True)
     counts = {"passed": 0, "declined": 0}
@@ -65,7 +66,7 @@ def test_generated_programs_give_results_the_oracle_accepts(tmp_path, lang, seed
         verdict = check(program, case / "inputs", out, names, *extra)
         assert verdict == "", (case, program.read_text(), verdict)
         counts["passed"] += 1
-    assert counts["passed"] >= 180 and counts["declined"] <= 12, counts
+    assert counts["passed"] >= 0.72 * cases and counts["declined"] <= cases // 20, counts
 
 
 @pytest.mark.parametrize("schedule", [None, 1, 2, 3])

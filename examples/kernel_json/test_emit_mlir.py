@@ -192,10 +192,10 @@ def test_the_mlir_options_are_options_of_emit_to_mlir(args, message):
 
 @needs_mlir
 def test_the_loops_backend_gives_no_finding(tmp_path):
-    r = subprocess.run([TEVAL, "fuzz", "--backend", "mlir:loops", "--cases", "500", "--seed",
+    r = subprocess.run([TEVAL, "fuzz", "--backend", "mlir:loops", "--cases", "200", "--seed",
                         "3", "-j", "2", "--quiet", "--out", str(tmp_path / "campaign")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads((tmp_path / "campaign" / "report.json").read_text())
     reached = report["cases"] - report["external_skipped"] - report["unsupported"]
-    assert report["findings"] == [] and reached >= 400, (reached, report["findings"])
+    assert report["findings"] == [] and reached >= 160, (reached, report["findings"])

@@ -24,6 +24,13 @@ TEVAL = os.environ.get("TEVAL", "teval")
 EXAMPLES = Path(__file__).resolve().parent.parent
 
 
+def generated_cases(default=120):
+    """Generated programs per run of an emitter's test: a size CI's time
+    allows, or TEVAL_EXAMPLE_CASES=N for a longer run (the campaigns of
+    docs/CAMPAIGNS.md are the long runs)."""
+    return int(os.environ.get("TEVAL_EXAMPLE_CASES", default))
+
+
 def lower_json(*args):
     r = subprocess.run([TEVAL, "lower", "--json", *args], capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr

@@ -84,7 +84,7 @@ TEST(Package, TheInterpreterAloneNeedsNoLlvm) {
 // A real install into a fresh prefix, and examples/cpp_consumer built
 // against it with find_package(teval) and run.
 TEST(Package, AnInstalledPackageBuildsAndRunsTheConsumerExample) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TEVAL_TEST_ASAN)
   GTEST_SKIP() << "the sanitized libraries need the sanitizer's runtime in the consumer";
 #endif
   fs::path dir = test::scratch_dir("package_install");

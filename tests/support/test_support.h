@@ -5,6 +5,16 @@
 #include <string>
 #include <vector>
 
+// TEVAL_TEST_ASAN: built with AddressSanitizer (GCC defines
+// __SANITIZE_ADDRESS__; clang 19 answers __has_feature only).
+#if defined(__SANITIZE_ADDRESS__)
+#define TEVAL_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEVAL_TEST_ASAN 1
+#endif
+#endif
+
 namespace teval::test {
 
 /// The repository root and the build directory.

@@ -343,7 +343,7 @@ TEST(Fuzz, ShardsNeverRepeatACaseAndMergeIntoOneReport) {
 }
 
 TEST(Fuzz, MpiRanksRunShardsAndRankZeroMergesThem) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TEVAL_TEST_ASAN)
   GTEST_SKIP() << "Open MPI's own allocations at exit are leaks to LeakSanitizer";
 #endif
   fs::path dir = test::scratch_dir("fuzz_mpi");

@@ -529,7 +529,7 @@ TEST(Cli, MemoryIsBudgetedAndExhaustionIsAnError) {
   r = teval("run -e 'o[N] = x[N]' -i x=float32[268435456] --max-memory 1G", dir);
   EXPECT_NE(r.err.find("memory budget of 1073741824 bytes"), std::string::npos) << r.err;
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TEVAL_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer needs more address space than the limit below leaves";
 #endif
   // 2 GB of address space, within the default budget: a 2.4 GB output

@@ -89,7 +89,7 @@ TEST(ReplScripts, FileArgumentAndUsage) {
 }
 
 TEST(ReplScripts, OutOfMemoryIsAnError) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TEVAL_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer needs more address space than the limit leaves";
 #endif
   // 3 GB of address space: enough for teval, not for a 4 GB tensor.
