@@ -469,8 +469,15 @@ bool is_dtype_tag(const std::string& name) {
 
 void check_rule(Rule& rule, const std::vector<ExternalFunction>& externals,
                 std::set<std::string>& warned) {
-  if (!rule.invocation || rule.malformed())
+  if (!rule.invocation)
     return;
+  // A macro use left as written (a wrong argument count) is an error of
+  // its own; the rest of the rule is still checked, but not inside it.
+  auto inside_unexpanded = [&](const core::Span& s) { return inside(s, rule.unexpanded); };
+  for (const core::Diagnostic& d : rule.diagnostics)
+    if (d.severity == core::Severity::Error && !inside_unexpanded(d.span))
+      return;
+  size_t before = rule.diagnostics.size();
   const ast::Call& inv = std::get<ast::Call>(rule.invocation->node);
   Checker checker(rule, externals, warned);
   switch (rule.kind) {
@@ -487,6 +494,10 @@ void check_rule(Rule& rule, const std::vector<ExternalFunction>& externals,
     checker.param_order(inv);
     break;
   }
+  rule.diagnostics.erase(
+      std::remove_if(rule.diagnostics.begin() + std::ptrdiff_t(before), rule.diagnostics.end(),
+                     [&](const core::Diagnostic& d) { return inside_unexpanded(d.span); }),
+      rule.diagnostics.end());
   // In source order, whichever check found them first.
   std::stable_sort(rule.diagnostics.begin(), rule.diagnostics.end(),
                    [](const core::Diagnostic& a, const core::Diagnostic& b) {

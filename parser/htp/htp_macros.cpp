@@ -277,7 +277,7 @@ const MacroTable& MacroTable::headers() {
 }
 
 ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses,
-                                size_t* file_budget) const {
+                                size_t* file_budget, FailedUses* failed) const {
   Visits visits;
   if (file_budget && *file_budget < visits.limit) {
     visits.limit = *file_budget;
@@ -288,7 +288,7 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* us
       *file_budget -= std::min(*file_budget, visits.count);
   };
   try {
-    ast::ExprPtr out = expand(e, 0, uses, visits);
+    ast::ExprPtr out = expand(e, 0, uses, failed, visits);
     charge();
     return out;
   } catch (...) {
@@ -298,7 +298,7 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, std::vector<MacroUse>* us
 }
 
 ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses,
-                                Visits& visits) const {
+                                FailedUses* failed, Visits& visits) const {
   if (depth > 64)
     throw Error(ErrorKind::Limit, e->span, "macro expansion nested more than 64 deep");
   // A few doubling macros make a tree of 2^40 nodes: the work is bounded
@@ -323,7 +323,8 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<Ma
     if (it == macros_.end() || it->second.function_like)
       return e;
     note(name->id, it->second, e->span);
-    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses, visits);
+    return expand(substitute(it->second.body, it->second, {}, e->span), depth + 1, uses, failed,
+                  visits);
   }
   if (const auto* call = std::get_if<ast::Call>(&e->node)) {
     auto it = macros_.find(call->callee);
@@ -331,25 +332,47 @@ ast::ExprPtr MacroTable::expand(const ast::ExprPtr& e, int depth, std::vector<Ma
       auto out = std::make_shared<ast::Expr>(*e);
       auto& c = std::get<ast::Call>(out->node);
       for (ast::ExprPtr& a : c.args)
-        a = expand(a, depth, uses, visits);
+        a = expand(a, depth, uses, failed, visits);
       return out;
     }
     const MacroDef& def = it->second;
-    note(call->callee, def, e->span);
-    if (def.native)
-      return expand(def.native(call->args, e->span), depth + 1, uses, visits);
+    // A use left as written: its arguments are still expanded.
+    auto keep = [&](core::Diagnostic error) {
+      if (!failed)
+        throw Error(ErrorKind::Syntax, error.span, std::move(error.message));
+      failed->errors.push_back(std::move(error));
+      failed->uses.push_back(e->span);
+      auto out = std::make_shared<ast::Expr>(*e);
+      for (ast::ExprPtr& a : std::get<ast::Call>(out->node).args)
+        a = expand(a, depth, uses, failed, visits);
+      return out;
+    };
+    if (def.native) {
+      ast::ExprPtr made;
+      try {
+        made = def.native(call->args, e->span);
+      } catch (const Error& x) {
+        return keep(x.diagnostic());
+      }
+      note(call->callee, def, e->span);
+      return expand(made, depth + 1, uses, failed, visits);
+    }
     bool variadic = !def.params.empty() && def.params.back() == "...";
     size_t fixed = def.params.size() - (variadic ? 1 : 0);
     if (call->args.size() < fixed || (!variadic && call->args.size() > fixed))
-      throw Error(ErrorKind::Syntax, call->callee_span,
-                  "macro " + call->callee + " takes " + std::to_string(fixed) +
-                      (variadic ? " or more" : "") + " argument" + (fixed == 1 ? "" : "s") +
-                      ", not " + std::to_string(call->args.size()));
-    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses, visits);
+      return keep(core::Diagnostic{core::Severity::Error,
+                                   call->callee_span,
+                                   {},
+                                   "macro " + call->callee + " takes " + std::to_string(fixed) +
+                                       (variadic ? " or more" : "") + " argument" +
+                                       (fixed == 1 ? "" : "s") + ", not " +
+                                       std::to_string(call->args.size())});
+    note(call->callee, def, e->span);
+    return expand(substitute(def.body, def, call->args, e->span), depth + 1, uses, failed, visits);
   }
   if (const auto* unary = std::get_if<ast::Unary>(&e->node)) {
     auto out = std::make_shared<ast::Expr>(*e);
-    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses, visits);
+    std::get<ast::Unary>(out->node).operand = expand(unary->operand, depth, uses, failed, visits);
     return out;
   }
   return e;

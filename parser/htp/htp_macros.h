@@ -4,6 +4,7 @@
 // TILE_HEIGHT, ...) and a file's own `#define`s. Internal to parser/.
 #pragma once
 
+#include "core/error.h"
 #include "core/source.h"
 #include "parser/ast.h"
 
@@ -35,6 +36,21 @@ struct MacroUse {
   std::string warning;
 };
 
+/// Uses of macros left as written because of an error: the errors, and
+/// each use's span (name to closing parenthesis).
+struct FailedUses {
+  std::vector<core::Diagnostic> errors;
+  std::vector<core::Span> uses;
+};
+
+/// Whether \p s lies within one of \p uses.
+inline bool inside(const core::Span& s, const std::vector<core::Span>& uses) {
+  for (const core::Span& u : uses)
+    if (s.file == u.file && s.begin >= u.begin && s.end <= u.end)
+      return true;
+  return false;
+}
+
 /// The most nodes one rule's macro expansion may visit. Rules in the wild
 /// expand to at most a few hundred nodes; the limit keeps a file of
 /// doubling macros (tests/data/htp/reject/blowup.cpp) to milliseconds per
@@ -60,14 +76,15 @@ public:
   bool defines(const std::string& name) const { return macros_.count(name) != 0; }
   /// Every use in \p e expanded, repeatedly, to a tree with no uses left.
   /// Expanded nodes carry the span of the use they came from; arguments keep
-  /// theirs. Throws Error for a wrong argument count, a recursion deeper
-  /// than 64 expansions or a result of more than kMaxExpandedNodes nodes.
-  /// When \p uses is given, every use of a macro with a warning is
-  /// appended to it. When \p file_budget is given, the nodes visited are
-  /// taken from it, and an expansion that would visit more than it holds
-  /// throws Error(Limit) too.
+  /// theirs. Throws Error for a recursion deeper than 64 expansions or a
+  /// result of more than kMaxExpandedNodes nodes, and for a wrong argument
+  /// count unless \p failed is given: then the error goes there and the use
+  /// stays as written. When \p uses is given, every use of a macro with a
+  /// warning is appended to it. When \p file_budget is given, the nodes
+  /// visited are taken from it, and an expansion that would visit more than
+  /// it holds throws Error(Limit) too.
   ast::ExprPtr expand(const ast::ExprPtr& e, std::vector<MacroUse>* uses = nullptr,
-                      size_t* file_budget = nullptr) const;
+                      size_t* file_budget = nullptr, FailedUses* failed = nullptr) const;
 
 private:
   struct Visits {
@@ -78,7 +95,7 @@ private:
     std::set<std::tuple<const core::SourceFile*, uint32_t, uint32_t>> noted;
   };
   ast::ExprPtr expand(const ast::ExprPtr& e, int depth, std::vector<MacroUse>* uses,
-                      Visits& visits) const;
+                      FailedUses* failed, Visits& visits) const;
   std::map<std::string, MacroDef> macros_;
 };
 

@@ -3,6 +3,7 @@
 #include "parser/htp/htp_rules.h"
 
 #include "parser/htp/htp_check.h"
+#include "parser/htp/htp_cpp.h"
 #include "parser/htp/htp_grammar.h"
 #include "parser/htp/htp_macros.h"
 
@@ -121,53 +122,52 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-// A #define whose body is a whole rule.
+// A #define whose body is a whole rule: its uses at the start of a line
+// are rules.
 struct Wrapper {
-  MacroDef def; ///< body: the wrapped rule macro's invocation
   ItemKind kind = ItemKind::Optimization;
   std::string problem; ///< why its uses cannot be read, if they cannot
 };
 
 // The rule wrappers of the HTP headers (optimize_defs.h), which says they
 // are meant to be seen by the rule parser.
-const std::map<std::string, Wrapper>& header_wrappers() {
-  static const std::map<std::string, Wrapper> wrappers = [] {
-    static const auto source = core::SourceFile::make(
-        "<header macros>",
-        "DEF_OPTIM(CLEANUP_GRAPH + 130, relaxed_precision_flag, Op(OP, A, B), "
-        "IS_BINARY_FP32(A, B, \"*\"), "
-        "MAKE_OP_FP16_AND_INSERT_CAST(Op(OP, CAST_TO_FP16(A), CAST_TO_FP16(B))))");
-    Wrapper w;
-    w.def.params = {"OP", "A", "B"};
-    w.def.body = parse_htp_invocation(source->text(), TextOrigin(source.get(), uint32_t{0})).call;
-    return std::map<std::string, Wrapper>{{"CONVERT_BINARY_OP_TO_FP16", w}};
-  }();
-  return wrappers;
-}
+const char kConvertBinaryOpToFp16[] =
+    "DEF_OPTIM(CLEANUP_GRAPH + 130, relaxed_precision_flag, Op(OP, A, B), "
+    "IS_BINARY_FP32(A, B, \"*\"), "
+    "MAKE_OP_FP16_AND_INSERT_CAST(Op(OP, CAST_TO_FP16(A), CAST_TO_FP16(B))))";
 
 // What a #define, an #undef or a string constant does to the macros in
 // effect: from its line on, as the C preprocessor reads them, NAME means
-// the rule-expression macro, the rule wrapper, or (neither: an #undef, or
-// a body that is C++ for the compiler's eyes only) none of teval's macros.
+// the file's macro (expanded as cpp does), possibly a rule wrapper, the
+// string constant, or (an #undef) none of teval's macros.
 struct Definition {
   size_t at = 0;
   std::string name;
-  std::optional<MacroDef> macro;
+  std::optional<TokenMacro> macro;
   std::optional<Wrapper> wrapper;
+  std::optional<MacroDef> constant;
 };
 
 // The macros and rule wrappers in effect at one point of a file.
 struct Scope {
   MacroTable macros = MacroTable::headers();
-  std::map<std::string, Wrapper> wrappers = header_wrappers();
+  TokenMacros file_macros = [] {
+    TokenMacros m;
+    m.define("CONVERT_BINARY_OP_TO_FP16", {{"OP", "A", "B"}, true, kConvertBinaryOpToFp16});
+    return m;
+  }();
+  std::map<std::string, Wrapper> wrappers = {{"CONVERT_BINARY_OP_TO_FP16", Wrapper{}}};
 
   void apply(const Definition& d) {
     macros.undefine(d.name);
+    file_macros.undefine(d.name);
     wrappers.erase(d.name);
     if (d.macro)
-      macros.define(d.name, *d.macro);
+      file_macros.define(d.name, *d.macro);
     if (d.wrapper)
       wrappers[d.name] = *d.wrapper;
+    if (d.constant)
+      macros.define(d.name, *d.constant);
   }
 };
 
@@ -243,6 +243,7 @@ private:
     bool skipping = false; // inside #if 0
     size_t skip_start = 0;
     int depth = 0;
+    int nesting = 0; // parentheses and braces open at the start of a line
     auto lines = lines_of(code_);
     for (size_t li = 0; li < lines.size(); ++li) {
       auto [begin, end] = lines[li];
@@ -272,6 +273,12 @@ private:
       }
       if (skipping)
         continue;
+      // Only a line that starts outside every rule and C++ body is at file
+      // scope.
+      bool file_scope = nesting == 0;
+      for (char c : line)
+        nesting += (c == '(' || c == '{') - (c == ')' || c == '}');
+      nesting = std::max(nesting, 0);
       if (read_string_constant(at, end))
         continue;
       size_t name_end = identifier_end(code_, at);
@@ -290,6 +297,14 @@ private:
         starts.push_back(at);
         continue;
       }
+      if (call && file_scope && unknown_rule_wrapper(word, skip_spaces(code_, name_end))) {
+        file.diagnostics.push_back(diagnostic(
+            Severity::Warning, span(at, name_end),
+            std::string(word) + "(...) builds Op(...) like a rule, but " + std::string(word) +
+                " is not defined in this file (a rule wrapper from a header teval does not "
+                "read?); not read as a rule"));
+        continue;
+      }
       warn_misplaced(file, at, end);
     }
     if (skipping)
@@ -297,6 +312,32 @@ private:
           diagnostic(Severity::Error, span(skip_start, skip_start + 1),
                      "this #if 0 has no #endif: every rule after it would be ignored"));
     return starts;
+  }
+
+  // Whether the call of \p word whose `(` is at \p open looks like a rule
+  // wrapped by a macro teval cannot see: a macro-like name (capitals,
+  // digits, `_`) that the file does not #define, whose arguments construct
+  // an Op.
+  bool unknown_rule_wrapper(std::string_view word, size_t open) const {
+    bool macro_like = word.size() >= 2 && std::all_of(word.begin(), word.end(), [](char c) {
+                        return std::isupper(static_cast<unsigned char>(c)) ||
+                               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+                      });
+    if (!macro_like || defined_.count(std::string(word)) || scan_.macros.defines(std::string(word)))
+      return false;
+    // Its arguments: to the `)` that closes \p open (literals are blank in
+    // code_).
+    size_t close = open;
+    for (int depth = 0; close < code_.size(); ++close)
+      if (code_[close] == '(')
+        ++depth;
+      else if (code_[close] == ')' && --depth == 0)
+        break;
+    std::string_view args = std::string_view(code_).substr(open, close - open);
+    for (size_t i = args.find("Op("); i != std::string_view::npos; i = args.find("Op(", i + 1))
+      if (i > 0 && !(std::isalnum(static_cast<unsigned char>(args[i - 1])) || args[i - 1] == '_'))
+        return true;
+    return false;
   }
 
   void warn_misplaced(RuleFile& file, size_t begin, size_t end) {
@@ -342,39 +383,33 @@ private:
     if (name_end == name_at)
       return last;
     std::string name = text.substr(name_at, name_end - name_at);
+    defined_.insert(name);
     if (top_level(name))
       return last; // the rule macros themselves are read as rules, never expanded
-    define(read_definition({at, name, {}, {}}, text, name_end));
+    define(read_definition({at, name, {}, {}, {}}, text, name_end));
     return last;
   }
 
   // \p d with the meaning of `#define NAME...` (\p text, at d.at of the
-  // file), read from the end of NAME on.
+  // file), read from the end of NAME on: a macro the rules may use, as the
+  // C preprocessor would expand it (an empty body included), and possibly
+  // a rule wrapper.
   Definition read_definition(Definition d, const std::string& text, size_t name_end) {
-    size_t end = text.size(), at = d.at;
-    MacroDef def;
+    size_t end = text.size();
+    TokenMacro macro;
     size_t body_at = name_end;
     if (body_at < end && text[body_at] == '(') {
       size_t close = text.find(')', body_at);
       if (close == std::string::npos)
         return d;
-      def.params = split_list(text.substr(body_at + 1, close - body_at - 1));
+      macro.params = split_list(text.substr(body_at + 1, close - body_at - 1));
       body_at = close + 1;
     } else {
-      def.function_like = false;
+      macro.function_like = false;
     }
-    if (trim(text.substr(body_at)).empty())
-      return d;
-    d.wrapper = read_wrapper(def, text, body_at, at);
-    if (d.wrapper)
-      return d;
-    try {
-      def.body = parse_htp_expression(std::string_view(text).substr(body_at),
-                                      TextOrigin(source_.get(), uint32_t(at + body_at)));
-      d.macro = std::move(def);
-    } catch (const Error&) {
-      // Not a rule expression: C++ for the compiler's eyes only.
-    }
+    macro.body = trim(text.substr(body_at));
+    d.wrapper = read_wrapper(text, body_at);
+    d.macro = std::move(macro);
     return d;
   }
 
@@ -383,7 +418,7 @@ private:
     size_t name_at = skip_spaces(directive, std::string_view("undef").size());
     size_t name_end = identifier_end(directive, name_at);
     if (name_end > name_at)
-      define({at, directive.substr(name_at, name_end - name_at), {}, {}});
+      define({at, directive.substr(name_at, name_end - name_at), {}, {}, {}});
   }
 
   // Records \p d: it takes effect for the rules after it.
@@ -397,38 +432,21 @@ private:
   // CONVERT_BINARY_OP_TO_FP16): its uses at the start of a line are rules.
   // A body that holds a rule macro elsewhere cannot be read: its uses are
   // warned about. Returns the wrapper if the #define is either.
-  std::optional<Wrapper> read_wrapper(const MacroDef& def, const std::string& text, size_t body_at,
-                                      size_t at) {
-    size_t first = skip_spaces(text, body_at);
+  std::optional<Wrapper> read_wrapper(const std::string& text, size_t body_at) {
+    size_t first = body_at;
     while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first])))
       ++first;
     size_t macro_end = identifier_end(text, first);
     const TopLevel* t = top_level(std::string_view(text).substr(first, macro_end - first));
     if (t && skip_spaces(text, macro_end) < text.size() &&
-        text[skip_spaces(text, macro_end)] == '(') {
-      Wrapper w;
-      w.def = def;
-      w.kind = t->kind;
-      try {
-        w.def.body = parse_htp_invocation(std::string_view(text).substr(first),
-                                          TextOrigin(source_.get(), uint32_t(at + first)))
-                         .call;
-      } catch (const Error& e) {
-        w.problem = "its rule does not parse: " + e.message();
-      }
-      return w;
-    }
+        text[skip_spaces(text, macro_end)] == '(')
+      return Wrapper{t->kind, ""};
     for (const TopLevel& top : kTopLevel) {
       size_t found = text.find(top.macro, body_at);
       if (found != std::string::npos && identifier_end(text, found) == found + strlen(top.macro) &&
-          (found == 0 || !std::isalnum(static_cast<unsigned char>(text[found - 1])))) {
-        Wrapper w;
-        w.def = def;
-        w.kind = top.kind;
-        w.problem = std::string("its body holds ") + top.macro +
-                    " after other text, which the rule parser does not read";
-        return w;
-      }
+          (found == 0 || !std::isalnum(static_cast<unsigned char>(text[found - 1]))))
+        return Wrapper{top.kind, std::string("its body holds ") + top.macro +
+                                     " after other text, which the rule parser does not read"};
     }
     return std::nullopt;
   }
@@ -463,7 +481,7 @@ private:
     def.warning = "op name `" + name + "` is a C identifier bound to " + m[3].str() + " on line " +
                   std::to_string(source_->location(begin).line) +
                   "; the seed's grammar wants a string constant, which teval reads in its place";
-    define({begin, name, std::move(def), {}});
+    define({begin, name, {}, {}, std::move(def)});
     return true;
   }
 
@@ -471,18 +489,36 @@ private:
     Rule rule;
     size_t name_end = identifier_end(code_, begin);
     rule.macro = std::string(text_.substr(begin, name_end - begin));
-    auto found = scope.wrappers.find(rule.macro);
-    const Wrapper* wrapper = found != scope.wrappers.end() ? &found->second : nullptr;
-    rule.kind = wrapper ? wrapper->kind : top_level(rule.macro)->kind;
+    bool wrapped = scope.wrappers.count(rule.macro) != 0;
+    rule.kind = wrapped ? scope.wrappers.at(rule.macro).kind : top_level(rule.macro)->kind;
     rule.span = span(begin, name_end);
     try {
+      // The file's macros first, as cpp expands them, in the invocation
+      // only (up to its closing parenthesis).
+      size_t extent = invocation_end(name_end, end);
+      std::optional<Preprocessed> pre = preprocess(begin, extent, scope);
+      if (pre) {
+        rule.diagnostics = pre->failed.errors;
+        rule.unexpanded = pre->failed.uses;
+      }
       std::string_view region = std::string_view(text_).substr(begin, end - begin);
-      Invocation inv = parse_htp_invocation(region, TextOrigin(source_.get(), uint32_t(begin)));
+      Invocation inv;
+      try {
+        inv = pre ? parse_htp_invocation(pre->text.text, TextOrigin(source_.get(), &pre->text))
+                  : parse_htp_invocation(region, TextOrigin(source_.get(), uint32_t(begin)));
+      } catch (const Error& e) {
+        // A use left as written does not parse: its error says why.
+        if (!inside(e.diagnostic().span, rule.unexpanded))
+          throw;
+        return rule;
+      }
       rule.invocation = inv.call;
-      check_preprocessor_arguments(rule);
-      if (wrapper)
-        unwrap(rule, *wrapper);
       size_t after = begin + inv.end;
+      if (pre)
+        after = inv.end < pre->text.origin.size() ? pre->text.origin[inv.end].begin : extent;
+      check_preprocessor_arguments(rule);
+      if (wrapped)
+        unwrap(rule);
       while (after < end && std::isspace(static_cast<unsigned char>(text_[after])))
         ++after;
       if (after < end && (text_[after] == '(' || text_[after] == ','))
@@ -490,7 +526,10 @@ private:
             Severity::Error, span(after, after + 1),
             std::string("`") + text_[after] + "` may not follow the closing `)` of " + rule.macro));
       std::vector<MacroUse> uses;
-      rule.invocation = scope.macros.expand(rule.invocation, &uses, &expansion_budget_);
+      FailedUses failed;
+      rule.invocation = scope.macros.expand(rule.invocation, &uses, &expansion_budget_, &failed);
+      rule.diagnostics.insert(rule.diagnostics.end(), failed.errors.begin(), failed.errors.end());
+      rule.unexpanded.insert(rule.unexpanded.end(), failed.uses.begin(), failed.uses.end());
       for (const MacroUse& u : uses)
         if (warned_.insert(u.name).second)
           rule.diagnostics.push_back(diagnostic(Severity::Warning, u.span, u.warning));
@@ -498,6 +537,35 @@ private:
       rule.diagnostics.push_back(e.diagnostic());
     }
     return rule;
+  }
+
+  // Just past the `)` that closes the parenthesis after \p name_end (in
+  // code_, where comments and literals are blank), or \p end.
+  size_t invocation_end(size_t name_end, size_t end) const {
+    int depth = 0;
+    for (size_t at = name_end; at < end; ++at) {
+      if (code_[at] == '(')
+        ++depth;
+      else if (code_[at] == ')' && --depth == 0)
+        return at + 1;
+    }
+    return end;
+  }
+
+  // The file's macros in [begin, end) expanded, if it uses any; the tokens
+  // made are taken from the file's budget.
+  std::optional<Preprocessed> preprocess(size_t begin, size_t end, const Scope& scope) {
+    size_t budget = std::min(kMaxExpandedNodes, expansion_budget_);
+    size_t given = budget;
+    struct Charge {
+      size_t& from;
+      const size_t& given;
+      const size_t& left;
+      ~Charge() { from -= given - left; }
+    } charge{expansion_budget_, given, budget};
+    return scope.file_macros.expand(source_.get(),
+                                    std::string_view(text_).substr(begin, end - begin),
+                                    uint32_t(begin), budget, expansion_budget_ < kMaxExpandedNodes);
   }
 
   // The C preprocessor splits a macro's arguments at every comma outside
@@ -520,17 +588,20 @@ private:
     }
   }
 
-  // A use of a rule wrapper becomes the rule its body holds, with the
+  // A use of a rule wrapper has become the rule its body holds, with the
   // arguments substituted; its nodes carry the use's position.
-  void unwrap(Rule& rule, const Wrapper& w) {
-    MacroTable one;
-    one.define(rule.macro, w.def);
-    rule.invocation = one.expand(rule.invocation);
+  void unwrap(Rule& rule) {
     const auto& call = std::get<ast::Call>(rule.invocation->node);
+    const TopLevel* t = top_level(call.callee);
+    if (!t)
+      throw Error(core::ErrorKind::Syntax, rule.span,
+                  rule.macro + "(...) does not expand to a rule: its expansion begins with " +
+                      call.callee);
     rule.diagnostics.push_back(diagnostic(Severity::Note, rule.span,
                                           rule.macro + "(...) is a #define that wraps " +
                                               call.callee + "; read as the rule it expands to"));
     rule.macro = call.callee;
+    rule.kind = t->kind;
   }
 
   std::shared_ptr<const core::SourceFile> source_;
@@ -545,6 +616,8 @@ private:
   // Constructs outside the seed's grammar already warned about: once per
   // file is enough.
   std::set<std::string> warned_;
+  // Every name the file #defines (a rule's, an expression's or C++'s).
+  std::set<std::string> defined_;
   // The nodes the rules' macro expansions may still visit.
   size_t expansion_budget_ = kMaxExpandedNodes + kExpandedNodesPerFileByte * text_.size();
 };

@@ -74,6 +74,9 @@ struct Rule {
 
   /// Errors and warnings about this rule.
   std::vector<core::Diagnostic> diagnostics;
+  /// Macro uses left as written because of an error (a wrong argument
+  /// count): the rule is still checked, but not inside them.
+  std::vector<core::Span> unexpanded;
   bool malformed() const;
 };
 

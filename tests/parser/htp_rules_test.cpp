@@ -126,12 +126,87 @@ TEST(HtpMacros, ARuleWrapperRedefinedLaterDoesNotChangeAnEarlierUse) {
                     "#define NEG(F) \\\n"
                     "  DEF_PACKAGE_OPTIMIZATION(EARLY, Op(F, \"x\"), OK, Op(\"Neg\", \"x\"\n"
                     "NEG(\"Sigmoid\")\n");
-  ASSERT_EQ(f.rules.size(), 1u);
+  ASSERT_EQ(f.rules.size(), 2u);
   EXPECT_FALSE(f.rules[0].malformed());
   EXPECT_EQ(to_text(*f.rules[0].match), "Op(\"Tanh\", \"x\")");
-  // The use after the broken definition is warned about, not read.
-  ASSERT_EQ(f.diagnostics.size(), 1u);
-  EXPECT_NE(f.diagnostics[0].message.find("its rule does not parse"), std::string::npos);
+  // The use after the broken definition expands to a rule that does not
+  // parse, as the compiler would see it.
+  EXPECT_TRUE(f.rules[1].malformed());
+  ASSERT_FALSE(f.rules[1].diagnostics.empty());
+  const core::Span& at = f.rules[1].diagnostics[0].span;
+  EXPECT_EQ(at.file->location(at.begin).line, 6u);
+}
+
+// A file's own macros expand as the C preprocessor expands them: `#`
+// makes a string, `##` pastes tokens, an empty body expands to nothing,
+// arguments are expanded first except as operands of `#` and `##`, and
+// __VA_ARGS__ takes the rest. The HTP headers' macros in the result
+// (IS_QUINT8 below) expand afterwards.
+TEST(HtpMacros, TheFilesMacrosExpandAsThePreprocessorExpandsThem) {
+  RuleFile f =
+      read("#define STR(X) #X\n"
+           "#define XSTR(X) STR(X)\n"
+           "#define NAME Relu\n"
+           "#define PKG(X) \"q::\" #X\n"
+           "#define IS_Q(N, X) IS_QUINT##N(X)\n"
+           "#define EMPTY\n"
+           "#define IGNORE(X)\n"
+           "#define OPS(N, ...) Op(N, __VA_ARGS__)\n"
+           "#define NEG_OF(F) DEF_PACKAGE_OPTIMIZATION(EARLY, Op(#F, \"x\"), OK, "
+           "Op(\"Neg\", \"x\"))\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(STR(NAME), \"x\"), OK, Op(XSTR(NAME), \"x\"))\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(PKG(Relu), \"x\"), IS_Q(8, \"x\"), "
+           "Op(STR(  q::Add.v2  ), \"x\"))\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY EMPTY, Op(\"A\", IGNORE((junk, x)) \"x\" EMPTY), OK, "
+           "OPS(\"Add\", \"x\", \"x\"))\n"
+           "NEG_OF(Tanh)\n");
+  ASSERT_EQ(f.rules.size(), 4u);
+  for (const Rule& r : f.rules)
+    ASSERT_FALSE(r.malformed()) << r.diagnostics.at(0).message;
+  EXPECT_EQ(to_text(*f.rules[0].match), "Op(\"NAME\", \"x\")");
+  EXPECT_EQ(to_text(*f.rules[0].replacement), "Op(\"Relu\", \"x\")");
+  EXPECT_EQ(to_text(*f.rules[1].match), "Op(\"q::Relu\", \"x\")");
+  EXPECT_EQ(to_text(*f.rules[1].constraint), "EQ(DTYPE_OF(\"x\"), DType::QUInt8)");
+  // The argument's spelling, without the blanks around it.
+  EXPECT_EQ(to_text(*f.rules[1].replacement), "Op(\"q::Add.v2\", \"x\")");
+  EXPECT_EQ(to_text(*f.rules[2].match), "Op(\"A\", \"x\")");
+  EXPECT_EQ(to_text(*f.rules[2].replacement), "Op(\"Add\", \"x\", \"x\")");
+  EXPECT_EQ(f.rules[3].macro, "DEF_PACKAGE_OPTIMIZATION");
+  EXPECT_EQ(to_text(*f.rules[3].match), "Op(\"Tanh\", \"x\")");
+  // An expansion's text points at the use; an argument at itself.
+  EXPECT_EQ(f.rules[1].match->span.text(), "Op(PKG(Relu), \"x\")");
+}
+
+// What cpp rejects in a use of a file's macro is an error at the use, and
+// the rule's other errors are still reported: a wrong argument count (of a
+// file's macro or a header's) does not hide an unknown name beside it, nor
+// is the use left as written reported again as an unknown function.
+TEST(HtpMacros, AMacrosErrorsDoNotHideTheRulesOthers) {
+  RuleFile f =
+      read("#define TWO(A, B) ADD(A, B)\n"
+           "#define PASTE(A, B) A##B\n"
+           "#define HASH(A) #B\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), "
+           "AND(GT(TWO(1), 0), IS_QUINT8(\"x\", \"y\"), EQ(NO_SUCH_FN(\"x\"), 1)), \"x\")\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), GT(PASTE(+, -), 0), \"x\")\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), GT(HASH(1), 0), \"x\")\n"
+           "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), GT(TWO(1, 2), 0), TWO(\"x\"\n");
+  ASSERT_EQ(f.rules.size(), 4u);
+  std::vector<std::string> messages;
+  for (const core::Diagnostic& d : f.rules[0].diagnostics)
+    messages.push_back(std::string(d.span.text()) + ": " + d.message);
+  EXPECT_EQ(messages, (std::vector<std::string>{
+                          "TWO: macro TWO takes 2 arguments, not 1",
+                          "IS_QUINT8: IS_QUINT8 takes 1 operand, not 2",
+                          "NO_SUCH_FN: unknown constraint function 'NO_SUCH_FN'",
+                      }));
+  ASSERT_EQ(f.rules[1].diagnostics.size(), 1u);
+  EXPECT_EQ(f.rules[1].diagnostics[0].message,
+            "pasting \"+\" and \"-\" in macro PASTE does not give a valid preprocessing token");
+  ASSERT_EQ(f.rules[2].diagnostics.size(), 1u);
+  EXPECT_EQ(f.rules[2].diagnostics[0].message, "'#' is not followed by a parameter of macro HASH");
+  ASSERT_FALSE(f.rules[3].diagnostics.empty());
+  EXPECT_EQ(f.rules[3].diagnostics[0].message, "unterminated argument list invoking macro TWO");
 }
 
 // Each rule's expansion is bounded, and so are all of a file's together,
@@ -153,9 +228,9 @@ TEST(HtpMacros, AFilesExpansionsTogetherAreBoundedByItsSize) {
   for (const Rule& r : f.rules) {
     ASSERT_EQ(r.diagnostics.size(), 1u);
     const std::string& m = r.diagnostics[0].message;
-    if (m == "macro expansion makes more than 100000 nodes")
+    if (m == "macro expansion makes more than 100000 tokens")
       ++per_rule;
-    else if (m == "the macro expansions of this file's rules make more than 16 nodes per byte of "
+    else if (m == "the macro expansions of this file's rules make more than 16 tokens per byte of "
                   "the file in all")
       ++per_file;
   }

@@ -49,3 +49,13 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("B", "x"), OK, Op("Mul", "x", WITH_SAME_OUTPU
 // Annotations with and without the context parameters.
 DEF_PACKAGE_OPTIMIZATION(TILING, Op("A", "x"), GT(DIM_WIDTH("*"), 4), AUTOSPLIT(2, "I", 4, Op("A", AUTOSPLIT_SLICE("x", AUTOSPLIT_SHAPEFN_APPLY(pad_start, "I", "x"), AUTOSPLIT_SHAPEFN_APPLY(pad_size, "I", "x")))))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("A", "x"), OK, Op("Pad", "x", SHAPEFN_APPLY(grow, "x", 2)))
+// A rule wrapped by a macro of a header teval does not read: warned about, not read.
+MY_PACKAGE_RULE(EARLY, Op("Gelu", "x"), OK, Op("Gelu.fast", "x"))
+// Not at file scope, or #defined here: no word.
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("C", "x"), OK,
+  SELECT(OK, Op("D", "x"), "x"))
+static void helper() {
+  LOG_OP(Op("Gelu", "x"));
+}
+#define LOCAL_CPP(x) do { x; } while (0)
+LOCAL_CPP(Op("Gelu", "x"))
