@@ -69,10 +69,11 @@ struct Plan {
   double scale = 1;
 };
 
-void collect_options(const ast::Expr& e, std::set<std::string>& out) {
+// The graph options \p e reads, each with the OPTION_* form reading it.
+void collect_options(const ast::Expr& e, std::map<std::string, std::string>& out) {
   if (const ast::Call* c = as_call(e)) {
     if (c->callee.starts_with("OPTION_") && !c->args.empty() && as_string(*c->args[0]))
-      out.insert(as_string(*c->args[0])->value);
+      out[as_string(*c->args[0])->value] = c->callee;
     for (const ast::ExprPtr& a : c->args)
       collect_options(*a, out);
   }
@@ -251,7 +252,7 @@ private:
   const VerifyOptions& o_;
   std::mt19937_64 rng_;
   Skeleton skeleton_;
-  std::set<std::string> options_;
+  std::map<std::string, std::string> options_;
   bool reads_dtypes_ = false;
   std::vector<DimHint> hints_;
   std::map<std::string, int> rejections_;
@@ -296,14 +297,16 @@ Plan Verifier::draw(int size) {
         base[h.dim] = v;
     }
   static const HtpType kOther[] = {HtpType::Float16, HtpType::QUInt8, HtpType::QInt8,
+                                   HtpType::QUInt16, HtpType::QInt16, HtpType::QInt32,
                                    HtpType::Int32};
-  HtpType graph_type = uniform(0, 4) == 0 ? kOther[uniform(0, 3)] : HtpType::Float32;
+  constexpr int64_t kLastOther = int64_t(std::size(kOther)) - 1;
+  HtpType graph_type = uniform(0, 4) == 0 ? kOther[uniform(0, kLastOther)] : HtpType::Float32;
   // Graph inputs share one dtype, as HTP ops are registered per dtype;
   // only a rule that inspects dtypes sees inputs of different ones.
   int64_t small = std::min<int64_t>(3, size);
   for (const Skeleton::Item& item : skeleton_.items) {
     TensorType t;
-    t.dtype = reads_dtypes_ && uniform(0, 5) == 0 ? kOther[uniform(0, 3)] : graph_type;
+    t.dtype = reads_dtypes_ && uniform(0, 5) == 0 ? kOther[uniform(0, kLastOther)] : graph_type;
     if (item.kind == Skeleton::Item::Kind::Const) {
       t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
       t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
@@ -331,8 +334,12 @@ Plan Verifier::draw(int size) {
           t.shape[d] = it->second;
     p.types.push_back(random_quant(t, rng_));
   }
-  for (const std::string& name : options_)
-    p.options[name] = double(uniform(0, 16));
+  // A size option (OPTION_UINT: tile_height, autothread_hvx_ntiles, ...) is
+  // never 0 on HTP; a flag is 0 or 1.
+  for (const auto& [name, form] : options_)
+    p.options[name] = double(form == "OPTION_BOOL"   ? uniform(0, 1)
+                             : form == "OPTION_UINT" ? uniform(1, 16)
+                                                     : uniform(0, 16));
   p.data_seed = uint64_t(uniform(0, int64_t{1} << 40));
   p.scale = std::array<double, 3>{1, 8, 64}[uniform(0, 2)];
   return p;

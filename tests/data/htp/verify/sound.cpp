@@ -65,3 +65,12 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv2d", "in", "w"), GT(DIM_HEIGHT("*"), 1)
 // ... and along output channels, slicing the filters.
 DEF_PACKAGE_OPTIMIZATION(TILING, Op("Conv2d", "in", "w"), GT(DIM_DEPTH("*"), 1),
     AUTOSPLIT(3, "C", 1, Op("Conv2d", "in", TYPICAL_SLICE("w", "C"))))
+
+// What rules read is drawn as HTP has it: a tile size option is never 0
+// (a split into chunks of 0 would fault), and 16- and 32-bit quantized
+// types are drawn.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), OK,
+    AUTOSPLIT(2, "I", TILE_HEIGHT, Op("Relu", TYPICAL_SLICE("x", "I"))))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", Op("Relu", "x")), IS_QINT16("x"), Op("Relu", "x"))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", Op("Relu", "x")), IS_QUINT16("x"), Op("Relu", "x"))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", Op("Relu", "x")), IS_QINT32("x"), Op("Relu", "x"))
