@@ -90,7 +90,8 @@ def check_outputs(program, outputs, kernel, expected_dir):
 def test_generated_programs_evaluate_from_their_json_to_the_interpreters_bits(tmp_path, lang,
                                                                              seed):
     corpus = tmp_path / "corpus"
-    subprocess.run([TEVAL, "gen", "--lang", lang, "--cases", "250", "--seed", str(seed), "-o",
+    cases = generated_cases(250)
+    subprocess.run([TEVAL, "gen", "--lang", lang, "--cases", str(cases), "--seed", str(seed), "-o",
                     str(corpus)], check=True, capture_output=True)
     counts = {"values": 0, "errors": 0}
     for case in sorted(corpus.glob("case-*")):
@@ -116,7 +117,7 @@ def test_generated_programs_evaluate_from_their_json_to_the_interpreters_bits(tm
         check_outputs(program, outputs, kernel, case / "expected")
         counts["values"] += 1
     # Both kinds are drawn: results and failing programs.
-    assert counts["values"] > 100 and counts["errors"] > 5, counts
+    assert counts["values"] > 0.4 * cases and counts["errors"] >= cases // 50, counts
 
 
 def test_byteir_functions_evaluate_from_their_json(tmp_path):
