@@ -596,6 +596,31 @@ const char* verdict_name(Verdict v) {
   TEVAL_UNREACHABLE("verdict");
 }
 
+std::vector<core::Diagnostic> undefined_ops(const Rule& rule, const OpSet& ops,
+                                            const std::string& ops_name) {
+  std::vector<core::Diagnostic> out;
+  std::set<std::string> named;
+  auto visit = [&](const ast::Expr& e, auto& self) -> void {
+    const ast::Call* c = as_call(e);
+    if (!c)
+      return;
+    if ((c->callee == "Op" || c->callee == "OpVarIn" || c->callee == "WrapOp") && !c->args.empty())
+      if (const ast::StringLit* op = as_string(*c->args[0]))
+        if (op->value != "$Const" && !ops.knows(op->value) && named.insert(op->value).second)
+          out.push_back({core::Severity::Error,
+                         c->args[0]->span,
+                         {},
+                         "op " + op->value + " is not defined in the ops file " + ops_name +
+                             ": define it there to verify this rule"});
+    for (const ast::ExprPtr& a : c->args)
+      self(*a, self);
+  };
+  for (const ast::ExprPtr& part : {rule.match, rule.replacement})
+    if (part)
+      visit(*part, visit);
+  return out;
+}
+
 VerifyResult verify_rule(const Rule& rule, const OpSet& ops, const VerifyOptions& o) {
   return Verifier(rule, ops, o).run();
 }

@@ -3,12 +3,14 @@
 // rewrite with the ground-truth interpreter.
 #pragma once
 
+#include "core/error.h"
 #include "parser/htp/htp_rules.h"
 #include "rules/htp_ops.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace teval::verify::htp {
 
@@ -41,6 +43,13 @@ struct VerifyResult {
   std::string reason;
   std::optional<Counterexample> counterexample;
 };
+
+/// The ops \p rule's match and replacement construct (`Op`, `OpVarIn`,
+/// `WrapOp`) that \p ops does not define: mistakes of the ops file, not
+/// verdicts on the rule, one error per op at its first use in the rule
+/// (\p ops_name names the file in the message).
+std::vector<core::Diagnostic> undefined_ops(const parser::htp::Rule& rule, const rules::OpSet& ops,
+                                            const std::string& ops_name);
 
 /// Verifies one well-formed optimization rule against \p ops.
 VerifyResult verify_rule(const parser::htp::Rule& rule, const rules::OpSet& ops,

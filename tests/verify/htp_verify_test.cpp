@@ -63,6 +63,25 @@ TEST(HtpVerify, GraphsAreDrawnAroundTheConstantsTheConstraintComparesWith) {
   EXPECT_EQ(deep.verdict, Verdict::Unsound) << deep.reason;
 }
 
+// An op the ops file lacks is its mistake: one error per op, at its first
+// use in the rule, whether matched, built or wrapped; built-in ops
+// ($Const, $Out, Concat) are no mistake.
+TEST(HtpVerify, OpsTheOpsFileLacksAreItsErrors) {
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Nope\", \"x\", Op(\"$Const\")), OK,\n"
+                     "  Op(\"Relu.tcm\", WrapOp(\"Nope\", \"x\"), Op(\"Concat\", \"x\", \"x\")))");
+  std::vector<core::Diagnostic> errors = undefined_ops(f.rules.at(0), ops(), "ops.txt");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].span.text(), "\"Nope\"");
+  EXPECT_EQ(errors[0].message,
+            "op Nope is not defined in the ops file ops.txt: define it there to verify this rule");
+  EXPECT_EQ(errors[1].span.text(), "\"Relu.tcm\"");
+  EXPECT_TRUE(undefined_ops(rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, "
+                                  "Op(\"Neg\", \"x\"))")
+                                .rules.at(0),
+                            ops(), "ops.txt")
+                  .empty());
+}
+
 TEST(HtpVerify, UnverifiableRulesSayWhy) {
   EXPECT_EQ(verify("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, EXTERNAL_REPLACE(f))")
                 .reason,

@@ -46,9 +46,12 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            report sound (no counterexample in N graphs), unsound (with a shrunk
            counterexample and the differing element) or unverifiable (with
            the reason). --cases N graphs per rule (default 50), --seed S,
-           --line L only the rule starting on line L. With --json, one
-           object per rule and line: file, line, kind, pass, verdict, cases,
-           reason, counterexample {before, after, difference}.
+           --line L only the rule starting on line L. An op the rule builds
+           that OPS does not define is an error of the ops file, not a
+           verdict. With --json, one object per rule and line: file, line,
+           kind, pass, verdict (null for an ops file error), cases, reason,
+           counterexample {before, after, difference}, and ops_file_errors
+           when there are any.
 
 exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
 (verify) some rule unsound; 2 a usage error.
@@ -205,12 +208,17 @@ int apply(const std::string& path, const std::string& graph_path, const std::str
   return 0;
 }
 
-std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v) {
+// `{"file": ..., "line": ..., "kind": "optimization", "pass": ...` of a
+// rule's verdict object, left open.
+std::string rule_json(const htp::Rule& r) {
   auto at = r.span.file->location(r.span.begin);
-  std::string out = "{\"file\": " + json_string(r.span.file->name()) +
-                    ", \"line\": " + std::to_string(at.line) + ", \"kind\": \"optimization\"" +
-                    ", \"pass\": " + json_string(r.pass.text()) +
-                    ", \"verdict\": " + json_string(vh::verdict_name(v.verdict)) +
+  return "{\"file\": " + json_string(r.span.file->name()) +
+         ", \"line\": " + std::to_string(at.line) + ", \"kind\": \"optimization\"" +
+         ", \"pass\": " + json_string(r.pass.text());
+}
+
+std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v) {
+  std::string out = rule_json(r) + ", \"verdict\": " + json_string(vh::verdict_name(v.verdict)) +
                     ", \"cases\": " + std::to_string(v.cases) +
                     ", \"reason\": " + (v.reason.empty() ? "null" : json_string(v.reason)) +
                     ", \"counterexample\": ";
@@ -228,11 +236,28 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
   rules::OpSet ops = rules::OpSet::read(load(ops_path));
   bool unsound = f.malformed();
   size_t counts[3] = {0, 0, 0};
+  size_t ops_errors = 0;
   for (const htp::Rule* r : optimizations(f)) {
     if (line && r->span.file->location(r->span.begin).line != *line)
       continue;
     if (r->malformed())
       continue;
+    // An op the ops file lacks is its mistake, not a verdict on the rule.
+    std::vector<core::Diagnostic> missing = vh::undefined_ops(*r, ops, ops_path);
+    if (!missing.empty()) {
+      for (const core::Diagnostic& d : missing)
+        std::cerr << core::render(d);
+      ++ops_errors;
+      unsound = true;
+      if (json) {
+        std::string errors;
+        for (const core::Diagnostic& d : missing)
+          errors += (errors.empty() ? "" : ", ") + json_string(d.message);
+        std::cout << rule_json(*r) << ", \"verdict\": null, \"cases\": 0, \"reason\": null, "
+                  << "\"counterexample\": null, \"ops_file_errors\": [" << errors << "]}\n";
+      }
+      continue;
+    }
     vh::VerifyResult v = vh::verify_rule(*r, ops, o);
     ++counts[static_cast<int>(v.verdict)];
     unsound = unsound || v.verdict == vh::Verdict::Unsound;
@@ -254,7 +279,10 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
   }
   if (!json)
     std::cout << counts[0] << " sound, " << counts[1] << " unsound, " << counts[2]
-              << " unverifiable\n";
+              << " unverifiable"
+              << (ops_errors ? ", " + std::to_string(ops_errors) + " not verified (ops file errors)"
+                             : "")
+              << "\n";
   return unsound ? 1 : 0;
 }
 
