@@ -11,6 +11,7 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <regex>
 
 namespace teval::rules {
@@ -183,11 +184,37 @@ size_t field_number(const std::ssub_match& digits) {
   return value;
 }
 
+// The rank of each input `inK` as \p program first indexes it (the
+// number of indices inside its brackets).
+std::map<std::string, size_t> input_ranks(const std::string& program) {
+  static const std::regex access(R"(\b(in[0-9]+)\s*\[)");
+  std::map<std::string, size_t> ranks;
+  for (auto it = std::sregex_iterator(program.begin(), program.end(), access);
+       it != std::sregex_iterator(); ++it) {
+    if (ranks.count((*it)[1].str()))
+      continue;
+    size_t rank = 1;
+    int depth = 0;
+    for (size_t i = size_t(it->position() + it->length()); i < program.size(); ++i) {
+      char c = program[i];
+      if (c == '[' || c == '(')
+        ++depth;
+      else if ((c == ']' || c == ')') && depth-- == 0)
+        break;
+      else if (c == ',' && depth == 0)
+        ++rank;
+    }
+    ranks[(*it)[1].str()] = rank;
+  }
+  return ranks;
+}
+
 // A definition's mistakes that do not depend on the node it describes are
 // errors of the ops file, at the definition: a malformed or unclosed
-// `$(...)` field, and a program that does not parse. (Checked with every
-// `$` field a small extent; what depends on the node's types is found when
-// a node is evaluated.)
+// `$(...)` field, a program that does not parse, and an axis whose extent
+// no input can give (it never indexes a whole dimension: no node's
+// extents can help). (Checked with every `$` field a small extent; what
+// depends on the node's types is found when a node is evaluated.)
 void check_definition(const OpDef& def) {
   // Two sets of extents: a division by zero under both is the
   // definition's own, under one it may depend on the node.
@@ -209,11 +236,23 @@ void check_definition(const OpDef& def) {
     throw Error(ErrorKind::Arithmetic, def.span, why);
   if (divisions_by_zero)
     return;
+  auto file = core::SourceFile::make(def.name, program);
+  parser::AntaresSource source;
   try {
-    parser::read_antares(*core::SourceFile::make(def.name, program));
+    source = parser::read_antares(*file);
   } catch (const Error& e) {
     throw Error(ErrorKind::Syntax, def.span,
                 "the program of " + def.name + " does not parse: " + e.message());
+  }
+  std::map<std::string, parser::InputType> types;
+  for (const auto& [name, rank] : input_ranks(program))
+    types[name] = parser::InputType{core::DType::Float32, core::Shape(rank, 7), {}};
+  try {
+    parser::elaborate_antares(source, types);
+  } catch (const Error& e) {
+    // Other errors may depend on the node (its ranks and extents).
+    if (e.message().starts_with("cannot infer the extent of axis"))
+      throw Error(ErrorKind::Shape, def.span, "in the program of " + def.name + ": " + e.message());
   }
 }
 

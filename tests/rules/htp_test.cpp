@@ -436,6 +436,13 @@ TEST(HtpOps, BrokenDefinitionsAreErrorsOfTheOpsFile) {
   // A division by an extent that may be zero for some node is not the
   // definition's mistake.
   EXPECT_EQ(error_of("\"Pad\": out0[N] = in0[N] where N in $(8 / ($in0[0] - 7))\n"), "no error");
+  // An axis no input dimension gives can never have an extent; one that
+  // an input gives, or a where clause, can (whatever the ranks of a node).
+  EXPECT_EQ(error_of("\"A\": out0[N]=in0[N]\n\"Widen\": out0[N, K] = in0[N] + in1[N, N]\n"),
+            "ops.txt:2:1: error: in the program of Widen: cannot infer the extent of axis `K`: it "
+            "never indexes a whole tensor dimension; add `where K in <extent>`");
+  EXPECT_EQ(error_of("\"Widen\": out0[N, K] = in0[N] where K in 3\n"), "no error");
+  EXPECT_EQ(error_of("\"Pick\": out0[N] = in0[N, in1[0]]\n"), "no error");
 }
 
 TEST(HtpOps, DeclaredOutputsMustMatchDefinitions) {
