@@ -221,6 +221,61 @@ void collect_hints(const ast::Expr& e, std::vector<DimHint>& out) {
     collect_hints(*a, out);
 }
 
+// Whether \p e builds anything in float16 (WITH_OUTPUT_TYPE(DType::Float16,
+// ...), which CAST_TO_FP16 and the SDK's fp16 rules expand to).
+bool computes_in_float16(const ast::Expr& e) {
+  const ast::Call* c = as_call(e);
+  if (!c)
+    return false;
+  if (c->callee == "WITH_OUTPUT_TYPE" && !c->args.empty())
+    if (const auto* n = std::get_if<ast::Name>(&c->args[0]->node); n && n->id == "DType::Float16")
+      return true;
+  for (const ast::ExprPtr& a : c->args)
+    if (computes_in_float16(*a))
+      return true;
+  return false;
+}
+
+// The largest difference between \p a and \p b relative to the largest
+// magnitude among them and \p inputs, and where it is; nothing unless
+// both are floats of one dtype and shape with NaN and infinities in the
+// same places.
+struct RelativeError {
+  double error = 0;
+  int64_t at = 0;
+};
+
+std::optional<RelativeError> relative_error(const core::Tensor& a, const core::Tensor& b,
+                                            const std::map<int, core::Tensor>& inputs) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape() || !core::is_float(a.dtype()))
+    return std::nullopt;
+  double scale = 0, worst = 0;
+  int64_t at = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.get(i).f, y = b.get(i).f;
+    if (std::isnan(x) != std::isnan(y) || std::isinf(x) != std::isinf(y) ||
+        (std::isinf(x) && x != y))
+      return std::nullopt;
+    if (std::isfinite(x)) {
+      scale = std::max(scale, std::abs(x));
+      if (std::abs(x - y) > worst) {
+        worst = std::abs(x - y);
+        at = i;
+      }
+    }
+  }
+  for (const auto& [id, t] : inputs)
+    if (core::is_float(t.dtype()))
+      for (int64_t i = 0; i < t.numel(); ++i)
+        if (std::isfinite(t.get(i).f))
+          scale = std::max(scale, std::abs(t.get(i).f));
+  if (worst == 0)
+    return RelativeError{};
+  if (scale == 0)
+    return std::nullopt;
+  return RelativeError{worst / scale, at};
+}
+
 class Verifier {
 public:
   Verifier(const Rule& rule, const OpSet& ops, const VerifyOptions& o)
@@ -231,6 +286,8 @@ public:
     collect_options(*rule.replacement, options_);
     reads_dtypes_ = mentions(*rule.constraint, "DTYPE_OF");
     collect_hints(*rule.constraint, hints_);
+    lowers_precision_ = rule.flags.find("relaxed_precision") != std::string::npos ||
+                        computes_in_float16(*rule.replacement);
   }
 
   VerifyResult run();
@@ -243,8 +300,10 @@ private:
   // The graph of \p p, or nothing when an op's definition rejects its inputs.
   std::optional<Graph> build(const Plan& p, std::string* why);
   // Outcome of one plan: nullopt when the rule does not apply (not a case).
-  enum class Outcome { Skip, Agree, Differ, Unverifiable };
-  Outcome check(const Plan& p, Counterexample* cx, std::string* reason);
+  // Imprecise: a rule that lowers precision on purpose differs within
+  // kPrecisionChangeBound (the relative error goes to *error).
+  enum class Outcome { Skip, Agree, Differ, Imprecise, Unverifiable };
+  Outcome check(const Plan& p, Counterexample* cx, std::string* reason, double* error = nullptr);
   Plan shrink(Plan p);
 
   const Rule& rule_;
@@ -254,6 +313,7 @@ private:
   Skeleton skeleton_;
   std::map<std::string, std::string> options_;
   bool reads_dtypes_ = false;
+  bool lowers_precision_ = false;
   std::vector<DimHint> hints_;
   std::map<std::string, int> rejections_;
 };
@@ -390,21 +450,24 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
   return g;
 }
 
+// "out[0, 1, 0, 2]: before 0.25, after 0.5" for element \p i.
+std::string element_difference(const core::Tensor& a, const core::Tensor& b, int64_t i) {
+  std::vector<int64_t> st = core::strides(a.shape());
+  std::string index;
+  for (size_t d = 0; d < st.size(); ++d)
+    index += (d ? ", " : "") + std::to_string(i / st[d] % a.shape()[d]);
+  return "out[" + index + "]: before " + core::format_scalar(a.get(i)) + ", after " +
+         core::format_scalar(b.get(i));
+}
+
 std::string describe_difference(const core::Tensor& a, const core::Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape())
     return "the output changes type: before " + std::string(core::name(a.dtype())) +
            core::to_string(a.shape()) + ", after " + std::string(core::name(b.dtype())) +
            core::to_string(b.shape());
-  std::vector<int64_t> st = core::strides(a.shape());
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    if (core::identical(a.get(i), b.get(i)))
-      continue;
-    std::string index;
-    for (size_t d = 0; d < st.size(); ++d)
-      index += (d ? ", " : "") + std::to_string(i / st[d] % a.shape()[d]);
-    return "out[" + index + "]: before " + core::format_scalar(a.get(i)) + ", after " +
-           core::format_scalar(b.get(i));
-  }
+  for (int64_t i = 0; i < a.numel(); ++i)
+    if (!core::identical(a.get(i), b.get(i)))
+      return element_difference(a, b, i);
   return {};
 }
 
@@ -419,7 +482,8 @@ std::string with_values(const Graph& g, const std::map<int, core::Tensor>& input
   return out;
 }
 
-Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string* reason) {
+Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string* reason,
+                                  double* error) {
   std::string why;
   std::optional<Graph> before = build(p, &why);
   if (!before) {
@@ -480,7 +544,20 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
         if (after.nodes[j].name == before->nodes[id].name &&
             after.nodes[j].kind == Node::Kind::Input)
           after_inputs[j] = t;
-    difference = describe_difference(expected, evaluate(after, ops_, after_inputs));
+    core::Tensor got = evaluate(after, ops_, after_inputs);
+    difference = describe_difference(expected, got);
+    // A rule that computes in float16 on purpose is judged by its worst
+    // element.
+    if (!difference.empty() && lowers_precision_)
+      if (std::optional<RelativeError> e = relative_error(expected, got, inputs)) {
+        difference = element_difference(expected, got, e->at);
+        if (e->error <= kPrecisionChangeBound) {
+          if (error)
+            *error = e->error;
+          *cx = Counterexample{with_values(*before, inputs), to_text(after), difference};
+          return Outcome::Imprecise;
+        }
+      }
   } catch (const NotEvaluable& e) {
     *reason = e.reason;
     return Outcome::Unverifiable;
@@ -544,11 +621,19 @@ VerifyResult Verifier::run() {
     Plan p = draw(size);
     Counterexample cx;
     std::string reason;
-    switch (check(p, &cx, &reason)) {
+    double error = 0;
+    switch (check(p, &cx, &reason, &error)) {
     case Outcome::Skip:
       continue;
     case Outcome::Agree:
       ++r.cases;
+      continue;
+    case Outcome::Imprecise:
+      ++r.cases;
+      if (error > r.worst_error) {
+        r.worst_error = error;
+        r.counterexample = cx;
+      }
       continue;
     case Outcome::Unverifiable:
       r.verdict = Verdict::Unverifiable;
@@ -565,9 +650,11 @@ VerifyResult Verifier::run() {
     }
   }
   if (r.cases == o_.cases) {
-    r.verdict = Verdict::Sound;
+    r.verdict = r.counterexample ? Verdict::ChangesPrecision : Verdict::Sound;
     return r;
   }
+  r.counterexample.reset();
+  r.worst_error = 0;
   r.verdict = Verdict::Unverifiable;
   std::string top;
   int most = 0;
@@ -592,6 +679,8 @@ const char* verdict_name(Verdict v) {
     return "unsound";
   case Verdict::Unverifiable:
     return "unverifiable";
+  case Verdict::ChangesPrecision:
+    return "changes-precision";
   }
   TEVAL_UNREACHABLE("verdict");
 }

@@ -22,8 +22,8 @@ struct VerifyOptions {
   int attempts_per_case = 40;
 };
 
-enum class Verdict { Sound, Unsound, Unverifiable };
-/// "sound", "unsound", "unverifiable".
+enum class Verdict { Sound, Unsound, Unverifiable, ChangesPrecision };
+/// "sound", "unsound", "unverifiable", "changes-precision".
 const char* verdict_name(Verdict v);
 
 /// A graph on which a rule changes the result, shrunk.
@@ -35,10 +35,20 @@ struct Counterexample {
   std::string difference;
 };
 
+/// A rule lowers precision on purpose when it is flagged
+/// relaxed_precision_flag or its replacement computes in float16
+/// (WITH_OUTPUT_TYPE(DType::Float16, ...), as CAST_TO_FP16 expands). Its
+/// outputs may then differ by at most this much, relative to the largest
+/// magnitude among the graph's inputs and outputs (16 float16 roundings).
+inline constexpr double kPrecisionChangeBound = 1.0 / 128;
+
 struct VerifyResult {
   Verdict verdict = Verdict::Unverifiable;
-  /// Graphs checked (for sound: all that agreed).
+  /// Graphs checked (for sound and changes-precision: all of them).
   int cases = 0;
+  /// For changes-precision: the largest difference seen, relative to the
+  /// graph's largest magnitude; the counterexample is that graph.
+  double worst_error = 0;
   /// Why a rule is unverifiable.
   std::string reason;
   std::optional<Counterexample> counterexample;

@@ -1,6 +1,7 @@
 // `teval rules`: check, expand, apply, verify (see rules_command.h).
 #include "tools/teval/rules_command.h"
 
+#include "core/format.h"
 #include "core/json.h"
 #include "parser/htp/htp_rules.h"
 #include "rules/htp_rewrite.h"
@@ -44,14 +45,15 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            to, evaluate them before and after the rewrite with the
            ground-truth interpreter (op meanings from the ops file OPS) and
            report sound (no counterexample in N graphs), unsound (with a shrunk
-           counterexample and the differing element) or unverifiable (with
-           the reason). --cases N graphs per rule (default 50), --seed S,
+           counterexample and the differing element), changes-precision (a
+           rule computing in float16 on purpose, within its bound: the worst
+           error and where) or unverifiable (with the reason). --cases N graphs per rule (default 50), --seed S,
            --line L only the rule starting on line L. An op the rule builds
            that OPS does not define is an error of the ops file, not a
            verdict. With --json, one object per rule and line: file, line,
            kind, pass, verdict (null for an ops file error), cases, reason,
-           counterexample {before, after, difference}, and ops_file_errors
-           when there are any.
+           worst_error, counterexample {before, after, difference}, and
+           ops_file_errors when there are any.
 
 exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
 (verify) some rule unsound; 2 a usage error.
@@ -217,10 +219,17 @@ std::string rule_json(const htp::Rule& r) {
          ", \"pass\": " + json_string(r.pass.text());
 }
 
+// \p x as the shortest decimal that reads back as it.
+std::string decimal(double x) {
+  return core::format_scalar(core::Scalar::of_float(core::DType::Float64, x));
+}
+
 std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v) {
   std::string out = rule_json(r) + ", \"verdict\": " + json_string(vh::verdict_name(v.verdict)) +
                     ", \"cases\": " + std::to_string(v.cases) +
                     ", \"reason\": " + (v.reason.empty() ? "null" : json_string(v.reason)) +
+                    ", \"worst_error\": " +
+                    (v.verdict == vh::Verdict::ChangesPrecision ? decimal(v.worst_error) : "null") +
                     ", \"counterexample\": ";
   if (!v.counterexample)
     return out + "null}";
@@ -235,7 +244,7 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
   print_diagnostics(f);
   rules::OpSet ops = rules::OpSet::read(load(ops_path));
   bool unsound = f.malformed();
-  size_t counts[3] = {0, 0, 0};
+  size_t counts[4] = {0, 0, 0, 0};
   size_t ops_errors = 0;
   for (const htp::Rule* r : optimizations(f)) {
     if (line && r->span.file->location(r->span.begin).line != *line)
@@ -271,6 +280,12 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
                 << ")\n";
     else if (v.verdict == vh::Verdict::Unverifiable)
       std::cout << ": " << v.reason << "\n";
+    else if (v.verdict == vh::Verdict::ChangesPrecision)
+      std::cout << " (within " << decimal(v.worst_error) << " of the values' magnitude in "
+                << v.cases << " graphs; the worst: " << v.counterexample->difference
+                << ")\n  worst graph:\n"
+                << indent(v.counterexample->before) << "  after the rewrite:\n"
+                << indent(v.counterexample->after);
     else
       std::cout << " (found in case " << v.cases << "): " << v.counterexample->difference
                 << "\n  counterexample:\n"
@@ -280,6 +295,7 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
   if (!json)
     std::cout << counts[0] << " sound, " << counts[1] << " unsound, " << counts[2]
               << " unverifiable"
+              << (counts[3] ? ", " + std::to_string(counts[3]) + " changes-precision" : "")
               << (ops_errors ? ", " + std::to_string(ops_errors) + " not verified (ops file errors)"
                              : "")
               << "\n";
