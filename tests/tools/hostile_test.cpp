@@ -102,16 +102,16 @@ Ran run_case(const std::string& command, const fs::path& dir) {
 }
 
 // A diagnostic at a place in program text: file:line:col, then the source
-// line and a caret line.
+// line and a caret line (after any warnings: it starts some line).
 bool located(const std::string& err) {
   static const std::regex form(
-      R"(^[^\n:]+:\d+:\d+: error: [^\n]+\n[^\n]*\n[ \t]*(\.\.\.)?[ \t]*\^)");
+      R"((?:^|\n)[^\n:]+:\d+:\d+: error: [^\n]+\n[^\n]*\n[ \t]*(\.\.\.)?[ \t]*\^)");
   return std::regex_search(err, form);
 }
 
 // A diagnostic about a file or argument: PATH: error: message.
 bool file_form(const std::string& err) {
-  static const std::regex form(R"(^[^\n]+: error: [^\n]+\n)");
+  static const std::regex form(R"((?:^|\n)[^\n]+: error: [^\n]+\n)");
   return std::regex_search(err, form);
 }
 
