@@ -101,6 +101,11 @@ std::vector<Command> commands(const Block& b) {
 }
 
 TEST(DocExamples, ShellCommandsRun) {
+#if defined(TEVAL_TEST_ASAN)
+  // What the pages say is checked by the Release pass; the sanitizers'
+  // pass has the same commands in the tests of each command.
+  GTEST_SKIP() << "the documents' commands are checked in the Release build";
+#endif
   fs::path dir = example_dir("shell");
   int ran = 0;
   for (const fs::path& doc : documents())
