@@ -378,6 +378,12 @@ void Codegen::stmt_node(const core::Stmt&, const core::For& f) {
   std::vector<llvm::Metadata*> hints;
   if (f.kind == core::LoopKind::Unrolled)
     hints.push_back(hint("llvm.loop.unroll.full"));
+  // The schedule says which loops are unrolled (core/schedule.h); on the
+  // host, LLVM's own unrolling of the others (a padded copy's rows 14 at a
+  // time, a fill's 32) made code no faster and cost compile time: the
+  // 56-wide convolution's compile 45 -> 30 ms (docs/PERFORMANCE.md).
+  if (!dsp_ && (f.kind == core::LoopKind::Serial || f.kind == core::LoopKind::Parallel))
+    hints.push_back(hint("llvm.loop.unroll.disable"));
   if (force_vector) {
     hints.push_back(llvm::MDNode::get(c_, {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
                                            llvm::ConstantAsMetadata::get(b_.getTrue())}));
