@@ -316,10 +316,6 @@ int Builder::modifier(const ast::Call& c) {
   return id;
 }
 
-int64_t priority_key(const Rule* r) {
-  return r->pass.priority ? *r->pass.priority : std::numeric_limits<int64_t>::max();
-}
-
 // A rule flagged relaxed_precision_flag runs only when the graph allows
 // relaxed precision (option relaxed_precision nonzero).
 bool enabled(const Rule& r, const Graph& g) {
@@ -434,6 +430,10 @@ std::optional<int> rewrite_at(Graph& g, int node, const Rule& rule) {
 // output reaches them exactly where it reached the root), so the search
 // resumes there, and a rewrite costs time in proportion to what it touched
 // rather than to the graph.
+int64_t run_order(const Rule& rule) {
+  return rule.pass.priority ? *rule.pass.priority : std::numeric_limits<int64_t>::max();
+}
+
 ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t max_steps) {
   ApplyResult result;
   std::vector<const Rule*> order;
@@ -441,11 +441,11 @@ ApplyResult apply_rules(Graph g, const std::vector<const Rule*>& rules, size_t m
     if (enabled(*r, g))
       order.push_back(r);
   std::stable_sort(order.begin(), order.end(),
-                   [](const Rule* a, const Rule* b) { return priority_key(a) < priority_key(b); });
+                   [](const Rule* a, const Rule* b) { return run_order(*a) < run_order(*b); });
   std::set<std::pair<const Rule*, std::string>> reported;
   for (size_t first = 0; first < order.size();) {
     size_t last = first;
-    while (last < order.size() && priority_key(order[last]) == priority_key(order[first]))
+    while (last < order.size() && run_order(*order[last]) == run_order(*order[first]))
       ++last;
     std::vector<int> nodes = g.live();
     Users users = users_of(g);

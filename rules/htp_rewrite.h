@@ -6,6 +6,7 @@
 #include "rules/htp_eval.h"
 #include "rules/htp_graph.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,12 @@ struct ApplyResult {
   std::vector<Step> steps;
   std::vector<Skipped> skipped;
 };
+
+/// Where \p rule's priority group runs among apply_rules' groups: a rule
+/// whose value is smaller runs, to its fixed point, before this one is
+/// tried; rules of one value compete at each node. Unknown pass names run
+/// after every known one.
+int64_t run_order(const parser::htp::Rule& rule);
 
 /// Applies \p rules (well-formed optimization rules) to \p g: in order of
 /// priority (rules of one priority in the order given; unknown pass names

@@ -302,9 +302,16 @@ private:
   // Outcome of one plan: nullopt when the rule does not apply (not a case).
   // Imprecise: a rule that lowers precision on purpose differs within
   // kPrecisionChangeBound (the relative error goes to *error).
-  enum class Outcome { Skip, Agree, Differ, Imprecise, Unverifiable };
+  // RewrittenAway: the earlier rules (VerifyOptions::earlier) leave no
+  // node the rule applies to.
+  enum class Outcome { Skip, Agree, Differ, Imprecise, Unverifiable, RewrittenAway };
   Outcome check(const Plan& p, Counterexample* cx, std::string* reason, double* error = nullptr);
   Plan shrink(Plan p);
+  // Whether the rule still applies somewhere in \p g once the earlier
+  // rules have run on it; a rule that cannot be evaluated there is taken
+  // to apply (nothing is claimed about it). The first earlier rule that
+  // rewrote the graph is counted in rewriters_.
+  bool survives_earlier(const Graph& g);
 
   const Rule& rule_;
   const OpSet& ops_;
@@ -316,6 +323,7 @@ private:
   bool lowers_precision_ = false;
   std::vector<DimHint> hints_;
   std::map<std::string, int> rejections_;
+  std::map<const Rule*, int> rewriters_;
 };
 
 TensorType random_quant(TensorType t, std::mt19937_64& rng) {
@@ -506,6 +514,8 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     ++rejections_["the constraint faults: " + e.message()];
     return Outcome::Skip;
   }
+  if (!o_.earlier.empty() && !survives_earlier(*before))
+    return Outcome::RewrittenAway;
   std::map<int, core::Tensor> inputs;
   for (int id : before->live()) {
     const Node& n = before->nodes[id];
@@ -604,6 +614,30 @@ Plan Verifier::shrink(Plan p) {
   return p;
 }
 
+bool Verifier::survives_earlier(const Graph& g) {
+  rules::ApplyResult applied;
+  try {
+    applied = rules::apply_rules(g, o_.earlier);
+  } catch (const core::Error&) {
+    return true; // no fixed point, or a fault: nothing is claimed
+  }
+  if (applied.steps.empty())
+    return true;
+  for (int id : applied.graph.live()) {
+    try {
+      std::optional<Match> m = match(applied.graph, id, *rule_.match);
+      if (m && Evaluator(applied.graph, *m).holds(*rule_.constraint))
+        return true;
+    } catch (const NotEvaluable&) {
+      return true;
+    } catch (const core::Error&) {
+      return true;
+    }
+  }
+  ++rewriters_[applied.steps.front().rule];
+  return false;
+}
+
 VerifyResult Verifier::run() {
   VerifyResult r;
   for (const Skeleton::Item& item : skeleton_.items)
@@ -613,7 +647,7 @@ VerifyResult Verifier::run() {
     }
   int attempts = 0;
   int budget = o_.cases * o_.attempts_per_case;
-  while (r.cases < o_.cases && attempts < budget) {
+  while (r.cases < o_.cases && r.rewritten_away < o_.cases && attempts < budget) {
     ++attempts;
     // Shapes grow with the cases checked, and with the draws a demanding
     // constraint rejects.
@@ -624,6 +658,9 @@ VerifyResult Verifier::run() {
     double error = 0;
     switch (check(p, &cx, &reason, &error)) {
     case Outcome::Skip:
+      continue;
+    case Outcome::RewrittenAway:
+      ++r.rewritten_away;
       continue;
     case Outcome::Agree:
       ++r.cases;
@@ -655,6 +692,22 @@ VerifyResult Verifier::run() {
   }
   r.counterexample.reset();
   r.worst_error = 0;
+  if (r.cases == 0 && r.rewritten_away > 0) {
+    // Every graph the rule applied to lost its match to an earlier rule.
+    const Rule* first = nullptr;
+    int most = 0;
+    for (const auto& [rule, n] : rewriters_)
+      if (n > most) {
+        most = n;
+        first = rule;
+      }
+    r.verdict = Verdict::Unreachable;
+    r.reason = "in all " + std::to_string(r.rewritten_away) +
+               " graphs it applies to, earlier passes rewrite its match away first (the rule at " +
+               "line " + std::to_string(first->span.file->location(first->span.begin).line) +
+               ", pass " + first->pass.text() + ", in " + std::to_string(most) + " of them)";
+    return r;
+  }
   r.verdict = Verdict::Unverifiable;
   std::string top;
   int most = 0;
@@ -681,6 +734,8 @@ const char* verdict_name(Verdict v) {
     return "unverifiable";
   case Verdict::ChangesPrecision:
     return "changes-precision";
+  case Verdict::Unreachable:
+    return "unreachable";
   }
   TEVAL_UNREACHABLE("verdict");
 }

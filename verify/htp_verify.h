@@ -20,10 +20,16 @@ struct VerifyOptions {
   uint64_t seed = 0;
   /// Draws per case before giving up on finding a graph the rule applies to.
   int attempts_per_case = 40;
+  /// The rules that run before this one (`teval rules verify --passes`:
+  /// the file's optimization rules of earlier priority groups,
+  /// rules::run_order). Each graph drawn is first rewritten by them to
+  /// their fixed point; a graph on which the rule then applies nowhere is
+  /// not a case but counted as rewritten away.
+  std::vector<const parser::htp::Rule*> earlier;
 };
 
-enum class Verdict { Sound, Unsound, Unverifiable, ChangesPrecision };
-/// "sound", "unsound", "unverifiable", "changes-precision".
+enum class Verdict { Sound, Unsound, Unverifiable, ChangesPrecision, Unreachable };
+/// "sound", "unsound", "unverifiable", "changes-precision", "unreachable".
 const char* verdict_name(Verdict v);
 
 /// A graph on which a rule changes the result, shrunk.
@@ -49,8 +55,12 @@ struct VerifyResult {
   /// For changes-precision: the largest difference seen, relative to the
   /// graph's largest magnitude; the counterexample is that graph.
   double worst_error = 0;
-  /// Why a rule is unverifiable.
+  /// Why a rule is unverifiable, or (unreachable) which earlier rule
+  /// rewrote its match away.
   std::string reason;
+  /// With VerifyOptions::earlier: graphs the rule applied to that the
+  /// earlier rules rewrote so that it applied nowhere (unreachable: all).
+  int rewritten_away = 0;
   std::optional<Counterexample> counterexample;
 };
 

@@ -105,9 +105,14 @@ INSTANTIATE_TEST_SUITE_P(Corpus, AppliedRules, testing::ValuesIn(names("apply", 
 
 class VerifiedRules : public testing::TestWithParam<std::string> {};
 
+// A file may ask for more options on a line `// verify flags: ...`.
 TEST_P(VerifiedRules, GoldenVerdicts) {
+  std::string text = test::read_file(test::source_dir() / rel("verify", GetParam() + ".cpp"));
+  std::string flags;
+  if (size_t at = text.find("// verify flags: "); at != std::string::npos)
+    flags = " " + text.substr(at + 17, text.find('\n', at) - at - 17);
   test::Result r = rules("verify " + rel("verify", GetParam() + ".cpp") +
-                         " --ops examples/htp/ops.txt --cases 40 --seed 7");
+                         " --ops examples/htp/ops.txt --cases 40 --seed 7" + flags);
   bool unsound = r.out.find(": unsound") != std::string::npos;
   EXPECT_EQ(r.exit_code, unsound ? 1 : 0) << r.err;
   std::string failure =

@@ -97,5 +97,34 @@ TEST(HtpVerify, UnverifiableRulesSayWhy) {
       << never.reason;
 }
 
+// With the rules of earlier passes (teval rules verify --passes), a rule
+// whose match they always rewrite away is unreachable, naming the rule;
+// one they rewrite away only sometimes is verified on the other graphs.
+TEST(HtpVerify, ARuleAnEarlierPassAlwaysRewritesAwayIsUnreachable) {
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Neg\", Op(\"Neg\", \"x\")), OK, \"x\")\n"
+                     "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", Op(\"Relu\", \"x\")), "
+                     "GT(DIM_DEPTH(\"*\"), 2), Op(\"Relu\", \"x\"))\n"
+                     "DEF_PACKAGE_OPTIMIZATION(LATE, Op(\"Neg\", Op(\"Neg\", \"x\")), OK, \"x\")\n"
+                     "DEF_PACKAGE_OPTIMIZATION(LATE, Op(\"Relu\", Op(\"Relu\", \"x\")), OK, "
+                     "Op(\"Relu\", \"x\"))");
+  VerifyOptions o;
+  o.cases = 20;
+  o.earlier = {&f.rules.at(0), &f.rules.at(1)};
+  VerifyResult never = verify_rule(f.rules.at(2), ops(), o);
+  EXPECT_EQ(never.verdict, Verdict::Unreachable);
+  EXPECT_EQ(never.cases, 0);
+  EXPECT_EQ(never.rewritten_away, 20);
+  EXPECT_EQ(never.reason, "in all 20 graphs it applies to, earlier passes rewrite its match away "
+                          "first (the rule at line 1, pass EARLY, in 20 of them)");
+  VerifyResult shallow = verify_rule(f.rules.at(3), ops(), o);
+  EXPECT_EQ(shallow.verdict, Verdict::Sound) << shallow.reason;
+  EXPECT_EQ(shallow.cases, 20);
+  EXPECT_GT(shallow.rewritten_away, 0);
+  // Alone, the same rule is verified on every graph.
+  VerifyResult alone = verify_rule(f.rules.at(2), ops(), VerifyOptions{.cases = 20});
+  EXPECT_EQ(alone.verdict, Verdict::Sound);
+  EXPECT_EQ(alone.rewritten_away, 0);
+}
+
 } // namespace
 } // namespace teval::verify::htp

@@ -25,7 +25,8 @@ namespace vh = verify::htp;
 const char* const kRulesHelp = R"(usage: teval rules check FILE... [--json]
        teval rules expand FILE
        teval rules apply FILE --graph GRAPH [-o OUT]
-       teval rules verify FILE --ops OPS [--cases N] [--seed S] [--line L] [--json]
+       teval rules verify FILE --ops OPS [--cases N] [--seed S] [--line L] [--passes]
+                          [--json]
 
 Reads Hexagon HTP op-package rule files (C++ sources with
 DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
@@ -48,12 +49,17 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            counterexample and the differing element), changes-precision (a
            rule computing in float16 on purpose, within its bound: the worst
            error and where) or unverifiable (with the reason). --cases N graphs per rule (default 50), --seed S,
-           --line L only the rule starting on line L. An op the rule builds
+           --line L only the rule starting on line L. --passes verifies the
+           file's rules together, in pass order: each graph is first
+           rewritten by the rules of earlier passes, and a rule whose match
+           they always rewrite away is unreachable (naming the rule that
+           does). An op the rule builds
            that OPS does not define is an error of the ops file, not a
            verdict. With --json, one object per rule and line: file, line,
            kind, pass, verdict (null for an ops file error), cases, reason,
-           worst_error, counterexample {before, after, difference}, and
-           ops_file_errors when there are any.
+           worst_error, counterexample {before, after, difference},
+           ops_file_errors when there are any, and rewritten_away with
+           --passes.
 
 exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
 (verify) some rule unsound; 2 a usage error.
@@ -224,12 +230,13 @@ std::string decimal(double x) {
   return core::format_scalar(core::Scalar::of_float(core::DType::Float64, x));
 }
 
-std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v) {
+std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v, bool passes) {
   std::string out = rule_json(r) + ", \"verdict\": " + json_string(vh::verdict_name(v.verdict)) +
                     ", \"cases\": " + std::to_string(v.cases) +
                     ", \"reason\": " + (v.reason.empty() ? "null" : json_string(v.reason)) +
                     ", \"worst_error\": " +
                     (v.verdict == vh::Verdict::ChangesPrecision ? decimal(v.worst_error) : "null") +
+                    (passes ? ", \"rewritten_away\": " + std::to_string(v.rewritten_away) : "") +
                     ", \"counterexample\": ";
   if (!v.counterexample)
     return out + "null}";
@@ -238,13 +245,17 @@ std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v) {
          ", \"difference\": " + json_string(v.counterexample->difference) + "}}";
 }
 
-int verify_rules(const std::string& path, const std::string& ops_path, const vh::VerifyOptions& o,
-                 std::optional<uint32_t> line, bool json) {
+int verify_rules(const std::string& path, const std::string& ops_path, vh::VerifyOptions o,
+                 std::optional<uint32_t> line, bool passes, bool json) {
   htp::RuleFile f = htp::read_rules(load(path));
   print_diagnostics(f);
   rules::OpSet ops = rules::OpSet::read(load(ops_path));
   bool unsound = f.malformed();
-  size_t counts[4] = {0, 0, 0, 0};
+  size_t counts[5] = {0, 0, 0, 0, 0};
+  std::vector<const htp::Rule*> well_formed;
+  for (const htp::Rule* r : optimizations(f))
+    if (!r->malformed())
+      well_formed.push_back(r);
   size_t ops_errors = 0;
   for (const htp::Rule* r : optimizations(f)) {
     if (line && r->span.file->location(r->span.begin).line != *line)
@@ -267,18 +278,27 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
       }
       continue;
     }
+    if (passes) {
+      o.earlier.clear();
+      for (const htp::Rule* q : well_formed)
+        if (rules::run_order(*q) < rules::run_order(*r))
+          o.earlier.push_back(q);
+    }
     vh::VerifyResult v = vh::verify_rule(*r, ops, o);
     ++counts[static_cast<int>(v.verdict)];
     unsound = unsound || v.verdict == vh::Verdict::Unsound;
     if (json) {
-      std::cout << verdict_json(*r, v) << "\n";
+      std::cout << verdict_json(*r, v, passes) << "\n";
       continue;
     }
     std::cout << where(*r) << ": " << vh::verdict_name(v.verdict);
     if (v.verdict == vh::Verdict::Sound)
       std::cout << " (no counterexample in " << v.cases << " graph" << (v.cases == 1 ? "" : "s")
+                << (v.rewritten_away ? "; " + std::to_string(v.rewritten_away) +
+                                           " more rewritten away by earlier passes"
+                                     : "")
                 << ")\n";
-    else if (v.verdict == vh::Verdict::Unverifiable)
+    else if (v.verdict == vh::Verdict::Unverifiable || v.verdict == vh::Verdict::Unreachable)
       std::cout << ": " << v.reason << "\n";
     else if (v.verdict == vh::Verdict::ChangesPrecision)
       std::cout << " (within " << decimal(v.worst_error) << " of the values' magnitude in "
@@ -296,6 +316,7 @@ int verify_rules(const std::string& path, const std::string& ops_path, const vh:
     std::cout << counts[0] << " sound, " << counts[1] << " unsound, " << counts[2]
               << " unverifiable"
               << (counts[3] ? ", " + std::to_string(counts[3]) + " changes-precision" : "")
+              << (counts[4] ? ", " + std::to_string(counts[4]) + " unreachable" : "")
               << (ops_errors ? ", " + std::to_string(ops_errors) + " not verified (ops file errors)"
                              : "")
               << "\n";
@@ -314,7 +335,7 @@ int rules_command(const std::vector<std::string>& args) {
       return 0;
     }
     std::vector<std::string> files;
-    bool json = false;
+    bool json = false, passes = false;
     std::string graph, ops, out;
     std::optional<uint32_t> line;
     vh::VerifyOptions vo;
@@ -326,6 +347,10 @@ int rules_command(const std::vector<std::string>& args) {
       }
       if (a == "--json" && (sub == "check" || sub == "verify")) {
         json = true;
+        continue;
+      }
+      if (a == "--passes" && sub == "verify") {
+        passes = true;
         continue;
       }
       bool valued = (a == "--graph" || a == "-o") ? sub == "apply"
@@ -373,7 +398,7 @@ int rules_command(const std::vector<std::string>& args) {
     if (sub == "verify") {
       if (ops.empty())
         throw UsageError{"verify needs --ops OPS"};
-      return verify_rules(files[0], ops, vo, line, json);
+      return verify_rules(files[0], ops, vo, line, passes, json);
     }
     throw UsageError{"unknown subcommand '" + sub + "'"};
   } catch (const UsageError& e) {
