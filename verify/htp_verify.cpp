@@ -5,6 +5,8 @@
 #include "core/format.h"
 #include "interp/random_inputs.h"
 #include "rules/htp_rewrite.h"
+#include "verify/htp_compare.h"
+#include "verify/htp_hints.h"
 
 #include <algorithm>
 #include <array>
@@ -91,136 +93,6 @@ bool mentions(const ast::Expr& e, const std::string& callee) {
   return false;
 }
 
-// A dimension the constraint compares with a constant, and extents around
-// the boundary: graphs drawn with them meet rules such as
-// GT(DIM_WIDTH("*"), 32), which small random extents never satisfy.
-struct DimHint {
-  std::string tag; // an operand tag of the match, "*" for its root
-  size_t dim = 0;
-  std::vector<int64_t> values;
-};
-
-// The value of a constant integer expression (literals and + - * /).
-std::optional<int64_t> constant_value(const ast::Expr& e) {
-  if (const auto* i = std::get_if<ast::IntLit>(&e.node))
-    return i->value > uint64_t(INT32_MAX) ? std::nullopt
-                                          : std::optional<int64_t>(int64_t(i->value));
-  const ast::Call* c = as_call(e);
-  if (!c || c->args.size() < 1)
-    return std::nullopt;
-  std::vector<int64_t> v;
-  for (const ast::ExprPtr& a : c->args) {
-    std::optional<int64_t> x = constant_value(*a);
-    if (!x)
-      return std::nullopt;
-    v.push_back(*x);
-  }
-  if (v.size() == 1)
-    return c->callee == "UINT" || c->callee == "INT" ? std::optional(v[0]) : std::nullopt;
-  int64_t out = v[0];
-  for (size_t k = 1; k < v.size(); ++k) {
-    if (c->callee == "ADD")
-      out += v[k];
-    else if (c->callee == "SUB" && v.size() == 2)
-      out -= v[k];
-    else if (c->callee == "MUL")
-      out *= v[k];
-    else if (c->callee == "DIV" && v.size() == 2 && v[k] != 0)
-      out /= v[k];
-    else
-      return std::nullopt;
-    if (out < -(int64_t{1} << 40) || out > (int64_t{1} << 40))
-      return std::nullopt;
-  }
-  return out;
-}
-
-// An extent seen through a linear expression: scale * DIM_OF(tag, dim) +
-// offset.
-struct Linear {
-  std::string tag;
-  size_t dim = 0;
-  int64_t scale = 1;
-  int64_t offset = 0;
-};
-
-std::optional<Linear> linear_dim(const ast::Expr& e) {
-  const ast::Call* c = as_call(e);
-  if (!c)
-    return std::nullopt;
-  if (c->callee == "DIM_OF" && c->args.size() == 2 && as_string(*c->args[0])) {
-    std::optional<int64_t> d = constant_value(*c->args[1]);
-    if (!d || *d < 0 || *d > 3)
-      return std::nullopt;
-    return Linear{as_string(*c->args[0])->value, size_t(*d), 1, 0};
-  }
-  if ((c->callee == "UINT" || c->callee == "INT") && c->args.size() == 1)
-    return linear_dim(*c->args[0]);
-  if ((c->callee == "ADD" || c->callee == "SUB" || c->callee == "MUL") && c->args.size() == 2) {
-    for (size_t side = 0; side < 2; ++side) {
-      std::optional<Linear> l = linear_dim(*c->args[side]);
-      const ast::Expr& other = *c->args[1 - side];
-      std::optional<int64_t> k = constant_value(other);
-      if (!l || !k || (c->callee == "SUB" && side == 1))
-        continue;
-      if (c->callee == "MUL") {
-        if (*k == 0)
-          return std::nullopt;
-        l->scale *= *k;
-        l->offset *= *k;
-      } else {
-        l->offset += c->callee == "ADD" ? *k : -*k;
-      }
-      return l;
-    }
-  }
-  return std::nullopt;
-}
-
-void collect_hints(const ast::Expr& e, std::vector<DimHint>& out) {
-  const ast::Call* c = as_call(e);
-  if (!c)
-    return;
-  static const std::set<std::string> kCompare = {"EQ", "NE", "LT", "LE", "GT", "GE"};
-  if (kCompare.count(c->callee) && c->args.size() == 2) {
-    for (size_t side = 0; side < 2; ++side) {
-      std::optional<Linear> l = linear_dim(*c->args[side]);
-      const ast::Expr& other = *c->args[1 - side];
-      std::optional<int64_t> k = constant_value(other);
-      if (!l || !k)
-        continue;
-      // scale * D + offset OP k, solved for D: extents that satisfy it,
-      // the boundary first.
-      std::string op = c->callee;
-      if (side == 1) // k OP x is x OP' k
-        op = op == "LT" ? "GT" : op == "GT" ? "LT" : op == "LE" ? "GE" : op == "GE" ? "LE" : op;
-      if (l->scale < 0)
-        op = op == "LT" ? "GT" : op == "GT" ? "LT" : op == "LE" ? "GE" : op == "GE" ? "LE" : op;
-      double r = double(*k - l->offset) / double(l->scale);
-      auto lo = [&](int64_t from) {
-        return std::vector<int64_t>{from, from + 1, from + 3, 2 * from};
-      };
-      auto hi = [&](int64_t to) { return std::vector<int64_t>{to, to - 1, to / 2, 1}; };
-      std::vector<int64_t> candidates =
-          op == "GT"   ? lo(int64_t(std::floor(r)) + 1)
-          : op == "GE" ? lo(int64_t(std::ceil(r)))
-          : op == "LT" ? hi(int64_t(std::ceil(r)) - 1)
-          : op == "LE" ? hi(int64_t(std::floor(r)))
-          : op == "EQ"
-              ? (r == std::floor(r) ? std::vector<int64_t>{int64_t(r)} : std::vector<int64_t>{})
-              : std::vector<int64_t>{int64_t(std::floor(r)) + 1, int64_t(std::floor(r)) - 1};
-      DimHint h{l->tag, l->dim, {}};
-      for (int64_t v : candidates)
-        if (v >= 1 && v <= 4096 && std::find(h.values.begin(), h.values.end(), v) == h.values.end())
-          h.values.push_back(v);
-      if (!h.values.empty())
-        out.push_back(std::move(h));
-    }
-  }
-  for (const ast::ExprPtr& a : c->args)
-    collect_hints(*a, out);
-}
-
 // Whether \p e builds anything in float16 (WITH_OUTPUT_TYPE(DType::Float16,
 // ...), which CAST_TO_FP16 and the SDK's fp16 rules expand to).
 bool computes_in_float16(const ast::Expr& e) {
@@ -236,46 +108,6 @@ bool computes_in_float16(const ast::Expr& e) {
   return false;
 }
 
-// The largest difference between \p a and \p b relative to the largest
-// magnitude among them and \p inputs, and where it is; nothing unless
-// both are floats of one dtype and shape with NaN and infinities in the
-// same places.
-struct RelativeError {
-  double error = 0;
-  int64_t at = 0;
-};
-
-std::optional<RelativeError> relative_error(const core::Tensor& a, const core::Tensor& b,
-                                            const std::map<int, core::Tensor>& inputs) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape() || !core::is_float(a.dtype()))
-    return std::nullopt;
-  double scale = 0, worst = 0;
-  int64_t at = 0;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    double x = a.get(i).f, y = b.get(i).f;
-    if (std::isnan(x) != std::isnan(y) || std::isinf(x) != std::isinf(y) ||
-        (std::isinf(x) && x != y))
-      return std::nullopt;
-    if (std::isfinite(x)) {
-      scale = std::max(scale, std::abs(x));
-      if (std::abs(x - y) > worst) {
-        worst = std::abs(x - y);
-        at = i;
-      }
-    }
-  }
-  for (const auto& [id, t] : inputs)
-    if (core::is_float(t.dtype()))
-      for (int64_t i = 0; i < t.numel(); ++i)
-        if (std::isfinite(t.get(i).f))
-          scale = std::max(scale, std::abs(t.get(i).f));
-  if (worst == 0)
-    return RelativeError{};
-  if (scale == 0)
-    return std::nullopt;
-  return RelativeError{worst / scale, at};
-}
-
 class Verifier {
 public:
   Verifier(const Rule& rule, const OpSet& ops, const VerifyOptions& o)
@@ -285,7 +117,7 @@ public:
     collect_options(*rule.constraint, options_);
     collect_options(*rule.replacement, options_);
     reads_dtypes_ = mentions(*rule.constraint, "DTYPE_OF");
-    collect_hints(*rule.constraint, hints_);
+    hints_ = dim_hints(*rule.constraint);
     lowers_precision_ = rule.flags.find("relaxed_precision") != std::string::npos ||
                         computes_in_float16(*rule.replacement);
   }
@@ -456,27 +288,6 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
   }
   g.output = ids[skeleton_.root];
   return g;
-}
-
-// "out[0, 1, 0, 2]: before 0.25, after 0.5" for element \p i.
-std::string element_difference(const core::Tensor& a, const core::Tensor& b, int64_t i) {
-  std::vector<int64_t> st = core::strides(a.shape());
-  std::string index;
-  for (size_t d = 0; d < st.size(); ++d)
-    index += (d ? ", " : "") + std::to_string(i / st[d] % a.shape()[d]);
-  return "out[" + index + "]: before " + core::format_scalar(a.get(i)) + ", after " +
-         core::format_scalar(b.get(i));
-}
-
-std::string describe_difference(const core::Tensor& a, const core::Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape())
-    return "the output changes type: before " + std::string(core::name(a.dtype())) +
-           core::to_string(a.shape()) + ", after " + std::string(core::name(b.dtype())) +
-           core::to_string(b.shape());
-  for (int64_t i = 0; i < a.numel(); ++i)
-    if (!core::identical(a.get(i), b.get(i)))
-      return element_difference(a, b, i);
-  return {};
 }
 
 std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs) {

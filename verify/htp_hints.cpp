@@ -1,0 +1,142 @@
+// The constraint's hints for the verifier's graphs (see htp_hints.h).
+#include "verify/htp_hints.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+namespace teval::verify::htp {
+
+namespace {
+
+// The value of a constant integer expression (literals and + - * /).
+std::optional<int64_t> constant_value(const ast::Expr& e) {
+  if (const auto* i = std::get_if<ast::IntLit>(&e.node))
+    return i->value > uint64_t(INT32_MAX) ? std::nullopt
+                                          : std::optional<int64_t>(int64_t(i->value));
+  const ast::Call* c = as_call(e);
+  if (!c || c->args.size() < 1)
+    return std::nullopt;
+  std::vector<int64_t> v;
+  for (const ast::ExprPtr& a : c->args) {
+    std::optional<int64_t> x = constant_value(*a);
+    if (!x)
+      return std::nullopt;
+    v.push_back(*x);
+  }
+  if (v.size() == 1)
+    return c->callee == "UINT" || c->callee == "INT" ? std::optional(v[0]) : std::nullopt;
+  int64_t out = v[0];
+  for (size_t k = 1; k < v.size(); ++k) {
+    if (c->callee == "ADD")
+      out += v[k];
+    else if (c->callee == "SUB" && v.size() == 2)
+      out -= v[k];
+    else if (c->callee == "MUL")
+      out *= v[k];
+    else if (c->callee == "DIV" && v.size() == 2 && v[k] != 0)
+      out /= v[k];
+    else
+      return std::nullopt;
+    if (out < -(int64_t{1} << 40) || out > (int64_t{1} << 40))
+      return std::nullopt;
+  }
+  return out;
+}
+
+// An extent seen through a linear expression: scale * DIM_OF(tag, dim) +
+// offset.
+struct Linear {
+  std::string tag;
+  size_t dim = 0;
+  int64_t scale = 1;
+  int64_t offset = 0;
+};
+
+std::optional<Linear> linear_dim(const ast::Expr& e) {
+  const ast::Call* c = as_call(e);
+  if (!c)
+    return std::nullopt;
+  if (c->callee == "DIM_OF" && c->args.size() == 2 && as_string(*c->args[0])) {
+    std::optional<int64_t> d = constant_value(*c->args[1]);
+    if (!d || *d < 0 || *d > 3)
+      return std::nullopt;
+    return Linear{as_string(*c->args[0])->value, size_t(*d), 1, 0};
+  }
+  if ((c->callee == "UINT" || c->callee == "INT") && c->args.size() == 1)
+    return linear_dim(*c->args[0]);
+  if ((c->callee == "ADD" || c->callee == "SUB" || c->callee == "MUL") && c->args.size() == 2) {
+    for (size_t side = 0; side < 2; ++side) {
+      std::optional<Linear> l = linear_dim(*c->args[side]);
+      const ast::Expr& other = *c->args[1 - side];
+      std::optional<int64_t> k = constant_value(other);
+      if (!l || !k || (c->callee == "SUB" && side == 1))
+        continue;
+      if (c->callee == "MUL") {
+        if (*k == 0)
+          return std::nullopt;
+        l->scale *= *k;
+        l->offset *= *k;
+      } else {
+        l->offset += c->callee == "ADD" ? *k : -*k;
+      }
+      return l;
+    }
+  }
+  return std::nullopt;
+}
+
+void collect_hints(const ast::Expr& e, std::vector<DimHint>& out) {
+  const ast::Call* c = as_call(e);
+  if (!c)
+    return;
+  static const std::set<std::string> kCompare = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  if (kCompare.count(c->callee) && c->args.size() == 2) {
+    for (size_t side = 0; side < 2; ++side) {
+      std::optional<Linear> l = linear_dim(*c->args[side]);
+      const ast::Expr& other = *c->args[1 - side];
+      std::optional<int64_t> k = constant_value(other);
+      if (!l || !k)
+        continue;
+      // scale * D + offset OP k, solved for D: extents that satisfy it,
+      // the boundary first.
+      std::string op = c->callee;
+      if (side == 1) // k OP x is x OP' k
+        op = op == "LT" ? "GT" : op == "GT" ? "LT" : op == "LE" ? "GE" : op == "GE" ? "LE" : op;
+      if (l->scale < 0)
+        op = op == "LT" ? "GT" : op == "GT" ? "LT" : op == "LE" ? "GE" : op == "GE" ? "LE" : op;
+      double r = double(*k - l->offset) / double(l->scale);
+      auto lo = [&](int64_t from) {
+        return std::vector<int64_t>{from, from + 1, from + 3, 2 * from};
+      };
+      auto hi = [&](int64_t to) { return std::vector<int64_t>{to, to - 1, to / 2, 1}; };
+      std::vector<int64_t> candidates =
+          op == "GT"   ? lo(int64_t(std::floor(r)) + 1)
+          : op == "GE" ? lo(int64_t(std::ceil(r)))
+          : op == "LT" ? hi(int64_t(std::ceil(r)) - 1)
+          : op == "LE" ? hi(int64_t(std::floor(r)))
+          : op == "EQ"
+              ? (r == std::floor(r) ? std::vector<int64_t>{int64_t(r)} : std::vector<int64_t>{})
+              : std::vector<int64_t>{int64_t(std::floor(r)) + 1, int64_t(std::floor(r)) - 1};
+      DimHint h{l->tag, l->dim, {}};
+      for (int64_t v : candidates)
+        if (v >= 1 && v <= 4096 && std::find(h.values.begin(), h.values.end(), v) == h.values.end())
+          h.values.push_back(v);
+      if (!h.values.empty())
+        out.push_back(std::move(h));
+    }
+  }
+  for (const ast::ExprPtr& a : c->args)
+    collect_hints(*a, out);
+}
+
+} // namespace
+
+std::vector<DimHint> dim_hints(const ast::Expr& constraint) {
+  std::vector<DimHint> out;
+  collect_hints(constraint, out);
+  return out;
+}
+
+} // namespace teval::verify::htp
