@@ -133,6 +133,56 @@ void collect_hints(const ast::Expr& e, std::vector<DimHint>& out) {
 
 } // namespace
 
+namespace {
+
+// The tag of \p e when it is CALLEE("tag").
+std::optional<std::string> tag_of(const ast::Expr& e, const char* callee) {
+  const ast::Call* c = as_call(e);
+  if (!c || c->callee != callee || c->args.size() != 1 || !as_string(*c->args[0]))
+    return std::nullopt;
+  return as_string(*c->args[0])->value;
+}
+
+void collect_encodings(const ast::Expr& e, EncodingHints& out) {
+  const ast::Call* c = as_call(e);
+  if (!c)
+    return;
+  if (c->callee == "EQ" && c->args.size() == 2) {
+    for (size_t side = 0; side < 2; ++side) {
+      const ast::Expr& x = *c->args[side];
+      const ast::Expr& y = *c->args[1 - side];
+      if (std::optional<std::string> tag = tag_of(x, "DTYPE_OF")) {
+        const ast::Name* n = as_name(y);
+        if (n && n->id.starts_with("DType::"))
+          if (std::optional<rules::HtpType> t = rules::htp_type_from_name(n->id.substr(7)))
+            out.dtypes.push_back({*tag, *t});
+      }
+      if (std::optional<std::string> tag = tag_of(x, "ZERO_OFFSET_OF")) {
+        if (std::optional<int64_t> k = constant_value(y))
+          out.zero_offsets.push_back({*tag, *k});
+        else if (std::optional<std::string> other = tag_of(y, "ZERO_OFFSET_OF"); side == 0 && other)
+          out.same.push_back({*tag, *other});
+      }
+      if (std::optional<std::string> tag = tag_of(x, "STEPSIZE_OF"))
+        if (std::optional<std::string> other = tag_of(y, "STEPSIZE_OF"); side == 0 && other)
+          out.same.push_back({*tag, *other});
+    }
+  }
+  if (c->callee == "SAME_ENCODING" && c->args.size() == 2 && as_string(*c->args[0]) &&
+      as_string(*c->args[1]))
+    out.same.push_back({as_string(*c->args[0])->value, as_string(*c->args[1])->value});
+  for (const ast::ExprPtr& a : c->args)
+    collect_encodings(*a, out);
+}
+
+} // namespace
+
+EncodingHints encoding_hints(const ast::Expr& constraint) {
+  EncodingHints out;
+  collect_encodings(constraint, out);
+  return out;
+}
+
 std::vector<DimHint> dim_hints(const ast::Expr& constraint) {
   std::vector<DimHint> out;
   collect_hints(constraint, out);

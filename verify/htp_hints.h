@@ -3,9 +3,11 @@
 #pragma once
 
 #include "parser/ast.h"
+#include "rules/htp_graph.h"
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace teval::verify::htp {
@@ -25,5 +27,25 @@ struct DimHint {
 /// dimension: the extents in [1, 4096] at its boundary and a few beyond,
 /// in the order the comparisons appear.
 std::vector<DimHint> dim_hints(const ast::Expr& constraint);
+
+/// What the constraint asks of the graph's encodings, which random draws
+/// almost never meet: two inputs quantized alike (1 in 64 for the step, 1
+/// in 256 for a QUInt8 zero offset), one dtype among eight, a given offset.
+/// Tags are the match's ("*" for its root).
+struct EncodingHints {
+  /// EQ(DTYPE_OF(tag), DType::T) (IS_QUINT8(tag) and the like expand to
+  /// it), in either order: tag and T, each comparison once.
+  std::vector<std::pair<std::string, rules::HtpType>> dtypes;
+  /// EQ(STEPSIZE_OF(a), STEPSIZE_OF(b)), EQ(ZERO_OFFSET_OF(a),
+  /// ZERO_OFFSET_OF(b)) and SAME_ENCODING(a, b) of two tags: a and b.
+  std::vector<std::pair<std::string, std::string>> same;
+  /// EQ(ZERO_OFFSET_OF(tag), k), in either order, k a constant: tag and k.
+  std::vector<std::pair<std::string, int64_t>> zero_offsets;
+};
+
+/// The encoding hints of \p constraint, wherever the comparisons stand in
+/// it (under AND, OR, NOT or SELECT alike: a hint is a value to try, not
+/// a claim).
+EncodingHints encoding_hints(const ast::Expr& constraint);
 
 } // namespace teval::verify::htp

@@ -118,6 +118,7 @@ public:
     collect_options(*rule.replacement, options_);
     reads_dtypes_ = mentions(*rule.constraint, "DTYPE_OF");
     hints_ = dim_hints(*rule.constraint);
+    encodings_ = encoding_hints(*rule.constraint);
     lowers_precision_ = rule.flags.find("relaxed_precision") != std::string::npos ||
                         computes_in_float16(*rule.replacement);
   }
@@ -129,6 +130,10 @@ private:
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
   }
   Plan draw(int size);
+  // The encoding hints (encodings_) applied to \p p's types: a dtype the
+  // constraint tests for, quantization copied between the tags it
+  // compares, a zero offset it names.
+  void take_encoding_hints(Plan& p);
   // The graph of \p p, or nothing when an op's definition rejects its inputs.
   std::optional<Graph> build(const Plan& p, std::string* why);
   // Outcome of one plan: nullopt when the rule does not apply (not a case).
@@ -154,9 +159,24 @@ private:
   bool reads_dtypes_ = false;
   bool lowers_precision_ = false;
   std::vector<DimHint> hints_;
+  EncodingHints encodings_;
   std::map<std::string, int> rejections_;
   std::map<const Rule*, int> rewriters_;
 };
+
+// Whether \p k is a zero offset of dtype \p t (random_quant's ranges).
+bool fits_zero_offset(HtpType t, int64_t k) {
+  switch (t) {
+  case HtpType::QUInt8:
+    return k >= 0 && k <= 255;
+  case HtpType::QInt8:
+    return k >= -128 && k <= 127;
+  case HtpType::QUInt16:
+    return k >= 0 && k <= 65535;
+  default:
+    return k == 0;
+  }
+}
 
 TensorType random_quant(TensorType t, std::mt19937_64& rng) {
   auto u = [&](int64_t lo, int64_t hi) {
@@ -186,7 +206,8 @@ Plan Verifier::draw(int size) {
   // it compares dimensions with (for the root and the ops of the match,
   // through the shape most operands share; for a graph input, directly).
   std::map<std::pair<std::string, size_t>, int64_t> hinted;
-  if (uniform(0, 1) == 0)
+  const bool hints = uniform(0, 1) == 0;
+  if (hints)
     for (const DimHint& h : hints_) {
       int64_t v = h.values[size_t(uniform(0, int64_t(h.values.size()) - 1))];
       hinted[{h.tag, h.dim}] = v;
@@ -234,6 +255,8 @@ Plan Verifier::draw(int size) {
           t.shape[d] = it->second;
     p.types.push_back(random_quant(t, rng_));
   }
+  if (hints)
+    take_encoding_hints(p);
   // A size option (OPTION_UINT: tile_height, autothread_hvx_ntiles, ...) is
   // never 0 on HTP; a flag is 0 or 1.
   for (const auto& [name, form] : options_)
@@ -243,6 +266,54 @@ Plan Verifier::draw(int size) {
   p.data_seed = uint64_t(uniform(0, int64_t{1} << 40));
   p.scale = std::array<double, 3>{1, 8, 64}[uniform(0, 2)];
   return p;
+}
+
+void Verifier::take_encoding_hints(Plan& p) {
+  const EncodingHints& e = encodings_;
+  if (e.dtypes.empty() && e.same.empty() && e.zero_offsets.empty())
+    return;
+  // The items a tag names: its leaf or op, or for "*" the root.
+  auto items = [&](const std::string& tag) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < skeleton_.items.size(); ++i)
+      if (skeleton_.items[i].kind != Skeleton::Item::Kind::Const &&
+          (skeleton_.items[i].name == tag || (tag == "*" && int(i) == skeleton_.root)))
+        out.push_back(i);
+    return out;
+  };
+  auto is_leaf = [&](size_t i) { return skeleton_.items[i].kind == Skeleton::Item::Kind::Leaf; };
+  // One dtype per tag, drawn among those the constraint tests it for. An
+  // op's output takes its type from its inputs: an op's dtype goes to every
+  // input of the graph (as a graph's dtype does) and to the op, whose
+  // quantization an op that quantizes takes; a leaf's own dtype, drawn
+  // after, wins.
+  std::map<std::string, std::vector<HtpType>> wanted;
+  for (const auto& [tag, t] : e.dtypes)
+    wanted[tag].push_back(t);
+  for (bool leaves : {false, true})
+    for (const auto& [tag, ts] : wanted) {
+      std::vector<size_t> named = items(tag);
+      if (named.empty() || is_leaf(named[0]) != leaves)
+        continue;
+      HtpType t = ts[size_t(uniform(0, int64_t(ts.size()) - 1))];
+      for (size_t j = 0; j < skeleton_.items.size(); ++j)
+        if (j == named[0] || (!leaves && is_leaf(j))) {
+          p.types[j].dtype = t;
+          p.types[j] = random_quant(p.types[j], rng_);
+        }
+    }
+  // Encodings compared: the second tag's made the first's.
+  for (const auto& [a, b] : e.same)
+    for (size_t i : items(a))
+      for (size_t j : items(b)) {
+        p.types[j].dtype = p.types[i].dtype;
+        p.types[j].step = p.types[i].step;
+        p.types[j].zero_offset = p.types[i].zero_offset;
+      }
+  for (const auto& [tag, k] : e.zero_offsets)
+    for (size_t i : items(tag))
+      if (fits_zero_offset(p.types[i].dtype, k))
+        p.types[i].zero_offset = int32_t(k);
 }
 
 std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
