@@ -175,7 +175,46 @@ void collect_encodings(const ast::Expr& e, EncodingHints& out) {
     collect_encodings(*a, out);
 }
 
+// k of a comparison with a constant element: an integer expression or a
+// float literal.
+std::optional<double> number(const ast::Expr& e) {
+  if (const auto* f = std::get_if<ast::FloatLit>(&e.node))
+    return f->value;
+  if (std::optional<int64_t> k = constant_value(e))
+    return double(*k);
+  return std::nullopt;
+}
+
+void collect_constants(const ast::Expr& e, ConstantHints& out) {
+  const ast::Call* c = as_call(e);
+  if (!c)
+    return;
+  auto reads = [](const ast::Call* r) {
+    return r && r->callee.starts_with("CONSTVAL_") && r->args.size() == 2 && as_string(*r->args[0]);
+  };
+  if (reads(c))
+    out.tags.insert(as_string(*c->args[0])->value);
+  if (c->callee == "EQ" && c->args.size() == 2)
+    for (size_t side = 0; side < 2; ++side) {
+      const ast::Call* r = as_call(*c->args[side]);
+      if (!reads(r) || r->callee.ends_with("_VALID"))
+        continue;
+      std::optional<int64_t> i = constant_value(*r->args[1]);
+      std::optional<double> k = number(*c->args[1 - side]);
+      if (i && k && *i >= 0 && *i < 64)
+        out.values.push_back({as_string(*r->args[0])->value, *i, *k});
+    }
+  for (const ast::ExprPtr& a : c->args)
+    collect_constants(*a, out);
+}
+
 } // namespace
+
+ConstantHints constant_hints(const ast::Expr& constraint) {
+  ConstantHints out;
+  collect_constants(constraint, out);
+  return out;
+}
 
 EncodingHints encoding_hints(const ast::Expr& constraint) {
   EncodingHints out;

@@ -6,6 +6,7 @@
 #include "rules/htp_graph.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,23 @@ struct EncodingHints {
   /// EQ(ZERO_OFFSET_OF(tag), k), in either order, k a constant: tag and k.
   std::vector<std::pair<std::string, int64_t>> zero_offsets;
 };
+
+/// The constants the constraint reads. HTP matches a plain tag to any node,
+/// a Const among them: a tag read with CONSTVAL_INT, CONSTVAL_FLOAT (or
+/// their _VALID forms) is drawn as a constant, and EQ(CONSTVAL_...(tag, i),
+/// k) in either order, k a constant, is an element's value to try.
+struct ConstantHints {
+  std::set<std::string> tags;
+  struct Value {
+    std::string tag;
+    int64_t index = 0;
+    double value = 0;
+  };
+  std::vector<Value> values;
+};
+
+/// The constant hints of \p constraint.
+ConstantHints constant_hints(const ast::Expr& constraint);
 
 /// The encoding hints of \p constraint, wherever the comparisons stand in
 /// it (under AND, OR, NOT or SELECT alike: a hint is a value to try, not

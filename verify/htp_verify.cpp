@@ -119,6 +119,11 @@ public:
     reads_dtypes_ = mentions(*rule.constraint, "DTYPE_OF");
     hints_ = dim_hints(*rule.constraint);
     encodings_ = encoding_hints(*rule.constraint);
+    constants_ = constant_hints(*rule.constraint);
+    // A plain tag the constraint reads as a constant is drawn as one.
+    for (Skeleton::Item& item : skeleton_.items)
+      if (item.kind == Skeleton::Item::Kind::Leaf && constants_.tags.count(item.name))
+        item.kind = Skeleton::Item::Kind::Const;
     lowers_precision_ = rule.flags.find("relaxed_precision") != std::string::npos ||
                         computes_in_float16(*rule.replacement);
   }
@@ -160,6 +165,7 @@ private:
   bool lowers_precision_ = false;
   std::vector<DimHint> hints_;
   EncodingHints encodings_;
+  ConstantHints constants_;
   std::map<std::string, int> rejections_;
   std::map<const Rule*, int> rewriters_;
 };
@@ -231,8 +237,21 @@ Plan Verifier::draw(int size) {
     if (item.kind == Skeleton::Item::Kind::Const) {
       t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
       t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
-      for (int64_t i = 0; i < t.shape[3]; ++i)
-        p.const_values.push_back(double(uniform(-4, 4)));
+      // The elements the constraint compares with constants, in the
+      // guided draws: long enough to hold them, and holding them.
+      std::map<int64_t, double> wanted;
+      if (hints)
+        for (const ConstantHints::Value& v : constants_.values)
+          if (v.tag == item.name && !item.name.empty()) {
+            wanted[v.index] = v.value;
+            t.shape[3] = std::max(t.shape[3], v.index + 1);
+            if (v.value != std::floor(v.value))
+              t.dtype = HtpType::Float32;
+          }
+      for (int64_t i = 0; i < t.shape[3]; ++i) {
+        double x = double(uniform(-4, 4));
+        p.const_values.push_back(wanted.count(i) ? wanted[i] : x);
+      }
     } else if (int64_t pick = uniform(0, 9); pick < 5) {
       t.shape = base;
     } else if (pick < 7) {
