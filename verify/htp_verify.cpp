@@ -231,9 +231,18 @@ Plan Verifier::draw(int size) {
   // Graph inputs share one dtype, as HTP ops are registered per dtype;
   // only a rule that inspects dtypes sees inputs of different ones.
   int64_t small = std::min<int64_t>(3, size);
+  // With three inputs or more, a draw in four gives every input the base
+  // shape: ops that need equal shapes of many inputs (a chain of Adds, a
+  // Concat) meet them, which independent picks almost never do.
+  int leaves = 0;
+  for (const Skeleton::Item& item : skeleton_.items)
+    leaves += item.kind == Skeleton::Item::Kind::Leaf;
+  const bool same_shapes = leaves >= 3 && uniform(0, 3) == 0;
   for (const Skeleton::Item& item : skeleton_.items) {
     TensorType t;
-    t.dtype = reads_dtypes_ && uniform(0, 5) == 0 ? kOther[uniform(0, kLastOther)] : graph_type;
+    // (A guided draw keeps one dtype: the constraint's dtype hints pick it.)
+    t.dtype =
+        reads_dtypes_ && !hints && uniform(0, 5) == 0 ? kOther[uniform(0, kLastOther)] : graph_type;
     if (item.kind == Skeleton::Item::Kind::Const) {
       t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
       t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
@@ -252,7 +261,7 @@ Plan Verifier::draw(int size) {
         double x = double(uniform(-4, 4));
         p.const_values.push_back(wanted.count(i) ? wanted[i] : x);
       }
-    } else if (int64_t pick = uniform(0, 9); pick < 5) {
+    } else if (int64_t pick = same_shapes ? 0 : uniform(0, 9); pick < 5) {
       t.shape = base;
     } else if (pick < 7) {
       // Small independent extents: ops that relate the extents of their
@@ -302,21 +311,25 @@ void Verifier::take_encoding_hints(Plan& p) {
   };
   auto is_leaf = [&](size_t i) { return skeleton_.items[i].kind == Skeleton::Item::Kind::Leaf; };
   // One dtype per tag, drawn among those the constraint tests it for. An
-  // op's output takes its type from its inputs: an op's dtype goes to every
-  // input of the graph (as a graph's dtype does) and to the op, whose
-  // quantization an op that quantizes takes; a leaf's own dtype, drawn
-  // after, wins.
+  // op's output takes its type from its inputs, and HTP registers ops per
+  // dtype: an op's dtype goes to every input of the graph and to the op
+  // (whose quantization an op that quantizes takes); the first input tag's
+  // does too when no op's was drawn, and each input tag's own, drawn after,
+  // wins for that input.
   std::map<std::string, std::vector<HtpType>> wanted;
   for (const auto& [tag, t] : e.dtypes)
     wanted[tag].push_back(t);
+  bool whole_graph = false;
   for (bool leaves : {false, true})
     for (const auto& [tag, ts] : wanted) {
       std::vector<size_t> named = items(tag);
       if (named.empty() || is_leaf(named[0]) != leaves)
         continue;
       HtpType t = ts[size_t(uniform(0, int64_t(ts.size()) - 1))];
+      const bool all = !whole_graph;
+      whole_graph = true;
       for (size_t j = 0; j < skeleton_.items.size(); ++j)
-        if (j == named[0] || (!leaves && is_leaf(j))) {
+        if (j == named[0] || (all && skeleton_.items[j].kind != Skeleton::Item::Kind::Const)) {
           p.types[j].dtype = t;
           p.types[j] = random_quant(p.types[j], rng_);
         }
