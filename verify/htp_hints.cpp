@@ -119,7 +119,7 @@ void collect_hints(const ast::Expr& e, std::vector<DimHint>& out) {
           : op == "EQ"
               ? (r == std::floor(r) ? std::vector<int64_t>{int64_t(r)} : std::vector<int64_t>{})
               : std::vector<int64_t>{int64_t(std::floor(r)) + 1, int64_t(std::floor(r)) - 1};
-      DimHint h{l->tag, l->dim, {}};
+      DimHint h{l->tag, l->dim, {}, op, r};
       for (int64_t v : candidates)
         if (v >= 1 && v <= 4096 && std::find(h.values.begin(), h.values.end(), v) == h.values.end())
           h.values.push_back(v);
@@ -220,6 +220,16 @@ EncodingHints encoding_hints(const ast::Expr& constraint) {
   EncodingHints out;
   collect_encodings(constraint, out);
   return out;
+}
+
+bool DimHint::admits(int64_t v) const {
+  const double x = double(v);
+  return op == "EQ"   ? x == bound
+         : op == "NE" ? x != bound
+         : op == "LT" ? x < bound
+         : op == "LE" ? x <= bound
+         : op == "GT" ? x > bound
+                      : x >= bound;
 }
 
 std::vector<DimHint> dim_hints(const ast::Expr& constraint) {

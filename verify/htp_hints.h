@@ -20,6 +20,12 @@ struct DimHint {
   std::string tag; // an operand tag of the match, "*" for its root
   size_t dim = 0;
   std::vector<int64_t> values;
+  /// The comparison solved for the extent: extent op bound, op one of EQ,
+  /// NE, LT, LE, GT, GE.
+  std::string op;
+  double bound = 0;
+  /// Whether extent \p v satisfies the comparison.
+  bool admits(int64_t v) const;
 };
 
 /// Every comparison in \p constraint of a dimension seen through a linear

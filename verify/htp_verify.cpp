@@ -216,6 +216,24 @@ Plan Verifier::draw(int size) {
   if (hints)
     for (const DimHint& h : hints_) {
       int64_t v = h.values[size_t(uniform(0, int64_t(h.values.size()) - 1))];
+      // Several comparisons of one extent (AND(GT(DIM_DEPTH("*"), 16),
+      // EQ(DIM_DEPTH("*"), 32))): a value every one admits, among all of
+      // their candidates, when there is one.
+      std::vector<int64_t> every;
+      for (const DimHint& g : hints_)
+        if (&g != &h && g.tag == h.tag && g.dim == h.dim)
+          for (int64_t c : g.values)
+            every.push_back(c);
+      if (!every.empty()) {
+        every.insert(every.end(), h.values.begin(), h.values.end());
+        std::erase_if(every, [&](int64_t c) {
+          return !std::all_of(hints_.begin(), hints_.end(), [&](const DimHint& g) {
+            return g.tag != h.tag || g.dim != h.dim || g.admits(c);
+          });
+        });
+        if (!every.empty())
+          v = every[size_t(uniform(0, int64_t(every.size()) - 1))];
+      }
       hinted[{h.tag, h.dim}] = v;
       bool leaf = false;
       for (const Skeleton::Item& item : skeleton_.items)
