@@ -587,6 +587,95 @@ private:
     assign(constant_of("0.5") + " * " + x + " * (" + constant_of("1.0") + " + " + inner + ")");
   }
 
+  // ---- the stablehlo ops beyond the elementwise ones (native.cpp's
+  // meanings, index by index)
+
+  void compare() {
+    if (node_->string_attr("compare_type") == "TOTALORDER")
+      throw core::Error(core::ErrorKind::Unsupported, node_->span,
+                        "compare with compare_type TOTALORDER has no einstein_v2 decomposition "
+                        "(it orders -0 below +0 and NaNs by sign); --engine interp evaluates it");
+    static const std::map<std::string, std::string> kOps = {
+        {"EQ", "=="}, {"NE", "!="}, {"GE", ">="}, {"GT", ">"}, {"LE", "<="}, {"LT", "<"}};
+    // An i1 operand compares as the integer it is.
+    bool flags = type(node_->operands[0]).dtype == DType::Bool;
+    auto side = [&](size_t i) { return flags ? same(i) + ".cast(`int8`)" : same(i); };
+    assign("(" + side(0) + " " + kOps.at(node_->string_attr("direction")) + " " + side(1) +
+           ").cast(`bool`)");
+  }
+
+  // Operand \p i at the result's index, or its only element.
+  std::string same_or_only(size_t i) const {
+    return type(node_->operands[i]).shape.empty() ? operand(i, {}) : same(i);
+  }
+
+  void select() { assign(same(1) + ".when([" + same_or_only(0) + "], " + same(2) + ")"); }
+
+  void clamp() {
+    assign(same(1) + ".call(`max`, [" + same_or_only(0) + "]).call(`min`, [" + same_or_only(2) +
+           "])");
+  }
+
+  void transpose() {
+    const std::vector<int64_t>& perm = node_->ints_attr("permutation");
+    std::vector<std::string> out = axes(perm.size()), index(perm.size());
+    for (size_t d = 0; d < perm.size(); ++d)
+      index[static_cast<size_t>(perm[d])] = out[d];
+    assign(operand(0, index));
+  }
+
+  void slice() {
+    const std::vector<int64_t>& start = node_->ints_attr("start");
+    const std::vector<int64_t>& strides = node_->ints_attr("strides");
+    std::vector<std::string> index = axes(start.size());
+    for (size_t d = 0; d < index.size(); ++d) {
+      if (strides[d] != 1)
+        index[d] += " * " + std::to_string(strides[d]);
+      if (start[d] != 0)
+        index[d] += " + " + std::to_string(start[d]);
+    }
+    assign(operand(0, index));
+  }
+
+  void reverse() {
+    const Shape& shape = type(node_->operands[0]).shape;
+    std::vector<std::string> index = axes(shape.size());
+    for (int64_t d : node_->ints_attr("dimensions")) {
+      size_t k = static_cast<size_t>(d);
+      index[k] = std::to_string(shape[k] - 1) + " - " + index[k];
+    }
+    assign(operand(0, index));
+  }
+
+  // Each operand where its part of the axis lies, the later ones under
+  // lazy .when branches: a read past an operand is never evaluated.
+  void concatenate() {
+    const size_t axis = static_cast<size_t>(node_->int_attr("dimension"));
+    std::vector<std::string> index = axes(result_type().shape.size());
+    const std::string along = index[axis];
+    std::string value;
+    int64_t offset = 0;
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < node_->operands.size(); ++k) {
+      index[axis] = offset ? along + " - " + std::to_string(offset) : along;
+      parts.push_back(operand(k, index));
+      offset += type(node_->operands[k]).shape[axis];
+    }
+    value = parts.back();
+    offset -= type(node_->operands.back()).shape[axis];
+    for (size_t k = parts.size() - 1; k-- > 0;) {
+      value = parts[k] + ".when([" + along + " < " + std::to_string(offset) + "], " + value + ")";
+      offset -= type(node_->operands[k]).shape[axis];
+    }
+    assign(value);
+  }
+
+  void iota() {
+    std::vector<std::string> index = axes(result_type().shape.size());
+    assign(index[static_cast<size_t>(node_->int_attr("dimension"))] + ".cast(" +
+           dtype_word(result_type().dtype) + ")");
+  }
+
   void node(const GraphNode& n) {
     auto binary = [&](const std::string& op) { assign(same(0) + " " + op + " " + same(1)); };
     auto call = [&](const std::string& fn) { assign(same(0) + ".call(`" + fn + "`)"); };
@@ -627,6 +716,22 @@ private:
       return reshape();
     case GraphOp::BroadcastInDim:
       return broadcast();
+    case GraphOp::Compare:
+      return compare();
+    case GraphOp::Select:
+      return select();
+    case GraphOp::Clamp:
+      return clamp();
+    case GraphOp::Transpose:
+      return transpose();
+    case GraphOp::Slice:
+      return slice();
+    case GraphOp::Concatenate:
+      return concatenate();
+    case GraphOp::Iota:
+      return iota();
+    case GraphOp::Reverse:
+      return reverse();
     case GraphOp::Softmax:
       return softmax(false);
     case GraphOp::LogSoftmax:

@@ -524,6 +524,143 @@ private:
     return out;
   }
 
+  // ---- the stablehlo ops beyond the elementwise ones
+
+  // IEEE totalOrder as a key: -NaN, then the negative numbers and -0, then
+  // +0 and the positive numbers, then +NaN (NaN payloads are not ordered).
+  static std::pair<int, double> total_key(double x) {
+    if (std::isnan(x))
+      return {std::signbit(x) ? 0 : 3, 0.0};
+    return {std::signbit(x) ? 1 : 2, x};
+  }
+
+  Tensor compare() const {
+    const Tensor& a = in(0);
+    const Tensor& b = in(1);
+    const std::string& d = node_->string_attr("direction");
+    const bool total = node_->string_attr("compare_type") == "TOTALORDER";
+    Tensor out(DType::Bool, a.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      Scalar x = a.get(i), y = b.get(i);
+      bool lt, eq, gt; // exactly one holds, or none (unordered)
+      if (!core::is_float(x.dtype)) {
+        lt = x.i<y.i, eq = x.i == y.i, gt = x.i> y.i;
+      } else if (total) {
+        auto kx = total_key(x.f), ky = total_key(y.f);
+        lt = kx<ky, eq = kx == ky, gt = kx> ky;
+      } else { // IEEE quiet comparisons: a NaN is unordered
+        lt = x.f<y.f, eq = x.f == y.f, gt = x.f> y.f;
+      }
+      bool r = d == "EQ"   ? eq
+               : d == "NE" ? !eq
+               : d == "LT" ? lt
+               : d == "LE" ? lt || eq
+               : d == "GT" ? gt
+                           : gt || eq;
+      out.set(i, Scalar::of_int(DType::Bool, r));
+    }
+    return out;
+  }
+
+  // Element \p i of \p t when it has the result's shape, else its only one
+  // (select's predicate, clamp's bounds).
+  static Scalar at_or_only(const Tensor& t, int64_t i) {
+    return t.shape().empty() ? t.get(0) : t.get(i);
+  }
+
+  Tensor select() const {
+    Tensor out(result_type(0).dtype, result_type(0).shape);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      out.set(i, at_or_only(in(0), i).i ? in(1).get(i) : in(2).get(i));
+    return out;
+  }
+
+  // minimum(maximum(operand, min), max), as those ops compute.
+  Tensor clamp() const {
+    DType t = result_type(0).dtype;
+    Tensor out(t, result_type(0).shape);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      out.set(i, apply(Op::Min,
+                       {apply(Op::Max, {in(1).get(i), at_or_only(in(0), i)}, t, i),
+                        at_or_only(in(2), i)},
+                       t, i));
+    return out;
+  }
+
+  // result[index] = operand[from(index)], for the data movement ops.
+  Tensor gather_from(const Tensor& x,
+                     const std::function<void(std::vector<int64_t>&)>& from) const {
+    Tensor out(x.dtype(), result_type(0).shape);
+    std::vector<int64_t> strides = core::strides(x.shape());
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      std::vector<int64_t> index = unflatten(i, out.shape());
+      from(index);
+      int64_t at = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        at += index[d] * strides[d];
+      out.set(i, x.get(at));
+    }
+    return out;
+  }
+
+  Tensor transpose() const {
+    const std::vector<int64_t>& perm = node_->ints_attr("permutation");
+    return gather_from(in(0), [&](std::vector<int64_t>& index) {
+      std::vector<int64_t> from(index.size());
+      for (size_t d = 0; d < perm.size(); ++d)
+        from[static_cast<size_t>(perm[d])] = index[d];
+      index = from;
+    });
+  }
+
+  Tensor slice() const {
+    const std::vector<int64_t>& start = node_->ints_attr("start");
+    const std::vector<int64_t>& strides = node_->ints_attr("strides");
+    return gather_from(in(0), [&](std::vector<int64_t>& index) {
+      for (size_t d = 0; d < index.size(); ++d)
+        index[d] = start[d] + index[d] * strides[d];
+    });
+  }
+
+  Tensor reverse() const {
+    const std::vector<int64_t>& dims = node_->ints_attr("dimensions");
+    const Shape& shape = in(0).shape();
+    return gather_from(in(0), [&](std::vector<int64_t>& index) {
+      for (int64_t d : dims)
+        index[static_cast<size_t>(d)] =
+            shape[static_cast<size_t>(d)] - 1 - index[static_cast<size_t>(d)];
+    });
+  }
+
+  Tensor concatenate() const {
+    const size_t axis = static_cast<size_t>(node_->int_attr("dimension"));
+    Tensor out(result_type(0).dtype, result_type(0).shape);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      std::vector<int64_t> index = unflatten(i, out.shape());
+      size_t k = 0;
+      while (index[axis] >= in(k).shape()[axis])
+        index[axis] -= in(k++).shape()[axis];
+      std::vector<int64_t> strides = core::strides(in(k).shape());
+      int64_t at = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        at += index[d] * strides[d];
+      out.set(i, in(k).get(at));
+    }
+    return out;
+  }
+
+  Tensor iota() const {
+    const core::ValueType& t = result_type(0);
+    const size_t axis = static_cast<size_t>(node_->int_attr("dimension"));
+    Tensor out(t.dtype, t.shape);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      int64_t v = unflatten(i, t.shape)[axis];
+      out.set(i, core::is_float(t.dtype) ? Scalar::of_float(t.dtype, double(v))
+                                         : Scalar::of_int(t.dtype, v));
+    }
+    return out;
+  }
+
   void node(const GraphNode& n) {
     switch (n.op) {
     case GraphOp::Constant:
@@ -574,6 +711,22 @@ private:
     }
     case GraphOp::BroadcastInDim:
       return set(0, broadcast());
+    case GraphOp::Compare:
+      return set(0, compare());
+    case GraphOp::Select:
+      return set(0, select());
+    case GraphOp::Clamp:
+      return set(0, clamp());
+    case GraphOp::Transpose:
+      return set(0, transpose());
+    case GraphOp::Slice:
+      return set(0, slice());
+    case GraphOp::Concatenate:
+      return set(0, concatenate());
+    case GraphOp::Iota:
+      return set(0, iota());
+    case GraphOp::Reverse:
+      return set(0, reverse());
     case GraphOp::Softmax:
       return set(0, softmax(false));
     case GraphOp::LogSoftmax:

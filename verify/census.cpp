@@ -249,7 +249,16 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "byteir.resize coordinate_transformation_mode = asymmetric",
                           "byteir.resize coordinate_transformation_mode = half_pixel",
                           "byteir.resize coordinate_transformation_mode = pytorch_half_pixel",
-                          "byteir.resize coordinate_transformation_mode = align_corners"})
+                          "byteir.resize coordinate_transformation_mode = align_corners",
+                          "compare direction = EQ",
+                          "compare direction = NE",
+                          "compare direction = GE",
+                          "compare direction = GT",
+                          "compare direction = LE",
+                          "compare direction = LT",
+                          "compare compare_type = FLOAT",
+                          "compare compare_type = SIGNED",
+                          "compare compare_type = UNSIGNED"})
       c.push_back(std::string("attribute: ") + a);
     for (DType t : core::kAllDTypes)
       c.push_back("value: of " + std::string(core::name(t)));

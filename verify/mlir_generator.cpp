@@ -9,6 +9,9 @@
 #include "core/graph.h"
 #include "verify/choice.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace teval::verify {
 
 namespace {
@@ -123,7 +126,7 @@ private:
   static std::string dialect() { return chance(50) ? "stablehlo." : "mhlo."; }
 
   void op() {
-    switch (pick(0, 13)) {
+    switch (pick(0, 15)) {
     case 0:
     case 1: { // x op y, y an earlier value, an argument or a splat constant
       const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
@@ -223,6 +226,10 @@ private:
     }
     case 12:
       return resize();
+    case 13:
+      return layout();
+    case 14:
+      return selection();
     default: { // rng_uniform: low, high, seed, offset
       DType t = float_dtype();
       std::string scalar = type_of(t, {}), word = type_of(DType::Int64, {});
@@ -233,6 +240,152 @@ private:
       define(custom_call("rng_uniform", operands, "",
                          "(" + scalar + ", " + scalar + ", " + word + ", " + word + ") -> " +
                              type_of(to)),
+             {to});
+      return;
+    }
+    }
+  }
+
+  // A list of integers as the pretty (`[1, 0]`) or generic
+  // (`array<i64: 1, 0>`) form writes it.
+  static std::string ints(const std::vector<int64_t>& v, bool pretty) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(v[i]);
+    return pretty ? "[" + out + "]" : "array<i64" + std::string(v.empty() ? "" : ": ") + out + ">";
+  }
+
+  // transpose, slice, reverse, concatenate: any element type, rank >= 1.
+  void layout() {
+    Val x = operand(std::nullopt, nullptr, 1);
+    const size_t rank = x.shape.size();
+    const bool pretty = chance(50);
+    Val to = x;
+    switch (pick(0, 3)) {
+    case 0: {
+      std::vector<int64_t> perm(rank);
+      std::iota(perm.begin(), perm.end(), 0);
+      for (size_t i = rank; i > 1; --i)
+        std::swap(perm[i - 1], perm[static_cast<size_t>(pick(0, static_cast<int>(i) - 1))]);
+      for (size_t d = 0; d < rank; ++d)
+        to.shape[d] = x.shape[static_cast<size_t>(perm[d])];
+      define((pretty ? "stablehlo.transpose " + x.name + ", dims = " + ints(perm, true)
+                     : "\"" + dialect() + "transpose\"(" + x.name +
+                           ") {permutation = " + ints(perm, false) + "}") +
+                 " : (" + type_of(x) + ") -> " + type_of(to),
+             {to});
+      return;
+    }
+    case 1: {
+      std::vector<int64_t> start(rank), limit(rank), stride(rank);
+      std::string ranges;
+      for (size_t d = 0; d < rank; ++d) {
+        int e = static_cast<int>(x.shape[d]);
+        start[d] = pick(0, e);
+        limit[d] = pick(static_cast<int>(start[d]), e);
+        stride[d] = pick(1, 3);
+        to.shape[d] = (limit[d] - start[d] + stride[d] - 1) / stride[d];
+        ranges += (d ? ", " : "") + std::to_string(start[d]) + ":" + std::to_string(limit[d]) +
+                  (stride[d] == 1 && chance(50) ? "" : ":" + std::to_string(stride[d]));
+      }
+      define((pretty ? "stablehlo.slice " + x.name + " [" + ranges + "]"
+                     : "\"" + dialect() + "slice\"(" + x.name + ") {start_indices = " +
+                           ints(start, false) + ", limit_indices = " + ints(limit, false) +
+                           ", strides = " + ints(stride, false) + "}") +
+                 " : (" + type_of(x) + ") -> " + type_of(to),
+             {to});
+      return;
+    }
+    case 2: {
+      std::vector<int64_t> dims;
+      for (size_t d = 0; d < rank; ++d)
+        if (chance(50))
+          dims.push_back(static_cast<int64_t>(d));
+      if (chance(50))
+        std::reverse(dims.begin(), dims.end());
+      define(pretty ? "stablehlo.reverse " + x.name + ", dims = " + ints(dims, true) + " : " +
+                          type_of(x)
+                    : "\"" + dialect() + "reverse\"(" + x.name + ") {dimensions = " +
+                          ints(dims, false) + "} : (" + type_of(x) + ") -> " + type_of(x),
+             {x});
+      return;
+    }
+    default: { // concatenate 1 to 3 values along one dimension
+      size_t along = static_cast<size_t>(pick(0, static_cast<int>(rank) - 1));
+      std::string operands = x.name, types = type_of(x);
+      for (int i = pick(1, 3); i > 1; --i) {
+        core::Shape s = x.shape;
+        s[along] = pick(0, 3);
+        Val y = operand(x.dtype, &s);
+        operands += ", " + y.name;
+        types += ", " + type_of(y);
+        to.shape[along] += s[along];
+      }
+      std::string d = std::to_string(along);
+      define((pretty ? "stablehlo.concatenate " + operands + ", dim = " + d
+                     : "\"" + dialect() + "concatenate\"(" + operands + ") {dimension = " + d +
+                           " : i64}") +
+                 " : (" + types + ") -> " + type_of(to),
+             {to});
+      return;
+    }
+    }
+  }
+
+  // compare (without TOTALORDER, which only the interpreter runs), select,
+  // clamp and iota.
+  void selection() {
+    const bool pretty = chance(50);
+    switch (pick(0, 3)) {
+    case 0: {
+      Val x = operand(std::nullopt);
+      Val y = operand(x.dtype, &x.shape);
+      const char* directions[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+      std::string d = directions[pick(0, 5)];
+      std::string type = core::is_float(x.dtype)                          ? "FLOAT"
+                         : core::kind(x.dtype) == core::DTypeKind::Signed ? "SIGNED"
+                                                                          : "UNSIGNED";
+      bool written = chance(50);
+      Val to{"", DType::Bool, x.shape};
+      std::string types = " : (" + type_of(x) + ", " + type_of(x) + ") -> " + type_of(to);
+      std::string generic = dialect(), name = generic.substr(0, generic.size() - 1);
+      define(pretty
+                 ? "stablehlo.compare " + d + ", " + x.name + ", " + y.name +
+                       (written ? ", " + type : "") + types
+                 : "\"" + generic + "compare\"(" + x.name + ", " + y.name +
+                       ") {comparison_direction = #" + name + "<comparison_direction " + d + ">" +
+                       (written ? ", compare_type = #" + name + "<comparison_type " + type + ">"
+                                : "") +
+                       "}" + types,
+             {to});
+      return;
+    }
+    case 1: {
+      Val x = operand(std::nullopt);
+      Val y = operand(x.dtype, &x.shape);
+      Val p = operand(DType::Bool, chance(30) ? &kScalar : &x.shape);
+      define((pretty ? std::string("stablehlo.select ") : "\"" + dialect() + "select\"(") + p.name +
+                 ", " + x.name + ", " + y.name + (pretty ? "" : ")") + " : (" + type_of(p) + ", " +
+                 type_of(x) + ", " + type_of(x) + ") -> " + type_of(x),
+             {x});
+      return;
+    }
+    case 2: {
+      Val x = operand(number_dtype());
+      Val lo = operand(x.dtype, chance(50) ? &kScalar : &x.shape);
+      Val hi = operand(x.dtype, chance(50) ? &kScalar : &x.shape);
+      define((pretty ? std::string("stablehlo.clamp ") : "\"" + dialect() + "clamp\"(") + lo.name +
+                 ", " + x.name + ", " + hi.name + (pretty ? "" : ")") + " : (" + type_of(lo) +
+                 ", " + type_of(x) + ", " + type_of(hi) + ") -> " + type_of(x),
+             {x});
+      return;
+    }
+    default: {
+      Val to{"", number_dtype(), shape(1)};
+      std::string d = std::to_string(pick(0, static_cast<int>(to.shape.size()) - 1));
+      define(pretty ? "stablehlo.iota dim = " + d + " : " + type_of(to)
+                    : "\"" + dialect() + "iota\"() {iota_dimension = " + d + " : i64} : () -> " +
+                          type_of(to),
              {to});
       return;
     }

@@ -270,7 +270,14 @@ private:
         site.declared_ins.push_back(tensor_type(*t));
       for (const ast::ExprPtr& t : std::get<ast::Tuple>(fn->args[1]->node).items)
         site.declared_outs.push_back(tensor_type(*t));
-    } else if (const auto* several = std::get_if<ast::Tuple>(&type.node)) {
+    } else if (const auto* several = std::get_if<ast::Tuple>(&type.node);
+               several && site.name == "select" && several->items.size() == 2) {
+      // StableHLO prints `select %p, %a, %b : tensor<2xi1>, tensor<2xf32>`:
+      // the predicate's type, then the branches' and the result's.
+      ValueType t = tensor_type(*several->items[1]);
+      site.declared_ins = {tensor_type(*several->items[0]), t, t};
+      site.declared_outs.push_back(t);
+    } else if (several) {
       throw Error(ErrorKind::Syntax, several->items[1]->span,
                   "one type, or a function type (operands) -> (results), after `:`");
     } else {

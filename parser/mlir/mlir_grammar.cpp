@@ -320,6 +320,46 @@ auto const set_op_name = [](auto& ctx) {
     op.name = decode_mlir_string(op.name);
 };
 
+// `[1:3, 4:8:2]` after the operand of a pretty slice: its start_indices,
+// limit_indices and strides (1 where a range has no third number).
+auto const push_slice = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  std::string text = fusion::at_c<1>(a);
+  Nodes parts[3];
+  size_t from = 1; // past '['
+  while (from < text.size()) {
+    size_t end = text.find_first_of(",]", from);
+    std::string range = text.substr(from, end - from);
+    std::vector<std::string> numbers;
+    for (size_t at = 0; at <= range.size();) {
+      size_t colon = range.find(':', at);
+      if (colon == std::string::npos)
+        colon = range.size();
+      std::string n = range.substr(at, colon - at);
+      n.erase(std::remove_if(n.begin(), n.end(), [](char c) { return std::isspace(uint8_t(c)); }),
+              n.end());
+      numbers.push_back(n);
+      at = colon + 1;
+    }
+    if (numbers.size() == 2)
+      numbers.push_back("1");
+    for (size_t k = 0; k < 3; ++k) {
+      uint64_t value = 0;
+      for (char c : numbers[k])
+        if (__builtin_mul_overflow(value, 10, &value) ||
+            __builtin_add_overflow(value, uint64_t(c - '0'), &value))
+          throw Error(ErrorKind::Syntax, span, "a slice bound does not fit in 64 bits");
+      parts[k].push_back(make(span, ast::IntLit{value, numbers[k]}));
+    }
+    from = end + 1;
+  }
+  static const char* const kNames[] = {"start_indices", "limit_indices", "strides"};
+  for (size_t k = 0; k < 3; ++k)
+    x3::_val(ctx).keywords.push_back(
+        ast::Keyword{kNames[k], make(span, ast::List{constify(parts[k])}), span});
+};
+
 // `@byteir.top_k(...)` in a pretty custom call: the target as the generic
 // form spells it.
 auto const set_target = [](auto& ctx) {
@@ -590,8 +630,11 @@ auto const generic_op_def = (pos >> string_text >> here)[set_op_name] > '(' >
 
 // name items..., {attributes} : types; an item is an operand, a target
 // `@sym(operands)`, `name = attribute` or an attribute.
+auto const slice_range = x3::ulong_long >> ':' >> x3::ulong_long >> -(':' >> x3::ulong_long);
+auto const slice_text = x3::rule<class slice_text_class, std::string>{"slice ranges"} =
+    x3::raw['[' >> (slice_range % ',') >> ']'];
 auto const pretty_item =
-    operand[push_arg_node] |
+    (operand[push_arg_node] >> -(pos >> slice_text >> here)[push_slice]) |
     ((pos >> symbol >> here)[set_target] >> '(' >> -(operand[push_arg_node] % ',') > ')') |
     (pos >> bare_id >> here >> '=' >> plain_attr)[push_item_keyword] |
     (!x3::lit('{') >> plain_attr[push_arg_node]);

@@ -384,12 +384,14 @@ TEST(MlirElaboration, Errors) {
             "m.mlir:2:30: error: byteir.erf takes a float tensor, not tensor<4x8xi32>\n"
             "  %0 = stablehlo.custom_call @byteir.erf(%a) : (tensor<4x8xi32>) -> tensor<4x8xi32>\n"
             "                             ^~~~~~~~~~~\n");
-  EXPECT_EQ(error_of("  %0 = stablehlo.erf %a : tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
-            "m.mlir:2:8: error: `stablehlo.erf` is not an op teval reads; between custom calls it "
-            "reads constant, add, subtract, multiply, divide, maximum, minimum, negate, abs, "
-            "exponential, log, tanh, sqrt, rsqrt, convert, reshape, broadcast_in_dim\n"
-            "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
-            "       ^~~~~~~~~~~~~\n");
+  EXPECT_EQ(
+      error_of("  %0 = stablehlo.erf %a : tensor<4x8xf32>\n  return %0 : tensor<4x8xf32>\n"),
+      "m.mlir:2:8: error: `stablehlo.erf` is not an op teval reads; between custom calls it "
+      "reads constant, add, subtract, multiply, divide, maximum, minimum, negate, abs, "
+      "exponential, log, tanh, sqrt, rsqrt, convert, reshape, broadcast_in_dim, compare, select, "
+      "clamp, transpose, slice, concatenate, iota, reverse\n"
+      "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
+      "       ^~~~~~~~~~~~~\n");
   EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<?x8xf32>"),
             "m.mlir:1:17: error: argument %a of type tensor<?x8xf32> has a dynamic dimension: give "
             "input arg0 (-i arg0=FILE.npy or -i arg0=DTYPE[d0,...])\n"

@@ -1,0 +1,282 @@
+"""StableHLO's data movement, selection and comparison ops (docs/BYTEIR.md),
+run as users run them: `teval run FILE.mlir` on every engine, the inputs
+and the expected results numpy's (the StableHLO specification's meaning
+written in numpy, never teval)."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+ENGINES = ["interp", "ireval", "jit"]
+
+
+def teval():
+    path = os.environ.get("TEVAL")
+    if not path:
+        pytest.skip("TEVAL is not set")
+    return path
+
+
+MLIR_TYPES = {np.float32: "f32", np.float16: "f16", np.float64: "f64", np.int32: "i32",
+              np.int64: "i64", np.int8: "i8", np.uint8: "ui8", np.bool_: "i1"}
+
+
+def tensor_type(a):
+    dims = "".join(f"{d}x" for d in a.shape)
+    return f"tensor<{dims}{MLIR_TYPES[a.dtype.type]}>"
+
+
+def run(tmp_path, body, inputs, result, engine):
+    """Runs `func.func @main(args) -> result { body }` on `inputs`; returns
+    (exit status, result0 or None, stderr)."""
+    args = ", ".join(f"%arg{i}: {tensor_type(a)}" for i, a in enumerate(inputs))
+    text = f"func.func @main({args}) -> {result} {{\n{body}\n}}\n"
+    src = tmp_path / "f.mlir"
+    src.write_text(text)
+    command = [teval(), "run", str(src), "--engine", engine, "-o", str(tmp_path / "out")]
+    for i, a in enumerate(inputs):
+        np.save(tmp_path / f"arg{i}.npy", a)
+        command += ["-i", f"arg{i}={tmp_path / f'arg{i}.npy'}"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    out = tmp_path / "out" / "result0.npy"
+    value = np.load(out) if done.returncode == 0 and out.exists() else None
+    if out.exists():
+        out.unlink()
+    return done.returncode, value, done.stderr
+
+
+def assert_bits(got, want):
+    assert got is not None
+    assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+    assert np.array_equal(got, want, equal_nan=want.dtype.kind == "f"), (got, want)
+    if want.dtype.kind == "f":  # signs of zeros and of NaNs too
+        assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["generic", "pretty"])
+def test_transpose(tmp_path, engine, form):
+    x = rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    want = np.transpose(x, (2, 0, 1))
+    op = ('"stablehlo.transpose"(%arg0) {permutation = array<i64: 2, 0, 1>}' if form == "generic"
+          else "stablehlo.transpose %arg0, dims = [2, 0, 1]")
+    body = (f"  %0 = {op} : ({tensor_type(x)}) -> {tensor_type(want)}\n"
+            f"  return %0 : {tensor_type(want)}")
+    status, got, err = run(tmp_path, body, [x], tensor_type(want), engine)
+    assert status == 0, err
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["generic", "pretty"])
+def test_slice(tmp_path, engine, form):
+    x = rng(2).integers(-100, 100, (5, 7)).astype(np.int32)
+    want = x[1:5:2, 0:7:3]
+    op = ('"stablehlo.slice"(%arg0) {start_indices = array<i64: 1, 0>, '
+          'limit_indices = array<i64: 5, 7>, strides = array<i64: 2, 3>}' if form == "generic"
+          else "stablehlo.slice %arg0 [1:5:2, 0:7:3]")
+    body = (f"  %0 = {op} : ({tensor_type(x)}) -> {tensor_type(want)}\n"
+            f"  return %0 : {tensor_type(want)}")
+    status, got, err = run(tmp_path, body, [x], tensor_type(want), engine)
+    assert status == 0, err
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_slice_without_strides_and_empty(tmp_path, engine):
+    x = rng(3).standard_normal((4, 3)).astype(np.float64)
+    want = x[2:4, 1:1]
+    body = (f"  %0 = stablehlo.slice %arg0 [2:4, 1:1] : ({tensor_type(x)}) -> tensor<2x0xf64>\n"
+            f"  return %0 : tensor<2x0xf64>")
+    status, got, err = run(tmp_path, body, [x], "tensor<2x0xf64>", engine)
+    assert status == 0, err
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["generic", "pretty"])
+def test_concatenate(tmp_path, engine, form):
+    r = rng(4)
+    xs = [r.integers(-9, 9, (2, n, 3)).astype(np.int64) for n in (1, 3, 2)]
+    want = np.concatenate(xs, axis=1)
+    types = ", ".join(tensor_type(x) for x in xs)
+    op = ('"stablehlo.concatenate"(%arg0, %arg1, %arg2) {dimension = 1 : i64}' if form == "generic"
+          else "stablehlo.concatenate %arg0, %arg1, %arg2, dim = 1")
+    body = (f"  %0 = {op} : ({types}) -> {tensor_type(want)}\n"
+            f"  return %0 : {tensor_type(want)}")
+    status, got, err = run(tmp_path, body, xs, tensor_type(want), engine)
+    assert status == 0, err
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("dtype", [np.int32, np.float16, np.uint8])
+def test_iota(tmp_path, engine, dtype):
+    want = np.broadcast_to(np.arange(4, dtype=dtype), (3, 4)).copy()
+    body = (f"  %0 = stablehlo.iota dim = 1 : {tensor_type(want)}\n"
+            f"  return %0 : {tensor_type(want)}")
+    status, got, err = run(tmp_path, body, [], tensor_type(want), engine)
+    assert status == 0, err
+    assert_bits(got, want)
+    want0 = np.broadcast_to(np.arange(3, dtype=dtype)[:, None], (3, 4)).copy()
+    body = (f'  %0 = "stablehlo.iota"() {{iota_dimension = 0 : i64}} : () -> '
+            f"{tensor_type(want0)}\n  return %0 : {tensor_type(want0)}")
+    status, got, err = run(tmp_path, body, [], tensor_type(want0), engine)
+    assert status == 0, err
+    assert_bits(got, want0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_reverse(tmp_path, engine):
+    x = rng(5).standard_normal((2, 3, 4)).astype(np.float32)
+    want = np.flip(x, (0, 2)).copy()
+    for op in ['"stablehlo.reverse"(%arg0) {dimensions = array<i64: 2, 0>}',
+               "stablehlo.reverse %arg0, dims = [0, 2]"]:
+        body = (f"  %0 = {op} : ({tensor_type(x)}) -> {tensor_type(x)}\n"
+                f"  return %0 : {tensor_type(x)}")
+        status, got, err = run(tmp_path, body, [x], tensor_type(x), engine)
+        assert status == 0, err
+        assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_select(tmp_path, engine):
+    r = rng(6)
+    a = r.standard_normal((3, 5)).astype(np.float32)
+    b = r.standard_normal((3, 5)).astype(np.float32)
+    pred = r.integers(0, 2, (3, 5)).astype(np.bool_)
+    t = tensor_type(a)
+    body = (f"  %0 = stablehlo.select %arg0, %arg1, %arg2 : ({tensor_type(pred)}, {t}, {t}) -> {t}\n"
+            f"  return %0 : {t}")
+    status, got, err = run(tmp_path, body, [pred, a, b], t, engine)
+    assert status == 0, err
+    assert_bits(got, np.where(pred, a, b))
+    # As StableHLO prints it: the predicate's type, then the others'.
+    body = (f"  %0 = stablehlo.select %arg0, %arg1, %arg2 : {tensor_type(pred)}, {t}\n"
+            f"  return %0 : {t}")
+    status, got, err = run(tmp_path, body, [pred, a, b], t, engine)
+    assert status == 0, err
+    assert_bits(got, np.where(pred, a, b))
+    for p in (True, False):
+        scalar = np.array(p)
+        body = (f'  %0 = "stablehlo.select"(%arg0, %arg1, %arg2) : (tensor<i1>, {t}, {t}) -> {t}\n'
+                f"  return %0 : {t}")
+        status, got, err = run(tmp_path, body, [scalar, a, b], t, engine)
+        assert status == 0, err
+        assert_bits(got, a if p else b)
+
+
+COMPARISONS = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
+               "LE": np.less_equal, "LT": np.less}
+
+
+def compare_body(direction, a, kind, generic):
+    t = tensor_type(a)
+    out = tensor_type(np.zeros(a.shape, np.bool_))
+    if generic:
+        op = (f'"stablehlo.compare"(%arg0, %arg1) {{comparison_direction = '
+              f"#stablehlo<comparison_direction {direction}>"
+              + (f", compare_type = #stablehlo<comparison_type {kind}>" if kind else "") + "}")
+    else:
+        op = f"stablehlo.compare {direction}, %arg0, %arg1" + (f", {kind}" if kind else "")
+    return f"  %0 = {op} : ({t}, {t}) -> {out}\n  return %0 : {out}", out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("direction", sorted(COMPARISONS))
+def test_compare(tmp_path, engine, direction):
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -1.5], np.float32)
+    a = np.repeat(specials, len(specials))
+    b = np.tile(specials, len(specials))
+    r = rng(7)
+    cases = [(a, b, "FLOAT"),
+             (r.integers(-3, 3, 40).astype(np.int64), r.integers(-3, 3, 40).astype(np.int64),
+              "SIGNED"),
+             (r.integers(0, 256, 40).astype(np.uint8), r.integers(0, 256, 40).astype(np.uint8),
+              "UNSIGNED"),
+             (r.integers(0, 2, 8).astype(np.bool_), r.integers(0, 2, 8).astype(np.bool_),
+              "UNSIGNED")]
+    for x, y, kind in cases:
+        for generic, written in ((True, kind), (False, kind), (False, None)):
+            body, out = compare_body(direction, x, written, generic)
+            status, got, err = run(tmp_path, body, [x, y], out, engine)
+            assert status == 0, err
+            assert_bits(got, COMPARISONS[direction](x, y))
+
+
+def total_order_key(v):
+    """IEEE totalOrder, NaN payloads aside: -NaN < -inf < ... < -0 < +0 <
+    ... < +inf < +NaN."""
+    if np.isnan(v):
+        return (0 if np.signbit(v) else 3, 0.0)
+    return (1 if np.signbit(v) else 2, float(v))
+
+
+def test_compare_total_order_on_the_interpreter(tmp_path):
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -1.5], np.float64)
+    a = np.repeat(specials, len(specials))
+    b = np.tile(specials, len(specials))
+    ops = {"EQ": lambda p, q: p == q, "NE": lambda p, q: p != q, "GE": lambda p, q: p >= q,
+           "GT": lambda p, q: p > q, "LE": lambda p, q: p <= q, "LT": lambda p, q: p < q}
+    for direction, op in ops.items():
+        want = np.array([op(total_order_key(p), total_order_key(q)) for p, q in zip(a, b)])
+        body, out = compare_body(direction, a, "TOTALORDER", False)
+        status, got, err = run(tmp_path, body, [a, b], out, "interp")
+        assert status == 0, err
+        assert_bits(got, want)
+    # No einstein_v2 decomposition: the other engines say so, at the op.
+    status, _, err = run(tmp_path, body, [a, b], out, "jit")
+    assert status == 1
+    assert "TOTALORDER has no einstein_v2 decomposition" in err and "f.mlir:2:" in err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_clamp(tmp_path, engine):
+    r = rng(8)
+    x = (r.standard_normal(12) * 3).astype(np.float32)
+    x[3] = np.nan
+    lo = np.array(-1.0, np.float32)
+    hi = np.array(2.0, np.float32)
+    t = tensor_type(x)
+    body = (f"  %0 = stablehlo.clamp %arg0, %arg1, %arg2 : (tensor<f32>, {t}, tensor<f32>) -> {t}\n"
+            f"  return %0 : {t}")
+    status, got, err = run(tmp_path, body, [lo, x, hi], t, engine)
+    assert status == 0, err
+    assert_bits(got, np.minimum(np.maximum(x, lo), hi))
+    los = (r.standard_normal(12) - 1).astype(np.float32)
+    his = (r.standard_normal(12) + 1).astype(np.float32)
+    body = f'  %0 = "stablehlo.clamp"(%arg0, %arg1, %arg2) : ({t}, {t}, {t}) -> {t}\n  return %0 : {t}'
+    status, got, err = run(tmp_path, body, [los, x, his], t, engine)
+    assert status == 0, err
+    assert_bits(got, np.minimum(np.maximum(x, los), his))
+
+
+@pytest.mark.parametrize("op, message", [
+    ("stablehlo.slice %arg0 [0:5, 0:3] : (tensor<4x3xf32>) -> tensor<5x3xf32>",
+     "0 <= start <= limit <= extent"),
+    ('"stablehlo.transpose"(%arg0) {permutation = array<i64: 0, 0>} : (tensor<4x3xf32>) -> '
+     "tensor<4x4xf32>", "permutation must hold each dimension"),
+    ("stablehlo.compare GT, %arg0, %arg0, SIGNED : (tensor<4x3xf32>, tensor<4x3xf32>) -> "
+     "tensor<4x3xi1>", "compare_type SIGNED does not fit"),
+    ("stablehlo.compare XX, %arg0, %arg0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xi1>",
+     "comparison_direction XX"),
+    ("stablehlo.select %arg0, %arg0, %arg0 : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) "
+     "-> tensor<4x3xf32>", "not of i1"),
+    ("stablehlo.concatenate %arg0, %arg0, dim = 2 : (tensor<4x3xf32>, tensor<4x3xf32>) -> "
+     "tensor<8x3xf32>", "concatenate's `dim` is 2, outside [0, 2)"),
+    ("stablehlo.iota dim = 3 : tensor<4x3xf32>", "iota's `dim` is 3, outside [0, 2)"),
+    ("stablehlo.reverse %arg0, dims = [1, 1] : tensor<4x3xf32>", "distinct dimensions"),
+])
+def test_errors_are_located(tmp_path, op, message):
+    x = np.zeros((4, 3), np.float32)
+    status, got, err = run(tmp_path, f"  %0 = {op}\n  return %0 : tensor<4x3xf32>", [x],
+                           "tensor<4x3xf32>", "interp")
+    assert status == 1 and got is None
+    assert "f.mlir:2:" in err and "error:" in err and "^" in err, err
+    assert message in err, err
