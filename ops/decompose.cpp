@@ -573,7 +573,10 @@ private:
     return t == DType::Float32 ? digits : typed_constant(digits);
   }
   std::string typed_constant(const std::string& digits) const {
-    return "const(" + digits + ", dtype=" + dtype_word(result_type().dtype) + ")";
+    return typed_constant_of(result_type().dtype, digits);
+  }
+  static std::string typed_constant_of(DType t, const std::string& digits) {
+    return "const(" + digits + ", dtype=" + dtype_word(t) + ")";
   }
 
   void gelu() {
@@ -676,6 +679,63 @@ private:
            dtype_word(result_type().dtype) + ")");
   }
 
+  // sign as native.cpp: 1 above zero, -1 below, else the value.
+  void sign() {
+    std::string x = same(0);
+    DType t = result_type().dtype;
+    std::string one = "const(1, dtype=" + dtype_word(t) + ")";
+    std::string zero = "const(0, dtype=" + dtype_word(t) + ")";
+    if (core::kind(t) == core::DTypeKind::Unsigned) // never below zero
+      return assign(one + ".when([" + x + " > " + zero + "], " + x + ")");
+    std::string minus = "const(-1, dtype=" + dtype_word(t) + ")";
+    assign(one + ".when([" + x + " > " + zero + "], " + minus + ".when([" + x + " < " + zero +
+           "], " + x + "))");
+  }
+
+  // The nearest integer, step by step in the element type, on the
+  // magnitude (where every step is exact; x - floor(x) of a negative x is
+  // not): a = |x|, r = floor(a), d = a - r, r + 1 above a half, r below it,
+  // and at a half the even one (r - 2 floor(r / 2) is 1 for an odd r) or
+  // the one away from zero; then x's sign, a zero result taking it from
+  // x * 0, and a value that is not finite (x - x is not 0) stays.
+  void round(bool even) {
+    std::string x = same(0);
+    auto c = [&](const char* digits) { return typed_constant(digits); };
+    std::vector<std::string> index = axes(result_type().shape.size());
+    std::string a = helper("abs"), m = helper("m");
+    statement(a, result_type().shape, "=", x + ".call(`abs`)");
+    std::string av = at(a, index);
+    std::string r = av + ".call(`rfloor`)";
+    std::string d = "(" + av + " - " + r + ")";
+    std::string up = "(" + r + " + " + c("1.0") + ")";
+    std::string tie = even ? up + ".when([" + r + " - " + c("2.0") + " * (" + r + " / " + c("2.0") +
+                                 ").call(`rfloor`) == " + c("1.0") + "], " + r + ")"
+                           : up;
+    statement(m, result_type().shape, "=",
+              up + ".when([" + d + " > " + c("0.5") + "], " + r + ".when([" + d + " < " + c("0.5") +
+                  "], " + tie + "))");
+    std::string mv = at(m, index);
+    std::string s = "(" + mv + ".when([" + x + " >= " + c("0.0") + "], -" + mv + "))";
+    assign(s + ".when([" + s + " != " + c("0.0") + "], " + x + " * " + c("0.0") + ").when([" + x +
+           " - " + x + " == " + c("0.0") + "], " + x + ")");
+  }
+
+  void logic() {
+    auto i8 = [&](size_t i) { return same(i) + ".cast(`int8`)"; };
+    switch (node_->op) {
+    case GraphOp::Not:
+      if (result_type().dtype == DType::Bool)
+        return assign("(" + i8(0) + " == const(0, dtype=`int8`)).cast(`bool`)");
+      return assign("-" + same(0) + " - const(1, dtype=" + dtype_word(result_type().dtype) + ")");
+    case GraphOp::And:
+      return assign("(" + i8(0) + " * " + i8(1) + ").cast(`bool`)");
+    case GraphOp::Or:
+      return assign("(" + i8(0) + " + " + i8(1) + " > const(0, dtype=`int8`)).cast(`bool`)");
+    default:
+      return assign("(" + i8(0) + " != " + i8(1) + ").cast(`bool`)");
+    }
+  }
+
   void node(const GraphNode& n) {
     auto binary = [&](const std::string& op) { assign(same(0) + " " + op + " " + same(1)); };
     auto call = [&](const std::string& fn) { assign(same(0) + ".call(`" + fn + "`)"); };
@@ -732,6 +792,32 @@ private:
       return iota();
     case GraphOp::Reverse:
       return reverse();
+    case GraphOp::Sine:
+      return call("sin");
+    case GraphOp::Cosine:
+      return call("cos");
+    case GraphOp::Tan:
+      return call("tan");
+    case GraphOp::Logistic:
+      return call("sigmoid");
+    case GraphOp::Floor:
+      return call("rfloor");
+    case GraphOp::Ceil:
+      return call("rceil");
+    case GraphOp::RoundNearestEven:
+      return round(true);
+    case GraphOp::RoundNearestAfz:
+      return round(false);
+    case GraphOp::Sign:
+      return sign();
+    case GraphOp::IsFinite:
+      return assign("(" + same(0) + " - " + same(0) + " == " +
+                    typed_constant_of(type(n.operands[0]).dtype, "0.0") + ").cast(`bool`)");
+    case GraphOp::Not:
+    case GraphOp::And:
+    case GraphOp::Or:
+    case GraphOp::Xor:
+      return logic();
     case GraphOp::Softmax:
       return softmax(false);
     case GraphOp::LogSoftmax:

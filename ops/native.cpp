@@ -661,6 +661,45 @@ private:
     return out;
   }
 
+  // sign: 1, -1, or the value itself (0, -0, NaN), in its type.
+  Tensor sign() const {
+    DType t = result_type(0).dtype;
+    return map([&](const Scalar& x, int64_t) {
+      bool f = core::is_float(t);
+      double v = x.as_double();
+      if (!(v > 0) && !(v < 0))
+        return x;
+      return f ? Scalar::of_float(t, v > 0 ? 1.0 : -1.0) : Scalar::of_int(t, v > 0 ? 1 : -1);
+    });
+  }
+
+  // round_nearest_even (ties to even) and round_nearest_afz (ties away
+  // from zero): the integer nearest the value, exactly representable in
+  // its type; a zero keeps the value's sign, infinities and NaN stay.
+  Tensor round(bool even) const {
+    DType t = result_type(0).dtype;
+    return map([&](const Scalar& x, int64_t) {
+      return Scalar::of_float(t, even ? std::nearbyint(x.f) : std::round(x.f));
+    });
+  }
+
+  // not: logical for i1, bitwise for integers; and, or, xor of i1 values.
+  Tensor logic() const {
+    DType t = result_type(0).dtype;
+    return map([&](const Scalar& x, int64_t i) {
+      switch (node_->op) {
+      case GraphOp::Not:
+        return Scalar::of_int(t, t == DType::Bool ? !x.i : ~x.i);
+      case GraphOp::And:
+        return Scalar::of_int(t, x.i && in(1).get(i).i);
+      case GraphOp::Or:
+        return Scalar::of_int(t, x.i || in(1).get(i).i);
+      default:
+        return Scalar::of_int(t, (x.i != 0) != (in(1).get(i).i != 0));
+      }
+    });
+  }
+
   void node(const GraphNode& n) {
     switch (n.op) {
     case GraphOp::Constant:
@@ -727,6 +766,35 @@ private:
       return set(0, iota());
     case GraphOp::Reverse:
       return set(0, reverse());
+    case GraphOp::Sine:
+      return set(0, unary(Op::Sin));
+    case GraphOp::Cosine:
+      return set(0, unary(Op::Cos));
+    case GraphOp::Tan:
+      return set(0, unary(Op::Tan));
+    case GraphOp::Logistic:
+      return set(0, unary(Op::Sigmoid));
+    case GraphOp::Floor:
+      return set(0, unary(Op::RFloor));
+    case GraphOp::Ceil:
+      return set(0, unary(Op::RCeil));
+    case GraphOp::RoundNearestEven:
+      return set(0, round(true));
+    case GraphOp::RoundNearestAfz:
+      return set(0, round(false));
+    case GraphOp::Sign:
+      return set(0, sign());
+    case GraphOp::IsFinite: {
+      Tensor out(DType::Bool, result_type(0).shape);
+      for (int64_t i = 0; i < out.numel(); ++i)
+        out.set(i, Scalar::of_int(DType::Bool, std::isfinite(in(0).get(i).f)));
+      return set(0, std::move(out));
+    }
+    case GraphOp::Not:
+    case GraphOp::And:
+    case GraphOp::Or:
+    case GraphOp::Xor:
+      return set(0, logic());
     case GraphOp::Softmax:
       return set(0, softmax(false));
     case GraphOp::LogSoftmax:

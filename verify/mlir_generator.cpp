@@ -126,7 +126,7 @@ private:
   static std::string dialect() { return chance(50) ? "stablehlo." : "mhlo."; }
 
   void op() {
-    switch (pick(0, 15)) {
+    switch (pick(0, 16)) {
     case 0:
     case 1: { // x op y, y an earlier value, an argument or a splat constant
       const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
@@ -230,6 +230,8 @@ private:
       return layout();
     case 14:
       return selection();
+    case 15:
+      return elementwise();
     default: { // rng_uniform: low, high, seed, offset
       DType t = float_dtype();
       std::string scalar = type_of(t, {}), word = type_of(DType::Int64, {});
@@ -387,6 +389,51 @@ private:
                     : "\"" + dialect() + "iota\"() {iota_dimension = " + d + " : i64} : () -> " +
                           type_of(to),
              {to});
+      return;
+    }
+    }
+  }
+
+  // The other elementwise ops: float functions and roundings, sign,
+  // is_finite, not, and the logical and, or, xor of i1 values.
+  void elementwise() {
+    const bool pretty = chance(50);
+    auto unary = [&](const std::string& op, const Val& x, const Val& to) {
+      define((pretty ? "stablehlo." + op + " " + x.name
+                     : "\"" + dialect() + op + "\"(" + x.name + ")") +
+                 " : (" + type_of(x) + ") -> " + type_of(to),
+             {to});
+    };
+    switch (pick(0, 4)) {
+    case 0: {
+      const char* ops[] = {"sine",
+                           "cosine",
+                           "tan",
+                           "logistic",
+                           "floor",
+                           "ceil",
+                           "sign",
+                           "round_nearest_even",
+                           "round_nearest_afz"};
+      Val x = operand(float_dtype());
+      return unary(ops[pick(0, 8)], x, x);
+    }
+    case 1: {
+      Val x = operand(float_dtype());
+      return unary("is_finite", x, Val{"", DType::Bool, x.shape});
+    }
+    case 2: {
+      Val x = operand(chance(50) ? DType::Bool : one_of(kIntegerDTypes));
+      return unary(chance(50) ? "not" : (x.dtype == DType::Bool ? "not" : "sign"), x, x);
+    }
+    default: {
+      const char* ops[] = {"and", "or", "xor"};
+      Val x = operand(DType::Bool);
+      Val y = operand(DType::Bool, &x.shape);
+      define((pretty ? "stablehlo." + std::string(ops[pick(0, 2)]) + " " + x.name + ", " + y.name
+                     : "\"" + dialect() + ops[pick(0, 2)] + "\"(" + x.name + ", " + y.name + ")") +
+                 " : (" + type_of(x) + ", " + type_of(x) + ") -> " + type_of(x),
+             {x});
       return;
     }
     }

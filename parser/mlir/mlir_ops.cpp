@@ -102,6 +102,50 @@ public:
                     std::string(core::graph_op_name(site.op)) + " of i1 values is not defined");
       return {operand(site, 0)};
     }
+    case GraphOp::Sign:
+      arity(site, 1);
+      only(site, {});
+      if (operand(site, 0).dtype == DType::Bool)
+        throw Error(ErrorKind::Type, site.span, "sign of i1 values is not defined");
+      return {operand(site, 0)};
+    case GraphOp::IsFinite:
+      arity(site, 1);
+      only(site, {});
+      float_operand(site, 0);
+      return {ValueType{DType::Bool, operand(site, 0).shape}};
+    case GraphOp::Not:
+      arity(site, 1);
+      only(site, {});
+      if (core::is_float(operand(site, 0).dtype))
+        throw Error(ErrorKind::Type, site.span,
+                    "not takes i1 or integer values, not " + type_string(operand(site, 0)));
+      return {operand(site, 0)};
+    case GraphOp::And:
+    case GraphOp::Or:
+    case GraphOp::Xor: {
+      arity(site, 2);
+      only(site, {});
+      const ValueType& a = operand(site, 0);
+      if (a.dtype != operand(site, 1).dtype || a.shape != operand(site, 1).shape)
+        throw Error(ErrorKind::Shape, site.span,
+                    std::string(core::graph_op_name(site.op)) +
+                        " takes operands of one type; they are " + type_string(a) + " and " +
+                        type_string(operand(site, 1)));
+      if (a.dtype != DType::Bool)
+        throw Error(ErrorKind::Unsupported, site.span,
+                    std::string(core::graph_op_name(site.op)) + " of " + type_string(a) +
+                        ": teval reads the logical form, of i1 values; the bitwise one of "
+                        "integers is not read yet");
+      return {a};
+    }
+    case GraphOp::Sine:
+    case GraphOp::Cosine:
+    case GraphOp::Tan:
+    case GraphOp::Logistic:
+    case GraphOp::Floor:
+    case GraphOp::Ceil:
+    case GraphOp::RoundNearestEven:
+    case GraphOp::RoundNearestAfz:
     case GraphOp::Exponential:
     case GraphOp::Log:
     case GraphOp::Tanh:

@@ -280,3 +280,99 @@ def test_errors_are_located(tmp_path, op, message):
     assert status == 1 and got is None
     assert "f.mlir:2:" in err and "error:" in err and "^" in err, err
     assert message in err, err
+
+
+def unary_body(op, x, out=None, generic=False):
+    t = tensor_type(x)
+    o = out or t
+    text = (f'"stablehlo.{op}"(%arg0) : ({t}) -> {o}' if generic
+            else f"stablehlo.{op} %arg0 : ({t}) -> {o}")
+    return f"  %0 = {text}\n  return %0 : {o}", o
+
+
+def float_specials(dtype, seed):
+    r = rng(seed)
+    x = np.concatenate([
+        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997,
+                  -0.49999997, 3.0, -7.0, 1e6 + 0.5, 2.0**23 + 1, -(2.0**23) - 1]),
+        r.standard_normal(30) * 10])
+    return x.astype(dtype)
+
+
+def rounded_away(x):
+    """round_nearest_afz in float64, exact for float16 and float32 inputs;
+    zeros keep the input's sign."""
+    w = x.astype(np.float64)
+    r = np.trunc(w + np.copysign(0.5, w))
+    r = np.where(np.isfinite(w), np.copysign(r, w), w)
+    return r.astype(x.dtype)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_rounding_ops(tmp_path, engine, dtype):
+    x = float_specials(dtype, 9)
+    if dtype == np.float16:
+        x = x[np.isfinite(x) | np.isnan(x) | np.isinf(x)]
+    with np.errstate(invalid="ignore"):
+        sign = np.where(x > 0, dtype(1), np.where(x < 0, dtype(-1), x))
+    for op, want in [("floor", np.floor(x)), ("ceil", np.ceil(x)),
+                     ("round_nearest_even", np.rint(x)), ("round_nearest_afz", rounded_away(x)),
+                     ("sign", sign)]:
+        for generic in (False, True):
+            body, out = unary_body(op, x, generic=generic)
+            status, got, err = run(tmp_path, body, [x], out, engine)
+            assert status == 0, (op, err)
+            assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_is_finite_sign_of_integers_and_logic(tmp_path, engine):
+    x = float_specials(np.float32, 10)
+    body, out = unary_body("is_finite", x, tensor_type(np.zeros(x.shape, np.bool_)))
+    status, got, err = run(tmp_path, body, [x], out, engine)
+    assert status == 0, err
+    assert_bits(got, np.isfinite(x))
+    for v in (np.array([-128, -1, 0, 1, 127, 5], np.int8), np.array([0, 1, 255, 7], np.uint8),
+              np.array([-(2**63), -5, 0, 9, 2**63 - 1], np.int64)):
+        body, out = unary_body("sign", v)
+        status, got, err = run(tmp_path, body, [v], out, engine)
+        assert status == 0, err
+        assert_bits(got, np.sign(v).astype(v.dtype))
+        body, out = unary_body("not", v)
+        status, got, err = run(tmp_path, body, [v], out, engine)
+        assert status == 0, err
+        assert_bits(got, np.invert(v))
+    a = np.array([True, True, False, False])
+    b = np.array([True, False, True, False])
+    body, out = unary_body("not", a)
+    status, got, err = run(tmp_path, body, [a], out, engine)
+    assert status == 0, err
+    assert_bits(got, ~a)
+    t = tensor_type(a)
+    for op, want in [("and", a & b), ("or", a | b), ("xor", a ^ b)]:
+        body = f"  %0 = stablehlo.{op} %arg0, %arg1 : {t}\n  return %0 : {t}"
+        status, got, err = run(tmp_path, body, [a, b], t, engine)
+        assert status == 0, err
+        assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_trigonometry_and_logistic(tmp_path, engine):
+    """Within an ulp of the functions computed in float64 and rounded once."""
+    x = (rng(11).standard_normal(40) * 4).astype(np.float32)
+    w = x.astype(np.float64)
+    for op, want in [("sine", np.sin(w)), ("cosine", np.cos(w)), ("tan", np.tan(w)),
+                     ("logistic", 1 / (1 + np.exp(-w)))]:
+        body, out = unary_body(op, x)
+        status, got, err = run(tmp_path, body, [x], out, engine)
+        assert status == 0, (op, err)
+        np.testing.assert_array_max_ulp(got, want.astype(np.float32), 1)
+
+
+def test_bitwise_forms_are_not_read_yet(tmp_path):
+    v = np.array([1, 2], np.int32)
+    t = tensor_type(v)
+    status, _, err = run(tmp_path, f"  %0 = stablehlo.and %arg0, %arg0 : {t}\n  return %0 : {t}",
+                         [v], t, "interp")
+    assert status == 1 and "f.mlir:2:" in err and "bitwise one of integers is not read yet" in err

@@ -389,7 +389,8 @@ TEST(MlirElaboration, Errors) {
       "m.mlir:2:8: error: `stablehlo.erf` is not an op teval reads; between custom calls it "
       "reads constant, add, subtract, multiply, divide, maximum, minimum, negate, abs, "
       "exponential, log, tanh, sqrt, rsqrt, convert, reshape, broadcast_in_dim, compare, select, "
-      "clamp, transpose, slice, concatenate, iota, reverse\n"
+      "clamp, transpose, slice, concatenate, iota, reverse, sine, cosine, tan, logistic, floor, "
+      "ceil, round_nearest_even, round_nearest_afz, sign, is_finite, not, and, or, xor\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
       "       ^~~~~~~~~~~~~\n");
   EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<?x8xf32>"),
