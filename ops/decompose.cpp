@@ -683,11 +683,10 @@ private:
   void sign() {
     std::string x = same(0);
     DType t = result_type().dtype;
-    std::string one = "const(1, dtype=" + dtype_word(t) + ")";
-    std::string zero = "const(0, dtype=" + dtype_word(t) + ")";
+    std::string one = typed_constant_of(t, "1"), zero = typed_constant_of(t, "0");
     if (core::kind(t) == core::DTypeKind::Unsigned) // never below zero
       return assign(one + ".when([" + x + " > " + zero + "], " + x + ")");
-    std::string minus = "const(-1, dtype=" + dtype_word(t) + ")";
+    std::string minus = typed_constant_of(t, "-1");
     assign(one + ".when([" + x + " > " + zero + "], " + minus + ".when([" + x + " < " + zero +
            "], " + x + "))");
   }
@@ -726,7 +725,7 @@ private:
     case GraphOp::Not:
       if (result_type().dtype == DType::Bool)
         return assign("(" + i8(0) + " == const(0, dtype=`int8`)).cast(`bool`)");
-      return assign("-" + same(0) + " - const(1, dtype=" + dtype_word(result_type().dtype) + ")");
+      return assign("-" + same(0) + " - " + typed_constant("1"));
     case GraphOp::And:
       return assign("(" + i8(0) + " * " + i8(1) + ").cast(`bool`)");
     case GraphOp::Or:

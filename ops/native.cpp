@@ -635,12 +635,15 @@ private:
   Tensor concatenate() const {
     const size_t axis = static_cast<size_t>(node_->int_attr("dimension"));
     Tensor out(result_type(0).dtype, result_type(0).shape);
+    std::vector<std::vector<int64_t>> operand_strides;
+    for (size_t k = 0; k < node_->operands.size(); ++k)
+      operand_strides.push_back(core::strides(in(k).shape()));
     for (int64_t i = 0; i < out.numel(); ++i) {
       std::vector<int64_t> index = unflatten(i, out.shape());
       size_t k = 0;
       while (index[axis] >= in(k).shape()[axis])
         index[axis] -= in(k++).shape()[axis];
-      std::vector<int64_t> strides = core::strides(in(k).shape());
+      const std::vector<int64_t>& strides = operand_strides[k];
       int64_t at = 0;
       for (size_t d = 0; d < index.size(); ++d)
         at += index[d] * strides[d];

@@ -53,6 +53,18 @@ public:
                       std::to_string(site.operands.size()));
   }
 
+  // Two operands of one type (the binary elementwise ops): the first's.
+  const ValueType& one_type(const OpSite& site) {
+    const ValueType& a = operand(site, 0);
+    const ValueType& b = operand(site, 1);
+    if (a.dtype != b.dtype || a.shape != b.shape)
+      throw Error(ErrorKind::Shape, site.span,
+                  std::string(core::graph_op_name(site.op)) +
+                      " takes operands of one type; they are " + type_string(a) + " and " +
+                      type_string(b));
+    return a;
+  }
+
   void float_operand(const OpSite& site, size_t i) {
     if (!core::is_float(operand(site, i).dtype))
       throw Error(ErrorKind::Type, site.span,
@@ -81,13 +93,7 @@ public:
     case GraphOp::Minimum: {
       arity(site, 2);
       only(site, {});
-      const ValueType& a = operand(site, 0);
-      const ValueType& b = operand(site, 1);
-      if (a.dtype != b.dtype || a.shape != b.shape)
-        throw Error(ErrorKind::Shape, site.span,
-                    std::string(core::graph_op_name(site.op)) +
-                        " takes operands of one type; they are " + type_string(a) + " and " +
-                        type_string(b));
+      const ValueType& a = one_type(site);
       if (a.dtype == DType::Bool && site.op != GraphOp::Maximum && site.op != GraphOp::Minimum)
         throw Error(ErrorKind::Type, site.span,
                     std::string(core::graph_op_name(site.op)) + " of i1 values is not defined");
@@ -125,12 +131,7 @@ public:
     case GraphOp::Xor: {
       arity(site, 2);
       only(site, {});
-      const ValueType& a = operand(site, 0);
-      if (a.dtype != operand(site, 1).dtype || a.shape != operand(site, 1).shape)
-        throw Error(ErrorKind::Shape, site.span,
-                    std::string(core::graph_op_name(site.op)) +
-                        " takes operands of one type; they are " + type_string(a) + " and " +
-                        type_string(operand(site, 1)));
+      const ValueType& a = one_type(site);
       if (a.dtype != DType::Bool)
         throw Error(ErrorKind::Unsupported, site.span,
                     std::string(core::graph_op_name(site.op)) + " of " + type_string(a) +
@@ -614,12 +615,7 @@ public:
   std::vector<ValueType> compare(const OpSite& site, GraphNode& node) {
     arity(site, 2);
     only(site, {"comparison_direction", "compare_type"});
-    const ValueType& a = operand(site, 0);
-    const ValueType& b = operand(site, 1);
-    if (a.dtype != b.dtype || a.shape != b.shape)
-      throw Error(ErrorKind::Shape, site.span,
-                  "compare takes operands of one type; they are " + type_string(a) + " and " +
-                      type_string(b));
+    const ValueType& a = one_type(site);
     std::optional<std::string> direction = enum_word(site, "comparison_direction", 0);
     if (!direction)
       throw Error(ErrorKind::Type, site.attrs_span, "compare needs its comparison_direction");
