@@ -51,7 +51,12 @@ void BM_JitCompileStatements(benchmark::State& state) {
       benchmark::Counter(double(state.range(0)), benchmark::Counter::kIsIterationInvariantRate |
                                                      benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_JitCompileStatements)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_JitCompileStatements)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond);
 
 // Run time only (the kernel is prepared once): range(0) picks the program,
 // range(1) the backend: 0 interpreter (blocks), 1 IREval, 2 JIT.

@@ -400,14 +400,13 @@ LoopNest unset_allocates(LoopNest nest, std::string* log) {
   if (!nest.root || !std::holds_alternative<Block>(nest.root->node))
     return nest;
   std::vector<Stmt> stmts = std::get<Block>(nest.root->node).stmts;
+  const detail::BufferTouches touches(stmts);
   bool changed = false;
   for (size_t i = 0; i < stmts.size(); ++i) {
     const auto* a = std::get_if<Allocate>(&stmts[i]->node);
     if (!a || !a->zeroed)
       continue;
-    size_t next = i + 1;
-    while (next < stmts.size() && !detail::touches_buffer(stmts[next], a->buffer))
-      ++next;
+    const size_t next = touches.next(a->buffer, i);
     const Store* all = next < stmts.size() ? detail::covering_store(nest, stmts[next]) : nullptr;
     if (!all || all->buffer != a->buffer)
       continue;

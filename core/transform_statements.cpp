@@ -124,31 +124,57 @@ std::optional<LoopNest> split_range(const LoopNest& nest, int var, int64_t at, s
 
 namespace detail {
 
-bool reads_buffer(const Stmt& s, int buffer) {
-  bool found = false;
+namespace {
+
+// Calls \p f with every buffer \p s (or a statement below it) reads,
+// stores, allocates or frees; \p reads_only: only those it reads.
+void each_buffer(const Stmt& s, bool reads_only, const std::function<void(int)>& f) {
   each_stmt(s, [&](const Stmt& st) {
     for (const Expr& e : own_exprs(st))
       for_each_node(e, [&](const Expr& x) {
-        const auto* l = std::get_if<Load>(&x->node);
-        found |= l && l->tensor == buffer;
+        if (const auto* l = std::get_if<Load>(&x->node))
+          f(l->tensor);
       });
+    if (reads_only)
+      return;
+    if (const auto* store = std::get_if<Store>(&st->node))
+      f(store->buffer);
+    if (const auto* a = std::get_if<Allocate>(&st->node))
+      f(a->buffer);
+    if (const auto* fr = std::get_if<Free>(&st->node))
+      f(fr->buffer);
   });
+}
+
+} // namespace
+
+bool reads_buffer(const Stmt& s, int buffer) {
+  bool found = false;
+  each_buffer(s, true, [&](int b) { found |= b == buffer; });
   return found;
 }
 
 bool touches_buffer(const Stmt& s, int buffer) {
-  if (reads_buffer(s, buffer))
-    return true;
   bool found = false;
-  each_stmt(s, [&](const Stmt& st) {
-    if (const auto* store = std::get_if<Store>(&st->node))
-      found |= store->buffer == buffer;
-    if (const auto* a = std::get_if<Allocate>(&st->node))
-      found |= a->buffer == buffer;
-    if (const auto* f = std::get_if<Free>(&st->node))
-      found |= f->buffer == buffer;
-  });
+  each_buffer(s, false, [&](int b) { found |= b == buffer; });
   return found;
+}
+
+BufferTouches::BufferTouches(const std::vector<Stmt>& stmts) : size_(stmts.size()) {
+  for (size_t i = 0; i < stmts.size(); ++i)
+    each_buffer(stmts[i], false, [&](int b) {
+      std::vector<size_t>& at = at_[b];
+      if (at.empty() || at.back() != i)
+        at.push_back(i);
+    });
+}
+
+size_t BufferTouches::next(int buffer, size_t i) const {
+  auto found = at_.find(buffer);
+  if (found == at_.end())
+    return size_;
+  auto after = std::upper_bound(found->second.begin(), found->second.end(), i);
+  return after == found->second.end() ? size_ : *after;
 }
 
 const Store* covering_store(const LoopNest& nest, const Stmt& s) {
@@ -191,13 +217,12 @@ LoopNest drop_dead_fills(const LoopNest& nest, std::vector<int>* dropped) {
   if (!nest.root || !std::holds_alternative<Block>(nest.root->node))
     return nest;
   const std::vector<Stmt>& stmts = std::get<Block>(nest.root->node).stmts;
+  const BufferTouches touches(stmts);
   std::vector<Stmt> kept;
   for (size_t i = 0; i < stmts.size(); ++i) {
     const Store* fill = covering_store(nest, stmts[i]);
     if (fill && std::holds_alternative<Const>(fill->value->node)) {
-      size_t next = i + 1;
-      while (next < stmts.size() && !touches_buffer(stmts[next], fill->buffer))
-        ++next;
+      const size_t next = touches.next(fill->buffer, i);
       const Store* again = next < stmts.size() ? covering_store(nest, stmts[next]) : nullptr;
       if (again && again->buffer == fill->buffer) {
         if (dropped)
