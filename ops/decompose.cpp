@@ -2,6 +2,8 @@
 // ByteIR section of docs/SEMANTICS.md).
 #include "ops/decompose.h"
 
+#include "ops/dot.h"
+
 #include "core/error.h"
 #include "core/fault.h"
 #include "core/format.h"
@@ -817,6 +819,11 @@ private:
     case GraphOp::Or:
     case GraphOp::Xor:
       return logic();
+    case GraphOp::DotGeneral:
+    case GraphOp::Dot:
+      return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
+                                                type(n.operands[1]), names_.at(n.operands[1]),
+                                                result_type(), result()));
     case GraphOp::Softmax:
       return softmax(false);
     case GraphOp::LogSoftmax:

@@ -2,6 +2,7 @@
 // section of docs/SEMANTICS.md).
 #include "ops/native.h"
 
+#include "ops/dot.h"
 #include "ops/philox.h"
 
 #include "core/error.h"
@@ -798,6 +799,9 @@ private:
     case GraphOp::Or:
     case GraphOp::Xor:
       return set(0, logic());
+    case GraphOp::DotGeneral:
+    case GraphOp::Dot:
+      return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
     case GraphOp::Softmax:
       return set(0, softmax(false));
     case GraphOp::LogSoftmax:

@@ -258,7 +258,11 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "compare direction = LT",
                           "compare compare_type = FLOAT",
                           "compare compare_type = SIGNED",
-                          "compare compare_type = UNSIGNED"})
+                          "compare compare_type = UNSIGNED",
+                          "dot_general with batching dimensions",
+                          "dot_general with several contracting dimensions",
+                          "dot_general with a result type of its own",
+                          "dot with a result type of its own"})
       c.push_back(std::string("attribute: ") + a);
     for (DType t : core::kAllDTypes)
       c.push_back("value: of " + std::string(core::name(t)));
@@ -301,6 +305,16 @@ std::vector<std::string> constructs_of(const core::Graph& g) {
     case core::GraphOp::Quantize:
     case core::GraphOp::Dequantize:
       attribute(n.attrs.count("axis") ? "per axis" : "per tensor");
+      break;
+    case core::GraphOp::DotGeneral:
+    case core::GraphOp::Dot:
+      if (!n.ints_attr("lhs_batch").empty())
+        attribute("with batching dimensions");
+      if (n.ints_attr("lhs_contract").size() > 1)
+        attribute("with several contracting dimensions");
+      if (g.values[static_cast<size_t>(n.results[0])].dtype !=
+          g.values[static_cast<size_t>(n.operands[0])].dtype)
+        attribute("with a result type of its own");
       break;
     case core::GraphOp::Resize:
       attribute(core::is_float(g.values[static_cast<size_t>(n.operands.at(1))].dtype) ? "by scales"

@@ -126,7 +126,7 @@ private:
   static std::string dialect() { return chance(50) ? "stablehlo." : "mhlo."; }
 
   void op() {
-    switch (pick(0, 16)) {
+    switch (pick(0, 17)) {
     case 0:
     case 1: { // x op y, y an earlier value, an argument or a splat constant
       const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
@@ -232,6 +232,8 @@ private:
       return selection();
     case 15:
       return elementwise();
+    case 16:
+      return contraction();
     default: { // rng_uniform: low, high, seed, offset
       DType t = float_dtype();
       std::string scalar = type_of(t, {}), word = type_of(DType::Int64, {});
@@ -558,6 +560,125 @@ private:
     define(custom_call(quantize ? "quantize" : "dequantize", x.name + ", " + s + ", " + z, attrs,
                        "(" + type_of(x) + ", " + type_of(scale) + ", " + type_of(zero) + ") -> " +
                            type_of(to)),
+           {to});
+  }
+
+  // dot_general (the generic form's #stablehlo.dot or #mhlo.dot, or the
+  // pretty `batching_dims = [..] x [..]`) over operands whose batching,
+  // contracting and free dimensions are in random places, sometimes with a
+  // result type of its own; or dot of ranks 1 and 2.
+  void contraction() {
+    DType t = number_dtype();
+    DType out = t;
+    if (chance(20))
+      out = core::is_float(t) ? float_dtype() : one_of(kIntegerDTypes);
+    const bool pretty = chance(50);
+    auto extent = [] { return static_cast<int64_t>(chance(8) ? 0 : pick(1, 4)); };
+    if (chance(25)) {
+      int64_t k = extent();
+      core::Shape ls{k}, rs{k};
+      Val to{"", out, {}};
+      if (chance(50)) {
+        ls.insert(ls.begin(), extent());
+        to.shape.push_back(ls[0]);
+      }
+      if (chance(50)) {
+        rs.push_back(extent());
+        to.shape.push_back(rs[1]);
+      }
+      Val a = operand(t, &ls), b = operand(t, &rs);
+      std::string types = " : (" + type_of(a) + ", " + type_of(b) + ") -> " + type_of(to);
+      define((pretty ? "stablehlo.dot " + a.name + ", " + b.name
+                     : "\"" + dialect() + "dot\"(" + a.name + ", " + b.name + ")") +
+                 types,
+             {to});
+      return;
+    }
+    // Roles: 0 batching, 1 contracting, 2 free.
+    std::vector<int> lroles, rroles;
+    std::vector<int64_t> batch(static_cast<size_t>(pick(0, 1))),
+        contract(static_cast<size_t>(pick(0, 2)));
+    for (int64_t& e : batch)
+      e = extent();
+    for (int64_t& e : contract)
+      e = extent();
+    auto side = [&](int free) {
+      std::vector<std::pair<int, size_t>> dims; // role, which
+      for (size_t i = 0; i < batch.size(); ++i)
+        dims.push_back({0, i});
+      for (size_t i = 0; i < contract.size(); ++i)
+        dims.push_back({1, i});
+      for (int i = 0; i < free; ++i)
+        dims.push_back({2, static_cast<size_t>(i)});
+      for (size_t i = dims.size(); i > 1; --i)
+        std::swap(dims[i - 1], dims[static_cast<size_t>(pick(0, static_cast<int>(i) - 1))]);
+      return dims;
+    };
+    auto ldims = side(pick(0, 2)), rdims = side(pick(0, 1));
+    // The contracting dimensions pair up in a random order of their own.
+    std::vector<size_t> order(contract.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (order.size() == 2 && chance(50))
+      std::swap(order[0], order[1]);
+    Val to{"", out, {}};
+    for (int64_t e : batch)
+      to.shape.push_back(e);
+    auto build = [&](const std::vector<std::pair<int, size_t>>& dims, std::vector<int64_t>& b,
+                     std::vector<int64_t>& c) {
+      core::Shape s;
+      b.assign(batch.size(), 0);
+      c.assign(contract.size(), 0);
+      for (size_t d = 0; d < dims.size(); ++d) {
+        auto [role, which] = dims[d];
+        if (role == 0) {
+          s.push_back(batch[which]);
+          b[which] = static_cast<int64_t>(d);
+        } else if (role == 1) {
+          s.push_back(contract[which]);
+          c[which] = static_cast<int64_t>(d);
+        } else {
+          s.push_back(extent());
+          to.shape.push_back(s.back());
+        }
+      }
+      std::vector<int64_t> ordered;
+      for (size_t i : order)
+        ordered.push_back(c[i]);
+      c = ordered;
+      return s;
+    };
+    std::vector<int64_t> lb, lc, rb, rc;
+    core::Shape ls = build(ldims, lb, lc), rs = build(rdims, rb, rc);
+    Val a = operand(t, &ls), b = operand(t, &rs);
+    std::string types = " : (" + type_of(a) + ", " + type_of(b) + ") -> " + type_of(to);
+    if (pretty) {
+      std::string dims;
+      if (!lb.empty() || chance(20))
+        dims += ", batching_dims = " + ints(lb, true) + " x " + ints(rb, true);
+      if (!lc.empty() || dims.empty())
+        dims += ", contracting_dims = " + ints(lc, true) + " x " + ints(rc, true);
+      define("stablehlo.dot_general " + a.name + ", " + b.name + dims +
+                 (chance(50) ? ", precision = [DEFAULT, DEFAULT]" : "") + types,
+             {to});
+      return;
+    }
+    std::string numbers;
+    auto list = [&](const char* name, const std::vector<int64_t>& v) {
+      if (!v.empty() || chance(20))
+        numbers += (numbers.empty() ? "" : ", ") + std::string(name) + " = " + ints(v, true);
+    };
+    list("lhs_batching_dimensions", lb);
+    list("rhs_batching_dimensions", rb);
+    list("lhs_contracting_dimensions", lc);
+    list("rhs_contracting_dimensions", rc);
+    std::string d = dialect();
+    define("\"" + d + "dot_general\"(" + a.name + ", " + b.name + ") {dot_dimension_numbers = #" +
+               d.substr(0, d.size() - 1) + ".dot<" + numbers + ">" +
+               (chance(50) ? ", precision_config = [#" + d.substr(0, d.size() - 1) +
+                                 "<precision DEFAULT>, #" + d.substr(0, d.size() - 1) +
+                                 "<precision HIGHEST>]"
+                           : "") +
+               "}" + types,
            {to});
   }
 

@@ -301,6 +301,15 @@ auto const push_item_keyword = [](auto& ctx) {
   Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
   x3::_val(ctx).keywords.push_back(ast::Keyword{fusion::at_c<1>(a), fusion::at_c<3>(a), span});
 };
+// `name = [lhs] x [rhs]` (dot_general's dimension numbers): the List of
+// the two.
+auto const push_pair_keyword = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<5>(a));
+  Nodes pair{fusion::at_c<3>(a), fusion::at_c<4>(a)};
+  x3::_val(ctx).keywords.push_back(
+      ast::Keyword{fusion::at_c<1>(a), make(span, ast::List{constify(pair)}), span});
+};
 auto const push_keywords = [](auto& ctx) {
   for (ast::Keyword& k : x3::_attr(ctx))
     x3::_val(ctx).keywords.push_back(std::move(k));
@@ -636,6 +645,8 @@ auto const slice_text = x3::rule<class slice_text_class, std::string>{"slice ran
 auto const pretty_item =
     (operand[push_arg_node] >> -(pos >> slice_text >> here)[push_slice]) |
     ((pos >> symbol >> here)[set_target] >> '(' >> -(operand[push_arg_node] % ',') > ')') |
+    (pos >> bare_id >> here >> '=' >> plain_attr >> word("x") >> plain_attr >>
+     here)[push_pair_keyword] |
     (pos >> bare_id >> here >> '=' >> plain_attr)[push_item_keyword] |
     (!x3::lit('{') >> plain_attr[push_arg_node]);
 auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >> -(pretty_item % ',') >>

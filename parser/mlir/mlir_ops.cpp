@@ -576,6 +576,10 @@ public:
       return iota(site, node);
     case GraphOp::Reverse:
       return reverse(site, node);
+    case GraphOp::DotGeneral:
+    case GraphOp::Dot:
+      arity(site, 2);
+      return {dot_meaning(site, operand(site, 0), operand(site, 1), node)};
     }
     TEVAL_UNREACHABLE("graph op without a meaning");
   }

@@ -35,4 +35,10 @@ struct OpSite {
 std::vector<core::ValueType> meaning(const OpSite& site, const core::Graph& g,
                                      core::GraphNode& node);
 
+/// dot_general and dot (parser/mlir/mlir_dot.cpp): the result type of
+/// \p site over operands \p lhs and \p rhs, the dimension numbers decoded
+/// into \p node as lhs_batch, rhs_batch, lhs_contract and rhs_contract.
+core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
+                            const core::ValueType& rhs, core::GraphNode& node);
+
 } // namespace teval::parser::mlir_detail
