@@ -3,6 +3,8 @@
 #include "ops/decompose.h"
 
 #include "ops/dot.h"
+#include "ops/reduce.h"
+#include "ops/text.h"
 
 #include "core/error.h"
 #include "core/fault.h"
@@ -21,12 +23,7 @@ using core::GraphNode;
 using core::GraphOp;
 using core::Shape;
 
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i)
-    s += (i ? ", " : "") + items[i];
-  return s;
-}
+using detail::join;
 
 std::vector<std::string> axes(size_t rank) {
   std::vector<std::string> a;
@@ -96,6 +93,13 @@ private:
   }
 
   const core::ValueType& type(int v) const { return g_.values[static_cast<size_t>(v)]; }
+  // The value of \p v when a constant gives it, else null.
+  const core::Tensor* constant_of_value(int v) const {
+    for (const GraphNode& n : g_.nodes)
+      if (n.op == GraphOp::Constant && n.results[0] == v)
+        return &n.tensor_attr("value");
+    return nullptr;
+  }
   const core::ValueType& result_type() const { return type(node_->results[0]); }
   const std::string& result() const { return names_.at(node_->results[0]); }
   std::string operand(size_t i, const std::vector<std::string>& index) const {
@@ -824,6 +828,13 @@ private:
       return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                                 type(n.operands[1]), names_.at(n.operands[1]),
                                                 result_type(), result()));
+    case GraphOp::Reduce:
+      for (std::string& line : detail::reduce_statements(
+               n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),
+               constant_of_value(n.operands[1]), result_type(), result(),
+               [&](const std::string& s) { return helper(s); }))
+        emit(std::move(line));
+      return;
     case GraphOp::Softmax:
       return softmax(false);
     case GraphOp::LogSoftmax:

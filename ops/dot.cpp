@@ -1,6 +1,8 @@
 // dot_general's two meanings (see dot.h).
 #include "ops/dot.h"
 
+#include "ops/text.h"
+
 #include "core/interrupt.h"
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
@@ -50,13 +52,6 @@ Layout layout(const GraphNode& n, size_t lhs_rank, size_t rhs_rank) {
     l.rhs_of.push_back(d);
   }
   return l;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i)
-    s += (i ? ", " : "") + items[i];
-  return s;
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include "ops/dot.h"
 #include "ops/philox.h"
+#include "ops/reduce.h"
 
 #include "core/error.h"
 #include "core/format.h"
@@ -802,6 +803,8 @@ private:
     case GraphOp::DotGeneral:
     case GraphOp::Dot:
       return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
+    case GraphOp::Reduce:
+      return set(0, detail::reduce(n, in(0), in(1), result_type(0)));
     case GraphOp::Softmax:
       return set(0, softmax(false));
     case GraphOp::LogSoftmax:

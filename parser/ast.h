@@ -56,6 +56,7 @@ std::string_view spelling(BinaryOp op);
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
+struct Function;
 
 /// An identifier; may be qualified ("DType::Float").
 struct Name {
@@ -109,6 +110,9 @@ struct Call {
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
   bool method = false;
+  /// MLIR: the op's regions, each of one block, as functions of its
+  /// arguments (a reduce's body).
+  std::vector<std::shared_ptr<const Function>> regions = {};
 };
 struct List {
   std::vector<ExprPtr> items;

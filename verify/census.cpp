@@ -262,7 +262,13 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "dot_general with batching dimensions",
                           "dot_general with several contracting dimensions",
                           "dot_general with a result type of its own",
-                          "dot with a result type of its own"})
+                          "dot with a result type of its own",
+                          "reduce body = add",
+                          "reduce body = multiply",
+                          "reduce body = maximum",
+                          "reduce body = minimum",
+                          "reduce body = and",
+                          "reduce body = or"})
       c.push_back(std::string("attribute: ") + a);
     for (DType t : core::kAllDTypes)
       c.push_back("value: of " + std::string(core::name(t)));

@@ -126,7 +126,7 @@ private:
   static std::string dialect() { return chance(50) ? "stablehlo." : "mhlo."; }
 
   void op() {
-    switch (pick(0, 17)) {
+    switch (pick(0, 18)) {
     case 0:
     case 1: { // x op y, y an earlier value, an argument or a splat constant
       const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
@@ -234,6 +234,8 @@ private:
       return elementwise();
     case 16:
       return contraction();
+    case 17:
+      return reduction();
     default: { // rng_uniform: low, high, seed, offset
       DType t = float_dtype();
       std::string scalar = type_of(t, {}), word = type_of(DType::Int64, {});
@@ -679,6 +681,62 @@ private:
                                  "<precision HIGHEST>]"
                            : "") +
                "}" + types,
+           {to});
+  }
+
+  // reduce of one input over some of its dimensions (listed in any order)
+  // with a body of add, multiply, maximum, minimum (any type but i1 for
+  // add and multiply) or the logical and, or (i1), in the pretty `applies`
+  // form or with the body as a region; the initial value a constant (the
+  // body's identity, -0, infinities) or an argument.
+  void reduction() {
+    const bool logical = chance(15);
+    Val x = logical ? operand(DType::Bool) : operand(chance(30) ? DType::Bool : number_dtype());
+    std::vector<std::string> bodies = {"maximum", "minimum"};
+    if (x.dtype == DType::Bool)
+      bodies.insert(bodies.end(), {"and", "or"});
+    else
+      bodies.insert(bodies.end(), {"add", "multiply"});
+    const std::string body = one_of(bodies);
+    std::vector<int64_t> dims;
+    Val to{"", x.dtype, {}};
+    for (size_t d = 0; d < x.shape.size(); ++d)
+      if (chance(50))
+        dims.push_back(static_cast<int64_t>(d));
+      else
+        to.shape.push_back(x.shape[d]);
+    for (size_t i = dims.size(); i > 1; --i)
+      std::swap(dims[i - 1], dims[static_cast<size_t>(pick(0, static_cast<int>(i) - 1))]);
+    Val init{"", x.dtype, {}};
+    if (chance(30)) {
+      init = operand(x.dtype, &kScalar);
+    } else {
+      std::string value = x.dtype == DType::Bool ? (body == "and" ? "true" : "false")
+                          : core::is_float(x.dtype)
+                              ? one_of(std::vector<std::string>{"0.0", "-0.0", "1.0", "0xFF800000",
+                                                                "0x7F800000", "-2.5"})
+                              : one_of(std::vector<std::string>{"0", "1", "-1"});
+      if (value == "-1" && x.dtype == DType::UInt8)
+        value = "255";
+      if (value.starts_with("0x") && x.dtype != DType::Float32)
+        value = value == "0xFF800000" ? "-1.0e+04" : "1.0e+04";
+      init.name = define("stablehlo.constant dense<" + value + "> : " + type_of(init), {init})[0];
+      values_.back().read = true;
+    }
+    std::string types = " : (" + type_of(x) + ", " + type_of(init) + ") -> " + type_of(to);
+    if (chance(50)) {
+      define("stablehlo.reduce(" + x.name + " init: " + init.name + ") applies " + dialect() +
+                 body + " across dimensions = " + ints(dims, true) + types,
+             {to});
+      return;
+    }
+    std::string d = dialect(), scalar = type_of(x.dtype, {});
+    bool swapped = chance(50);
+    define("\"" + d + "reduce\"(" + x.name + ", " + init.name + ") ({\n  ^bb0(%lhs: " + scalar +
+               ", %rhs: " + scalar + "):\n    %r = \"" + d + body + "\"(" +
+               (swapped ? "%rhs, %lhs" : "%lhs, %rhs") + ") : (" + scalar + ", " + scalar +
+               ") -> " + scalar + "\n    \"" + d + "return\"(%r) : (" + scalar +
+               ") -> ()\n  }) {dimensions = " + ints(dims, false) + "}" + types,
            {to});
   }
 

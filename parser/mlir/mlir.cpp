@@ -215,6 +215,11 @@ private:
     node.op = site.op;
     node.operands = site.operands;
     node.span = site.span;
+    if (!site.call->regions.empty() && site.op != GraphOp::Reduce)
+      throw Error(ErrorKind::Unsupported, site.call->callee_span,
+                  "`" + site.call->callee +
+                      "` has a region; teval reads the regions of "
+                      "functions, modules and reduce");
     std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
     std::vector<const ast::Expr*> names = result_names(target);
     if (names.size() != results.size())

@@ -369,6 +369,20 @@ auto const push_slice = [](auto& ctx) {
         ast::Keyword{kNames[k], make(span, ast::List{constify(parts[k])}), span});
 };
 
+// `applies stablehlo.add` and `dimensions = [1]` of a pretty reduce: the
+// keywords `applies` (the op's name) and `dimensions`.
+auto const push_applies = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  x3::_val(ctx).keywords.push_back(
+      ast::Keyword{"applies", name_node(span, fusion::at_c<1>(a)), span});
+};
+auto const push_dimensions = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  x3::_val(ctx).keywords.push_back(ast::Keyword{"dimensions", fusion::at_c<1>(a), span});
+};
+
 // `@byteir.top_k(...)` in a pretty custom call: the target as the generic
 // form spells it.
 auto const set_target = [](auto& ctx) {
@@ -428,7 +442,18 @@ auto const push_result = [](auto& ctx) {
 };
 
 Node op_value(const Operation& op, Span span) {
-  Node call = make(span, ast::Call{op.name, op.name_span, op.args, op.keywords, false});
+  ast::Call c{op.name, op.name_span, op.args, op.keywords, false};
+  for (const Region& r : op.regions) {
+    if (r.size() != 1)
+      throw Error(ErrorKind::Unsupported, op.name_span,
+                  "`" + op.name + "` has a region of " + std::to_string(r.size()) +
+                      " blocks; teval reads regions of one block");
+    auto body = std::make_shared<ast::Function>();
+    body->params = r[0].args;
+    body->body = r[0].body;
+    c.regions.push_back(body);
+  }
+  Node call = make(span, std::move(c));
   if (!op.type)
     return call;
   return colon_call(span, op.type->span, call, op.type);
@@ -484,10 +509,6 @@ Statements op_statements(const Ctx& ctx, const Operation& op, const Results* res
     f.result_type = fn->args[1];
     return {stmt(span, std::move(f))};
   }
-  if (!op.regions.empty())
-    throw Error(ErrorKind::Unsupported, op.name_span,
-                "`" + op.name +
-                    "` has a region; teval reads regions only of functions and modules");
   Node value = op_value(op, span);
   if (!results)
     return {stmt(span, ast::ExprStmt{value})};
@@ -582,6 +603,7 @@ x3::rule<class operand_class, Node> const operand = "value";
 x3::rule<class operands_class, Nodes> const operands = "values";
 x3::rule<class generic_op_class, Operation> const generic_op = "operation";
 x3::rule<class pretty_op_class, Operation> const pretty_op = "operation";
+x3::rule<class reduce_applies_class, Operation> const reduce_applies = "reduce";
 x3::rule<class results_class, Results> const results = "results";
 x3::rule<class block_arg_class, ast::Param> const block_arg = "block argument";
 x3::rule<class block_class, Block> const block = "block";
@@ -600,7 +622,7 @@ auto const attr_name_def = bare_id | string_text;
 auto const type_word_def = opaque | bare_id;
 auto const number_text_def = float_text | int_text;
 auto const word_attr_def = symbol | opaque | bare_id;
-auto const operation_def = generic_op[set_val] | pretty_op[set_val];
+auto const operation_def = generic_op[set_val] | reduce_applies[set_val] | pretty_op[set_val];
 auto const tensor_type_def = (pos >> word("tensor") >> '<' >> pos >> dims_text >>
                               x3::expect[scalar_type] >> x3::expect['>'] >> here)[mk_tensor];
 auto const scalar_type_def = (pos >> type_word >> here)[mk_name_at];
@@ -649,6 +671,20 @@ auto const pretty_item =
      here)[push_pair_keyword] |
     (pos >> bare_id >> here >> '=' >> plain_attr)[push_item_keyword] |
     (!x3::lit('{') >> plain_attr[push_arg_node]);
+// stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions =
+// [1] : (T, U) -> V: operands x and c (several inputs: `(%x init: %c),
+// (%y init: %d)`, in that order).
+auto const reduce_name = x3::rule<class reduce_name_class, std::string>{"reduce"} =
+    x3::raw[x3::lit("stablehlo.reduce") | x3::lit("mhlo.reduce")];
+auto const reduce_applies_def = (pos >> reduce_name >> here)[set_op_name] >>
+                                (('(' >> operand[push_arg_node] >> word("init") >> ':' >>
+                                  operand[push_arg_node] >> ')') %
+                                 ',') >>
+                                word("applies") > (pos >> bare_id >> here)[push_applies] >
+                                word("across") > word("dimensions") > '=' >
+                                (pos >> plain_attr >> here)[push_dimensions] >
+                                -('{' > entries[push_keywords] > '}') >
+                                ':' > types[set_types] > here[set_end];
 auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >> -(pretty_item % ',') >>
                            -('{' > entries[push_keywords] > '}') >
                            ':' > types[set_types] > here[set_end];
@@ -690,9 +726,9 @@ BOOST_SPIRIT_DEFINE(balanced, angled, bare_id, value_def_name, value_use_name, s
                     string_text, float_text, int_text, type, tensor_type, scalar_type, type_list,
                     result_types, function_type, attribute, plain_attr, attr_list, array_items,
                     types, func_arg, dims_text, attr_name, type_word, number_text, number,
-                    word_attr, operation, entry, entries, operand, operands, generic_op, pretty_op,
-                    results, block_arg, block, region, statement, statements, return_stmt,
-                    func_parts, func_def, module_def, alias_def, program)
+                    word_attr, operation, entry, entries, operand, operands, generic_op,
+                    reduce_applies, pretty_op, results, block_arg, block, region, statement,
+                    statements, return_stmt, func_parts, func_def, module_def, alias_def, program)
 
 } // namespace
 

@@ -41,4 +41,10 @@ std::vector<core::ValueType> meaning(const OpSite& site, const core::Graph& g,
 core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
                             const core::ValueType& rhs, core::GraphNode& node);
 
+/// reduce (parser/mlir/mlir_reduce.cpp) of \p operands (input, initial
+/// value): the result type; the attributes dimensions (ascending) and body
+/// ("add", "multiply", "maximum", "minimum", "and", "or") into \p node.
+core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::ValueType>& operands,
+                               core::GraphNode& node);
+
 } // namespace teval::parser::mlir_detail

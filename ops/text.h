@@ -1,0 +1,17 @@
+// Pieces of einstein_v2 text the decompositions share. Internal to ops/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace teval::ops::detail {
+
+/// \p items joined by ", " (an index list, a where clause).
+inline std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i)
+    s += (i ? ", " : "") + items[i];
+  return s;
+}
+
+} // namespace teval::ops::detail
