@@ -724,14 +724,24 @@ private:
       values_.back().read = true;
     }
     std::string types = " : (" + type_of(x) + ", " + type_of(init) + ") -> " + type_of(to);
-    if (chance(50)) {
-      define("stablehlo.reduce(" + x.name + " init: " + init.name + ") applies " + dialect() +
-                 body + " across dimensions = " + ints(dims, true) + types,
-             {to});
-      return;
-    }
     std::string d = dialect(), scalar = type_of(x.dtype, {});
     bool swapped = chance(50);
+    switch (pick(0, 2)) {
+    case 0:
+      define("stablehlo.reduce(" + x.name + " init: " + init.name + ") applies " + d + body +
+                 " across dimensions = " + ints(dims, true) + types,
+             {to});
+      return;
+    case 1:
+      define("stablehlo.reduce(" + x.name + " init: " + init.name + ") across dimensions = " +
+                 ints(dims, true) + types + "\n   reducer(%lhs: " + scalar + ", %rhs: " + scalar +
+                 ") {\n    %r = stablehlo." + body + " " + (swapped ? "%rhs, %lhs" : "%lhs, %rhs") +
+                 " : " + scalar + "\n    stablehlo.return %r : " + scalar + "\n  }",
+             {to});
+      return;
+    default:
+      break;
+    }
     define("\"" + d + "reduce\"(" + x.name + ", " + init.name + ") ({\n  ^bb0(%lhs: " + scalar +
                ", %rhs: " + scalar + "):\n    %r = \"" + d + body + "\"(" +
                (swapped ? "%rhs, %lhs" : "%lhs, %rhs") + ") : (" + scalar + ", " + scalar +

@@ -604,6 +604,7 @@ x3::rule<class operands_class, Nodes> const operands = "values";
 x3::rule<class generic_op_class, Operation> const generic_op = "operation";
 x3::rule<class pretty_op_class, Operation> const pretty_op = "operation";
 x3::rule<class reduce_applies_class, Operation> const reduce_applies = "reduce";
+x3::rule<class reducer_class, Block> const reducer = "reducer";
 x3::rule<class results_class, Results> const results = "results";
 x3::rule<class block_arg_class, ast::Param> const block_arg = "block argument";
 x3::rule<class block_class, Block> const block = "block";
@@ -672,19 +673,25 @@ auto const pretty_item =
     (pos >> bare_id >> here >> '=' >> plain_attr)[push_item_keyword] |
     (!x3::lit('{') >> plain_attr[push_arg_node]);
 // stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions =
-// [1] : (T, U) -> V: operands x and c (several inputs: `(%x init: %c),
-// (%y init: %d)`, in that order).
+// [1] : (T, U) -> V, or with `across` alone and the body after the type,
+// `reducer(%a: T, %b: T) { ... }`: operands x and c (several inputs:
+// `(%x init: %c), (%y init: %d)`, in that order).
 auto const reduce_name = x3::rule<class reduce_name_class, std::string>{"reduce"} =
     x3::raw[x3::lit("stablehlo.reduce") | x3::lit("mhlo.reduce")];
-auto const reduce_applies_def = (pos >> reduce_name >> here)[set_op_name] >>
-                                (('(' >> operand[push_arg_node] >> word("init") >> ':' >>
-                                  operand[push_arg_node] >> ')') %
-                                 ',') >>
-                                word("applies") > (pos >> bare_id >> here)[push_applies] >
-                                word("across") > word("dimensions") > '=' >
-                                (pos >> plain_attr >> here)[push_dimensions] >
-                                -('{' > entries[push_keywords] > '}') >
-                                ':' > types[set_types] > here[set_end];
+auto const reducer_def = word("reducer") > '(' > (block_arg[push_block_arg] % ',') > ')' >
+                         *('(' > (block_arg[push_block_arg] % ',') > ')') >
+                         '{' > statements[push_statements] > '}';
+auto const push_reducer = [](auto& ctx) {
+  x3::_val(ctx).regions.push_back(Region{x3::_attr(ctx)});
+};
+auto const reduce_applies_def =
+    (pos >> reduce_name >> here)[set_op_name] >>
+    (('(' >> operand[push_arg_node] >> word("init") >> ':' >> operand[push_arg_node] >> ')') %
+     ',') >>
+    ((word("applies") > (pos >> bare_id >> here)[push_applies] > word("across")) | word("across")) >
+    word("dimensions") > '=' > (pos >> plain_attr >> here)[push_dimensions] >
+    -('{' > entries[push_keywords] > '}') > ':' > types[set_types] > here[set_end] >
+    -reducer[push_reducer];
 auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >> -(pretty_item % ',') >>
                            -('{' > entries[push_keywords] > '}') >
                            ':' > types[set_types] > here[set_end];
@@ -727,8 +734,9 @@ BOOST_SPIRIT_DEFINE(balanced, angled, bare_id, value_def_name, value_use_name, s
                     result_types, function_type, attribute, plain_attr, attr_list, array_items,
                     types, func_arg, dims_text, attr_name, type_word, number_text, number,
                     word_attr, operation, entry, entries, operand, operands, generic_op,
-                    reduce_applies, pretty_op, results, block_arg, block, region, statement,
-                    statements, return_stmt, func_parts, func_def, module_def, alias_def, program)
+                    reduce_applies, reducer, pretty_op, results, block_arg, block, region,
+                    statement, statements, return_stmt, func_parts, func_def, module_def, alias_def,
+                    program)
 
 } // namespace
 

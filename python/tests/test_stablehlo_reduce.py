@@ -63,6 +63,11 @@ def reduce_body(x, dims, body, out, form, init="%arg1"):
     if form == "pretty":
         op = (f"stablehlo.reduce(%arg0 init: {init}) applies stablehlo.{body} across "
               f"dimensions = {list(dims)} : {types}")
+    elif form == "reducer":
+        op = (f"stablehlo.reduce(%arg0 init: {init}) across dimensions = {list(dims)} : {types}\n"
+              f"   reducer(%a: {scalar}, %b: {scalar})  {{\n"
+              f"    %r = stablehlo.{body} %b, %a : {scalar}\n"
+              f"    stablehlo.return %r : {scalar}\n  }}")
     else:
         d = "mhlo" if form == "mhlo" else "stablehlo"
         op = (f'"{d}.reduce"(%arg0, {init}) ({{\n  ^bb0(%a: {scalar}, %b: {scalar}):\n'
@@ -86,7 +91,7 @@ def check(tmp_path, x, init, dims, body, form, engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("form", ["pretty", "generic", "mhlo"])
+@pytest.mark.parametrize("form", ["pretty", "generic", "mhlo", "reducer"])
 @pytest.mark.parametrize("body", ["add", "multiply", "maximum", "minimum"])
 def test_float_reductions(tmp_path, engine, form, body):
     r = rng(80)
@@ -129,7 +134,7 @@ def test_integers_and_i1(tmp_path, engine):
         for init in [True, False]:
             want = reduce_reference(p, np.bool_(init), [1], body)
             out = result_type(want.shape, np.bool_)
-            status, got, err = run(tmp_path, reduce_body(p, [1], body, out, "pretty"),
+            status, got, err = run(tmp_path, reduce_body(p, [1], body, out, "reducer"),
                                    [p, np.array(init)], out, engine)
             assert status == 0, err
             assert_bits(got, want)
