@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 namespace teval::parser {
@@ -93,18 +94,28 @@ std::string name_list(const std::vector<std::pair<std::string_view, GraphOp>>& o
 
 class Elaborator {
 public:
-  Elaborator(const ast::Function& fn, const std::map<std::string, InputType>& inputs)
-      : fn_(fn), inputs_(inputs) {}
+  Elaborator(const ast::Program& program, const ast::Function& fn,
+             const std::map<std::string, InputType>& inputs)
+      : program_(program), fn_(fn), inputs_(inputs) {}
 
   core::Graph run() {
     for (size_t i = 0; i < fn_.params.size(); ++i)
       argument(i);
+    body(fn_, [&](const ast::Return& r, Span span) { ret(r, span); });
+    return std::move(g_);
+  }
+
+private:
+  // The operations of \p fn (the entry, or a callee whose parameters are
+  // bound), its return given to \p on_return.
+  void body(const ast::Function& fn,
+            const std::function<void(const ast::Return&, Span)>& on_return) {
     bool returned = false;
-    for (const ast::StmtPtr& s : fn_.body) {
+    for (const ast::StmtPtr& s : fn.body) {
       if (returned)
         throw Error(ErrorKind::Syntax, s->span, "an operation after the function's return");
       if (const auto* r = std::get_if<ast::Return>(&s->node)) {
-        ret(*r, s->span);
+        on_return(*r, s->span);
         returned = true;
       } else if (const auto* a = std::get_if<ast::Assign>(&s->node)) {
         operation(*a->value, a->target.get());
@@ -115,9 +126,92 @@ public:
       }
     }
     if (!returned)
-      throw Error(ErrorKind::Syntax, fn_.body.empty() ? Span() : fn_.body.back()->span,
-                  "function @" + fn_.name + " does not return");
-    return std::move(g_);
+      throw Error(ErrorKind::Syntax, fn.body.empty() ? Span() : fn.body.back()->span,
+                  "function @" + fn.name + " does not return");
+  }
+
+  // `func.call @f(%a) : (T) -> U` (generic: `"func.call"(%a) <{callee =
+  // @f}>`): @f's operations inlined, its parameters bound to the operands
+  // and its returned values named by the call's results.
+  void call_function(const ast::Call& call, const ast::Call& typed, const ast::Expr* target) {
+    std::string name;
+    for (const ast::Keyword& k : call.keywords) {
+      if (const ast::Name* n = ast::as_name(*k.value); k.name == "callee" && n)
+        name = n->id.substr(n->id.starts_with("@") ? 1 : 0);
+      if (const ast::StringLit* t = ast::as_string(*k.value); k.name == "call_target_name" && t)
+        name = t->value;
+    }
+    if (name.empty())
+      throw Error(ErrorKind::Syntax, call.callee_span, "func.call needs its callee, @name");
+    const ast::Function* fn = nullptr;
+    for (const ast::StmtPtr& s : program_.statements)
+      if (const auto* f = std::get_if<ast::Function>(&s->node); f && f->name == name)
+        fn = f;
+    if (!fn || fn->body.empty())
+      throw Error(ErrorKind::Name, call.callee_span,
+                  "func.call of @" + name +
+                      (fn ? ", which the module declares without a body"
+                          : ", which the module does not define"));
+    if (fn == &fn_ || std::count(calls_.begin(), calls_.end(), name))
+      throw Error(ErrorKind::Unsupported, call.callee_span,
+                  "func.call of @" + name +
+                      " inside itself: teval reads calls that do not recurse");
+    if (call.args.size() != fn->params.size())
+      throw Error(ErrorKind::Shape, call.callee_span,
+                  "func.call passes " + std::to_string(call.args.size()) + " operands to @" + name +
+                      ", which takes " + std::to_string(fn->params.size()));
+    std::map<std::string, int> scope;
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      int v = use(*call.args[i]);
+      ValueType declared = tensor_type(*fn->params[i].type_expr);
+      if (!fits(declared, g_.values[static_cast<size_t>(v)]))
+        throw Error(ErrorKind::Shape, call.args[i]->span,
+                    "operand " + g_.value_names[static_cast<size_t>(v)] + " is " +
+                        type_string(g_.values[static_cast<size_t>(v)]) + ", but @" + name +
+                        " takes " + type_string(declared));
+      scope[fn->params[i].name] = v;
+    }
+    std::vector<int> results;
+    std::swap(scope, names_);
+    calls_.push_back(name);
+    body(*fn, [&](const ast::Return& r, Span span) {
+      const ast::Call* c = ast::as_call(*r.value);
+      std::vector<ValueType> declared;
+      if (fn->result_type)
+        for (const ast::ExprPtr& t : std::get<ast::Tuple>(fn->result_type->node).items)
+          declared.push_back(tensor_type(*t));
+      const auto& values = std::get<ast::Tuple>(c->args[0]->node).items;
+      if (values.size() != declared.size())
+        throw Error(ErrorKind::Shape, span,
+                    "function @" + name + " returns " + std::to_string(values.size()) +
+                        " values but declares " + std::to_string(declared.size()) + " results");
+      for (size_t i = 0; i < values.size(); ++i) {
+        results.push_back(use(*values[i]));
+        if (!fits(declared[i], g_.values[static_cast<size_t>(results.back())]))
+          throw Error(ErrorKind::Shape, values[i]->span,
+                      "returned value is " +
+                          type_string(g_.values[static_cast<size_t>(results.back())]) +
+                          ", declared " + type_string(declared[i]));
+      }
+    });
+    calls_.pop_back();
+    std::swap(scope, names_);
+    std::vector<const ast::Expr*> names = result_names(target);
+    const ast::Call* fn_type = ast::as_call(*typed.args[1]);
+    size_t declared = fn_type && fn_type->callee == "->"
+                          ? std::get<ast::Tuple>(fn_type->args[1]->node).items.size()
+                          : 1;
+    if (names.size() != results.size() || declared != results.size())
+      throw Error(ErrorKind::Shape, target ? target->span : call.callee_span,
+                  "func.call of @" + name + " gives " + std::to_string(results.size()) +
+                      " results; the call names " + std::to_string(names.size()) +
+                      " and its type declares " + std::to_string(declared));
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string& id = ast::as_name(*names[i])->id;
+      if (names_.count(id))
+        throw Error(ErrorKind::Name, names[i]->span, "value " + id + " is defined twice");
+      names_[id] = results[i];
+    }
   }
 
 private:
@@ -210,6 +304,10 @@ private:
   }
 
   void operation(const ast::Expr& value, const ast::Expr* target) {
+    const ast::Call* typed = ast::as_call(value);
+    const ast::Call* call = typed && typed->callee == ":" ? ast::as_call(*typed->args[0]) : nullptr;
+    if (call && (call->callee == "func.call" || call->callee == "call"))
+      return call_function(*call, *typed, target);
     OpSite site = read_site(value);
     GraphNode node;
     node.op = site.op;
@@ -257,10 +355,13 @@ private:
     for (const std::string_view dialect : {"mhlo.", "stablehlo."})
       if (call->callee.substr(0, dialect.size()) == dialect)
         site.name = call->callee.substr(dialect.size());
+    if (call->callee == "arith.constant") // a tensor constant, as stablehlo.constant
+      site.name = "constant";
     if (site.name.empty())
       throw Error(ErrorKind::Unsupported, call->callee_span,
                   "unknown operation `" + call->callee +
-                      "`; teval reads mhlo and stablehlo ops and ByteIR custom calls");
+                      "`; teval reads mhlo and stablehlo ops, ByteIR custom calls, func.call "
+                      "and arith.constant");
     for (const ast::ExprPtr& a : call->args) {
       const ast::Name* n = ast::as_name(*a);
       if (n && !n->id.empty() && n->id[0] == '%')
@@ -359,8 +460,10 @@ private:
     site.positional.clear();
   }
 
+  const ast::Program& program_;
   const ast::Function& fn_;
   const std::map<std::string, InputType>& inputs_;
+  std::vector<std::string> calls_; ///< the functions being inlined
   core::Graph g_;
   std::map<std::string, int> names_;
 };
@@ -382,7 +485,7 @@ std::vector<MlirArgument> mlir_arguments(const ast::Program& program, const std:
 
 core::Graph elaborate_mlir(const ast::Program& program, const std::string& entry,
                            const std::map<std::string, InputType>& inputs) {
-  return Elaborator(find_function(program, entry), inputs).run();
+  return Elaborator(program, find_function(program, entry), inputs).run();
 }
 
 } // namespace teval::parser
