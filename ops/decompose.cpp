@@ -3,6 +3,7 @@
 #include "ops/decompose.h"
 
 #include "ops/dot.h"
+#include "ops/pad.h"
 #include "ops/reduce.h"
 #include "ops/text.h"
 
@@ -828,6 +829,9 @@ private:
       return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                                 type(n.operands[1]), names_.at(n.operands[1]),
                                                 result_type(), result()));
+    case GraphOp::Pad:
+      return emit(detail::pad_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
+                                        names_.at(n.operands[1]), result_type(), result()));
     case GraphOp::Reduce:
       for (std::string& line : detail::reduce_statements(
                n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),

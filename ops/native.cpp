@@ -3,6 +3,7 @@
 #include "ops/native.h"
 
 #include "ops/dot.h"
+#include "ops/pad.h"
 #include "ops/philox.h"
 #include "ops/reduce.h"
 
@@ -803,6 +804,8 @@ private:
     case GraphOp::DotGeneral:
     case GraphOp::Dot:
       return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
+    case GraphOp::Pad:
+      return set(0, detail::pad(n, in(0), in(1), result_type(0)));
     case GraphOp::Reduce:
       return set(0, detail::reduce(n, in(0), in(1), result_type(0)));
     case GraphOp::Softmax:

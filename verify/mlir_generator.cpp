@@ -261,13 +261,15 @@ private:
     return pretty ? "[" + out + "]" : "array<i64" + std::string(v.empty() ? "" : ": ") + out + ">";
   }
 
-  // transpose, slice, reverse, concatenate: any element type, rank >= 1.
+  // transpose, slice, reverse, concatenate, pad: any element type, rank >= 1.
   void layout() {
     Val x = operand(std::nullopt, nullptr, 1);
     const size_t rank = x.shape.size();
     const bool pretty = chance(50);
     Val to = x;
-    switch (pick(0, 3)) {
+    switch (pick(0, 4)) {
+    case 4:
+      return pad(x);
     case 0: {
       std::vector<int64_t> perm(rank);
       std::iota(perm.begin(), perm.end(), 0);
@@ -336,6 +338,46 @@ private:
       return;
     }
     }
+  }
+
+  // pad of \p x by a constant or an argument: edge paddings in [-2, 2]
+  // (none removing more than the dimension has), interior in [0, 2].
+  void pad(const Val& x) {
+    const size_t rank = x.shape.size();
+    std::vector<int64_t> low(rank), high(rank), interior(rank);
+    Val to = x;
+    for (size_t d = 0; d < rank; ++d) {
+      interior[d] = chance(50) ? 0 : pick(1, 2);
+      int64_t spread = x.shape[d] + std::max<int64_t>(x.shape[d] - 1, 0) * interior[d];
+      low[d] = pick(-2, 2);
+      high[d] = pick(-2, 2);
+      while (spread + low[d] + high[d] < 0)
+        low[d] < 0 ? ++low[d] : ++high[d];
+      to.shape[d] = spread + low[d] + high[d];
+    }
+    Val value{"", x.dtype, {}};
+    if (chance(30)) {
+      value = operand(x.dtype, &kScalar);
+    } else {
+      value.name = define("stablehlo.constant dense<" +
+                              std::string(x.dtype == DType::Bool    ? "true"
+                                          : core::is_float(x.dtype) ? "-1.5"
+                                          : x.dtype == DType::UInt8 ? "7"
+                                                                    : "-3") +
+                              "> : " + type_of(value),
+                          {value})[0];
+      values_.back().read = true;
+    }
+    std::string types = " : (" + type_of(x) + ", " + type_of(value) + ") -> " + type_of(to);
+    if (chance(50))
+      define("stablehlo.pad " + x.name + ", " + value.name + ", low = " + ints(low, true) +
+                 ", high = " + ints(high, true) + ", interior = " + ints(interior, true) + types,
+             {to});
+    else
+      define("\"" + dialect() + "pad\"(" + x.name + ", " + value.name + ") {edge_padding_low = " +
+                 ints(low, false) + ", edge_padding_high = " + ints(high, false) +
+                 ", interior_padding = " + ints(interior, false) + "}" + types,
+             {to});
   }
 
   // compare (without TOTALORDER, which only the interpreter runs), select,

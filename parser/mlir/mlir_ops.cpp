@@ -580,6 +580,9 @@ public:
     case GraphOp::Dot:
       arity(site, 2);
       return {dot_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::Pad:
+      arity(site, 2);
+      return {pad_meaning(site, operand(site, 0), operand(site, 1), node)};
     case GraphOp::Reduce: {
       std::vector<ValueType> operands;
       for (size_t i = 0; i < site.operands.size(); ++i)

@@ -47,4 +47,9 @@ core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
 core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::ValueType>& operands,
                                core::GraphNode& node);
 
+/// pad (parser/mlir/mlir_pad.cpp) of \p x with the rank-0 \p value: the
+/// result type; the attributes low, high and interior into \p node.
+core::ValueType pad_meaning(const OpSite& site, const core::ValueType& x,
+                            const core::ValueType& value, core::GraphNode& node);
+
 } // namespace teval::parser::mlir_detail

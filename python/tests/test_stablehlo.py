@@ -376,3 +376,66 @@ def test_bitwise_forms_are_not_read_yet(tmp_path):
     status, _, err = run(tmp_path, f"  %0 = stablehlo.and %arg0, %arg0 : {t}\n  return %0 : {t}",
                          [v], t, "interp")
     assert status == 1 and "f.mlir:2:" in err and "bitwise one of integers is not read yet" in err
+
+
+def pad_reference(x, value, low, high, interior):
+    """The specification's rule, position by position: result[low + j *
+    (interior + 1)] = x[j], the padding value elsewhere."""
+    shape = [n + lo + hi + max(n - 1, 0) * it for n, lo, hi, it in zip(x.shape, low, high, interior)]
+    out = np.full(shape, value, x.dtype)
+    for j in np.ndindex(*x.shape):
+        at = tuple(lo + i * (it + 1) for i, lo, it in zip(j, low, interior))
+        if all(0 <= a < e for a, e in zip(at, shape)):
+            out[at] = x[j]
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("form", ["generic", "pretty"])
+def test_pad(tmp_path, engine, form):
+    r = rng(9)
+    x = r.integers(-50, 50, (3, 4)).astype(np.int32)
+    value = np.array(-7, np.int32)
+    for low, high, interior in [([0, 1], [2, 1], [1, 0]), ([-1, 0], [0, -2], [0, 2]),
+                                ([2, -3], [-1, 1], [2, 1]), ([0, 0], [0, 0], [0, 0])]:
+        want = pad_reference(x, value, low, high, interior)
+        out = tensor_type(want)
+        types = f"({tensor_type(x)}, tensor<i32>) -> {out}"
+        op = (f'"stablehlo.pad"(%arg0, %arg1) {{edge_padding_low = array<i64: {low[0]}, {low[1]}>, '
+              f"edge_padding_high = array<i64: {high[0]}, {high[1]}>, interior_padding = "
+              f"array<i64: {interior[0]}, {interior[1]}>}} : {types}" if form == "generic" else
+              f"stablehlo.pad %arg0, %arg1, low = {low}, high = {high}, interior = {interior} : "
+              f"{types}")
+        status, got, err = run(tmp_path, f"  %0 = {op}\n  return %0 : {out}", [x, value], out,
+                               engine)
+        assert status == 0, err
+        assert_bits(got, want)
+    # An empty operand is all padding; floats keep -0 and NaN.
+    e = np.zeros((0, 2), np.float32)
+    nan = np.array(np.nan, np.float32)
+    want = pad_reference(e, nan, [1, 0], [1, 1], [1, 0])
+    out = tensor_type(want)
+    op = (f"stablehlo.pad %arg0, %arg1, low = [1, 0], high = [1, 1], interior = [1, 0] : "
+          f"({tensor_type(e)}, tensor<f32>) -> {out}")
+    status, got, err = run(tmp_path, f"  %0 = {op}\n  return %0 : {out}", [e, nan], out, engine)
+    assert status == 0, err
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("op, message", [
+    ("stablehlo.pad %arg0, %arg1, low = [0, 0], high = [0, 0], interior = [-1, 0] : "
+     "(tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>", "it must be in [0, 2^31)"),
+    ("stablehlo.pad %arg0, %arg1, low = [-3, 0], high = [-2, 0], interior = [0, 0] : "
+     "(tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>", "removes more elements than it has"),
+    ("stablehlo.pad %arg0, %arg1, low = [0], high = [0], interior = [0] : "
+     "(tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>", "for each of the operand's 2"),
+    ("stablehlo.pad %arg0, %arg0, low = [0, 0], high = [0, 0], interior = [0, 0] : "
+     "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>", "pad's padding value is"),
+])
+def test_pad_errors_are_located(tmp_path, op, message):
+    x = np.zeros((4, 3), np.float32)
+    status, got, err = run(tmp_path, f"  %0 = {op}\n  return %0 : tensor<4x3xf32>",
+                           [x, np.array(0.0, np.float32)], "tensor<4x3xf32>", "interp")
+    assert status == 1 and got is None
+    assert "f.mlir:2:" in err and "error:" in err and "^" in err, err
+    assert message in err, err
