@@ -758,6 +758,15 @@ private:
       return binary("/");
     case GraphOp::Maximum:
       return assign(same(0) + ".call(`max`, [" + same(1) + "])");
+    case GraphOp::Power:
+      return assign(same(0) + ".call(`pow`, [" + same(1) + "])");
+    case GraphOp::Remainder:
+      return assign(same(0) + " - " + same(0) + " / " + same(1) + " * " + same(1));
+    case GraphOp::OptimizationBarrier:
+      for (size_t i = 0; i < n.results.size(); ++i)
+        statement(names_.at(n.results[i]), type(n.results[i]).shape, "=",
+                  operand(i, axes(type(n.results[i]).shape.size())));
+      return;
     case GraphOp::Minimum:
       return assign(same(0) + ".call(`min`, [" + same(1) + "])");
     case GraphOp::Negate:

@@ -720,6 +720,20 @@ private:
       return set(0, binary(Op::Div));
     case GraphOp::Maximum:
       return set(0, binary(Op::Max));
+    case GraphOp::Power:
+      return set(0, binary(Op::Pow));
+    case GraphOp::Remainder: { // lhs - (lhs / rhs) * rhs, the quotient truncated
+      DType t = result_type(0).dtype;
+      return set(0, map([&](const Scalar& x, int64_t i) {
+                   Scalar y = in(1).get(i);
+                   Scalar q = apply(Op::Div, {x, y}, t, i);
+                   return apply(Op::Sub, {x, apply(Op::Mul, {q, y}, t, i)}, t, i);
+                 }));
+    }
+    case GraphOp::OptimizationBarrier:
+      for (size_t i = 0; i < n.results.size(); ++i)
+        set(i, in(i));
+      return;
     case GraphOp::Minimum:
       return set(0, binary(Op::Min));
     case GraphOp::Negate:

@@ -129,8 +129,20 @@ private:
     switch (pick(0, 18)) {
     case 0:
     case 1: { // x op y, y an earlier value, an argument or a splat constant
-      const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
+      // (power of floats, remainder of integers); or an optimization_barrier
+      const char* ops[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", ""};
       Val x = operand(number_dtype());
+      ops[6] = core::is_float(x.dtype) ? "power" : "remainder";
+      if (chance(5)) {
+        Val y = operand(std::nullopt);
+        define(chance(50) ? "stablehlo.optimization_barrier " + x.name + ", " + y.name + " : " +
+                                type_of(x) + ", " + type_of(y)
+                          : "\"" + dialect() + "optimization_barrier\"(" + x.name + ", " + y.name +
+                                ") : (" + type_of(x) + ", " + type_of(y) + ") -> (" + type_of(x) +
+                                ", " + type_of(y) + ")",
+               {x, y});
+        return;
+      }
       std::string y;
       if (chance(30)) {
         std::string c = core::is_float(x.dtype)
@@ -140,7 +152,7 @@ private:
       } else {
         y = operand(x.dtype, &x.shape).name;
       }
-      define(dialect() + ops[pick(0, 5)] + " " + x.name + ", " + y + " : " + type_of(x), {x});
+      define(dialect() + ops[pick(0, 6)] + " " + x.name + ", " + y + " : " + type_of(x), {x});
       return;
     }
     case 2: { // unary math, or negate and abs of any type

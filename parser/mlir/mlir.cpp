@@ -383,6 +383,12 @@ private:
       ValueType t = tensor_type(*several->items[1]);
       site.declared_ins = {tensor_type(*several->items[0]), t, t};
       site.declared_outs.push_back(t);
+    } else if (several && site.name == "optimization_barrier") {
+      // `optimization_barrier %a, %b : tensor<f32>, tensor<4xf32>`: each
+      // operand's type, its result's too.
+      for (const ast::ExprPtr& t : several->items)
+        site.declared_ins.push_back(tensor_type(*t));
+      site.declared_outs = site.declared_ins;
     } else if (several) {
       throw Error(ErrorKind::Syntax, several->items[1]->span,
                   "one type, or a function type (operands) -> (results), after `:`");

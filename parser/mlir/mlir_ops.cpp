@@ -90,14 +90,30 @@ public:
     case GraphOp::Multiply:
     case GraphOp::Divide:
     case GraphOp::Maximum:
-    case GraphOp::Minimum: {
+    case GraphOp::Minimum:
+    case GraphOp::Power:
+    case GraphOp::Remainder: {
       arity(site, 2);
       only(site, {});
       const ValueType& a = one_type(site);
       if (a.dtype == DType::Bool && site.op != GraphOp::Maximum && site.op != GraphOp::Minimum)
         throw Error(ErrorKind::Type, site.span,
                     std::string(core::graph_op_name(site.op)) + " of i1 values is not defined");
+      if (site.op == GraphOp::Power && !core::is_float(a.dtype))
+        throw Error(ErrorKind::Unsupported, site.span,
+                    "power of " + type_string(a) + " is not read yet: teval reads it of floats");
+      if (site.op == GraphOp::Remainder && core::is_float(a.dtype))
+        throw Error(ErrorKind::Unsupported, site.span,
+                    "remainder of " + type_string(a) +
+                        " (fmod) is not read yet: teval reads it of integers");
       return {a};
+    }
+    case GraphOp::OptimizationBarrier: {
+      only(site, {});
+      std::vector<ValueType> all;
+      for (size_t i = 0; i < site.operands.size(); ++i)
+        all.push_back(operand(site, i));
+      return all;
     }
     case GraphOp::Negate:
     case GraphOp::Abs: {

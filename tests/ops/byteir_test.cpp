@@ -391,7 +391,7 @@ TEST(MlirElaboration, Errors) {
       "exponential, log, tanh, sqrt, rsqrt, convert, reshape, broadcast_in_dim, compare, select, "
       "clamp, transpose, slice, concatenate, iota, reverse, sine, cosine, tan, logistic, floor, "
       "ceil, round_nearest_even, round_nearest_afz, sign, is_finite, not, and, or, xor, "
-      "dot_general, dot, reduce, pad\n"
+      "dot_general, dot, reduce, pad, power, remainder, optimization_barrier\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
       "       ^~~~~~~~~~~~~\n");
   EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<?x8xf32>"),
