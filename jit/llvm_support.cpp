@@ -54,7 +54,8 @@ VectorRegisters x86_vector_registers(const std::string& features) {
   return {16, 16};
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize) {
+void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize,
+              bool slp) {
   m.getContext().setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -62,7 +63,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool 
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = vectorize && opt_level >= 2;
-  tuning.SLPVectorization = vectorize && opt_level >= 2;
+  tuning.SLPVectorization = vectorize && slp && opt_level >= 2;
   llvm::PassBuilder pb(&target, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

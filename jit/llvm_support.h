@@ -44,9 +44,10 @@ struct VectorRegisters {
 VectorRegisters x86_vector_registers(const std::string& features);
 
 /// Runs the new pass manager's O0-O3 pipeline (\p opt_level) on \p m for
-/// \p target, with loop and SLP vectorization from O2 unless \p vectorize
-/// is false.
-void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize = true);
+/// \p target, with loop vectorization from O2 unless \p vectorize is false,
+/// and SLP vectorization too unless \p slp is false.
+void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize = true,
+              bool slp = true);
 
 /// \p m as \p target's assembly or object file.
 std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type);
