@@ -99,6 +99,13 @@ const Tensor& GraphNode::tensor_attr(const std::string& name) const {
   return attr<Tensor>(*this, name);
 }
 
+const Tensor* constant_value(const Graph& g, int v) {
+  for (const GraphNode& n : g.nodes)
+    if (n.op == GraphOp::Constant && n.results[0] == v)
+      return &n.tensor_attr("value");
+  return nullptr;
+}
+
 std::string graph_input_name(size_t i) {
   return "arg" + std::to_string(i);
 }

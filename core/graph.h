@@ -74,6 +74,9 @@ struct Graph {
   std::vector<Span> input_spans, output_spans;
 };
 
+/// The value of \p v when a constant node of \p g defines it, else null.
+const Tensor* constant_value(const Graph& g, int v);
+
 /// The name teval gives input \p i ("arg0") and output \p i ("result0").
 std::string graph_input_name(size_t i);
 std::string graph_output_name(size_t i);

@@ -94,13 +94,6 @@ private:
   }
 
   const core::ValueType& type(int v) const { return g_.values[static_cast<size_t>(v)]; }
-  // The value of \p v when a constant gives it, else null.
-  const core::Tensor* constant_of_value(int v) const {
-    for (const GraphNode& n : g_.nodes)
-      if (n.op == GraphOp::Constant && n.results[0] == v)
-        return &n.tensor_attr("value");
-    return nullptr;
-  }
   const core::ValueType& result_type() const { return type(node_->results[0]); }
   const std::string& result() const { return names_.at(node_->results[0]); }
   std::string operand(size_t i, const std::vector<std::string>& index) const {
@@ -844,7 +837,7 @@ private:
     case GraphOp::Reduce:
       for (std::string& line : detail::reduce_statements(
                n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),
-               constant_of_value(n.operands[1]), result_type(), result(),
+               core::constant_value(g_, n.operands[1]), result_type(), result(),
                [&](const std::string& s) { return helper(s); }))
         emit(std::move(line));
       return;

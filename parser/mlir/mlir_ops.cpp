@@ -32,12 +32,7 @@ public:
 
   // ---- attribute access, each error at the attribute
   /// The value of \p v when a constant node defines it, else null.
-  const core::Tensor* constant_value(int v) const {
-    for (const GraphNode& n : g_.nodes)
-      if (n.op == GraphOp::Constant && n.results[0] == v)
-        return &n.tensor_attr("value");
-    return nullptr;
-  }
+  const core::Tensor* constant_value(int v) const { return core::constant_value(g_, v); }
 
   // ---- each op's meaning: its results' types and decoded attributes
 
