@@ -83,8 +83,9 @@ std::string read_stream(std::istream& in, uint64_t limit, const std::string& nam
   return out;
 }
 
-void OutputSet::add(const std::string& dir, const std::string& name, std::string bytes) {
-  files_.push_back({dir, name, std::move(bytes)});
+void OutputSet::add(const std::string& dir, const std::string& name, std::string head,
+                    std::span<const std::byte> body) {
+  files_.push_back({dir, name, std::move(head), body});
 }
 
 void OutputSet::commit() {
@@ -132,20 +133,22 @@ void OutputSet::commit() {
     if (fd < 0)
       fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(errno));
     temps.push_back(pattern);
-    const char* data = f.bytes.data();
-    size_t left = f.bytes.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, data, left);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        int e = errno;
-        ::close(fd);
-        fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(e));
+    auto write_all = [&](const char* data, size_t left) {
+      while (left > 0) {
+        ssize_t n = ::write(fd, data, left);
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n <= 0) {
+          int e = errno;
+          ::close(fd);
+          fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(e));
+        }
+        data += n;
+        left -= size_t(n);
       }
-      data += n;
-      left -= size_t(n);
-    }
+    };
+    write_all(f.head.data(), f.head.size());
+    write_all(reinterpret_cast<const char*>(f.body.data()), f.body.size());
     ::fchmod(fd, 0666 & ~mask);
     if (::close(fd) != 0)
       fail((dir / f.name).string(), std::string("cannot write file: ") + std::strerror(errno));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <istream>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,14 +62,18 @@ std::string read_stream(std::istream& in, uint64_t limit, const std::string& nam
 /// directories commit() created.
 class OutputSet {
 public:
-  /// Adds `dir/name` with contents \p bytes.
-  void add(const std::string& dir, const std::string& name, std::string bytes);
+  /// Adds `dir/name` with contents \p head followed by \p body. The body
+  /// is not copied (a tensor's elements after its .npy header): its memory
+  /// must stay valid until commit() returns.
+  void add(const std::string& dir, const std::string& name, std::string head,
+           std::span<const std::byte> body = {});
   /// Writes them all, or none; Error(Input) naming the file that failed.
   void commit();
 
 private:
   struct File {
-    std::string dir, name, bytes;
+    std::string dir, name, head;
+    std::span<const std::byte> body;
   };
   std::vector<File> files_;
 };

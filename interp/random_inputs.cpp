@@ -5,6 +5,7 @@
 #include "interp/interpreter.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace teval::interp {
 
@@ -92,15 +93,34 @@ core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint6
   // The count of integers in [int_lo, int_hi], modulo 2^64 (0 for the whole
   // int64 range, where every draw is in range).
   uint64_t count = static_cast<uint64_t>(bounds.int_hi) - static_cast<uint64_t>(bounds.int_lo) + 1;
+  // A draw that rounds up to hi is drawn again, so values stay below hi.
+  auto draw_float = [&](auto rounded) {
+    double v = 0;
+    do {
+      double u = static_cast<double>(rng.next() >> 11) * 0x1p-53; // [0, 1)
+      v = rounded(bounds.lo + u * (bounds.hi - bounds.lo));
+    } while (v >= bounds.hi);
+    return v;
+  };
+  // float32 and float64 stored as the machine's own: the values and the
+  // stream of draws are Scalar::of_float's, without a Scalar per element.
+  if (dtype == core::DType::Float32 || dtype == core::DType::Float64) {
+    std::byte* out = t.bytes().data();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (dtype == core::DType::Float32) {
+        auto v = static_cast<float>(draw_float([](double x) { return double(float(x)); }));
+        std::memcpy(out + i * 4, &v, 4);
+      } else {
+        double v = draw_float([](double x) { return x; });
+        std::memcpy(out + i * 8, &v, 8);
+      }
+    }
+    return t;
+  }
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (core::is_float(dtype)) {
-      // A draw that rounds up to hi is drawn again, so values stay below hi.
-      core::Scalar v;
-      do {
-        double u = static_cast<double>(rng.next() >> 11) * 0x1p-53; // [0, 1)
-        v = core::Scalar::of_float(dtype, bounds.lo + u * (bounds.hi - bounds.lo));
-      } while (v.f >= bounds.hi);
-      t.set(i, v);
+      t.set(i, core::Scalar::of_float(
+                   dtype, draw_float([&](double x) { return core::round_float(dtype, x); })));
     } else {
       uint64_t offset = count == 0 ? rng.next() : rng.below(count);
       t.set(i, core::Scalar::of_int(

@@ -274,6 +274,73 @@ TEST(Cli, RandomInputsAreSeeded) {
   EXPECT_NE(a.out, c.out);
 }
 
+// The documented stream (docs/SEMANTICS.md, "Random inputs"), computed here
+// as a plain loop: SplitMix64 seeded with seed * 0x9e3779b97f4a7c15 xor the
+// FNV-1a hash of the name; a float is lo + (next >> 11) * 2^-53 * (hi - lo)
+// rounded to the dtype (drawn again when it rounds up to hi); an integer
+// int_lo + next % count, redrawn above the largest multiple of count.
+TEST(Cli, SeededInputsFollowTheDocumentedStream) {
+  struct Stream {
+    uint64_t state;
+    uint64_t next() {
+      uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      return z ^ (z >> 31);
+    }
+  };
+  auto stream = [](uint64_t seed, const std::string& name) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char c : name)
+      h = (h ^ c) * 0x100000001b3ULL;
+    return Stream{seed * 0x9e3779b97f4a7c15ULL ^ h};
+  };
+  fs::path dir = test::scratch_dir("cli-seeded-stream");
+  Result r = teval("run -e 'o[N] = a[N] + b[N] + c[N] + d[N]' -i a=float32[300] -i "
+                   "b=float64[300] -i c=float16[300] -i d=int32[300] --seed 11 "
+                   "--save-inputs in -o out",
+                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Stream a = stream(11, "a"), b = stream(11, "b"), c = stream(11, "c"), d = stream(11, "d");
+  core::Tensor ta = core::read_npy((dir / "in/a.npy").string());
+  core::Tensor tb = core::read_npy((dir / "in/b.npy").string());
+  core::Tensor tc = core::read_npy((dir / "in/c.npy").string());
+  core::Tensor td = core::read_npy((dir / "in/d.npy").string());
+  const auto* fa = reinterpret_cast<const float*>(ta.bytes().data());
+  const auto* fb = reinterpret_cast<const double*>(tb.bytes().data());
+  const auto* hc = reinterpret_cast<const uint16_t*>(tc.bytes().data());
+  const auto* id = reinterpret_cast<const int32_t*>(td.bytes().data());
+  auto uniform = [](Stream& s) { return -1.0 + static_cast<double>(s.next() >> 11) * 0x1p-53 * 2; };
+  for (int i = 0; i < 300; ++i) {
+    float va = 1;
+    while (va >= 1)
+      va = static_cast<float>(uniform(a));
+    EXPECT_EQ(fa[i], va) << i;
+    EXPECT_EQ(fb[i], uniform(b)) << i;
+    // float16: the nearest of the 2^-11-spaced values in [-1, 1) near ±1
+    // (ties to even), checked through its bits: sign, exponent, mantissa.
+    double vc = 1;
+    while (vc >= 1) {
+      double u = uniform(c);
+      int e = 0;
+      std::frexp(u, &e);
+      double ulp = std::ldexp(1.0, std::max(e, -13) - 11);
+      vc = std::nearbyint(u / ulp) * ulp; // the default rounding: to nearest, ties to even
+    }
+    uint16_t bits = hc[i];
+    double m = (bits >> 10 & 0x1f) == 0
+                   ? std::ldexp(bits & 0x3ff, -24)
+                   : std::ldexp((bits & 0x3ff) | 0x400, (bits >> 10 & 0x1f) - 25);
+    EXPECT_EQ((bits & 0x8000) ? -m : m, vc) << i;
+    // [-10, 10]: 21 values.
+    uint64_t limit = UINT64_MAX - UINT64_MAX % 21, v = 0;
+    do
+      v = d.next();
+    while (v >= limit);
+    EXPECT_EQ(id[i], -10 + static_cast<int32_t>(v % 21)) << i;
+  }
+}
+
 TEST(Cli, SavesTheInputsARunUsed) {
   fs::path dir = test::scratch_dir("cli-save-inputs");
   std::string program = "run -e 'o[N] = x[N] * 2.0 + y[N]' -i x=float32[3] -i y=float32[3]";

@@ -321,6 +321,13 @@ void evaluate_within(const Options& o, const core::SourceFile& file,
 
 // `teval run FILE.mlir`: the native references on the interpreter, the
 // decomposition on the other engines.
+// `dir/name.npy` holding \p t, its elements written from the tensor itself:
+// \p t must outlive files.commit().
+void add_npy(core::OutputSet& files, const std::string& dir, const std::string& name,
+             const core::Tensor& t) {
+  files.add(dir, name + ".npy", core::npy_header(t.dtype(), t.shape()), t.bytes());
+}
+
 int run_mlir(const Options& o) {
   if (o.exact)
     throw UsageError{"--exact is not available for MLIR functions yet"};
@@ -345,10 +352,10 @@ int run_mlir(const Options& o) {
   core::OutputSet files;
   if (o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
-      files.add(*o.out_dir, core::graph_output_name(i) + ".npy", core::encode_npy(outputs[i]));
+      add_npy(files, *o.out_dir, core::graph_output_name(i), outputs[i]);
   if (o.save_inputs)
     for (size_t i = 0; i < inputs.size(); ++i)
-      files.add(*o.save_inputs, core::graph_input_name(i) + ".npy", core::encode_npy(inputs[i]));
+      add_npy(files, *o.save_inputs, core::graph_input_name(i), inputs[i]);
   files.commit();
   if (o.print || !o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
@@ -401,13 +408,11 @@ int run(const Options& o) {
   core::OutputSet files;
   if (o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
-      files.add(*o.out_dir, kernel.tensors[kernel.outputs[i]].name + ".npy",
-                core::encode_npy(outputs[i]));
+      add_npy(files, *o.out_dir, kernel.tensors[kernel.outputs[i]].name, outputs[i]);
   std::vector<int> ids = interp::input_ids(kernel);
   if (o.save_inputs)
     for (size_t i = 0; i < inputs.size(); ++i)
-      files.add(*o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name + ".npy",
-                core::encode_npy(inputs[i]));
+      add_npy(files, *o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name, inputs[i]);
   files.commit();
   if (o.print || !o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
