@@ -2,6 +2,7 @@
 // ByteIR section of docs/SEMANTICS.md).
 #include "ops/decompose.h"
 
+#include "ops/bits.h"
 #include "ops/dot.h"
 #include "ops/pad.h"
 #include "ops/reduce.h"
@@ -825,6 +826,18 @@ private:
     case GraphOp::And:
     case GraphOp::Or:
     case GraphOp::Xor:
+    case GraphOp::ShiftLeft:
+    case GraphOp::ShiftRightArithmetic:
+    case GraphOp::ShiftRightLogical:
+    case GraphOp::Popcnt:
+    case GraphOp::CountLeadingZeros:
+      if (detail::is_bit_op(n.op, result_type().dtype)) {
+        for (std::string& line : detail::bit_op_statements(
+                 n, names_.at(n.operands[0]), n.operands.size() > 1 ? names_.at(n.operands[1]) : "",
+                 result_type(), result(), [&](const std::string& s) { return helper(s); }))
+          emit(std::move(line));
+        return;
+      }
       return logic();
     case GraphOp::DotGeneral:
     case GraphOp::Dot:

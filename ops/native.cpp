@@ -2,6 +2,7 @@
 // section of docs/SEMANTICS.md).
 #include "ops/native.h"
 
+#include "ops/bits.h"
 #include "ops/dot.h"
 #include "ops/pad.h"
 #include "ops/philox.h"
@@ -814,6 +815,14 @@ private:
     case GraphOp::And:
     case GraphOp::Or:
     case GraphOp::Xor:
+    case GraphOp::ShiftLeft:
+    case GraphOp::ShiftRightArithmetic:
+    case GraphOp::ShiftRightLogical:
+    case GraphOp::Popcnt:
+    case GraphOp::CountLeadingZeros:
+      if (detail::is_bit_op(n.op, in(0).dtype()))
+        return set(
+            0, detail::bit_op(n, in(0), n.operands.size() > 1 ? &in(1) : nullptr, result_type(0)));
       return set(0, logic());
     case GraphOp::DotGeneral:
     case GraphOp::Dot:

@@ -268,7 +268,10 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "reduce body = maximum",
                           "reduce body = minimum",
                           "reduce body = and",
-                          "reduce body = or"})
+                          "reduce body = or",
+                          "and of integers",
+                          "or of integers",
+                          "xor of integers"})
       c.push_back(std::string("attribute: ") + a);
     for (DType t : core::kAllDTypes)
       c.push_back("value: of " + std::string(core::name(t)));
@@ -321,6 +324,12 @@ std::vector<std::string> constructs_of(const core::Graph& g) {
       if (g.values[static_cast<size_t>(n.results[0])].dtype !=
           g.values[static_cast<size_t>(n.operands[0])].dtype)
         attribute("with a result type of its own");
+      break;
+    case core::GraphOp::And:
+    case core::GraphOp::Or:
+    case core::GraphOp::Xor:
+      if (g.values[static_cast<size_t>(n.operands[0])].dtype != core::DType::Bool)
+        attribute("of integers");
       break;
     case core::GraphOp::Resize:
       attribute(core::is_float(g.values[static_cast<size_t>(n.operands.at(1))].dtype) ? "by scales"

@@ -453,7 +453,8 @@ private:
   }
 
   // The other elementwise ops: float functions and roundings, sign,
-  // is_finite, not, and the logical and, or, xor of i1 values.
+  // is_finite, not, the logical and, or, xor of i1 values and the bitwise
+  // ones of integers, the shifts, popcnt and count_leading_zeros.
   void elementwise() {
     const bool pretty = chance(50);
     auto unary = [&](const std::string& op, const Val& x, const Val& to) {
@@ -462,7 +463,27 @@ private:
                  " : (" + type_of(x) + ") -> " + type_of(to),
              {to});
     };
-    switch (pick(0, 4)) {
+    auto binary = [&](const std::string& op, const Val& x, const Val& y) {
+      define((pretty ? "stablehlo." + op + " " + x.name + ", " + y.name
+                     : "\"" + dialect() + op + "\"(" + x.name + ", " + y.name + ")") +
+                 " : (" + type_of(x) + ", " + type_of(x) + ") -> " + type_of(x),
+             {x});
+    };
+    switch (pick(0, 6)) {
+    case 4: { // and, or, xor of integers: every bit pattern of the inputs
+      const char* ops[] = {"and", "or", "xor"};
+      Val x = operand(one_of(kIntegerDTypes));
+      return binary(ops[pick(0, 2)], x, operand(x.dtype, &x.shape));
+    }
+    case 5: { // amounts in and out of [0, width), negative ones too
+      const char* ops[] = {"shift_left", "shift_right_arithmetic", "shift_right_logical"};
+      Val x = operand(one_of(kIntegerDTypes));
+      return binary(ops[pick(0, 2)], x, operand(x.dtype, &x.shape));
+    }
+    case 6: {
+      Val x = operand(one_of(kIntegerDTypes));
+      return unary(chance(50) ? "popcnt" : "count_leading_zeros", x, x);
+    }
     case 0: {
       const char* ops[] = {"sine",
                            "cosine",
@@ -487,12 +508,7 @@ private:
     default: {
       const char* ops[] = {"and", "or", "xor"};
       Val x = operand(DType::Bool);
-      Val y = operand(DType::Bool, &x.shape);
-      define((pretty ? "stablehlo." + std::string(ops[pick(0, 2)]) + " " + x.name + ", " + y.name
-                     : "\"" + dialect() + ops[pick(0, 2)] + "\"(" + x.name + ", " + y.name + ")") +
-                 " : (" + type_of(x) + ", " + type_of(x) + ") -> " + type_of(x),
-             {x});
-      return;
+      return binary(ops[pick(0, 2)], x, operand(DType::Bool, &x.shape));
     }
     }
   }

@@ -143,11 +143,25 @@ public:
       arity(site, 2);
       only(site, {});
       const ValueType& a = one_type(site);
-      if (a.dtype != DType::Bool)
-        throw Error(ErrorKind::Unsupported, site.span,
-                    std::string(core::graph_op_name(site.op)) + " of " + type_string(a) +
-                        ": teval reads the logical form, of i1 values; the bitwise one of "
-                        "integers is not read yet");
+      if (core::is_float(a.dtype))
+        throw Error(ErrorKind::Type, site.span,
+                    std::string(core::graph_op_name(site.op)) +
+                        " takes i1 or integer values, not " + type_string(a));
+      return {a};
+    }
+    case GraphOp::ShiftLeft:
+    case GraphOp::ShiftRightArithmetic:
+    case GraphOp::ShiftRightLogical:
+    case GraphOp::Popcnt:
+    case GraphOp::CountLeadingZeros: {
+      const bool shift = site.op != GraphOp::Popcnt && site.op != GraphOp::CountLeadingZeros;
+      arity(site, shift ? 2 : 1);
+      only(site, {});
+      const ValueType& a = shift ? one_type(site) : operand(site, 0);
+      if (!core::is_integer(a.dtype) || a.dtype == DType::Bool)
+        throw Error(ErrorKind::Type, site.span,
+                    std::string(core::graph_op_name(site.op)) + " takes integer values, not " +
+                        type_string(a));
       return {a};
     }
     case GraphOp::Sine:

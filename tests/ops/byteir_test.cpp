@@ -391,6 +391,7 @@ TEST(MlirElaboration, Errors) {
       "exponential, log, tanh, sqrt, rsqrt, convert, reshape, broadcast_in_dim, compare, select, "
       "clamp, transpose, slice, concatenate, iota, reverse, sine, cosine, tan, logistic, floor, "
       "ceil, round_nearest_even, round_nearest_afz, sign, is_finite, not, and, or, xor, "
+      "shift_left, shift_right_arithmetic, shift_right_logical, popcnt, count_leading_zeros, "
       "dot_general, dot, reduce, pad, power, remainder, optimization_barrier\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
       "       ^~~~~~~~~~~~~\n");
