@@ -7,6 +7,7 @@
 #include "ops/pad.h"
 #include "ops/reduce.h"
 #include "ops/text.h"
+#include "ops/triangular_solve.h"
 
 #include "core/error.h"
 #include "core/fault.h"
@@ -847,6 +848,12 @@ private:
     case GraphOp::Pad:
       return emit(detail::pad_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                         names_.at(n.operands[1]), result_type(), result()));
+    case GraphOp::TriangularSolve:
+      for (std::string& line : detail::triangular_solve_statements(
+               n, names_.at(n.operands[0]), names_.at(n.operands[1]), result_type(), result(),
+               [&](const std::string& s) { return helper(s); }))
+        emit(std::move(line));
+      return;
     case GraphOp::Reduce:
       for (std::string& line : detail::reduce_statements(
                n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),

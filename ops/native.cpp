@@ -7,6 +7,7 @@
 #include "ops/pad.h"
 #include "ops/philox.h"
 #include "ops/reduce.h"
+#include "ops/triangular_solve.h"
 
 #include "core/error.h"
 #include "core/format.h"
@@ -829,6 +830,8 @@ private:
       return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
     case GraphOp::Pad:
       return set(0, detail::pad(n, in(0), in(1), result_type(0)));
+    case GraphOp::TriangularSolve:
+      return set(0, detail::triangular_solve(n, in(0), in(1), result_type(0)));
     case GraphOp::Reduce:
       return set(0, detail::reduce(n, in(0), in(1), result_type(0)));
     case GraphOp::Softmax:

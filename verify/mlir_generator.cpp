@@ -635,11 +635,35 @@ private:
            {to});
   }
 
+  // triangular_solve of floats: a batch of square matrices (extents 0 to
+  // 4), every side, triangle, diagonal and transposition.
+  void triangular_solve() {
+    DType t = float_dtype();
+    core::Shape batch(static_cast<size_t>(pick(0, 1)), pick(1, 2));
+    int64_t n = chance(8) ? 0 : pick(1, 4), k = chance(8) ? 0 : pick(1, 3);
+    const bool left = chance(50);
+    core::Shape as = batch, bs = batch;
+    as.insert(as.end(), {n, n});
+    bs.insert(bs.end(), {left ? n : k, left ? k : n});
+    Val a = operand(t, &as), b = operand(t, &bs);
+    const char* transposes[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
+    std::string d = dialect();
+    auto flag = [](bool v) { return v ? "true" : "false"; };
+    define("\"" + d + "triangular_solve\"(" + a.name + ", " + b.name +
+               ") {left_side = " + flag(left) + ", lower = " + flag(chance(50)) +
+               ", unit_diagonal = " + flag(chance(30)) + ", transpose_a = #" +
+               d.substr(0, d.size() - 1) + "<transpose " + transposes[pick(0, 2)] + ">} : (" +
+               type_of(a) + ", " + type_of(b) + ") -> " + type_of(b),
+           {b});
+  }
+
   // dot_general (the generic form's #stablehlo.dot or #mhlo.dot, or the
   // pretty `batching_dims = [..] x [..]`) over operands whose batching,
   // contracting and free dimensions are in random places, sometimes with a
-  // result type of its own; or dot of ranks 1 and 2.
+  // result type of its own; or dot of ranks 1 and 2; or triangular_solve.
   void contraction() {
+    if (chance(15))
+      return triangular_solve();
     DType t = number_dtype();
     DType out = t;
     if (chance(20))

@@ -58,6 +58,23 @@ double float_attr(const OpSite& site, const std::string& name) {
   return *v;
 }
 
+std::optional<std::string> enum_word(const OpSite& site, const std::string& name, size_t at) {
+  const ast::Expr* e = find(site, name, false);
+  if (!e && at < site.positional.size())
+    e = site.positional[at];
+  if (!e)
+    return std::nullopt;
+  const ast::Name* n = ast::as_name(*e);
+  std::string word = n ? n->id : "";
+  if (word.starts_with("#") && word.ends_with(">")) {
+    size_t from = word.find_last_of(" <", word.size() - 2);
+    word = word.substr(from + 1, word.size() - from - 2);
+  }
+  if (word.empty())
+    throw Error(ErrorKind::Type, e->span, "`" + name + "` must be a word such as GT");
+  return word;
+}
+
 bool bool_attr(const OpSite& site, const std::string& name, bool fallback) {
   const ast::Expr* e = find(site, name, false);
   if (!e)

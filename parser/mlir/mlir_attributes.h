@@ -30,5 +30,8 @@ std::optional<std::string> string_attr(const OpSite& site, const std::string& na
 int64_t axis_attr(const OpSite& site, const std::string& name, size_t rank);
 /// `[1, 2]`, `array<i64: 1, 2>` or `dense<[1, 2]> : tensor<2xi64>`.
 std::vector<int64_t> ints_attr(const OpSite& site, const std::string& name);
+/// An enum's word: `GT` written after the op (the pretty form, the
+/// \p at-th such word) or `name = #stablehlo<comparison_direction GT>`.
+std::optional<std::string> enum_word(const OpSite& site, const std::string& name, size_t at);
 
 } // namespace teval::parser::mlir_detail

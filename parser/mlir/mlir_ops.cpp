@@ -608,6 +608,9 @@ public:
     case GraphOp::Pad:
       arity(site, 2);
       return {pad_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::TriangularSolve:
+      arity(site, 2);
+      return {triangular_solve_meaning(site, operand(site, 0), operand(site, 1), node)};
     case GraphOp::Reduce: {
       std::vector<ValueType> operands;
       for (size_t i = 0; i < site.operands.size(); ++i)
@@ -619,25 +622,6 @@ public:
   }
 
   // ---- the stablehlo ops beyond the elementwise ones (docs/BYTEIR.md)
-
-  // An enum attribute: `GT` written after the op (the pretty form, the
-  // \p at-th such word) or `name = #stablehlo<comparison_direction GT>`.
-  std::optional<std::string> enum_word(const OpSite& site, const std::string& name, size_t at) {
-    const ast::Expr* e = find(site, name, false);
-    if (!e && at < site.positional.size())
-      e = site.positional[at];
-    if (!e)
-      return std::nullopt;
-    const ast::Name* n = ast::as_name(*e);
-    std::string word = n ? n->id : "";
-    if (word.starts_with("#") && word.ends_with(">")) {
-      size_t from = word.find_last_of(" <", word.size() - 2);
-      word = word.substr(from + 1, word.size() - from - 2);
-    }
-    if (word.empty())
-      throw Error(ErrorKind::Type, e->span, "`" + name + "` must be a word such as GT");
-    return word;
-  }
 
   // Rank-0 or the same shape as operand \p like: select's pred, clamp's
   // bounds.

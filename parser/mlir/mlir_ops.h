@@ -52,4 +52,10 @@ core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::Value
 core::ValueType pad_meaning(const OpSite& site, const core::ValueType& x,
                             const core::ValueType& value, core::GraphNode& node);
 
+/// triangular_solve (parser/mlir/mlir_triangular_solve.cpp) of \p a and
+/// \p b: the result type; the attributes left_side, lower, unit_diagonal
+/// and transpose_a into \p node.
+core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueType& a,
+                                         const core::ValueType& b, core::GraphNode& node);
+
 } // namespace teval::parser::mlir_detail

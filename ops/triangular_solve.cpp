@@ -1,0 +1,164 @@
+// triangular_solve's two meanings (see triangular_solve.h).
+#include "ops/triangular_solve.h"
+
+#include "ops/text.h"
+
+#include "core/interrupt.h"
+#include "core/scalar_ops.h"
+
+namespace teval::ops::detail {
+
+namespace {
+
+using core::Scalar;
+
+// The system as equations over unknowns p, q in [0, n): the coefficient of
+// unknown q in equation p is op(a)[p][q] on the left side (op(a) X = b),
+// op(a)[q][p] on the right (X op(a) = b: the columns of X), where op(a) is
+// a or its transpose. The system is solved forward (p ascending, each
+// equation using the unknowns q < p) when that coefficient matrix is lower
+// triangular, else backward.
+struct System {
+  bool left, transpose, forward, unit;
+  int64_t n;
+
+  explicit System(const core::GraphNode& g, int64_t extent) : n(extent) {
+    left = g.bool_attr("left_side");
+    transpose = g.string_attr("transpose_a") != "NO_TRANSPOSE"; // ADJOINT of reals too
+    bool lower = g.bool_attr("lower") != transpose;             // op(a)'s triangle
+    forward = left == lower;
+    unit = g.bool_attr("unit_diagonal");
+  }
+  // a's (row, column) holding the coefficient of unknown q in equation p.
+  std::pair<int64_t, int64_t> coefficient(int64_t p, int64_t q) const {
+    int64_t r = left ? p : q, c = left ? q : p; // in op(a)
+    return transpose ? std::pair{c, r} : std::pair{r, c};
+  }
+  // The unknowns equation p uses, in ascending order: [first, first + count).
+  int64_t first(int64_t p) const { return forward ? 0 : p + 1; }
+  int64_t count(int64_t p) const { return forward ? p : n - p - 1; }
+  int64_t step(int64_t k) const { return forward ? k : n - 1 - k; }
+};
+
+std::vector<std::string> axes(size_t rank) {
+  std::vector<std::string> a;
+  for (size_t i = 0; i < rank; ++i)
+    a.push_back("D" + std::to_string(i));
+  return a;
+}
+
+} // namespace
+
+core::Tensor triangular_solve(const core::GraphNode& g, const core::Tensor& a,
+                              const core::Tensor& b, const core::ValueType& result) {
+  const core::DType t = result.dtype;
+  const size_t rank = result.shape.size();
+  const int64_t n = a.shape()[rank - 1];
+  const System s(g, n);
+  // b and X as [batch][unknown p][k]: on the left side p is the row
+  // (axis rank - 2), on the right the column (rank - 1).
+  const int64_t rows = result.shape[rank - 2], cols = result.shape[rank - 1];
+  const int64_t others = s.left ? cols : rows;
+  const int64_t batches =
+      rows * cols == 0 ? 0 : core::checked_numel(result.shape).value_or(0) / (rows * cols);
+  auto at = [&](int64_t batch, int64_t p, int64_t k) {
+    return batch * rows * cols + (s.left ? p * cols + k : k * cols + p);
+  };
+  auto coef = [&](int64_t batch, int64_t p, int64_t q) {
+    auto [r, c] = s.coefficient(p, q);
+    return a.get(batch * n * n + r * n + c);
+  };
+  core::Tensor x(t, result.shape);
+  const Scalar zero = Scalar::of_float(t, 0.0);
+  for (int64_t batch = 0; batch < batches; ++batch)
+    for (int64_t k = 0; k < others; ++k)
+      for (int64_t step = 0; step < n; ++step) {
+        core::poll_interrupt();
+        const int64_t p = s.step(step);
+        Scalar sum = zero;
+        for (int64_t q = s.first(p); q < s.first(p) + s.count(p); ++q) {
+          Scalar product[2] = {coef(batch, p, q), x.get(at(batch, q, k))};
+          sum = core::combine(core::Aggregation::Sum, sum,
+                              core::apply(core::Op::Mul, product, t, core::Overflow::Wrap));
+        }
+        Scalar v = b.get(at(batch, p, k));
+        if (s.count(p) > 0) {
+          Scalar difference[2] = {v, sum};
+          v = core::apply(core::Op::Sub, difference, t, core::Overflow::Wrap);
+        }
+        if (!s.unit) {
+          Scalar quotient[2] = {v, coef(batch, p, p)};
+          v = core::apply(core::Op::Div, quotient, t, core::Overflow::Wrap);
+        }
+        x.set(at(batch, p, k), v);
+      }
+  return x;
+}
+
+std::vector<std::string>
+triangular_solve_statements(const core::GraphNode& g, const std::string& a_name,
+                            const std::string& b_name, const core::ValueType& result,
+                            const std::string& target,
+                            const std::function<std::string(const std::string&)>& helper) {
+  const size_t rank = result.shape.size();
+  const int64_t n = result.shape[rank - (g.bool_attr("left_side") ? 2 : 1)];
+  const System s(g, n);
+  const size_t p_axis = s.left ? rank - 2 : rank - 1; // the unknowns' axis of X and b
+  const std::vector<std::string> all = axes(rank);
+  std::vector<std::string> where;
+  for (size_t d = 0; d < rank; ++d)
+    where.push_back(all[d] + " in " + std::to_string(result.shape[d]));
+  auto with = [&](std::vector<std::string> index, size_t axis, const std::string& v) {
+    index[axis] = v;
+    return index;
+  };
+  // a[batch.., row, column] of the coefficient (p, q).
+  auto coef = [&](const std::string& p, const std::string& q) {
+    std::vector<std::string> index(all.begin(), all.end() - 2);
+    std::string r = s.left ? p : q, c = s.left ? q : p;
+    index.push_back(s.transpose ? c : r);
+    index.push_back(s.transpose ? r : c);
+    return a_name + "[" + join(index) + "]";
+  };
+  std::vector<std::string> lines;
+  if (n == 0 || core::checked_numel(result.shape).value_or(0) == 0) {
+    lines.push_back(target + "[" + join(all) + "] = " + b_name + "[" + join(all) + "]" +
+                    (where.empty() ? "" : " where " + join(where)));
+    return lines;
+  }
+  // The sum's index space: X's without the unknown's axis, and J over the
+  // unknowns used.
+  std::vector<std::string> kept, kept_where;
+  for (size_t d = 0; d < rank; ++d)
+    if (d != p_axis) {
+      kept.push_back(all[d]);
+      kept_where.push_back(where[d]);
+    }
+  std::string previous;
+  for (int64_t step = 0; step < n; ++step) {
+    const int64_t p = s.step(step);
+    const std::string ps = std::to_string(p);
+    std::string value = b_name + "[" + join(with(all, p_axis, ps)) + "]";
+    if (s.count(p) > 0) {
+      std::string sum = helper("sum" + std::to_string(step));
+      std::string q = s.first(p) ? "J + " + std::to_string(s.first(p)) : "J";
+      std::vector<std::string> sum_where = kept_where;
+      sum_where.push_back("J in " + std::to_string(s.count(p)));
+      lines.push_back(sum + "[" + join(kept) + "] +=! " + coef(ps, q) + " * " + previous + "[" +
+                      join(with(all, p_axis, q)) + "] where " + join(sum_where));
+      value = "(" + value + " - " + sum + "[" + join(kept) + "])";
+    }
+    if (!s.unit)
+      value = "(" + value + " / " + coef(ps, ps) + ")";
+    std::string solved = step + 1 == n ? target : helper("solved" + std::to_string(step));
+    std::string rest = previous.empty()
+                           ? "const(0, dtype=`" + std::string(core::name(result.dtype)) + "`)"
+                           : previous + "[" + join(all) + "]";
+    lines.push_back(solved + "[" + join(all) + "] = " + value + ".when([" + all[p_axis] +
+                    " == " + ps + "], " + rest + ") where " + join(where));
+    previous = solved;
+  }
+  return lines;
+}
+
+} // namespace teval::ops::detail
