@@ -4,6 +4,7 @@
 
 #include "ops/bits.h"
 #include "ops/dot.h"
+#include "ops/dynamic_slice.h"
 #include "ops/pad.h"
 #include "ops/reduce.h"
 #include "ops/text.h"
@@ -848,6 +849,16 @@ private:
     case GraphOp::Pad:
       return emit(detail::pad_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                         names_.at(n.operands[1]), result_type(), result()));
+    case GraphOp::DynamicSlice:
+    case GraphOp::DynamicUpdateSlice: {
+      std::vector<std::string> names;
+      std::vector<core::ValueType> types;
+      for (int v : n.operands) {
+        names.push_back(names_.at(v));
+        types.push_back(type(v));
+      }
+      return emit(detail::dynamic_slice_statement(n, names, types, result_type(), result()));
+    }
     case GraphOp::TriangularSolve:
       for (std::string& line : detail::triangular_solve_statements(
                n, names_.at(n.operands[0]), names_.at(n.operands[1]), result_type(), result(),

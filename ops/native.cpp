@@ -4,6 +4,7 @@
 
 #include "ops/bits.h"
 #include "ops/dot.h"
+#include "ops/dynamic_slice.h"
 #include "ops/pad.h"
 #include "ops/philox.h"
 #include "ops/reduce.h"
@@ -830,6 +831,13 @@ private:
       return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
     case GraphOp::Pad:
       return set(0, detail::pad(n, in(0), in(1), result_type(0)));
+    case GraphOp::DynamicSlice:
+    case GraphOp::DynamicUpdateSlice: {
+      std::vector<const Tensor*> operands;
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        operands.push_back(&in(i));
+      return set(0, detail::dynamic_slice(n, operands, result_type(0)));
+    }
     case GraphOp::TriangularSolve:
       return set(0, detail::triangular_solve(n, in(0), in(1), result_type(0)));
     case GraphOp::Reduce:

@@ -279,9 +279,11 @@ private:
     const size_t rank = x.shape.size();
     const bool pretty = chance(50);
     Val to = x;
-    switch (pick(0, 4)) {
+    switch (pick(0, 5)) {
     case 4:
       return pad(x);
+    case 5:
+      return dynamic_slice(x);
     case 0: {
       std::vector<int64_t> perm(rank);
       std::iota(perm.begin(), perm.end(), 0);
@@ -350,6 +352,42 @@ private:
       return;
     }
     }
+  }
+
+  // dynamic_slice (sizes up to the operand's extents) or
+  // dynamic_update_slice (an update no larger than the operand), the start
+  // indices rank-0 integers of one type drawn anywhere: clamped when out of
+  // range.
+  void dynamic_slice(const Val& x) {
+    const bool pretty = chance(50), update = chance(50);
+    Val to = x;
+    std::vector<int64_t> sizes;
+    for (int64_t e : x.shape)
+      sizes.push_back(pick(0, static_cast<int>(e)));
+    DType index = one_of(kIntegerDTypes);
+    std::string operands = x.name, types = type_of(x);
+    if (update) {
+      Val u = operand(x.dtype, nullptr);
+      if (u.shape.size() != x.shape.size() ||
+          !std::equal(u.shape.begin(), u.shape.end(), x.shape.begin(), std::less_equal<>()))
+        u = argument(x.dtype, core::Shape(sizes.begin(), sizes.end()));
+      operands += ", " + u.name;
+      types += ", " + type_of(u);
+    } else {
+      to.shape = core::Shape(sizes.begin(), sizes.end());
+    }
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+      operands += ", " + operand(index, &kScalar).name;
+      types += ", " + type_of(index, {});
+    }
+    std::string op = update ? "dynamic_update_slice" : "dynamic_slice";
+    std::string attrs = update   ? ""
+                        : pretty ? ", sizes = " + ints(sizes, true)
+                                 : " {slice_sizes = " + ints(sizes, false) + "}";
+    define((pretty ? "stablehlo." + op + " " + operands + (update ? "" : attrs)
+                   : "\"" + dialect() + op + "\"(" + operands + ")" + attrs) +
+               " : (" + types + ") -> " + type_of(to),
+           {to});
   }
 
   // pad of \p x by a constant or an argument: edge paddings in [-2, 2]

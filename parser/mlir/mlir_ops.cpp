@@ -611,10 +611,16 @@ public:
     case GraphOp::TriangularSolve:
       arity(site, 2);
       return {triangular_solve_meaning(site, operand(site, 0), operand(site, 1), node)};
-    case GraphOp::Reduce: {
+    case GraphOp::Reduce:
+    case GraphOp::DynamicSlice:
+    case GraphOp::DynamicUpdateSlice: {
       std::vector<ValueType> operands;
       for (size_t i = 0; i < site.operands.size(); ++i)
         operands.push_back(operand(site, i));
+      if (site.op == GraphOp::DynamicSlice)
+        return {dynamic_slice_meaning(site, operands, node)};
+      if (site.op == GraphOp::DynamicUpdateSlice)
+        return {dynamic_update_slice_meaning(site, operands, node)};
       return {reduce_meaning(site, operands, node)};
     }
     }

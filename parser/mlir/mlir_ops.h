@@ -58,4 +58,14 @@ core::ValueType pad_meaning(const OpSite& site, const core::ValueType& x,
 core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueType& a,
                                          const core::ValueType& b, core::GraphNode& node);
 
+/// dynamic_slice and dynamic_update_slice
+/// (parser/mlir/mlir_dynamic_slice.cpp) of \p operands: the result type;
+/// dynamic_slice's attribute sizes into \p node.
+core::ValueType dynamic_slice_meaning(const OpSite& site,
+                                      const std::vector<core::ValueType>& operands,
+                                      core::GraphNode& node);
+core::ValueType dynamic_update_slice_meaning(const OpSite& site,
+                                             const std::vector<core::ValueType>& operands,
+                                             core::GraphNode& node);
+
 } // namespace teval::parser::mlir_detail
