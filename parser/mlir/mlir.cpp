@@ -198,14 +198,25 @@ private:
     std::swap(scope, names_);
     std::vector<const ast::Expr*> names = result_names(target);
     const ast::Call* fn_type = ast::as_call(*typed.args[1]);
-    size_t declared = fn_type && fn_type->callee == "->"
-                          ? std::get<ast::Tuple>(fn_type->args[1]->node).items.size()
-                          : 1;
-    if (names.size() != results.size() || declared != results.size())
+    std::vector<const ast::Expr*> declared_types;
+    if (fn_type && fn_type->callee == "->")
+      for (const ast::ExprPtr& t : std::get<ast::Tuple>(fn_type->args[1]->node).items)
+        declared_types.push_back(t.get());
+    else
+      declared_types.push_back(typed.args[1].get());
+    if (names.size() != results.size() || declared_types.size() != results.size())
       throw Error(ErrorKind::Shape, target ? target->span : call.callee_span,
                   "func.call of @" + name + " gives " + std::to_string(results.size()) +
                       " results; the call names " + std::to_string(names.size()) +
-                      " and its type declares " + std::to_string(declared));
+                      " and its type declares " + std::to_string(declared_types.size()));
+    for (size_t i = 0; i < results.size(); ++i) {
+      const ValueType& got = g_.values[static_cast<size_t>(results[i])];
+      if (!fits(tensor_type(*declared_types[i]), got))
+        throw Error(ErrorKind::Shape, declared_types[i]->span,
+                    "result " + std::to_string(i) + " of the call of @" + name + " is " +
+                        type_string(got) + ", but the call's type says " +
+                        type_string(tensor_type(*declared_types[i])));
+    }
     for (size_t i = 0; i < names.size(); ++i) {
       const std::string& id = ast::as_name(*names[i])->id;
       if (names_.count(id))

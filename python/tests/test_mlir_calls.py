@@ -73,6 +73,11 @@ CALLEE = """  func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {{
      "inside itself"),
     ("return %x, %x : tensor<3xf32>, tensor<3xf32>",
      "func.call @f(%arg0) : (tensor<3xf32>) -> tensor<3xf32>", "returns 2 values but declares 1"),
+    # the call's own result type, checked against what @f gives
+    ("return %x : tensor<3xf32>", "func.call @f(%arg0) : (tensor<3xf32>) -> tensor<3xi32>",
+     "result 0 of the call of @f is tensor<3xf32>, but the call's type says tensor<3xi32>"),
+    ("return %x : tensor<3xf32>", "func.call @f(%arg0) : (tensor<3xf32>) -> (tensor<4xf32>)",
+     "result 0 of the call of @f is tensor<3xf32>, but the call's type says tensor<4xf32>"),
 ])
 def test_call_errors_are_located(tmp_path, callee, call, message):
     text = ("module {\n" + CALLEE.format(body=callee) +
