@@ -125,6 +125,18 @@ private:
 
   static std::string dialect() { return chance(50) ? "stablehlo." : "mhlo."; }
 
+  // A constant holding \p shape, the operand of a dynamic form (its name).
+  std::string shape_constant(const core::Shape& shape) {
+    std::string values;
+    for (size_t d = 0; d < shape.size(); ++d)
+      values += (d ? ", " : "") + std::to_string(shape[d]);
+    Val v{"", DType::Int64, {static_cast<int64_t>(shape.size())}};
+    return define(dialect() + "constant dense<[" + values + "]> : " + type_of(v), {v})[0];
+  }
+  static std::string shape_type(const core::Shape& shape) {
+    return "tensor<" + std::to_string(shape.size()) + "xi64>";
+  }
+
   void op() {
     switch (pick(0, 18)) {
     case 0:
@@ -177,15 +189,43 @@ private:
       std::string dims;
       for (size_t d = 0; d < x.shape.size(); ++d)
         dims += (d ? ", " : "") + std::to_string(d + 1);
+      if (chance(25)) { // the dynamic form, its output shape a constant
+        std::string shape = shape_constant(to.shape);
+        std::vector<int64_t> along;
+        for (size_t d = 0; d < x.shape.size(); ++d)
+          along.push_back(static_cast<int64_t>(d) + 1);
+        define("\"" + dialect() + "dynamic_broadcast_in_dim\"(" + x.name + ", " + shape +
+                   ") {broadcast_dimensions = " + ints(along, false) + "} : (" + type_of(x) + ", " +
+                   shape_type(to.shape) + ") -> " + type_of(to),
+               {to});
+        return;
+      }
       define("stablehlo.broadcast_in_dim " + x.name + ", dims = [" + dims + "] : (" + type_of(x) +
                  ") -> " + type_of(to),
              {to});
       return;
     }
-    case 5: { // reshape to one dimension
+    case 5: { // reshape to one dimension; or get_dimension_size
       Val x = operand(std::nullopt);
       Val to = x;
+      if (chance(10) && !x.shape.empty()) {
+        std::string d = std::to_string(pick(0, static_cast<int>(x.shape.size()) - 1));
+        define(chance(50)
+                   ? "stablehlo.get_dimension_size " + x.name + ", dim = " + d + " : (" +
+                         type_of(x) + ") -> tensor<i32>"
+                   : "\"" + dialect() + "get_dimension_size\"(" + x.name + ") {dimension = " + d +
+                         " : i64} : (" + type_of(x) + ") -> tensor<i32>",
+               {Val{"", DType::Int32, {}}});
+        return;
+      }
       to.shape = {core::checked_numel(x.shape).value_or(0)};
+      if (chance(25)) {
+        std::string shape = shape_constant(to.shape);
+        define(dialect() + "dynamic_reshape " + x.name + ", " + shape + " : (" + type_of(x) + ", " +
+                   shape_type(to.shape) + ") -> " + type_of(to),
+               {to});
+        return;
+      }
       define(dialect() + "reshape " + x.name + " : (" + type_of(x) + ") -> " + type_of(to), {to});
       return;
     }
@@ -481,6 +521,15 @@ private:
     default: {
       Val to{"", number_dtype(), shape(1)};
       std::string d = std::to_string(pick(0, static_cast<int>(to.shape.size()) - 1));
+      if (chance(25)) { // the dynamic form, its output shape a constant
+        std::string shape = shape_constant(to.shape);
+        define(pretty ? "stablehlo.dynamic_iota " + shape + ", dim = " + d + " : (" +
+                            shape_type(to.shape) + ") -> " + type_of(to)
+                      : "\"" + dialect() + "dynamic_iota\"(" + shape + ") {iota_dimension = " + d +
+                            " : i64} : (" + shape_type(to.shape) + ") -> " + type_of(to),
+               {to});
+        return;
+      }
       define(pretty ? "stablehlo.iota dim = " + d + " : " + type_of(to)
                     : "\"" + dialect() + "iota\"() {iota_dimension = " + d + " : i64} : () -> " +
                           type_of(to),

@@ -68,6 +68,11 @@ const std::vector<std::pair<std::string_view, GraphOp>>& plain_ops() {
   if (std::string_view(name).substr(0, 7) != "byteir.")                                            \
     v.emplace_back(name, GraphOp::e);
 #include "core/graph_ops.def"
+    // Read as the static ops they are (parser/mlir/mlir_dynamic.cpp).
+    v.emplace_back("get_dimension_size", GraphOp::Constant);
+    v.emplace_back("dynamic_iota", GraphOp::Iota);
+    v.emplace_back("dynamic_reshape", GraphOp::Reshape);
+    v.emplace_back("dynamic_broadcast_in_dim", GraphOp::BroadcastInDim);
     return v;
   }();
   return ops;

@@ -821,6 +821,8 @@ private:
 } // namespace
 
 std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNode& node) {
+  if (std::optional<std::vector<ValueType>> alias = alias_meaning(site, g, node))
+    return *alias;
   return OpMeaning(g).meaning(site, node);
 }
 

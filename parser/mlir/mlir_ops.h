@@ -8,6 +8,7 @@
 #include "parser/ast.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,11 @@ core::ValueType dynamic_slice_meaning(const OpSite& site,
 core::ValueType dynamic_update_slice_meaning(const OpSite& site,
                                              const std::vector<core::ValueType>& operands,
                                              core::GraphNode& node);
+
+/// get_dimension_size and the dynamic forms with static results
+/// (parser/mlir/mlir_dynamic.cpp), read as the static ops they are (a
+/// constant; iota, reshape, broadcast_in_dim); nothing for another op.
+std::optional<std::vector<core::ValueType>> alias_meaning(const OpSite& site, const core::Graph& g,
+                                                          core::GraphNode& node);
 
 } // namespace teval::parser::mlir_detail

@@ -1,0 +1,101 @@
+// The dynamic forms whose results are static (StableHLO specification,
+// "dynamic_iota", "dynamic_reshape", "dynamic_broadcast_in_dim") and
+// get_dimension_size: each read as the static op it then is, its shape
+// operand a constant that must say the result type's shape.
+#include "parser/mlir/mlir_attributes.h"
+#include "parser/mlir/mlir_ops.h"
+#include "parser/mlir/mlir_values.h"
+
+#include "core/error.h"
+#include "core/format.h"
+
+namespace teval::parser::mlir_detail {
+
+namespace {
+
+using core::Error;
+using core::ErrorKind;
+using core::ValueType;
+
+// The constant shape operand \p at of \p site, checked to be the result
+// type's shape.
+void check_shape_operand(const OpSite& site, const core::Graph& g, size_t at) {
+  const int v = site.operands.at(at);
+  const ValueType& t = g.values[static_cast<size_t>(v)];
+  const core::Shape& result = site.declared_outs.at(0).shape;
+  const std::string op = site.name;
+  if (t.shape.size() != 1 || !core::is_integer(t.dtype) || core::is_bool(t.dtype))
+    throw Error(ErrorKind::Type, site.span,
+                op + "'s shape operand is " + type_string(t) +
+                    ": a 1-dimensional tensor of integers is needed");
+  const core::Tensor* shape = core::constant_value(g, v);
+  if (!shape)
+    throw Error(ErrorKind::Unsupported, site.span,
+                op + "'s shape operand is not a constant: teval reads the dynamic forms whose "
+                     "result shape is static and given by a constant");
+  bool same = shape->numel() == static_cast<int64_t>(result.size());
+  for (int64_t i = 0; same && i < shape->numel(); ++i)
+    same = shape->get(i).i == result[static_cast<size_t>(i)];
+  if (!same) {
+    std::vector<int64_t> held;
+    for (int64_t i = 0; i < shape->numel(); ++i)
+      held.push_back(shape->get(i).i);
+    throw Error(ErrorKind::Shape, site.span,
+                op + "'s shape operand holds [" + core::format_index(held) +
+                    "], but the result type is " + type_string(site.declared_outs.at(0)));
+  }
+}
+
+} // namespace
+
+std::optional<std::vector<ValueType>> alias_meaning(const OpSite& site, const core::Graph& g,
+                                                    core::GraphNode& node) {
+  if (site.name == "get_dimension_size") {
+    if (site.operands.size() != 1)
+      throw Error(ErrorKind::Shape, site.span, "get_dimension_size takes one operand");
+    const bool pretty = site.attrs.count("dim") > 0;
+    only(site, {pretty ? "dim" : "dimension"});
+    const ValueType& x = g.values[static_cast<size_t>(site.operands[0])];
+    int64_t d = axis_attr(site, pretty ? "dim" : "dimension", x.shape.size());
+    core::Tensor size(core::DType::Int32, {});
+    size.set(0, core::Scalar::of_int(core::DType::Int32, x.shape[static_cast<size_t>(d)]));
+    node.op = core::GraphOp::Constant; // the extent, known from the type
+    node.operands.clear();
+    node.attrs["value"] = size;
+    return std::vector<ValueType>{ValueType{core::DType::Int32, {}}};
+  }
+  size_t shape_at = 0;
+  if (site.name == "dynamic_reshape" || site.name == "dynamic_broadcast_in_dim")
+    shape_at = 1;
+  else if (site.name != "dynamic_iota")
+    return std::nullopt;
+  if (site.operands.size() != shape_at + 1)
+    throw Error(ErrorKind::Shape, site.span,
+                site.name + " takes " + std::to_string(shape_at + 1) + " operand" +
+                    (shape_at ? "s" : "") + ", not " + std::to_string(site.operands.size()));
+  if (site.declared_outs.size() != 1)
+    throw Error(ErrorKind::Shape, site.span, site.name + " has one result");
+  check_shape_operand(site, g, shape_at);
+  OpSite static_site = site;
+  static_site.name = site.name.substr(std::string("dynamic_").size());
+  static_site.operands.erase(static_site.operands.begin() + static_cast<std::ptrdiff_t>(shape_at));
+  if (static_site.declared_ins.size() > shape_at)
+    static_site.declared_ins.erase(static_site.declared_ins.begin() +
+                                   static_cast<std::ptrdiff_t>(shape_at));
+  // The expansion hints say nothing a static shape does not: read, checked
+  // as lists of the operand's dimensions, and left.
+  for (const char* hint : {"known_expanding_dimensions", "known_nonexpanding_dimensions"})
+    if (site.name == "dynamic_broadcast_in_dim" && site.attrs.count(hint)) {
+      const ValueType& x = g.values[static_cast<size_t>(site.operands[0])];
+      for (int64_t d : ints_attr(site, hint))
+        if (d < 0 || d >= static_cast<int64_t>(x.shape.size()))
+          throw Error(ErrorKind::Range, find(site, hint, true)->span,
+                      std::string(hint) + " lists dimension " + std::to_string(d) +
+                          "; the operand has " + std::to_string(x.shape.size()));
+      static_site.attrs.erase(hint);
+    }
+  node.operands = static_site.operands;
+  return meaning(static_site, g, node);
+}
+
+} // namespace teval::parser::mlir_detail
