@@ -150,6 +150,19 @@ void MlirBuilder::pad(const Val& x) {
     values_.back().read = true;
   }
   std::string types = " : (" + type_of(x) + ", " + type_of(value) + ") -> " + type_of(to);
+  if (chance(20)) { // the dynamic form, its amounts constants
+    std::string amounts = shape_constant(core::Shape(low.begin(), low.end())) + ", " +
+                          shape_constant(core::Shape(high.begin(), high.end())) + ", " +
+                          shape_constant(core::Shape(interior.begin(), interior.end()));
+    std::string list = shape_type(to.shape);
+    define((chance(50) ? "stablehlo.dynamic_pad " + x.name + ", " + value.name + ", " + amounts
+                       : "\"" + dialect() + "dynamic_pad\"(" + x.name + ", " + value.name + ", " +
+                             amounts + ")") +
+               " : (" + type_of(x) + ", " + type_of(value) + ", " + list + ", " + list + ", " +
+               list + ") -> " + type_of(to),
+           {to});
+    return;
+  }
   if (chance(50))
     define("stablehlo.pad " + x.name + ", " + value.name + ", low = " + ints(low, true) +
                ", high = " + ints(high, true) + ", interior = " + ints(interior, true) + types,

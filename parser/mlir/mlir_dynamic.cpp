@@ -1,5 +1,6 @@
 // The dynamic forms whose results are static (StableHLO specification,
-// "dynamic_iota", "dynamic_reshape", "dynamic_broadcast_in_dim") and
+// "dynamic_iota", "dynamic_reshape", "dynamic_broadcast_in_dim",
+// "dynamic_pad") and
 // get_dimension_size: each read as the static op it then is, its shape
 // operand a constant that must say the result type's shape.
 #include "parser/mlir/mlir_attributes.h"
@@ -17,33 +18,44 @@ using core::Error;
 using core::ErrorKind;
 using core::ValueType;
 
-// The constant shape operand \p at of \p site, checked to be the result
-// type's shape.
-void check_shape_operand(const OpSite& site, const core::Graph& g, size_t at) {
+// The values of operand \p at of \p site (its \p what), a constant
+// 1-dimensional integer tensor of \p count elements.
+std::vector<int64_t> constant_ints(const OpSite& site, const core::Graph& g, size_t at,
+                                   const std::string& what, size_t count) {
   const int v = site.operands.at(at);
   const ValueType& t = g.values[static_cast<size_t>(v)];
-  const core::Shape& result = site.declared_outs.at(0).shape;
   const std::string op = site.name;
   if (t.shape.size() != 1 || !core::is_integer(t.dtype) || core::is_bool(t.dtype))
     throw Error(ErrorKind::Type, site.span,
-                op + "'s shape operand is " + type_string(t) +
+                op + "'s " + what + " is " + type_string(t) +
                     ": a 1-dimensional tensor of integers is needed");
-  const core::Tensor* shape = core::constant_value(g, v);
-  if (!shape)
+  const core::Tensor* c = core::constant_value(g, v);
+  if (!c)
     throw Error(ErrorKind::Unsupported, site.span,
-                op + "'s shape operand is not a constant: teval reads the dynamic forms whose "
-                     "result shape is static and given by a constant");
-  bool same = shape->numel() == static_cast<int64_t>(result.size());
-  for (int64_t i = 0; same && i < shape->numel(); ++i)
-    same = shape->get(i).i == result[static_cast<size_t>(i)];
-  if (!same) {
-    std::vector<int64_t> held;
-    for (int64_t i = 0; i < shape->numel(); ++i)
-      held.push_back(shape->get(i).i);
+                op + "'s " + what +
+                    " is not a constant: teval reads the dynamic forms whose "
+                    "result shape is static and given by constants");
+  if (c->numel() != static_cast<int64_t>(count))
     throw Error(ErrorKind::Shape, site.span,
-                op + "'s shape operand holds [" + core::format_index(held) +
+                op + "'s " + what + " has " + std::to_string(c->numel()) + " elements; " +
+                    std::to_string(count) + " are needed, one per dimension");
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < c->numel(); ++i)
+    values.push_back(c->get(i).i);
+  return values;
+}
+
+// The constant shape operand \p at of \p site, checked to be the result
+// type's shape.
+void check_shape_operand(const OpSite& site, const core::Graph& g, size_t at) {
+  const ValueType& t = g.values[static_cast<size_t>(site.operands.at(at))];
+  const core::Shape& result = site.declared_outs.at(0).shape;
+  std::vector<int64_t> held =
+      constant_ints(site, g, at, "shape operand", t.shape.size() == 1 ? size_t(t.shape[0]) : 0);
+  if (held != std::vector<int64_t>(result.begin(), result.end()))
+    throw Error(ErrorKind::Shape, site.span,
+                site.name + "'s shape operand holds [" + core::format_index(held) +
                     "], but the result type is " + type_string(site.declared_outs.at(0)));
-  }
 }
 
 } // namespace
@@ -63,6 +75,23 @@ std::optional<std::vector<ValueType>> alias_meaning(const OpSite& site, const co
     node.operands.clear();
     node.attrs["value"] = size;
     return std::vector<ValueType>{ValueType{core::DType::Int32, {}}};
+  }
+  if (site.name == "dynamic_pad") {
+    if (site.operands.size() != 5)
+      throw Error(ErrorKind::Shape, site.span,
+                  "dynamic_pad takes 5 operands (operand, padding value, low, high, interior), "
+                  "not " +
+                      std::to_string(site.operands.size()));
+    only(site, {});
+    const ValueType& x = g.values[static_cast<size_t>(site.operands[0])];
+    std::vector<int64_t> amounts[3];
+    const char* names[3] = {"edge_padding_low", "edge_padding_high", "interior_padding"};
+    for (size_t k = 0; k < 3; ++k)
+      amounts[k] = constant_ints(site, g, 2 + k, names[k], x.shape.size());
+    node.op = core::GraphOp::Pad;
+    node.operands.resize(2);
+    return std::vector<ValueType>{pad_type(site, x, g.values[static_cast<size_t>(site.operands[1])],
+                                           amounts[0], amounts[1], amounts[2], node)};
   }
   size_t shape_at = 0;
   if (site.name == "dynamic_reshape" || site.name == "dynamic_broadcast_in_dim")

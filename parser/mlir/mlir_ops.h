@@ -52,6 +52,11 @@ core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::Value
 /// result type; the attributes low, high and interior into \p node.
 core::ValueType pad_meaning(const OpSite& site, const core::ValueType& x,
                             const core::ValueType& value, core::GraphNode& node);
+/// pad's result type from its amounts (read from attributes or, for
+/// dynamic_pad, constant operands), checked as (C2)-(C4); into \p node.
+core::ValueType pad_type(const OpSite& site, const core::ValueType& x, const core::ValueType& value,
+                         const std::vector<int64_t>& low, const std::vector<int64_t>& high,
+                         const std::vector<int64_t>& interior, core::GraphNode& node);
 
 /// triangular_solve (parser/mlir/mlir_triangular_solve.cpp) of \p a and
 /// \p b: the result type; the attributes left_side, lower, unit_diagonal

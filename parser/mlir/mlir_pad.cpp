@@ -25,13 +25,19 @@ core::ValueType pad_meaning(const OpSite& site, const core::ValueType& x,
     names[2] = "interior";
   }
   only(site, {names[0], names[1], names[2]});
+  return pad_type(site, x, value, ints_attr(site, names[0]), ints_attr(site, names[1]),
+                  ints_attr(site, names[2]), node);
+}
+
+core::ValueType pad_type(const OpSite& site, const core::ValueType& x, const core::ValueType& value,
+                         const std::vector<int64_t>& low, const std::vector<int64_t>& high,
+                         const std::vector<int64_t>& interior, core::GraphNode& node) {
+  using core::Error;
+  using core::ErrorKind;
   if (!value.shape.empty() || value.dtype != x.dtype)
     throw Error(ErrorKind::Shape, site.span,
                 "pad's padding value is " + type_string(value) + "; it must be " +
                     type_string(core::ValueType{x.dtype, {}}));
-  std::vector<int64_t> low = ints_attr(site, names[0]);
-  std::vector<int64_t> high = ints_attr(site, names[1]);
-  std::vector<int64_t> interior = ints_attr(site, names[2]);
   const size_t rank = x.shape.size();
   if (low.size() != rank || high.size() != rank || interior.size() != rank)
     throw Error(ErrorKind::Shape, site.attrs_span,

@@ -5,7 +5,7 @@ them (`teval run FILE.mlir`) on every engine, against numpy."""
 import numpy as np
 import pytest
 
-from test_stablehlo import ENGINES, assert_bits, rng, run, tensor_type
+from test_stablehlo import ENGINES, assert_bits, pad_reference, rng, run, tensor_type
 
 
 def shape_constant(shape, name="%s"):
@@ -81,3 +81,25 @@ def test_errors(tmp_path):
            "  return %0 : tensor<i32>"
     status, _, err = run(tmp_path, body, [x], "tensor<i32>", "interp")
     assert status == 1 and "f.mlir:2:" in err, err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_dynamic_pad(tmp_path, engine):
+    x = rng(5).integers(-9, 9, (3, 4)).astype(np.int32)
+    value = np.array(-1, np.int32)
+    low, high, interior = (1, -1), (0, 2), (0, 1)
+    want = pad_reference(x, value, low, high, interior)
+    t = tensor_type(x)
+    out = tensor_type(want)
+    body = (shape_constant(low, "%lo") + shape_constant(high, "%hi") +
+            shape_constant(interior, "%in") +
+            f"  %0 = stablehlo.dynamic_pad %arg0, %arg1, %lo, %hi, %in : ({t}, tensor<i32>, "
+            f"tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> {out}\n  return %0 : {out}")
+    status, got, err = run(tmp_path, body, [x, value], out, engine)
+    assert status == 0, err
+    assert_bits(got, want)
+    # amounts that are runtime values are an error at the op
+    lo = np.array(low, np.int64)
+    body = body.replace("%lo, ", "%arg2, ")
+    status, _, err = run(tmp_path, body, [x, value, lo], out, "interp")
+    assert status == 1 and "edge_padding_low is not a constant" in err, err

@@ -394,7 +394,7 @@ TEST(MlirElaboration, Errors) {
       "shift_left, shift_right_arithmetic, shift_right_logical, popcnt, count_leading_zeros, "
       "dot_general, dot, reduce, pad, power, remainder, optimization_barrier, triangular_solve, "
       "dynamic_slice, dynamic_update_slice, get_dimension_size, dynamic_iota, dynamic_reshape, "
-      "dynamic_broadcast_in_dim\n"
+      "dynamic_broadcast_in_dim, dynamic_pad\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
       "       ^~~~~~~~~~~~~\n");
   EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<?x8xf32>"),
