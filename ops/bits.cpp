@@ -55,13 +55,6 @@ Scalar shift(GraphOp op, DType t, int64_t x, int64_t n) {
   }
 }
 
-std::vector<std::string> axes(size_t rank) {
-  std::vector<std::string> a;
-  for (size_t i = 0; i < rank; ++i)
-    a.push_back("D" + std::to_string(i));
-  return a;
-}
-
 } // namespace
 
 bool is_bit_op(GraphOp op, DType t) {

@@ -27,14 +27,8 @@ using core::GraphNode;
 using core::GraphOp;
 using core::Shape;
 
+using detail::axes;
 using detail::join;
-
-std::vector<std::string> axes(size_t rank) {
-  std::vector<std::string> a;
-  for (size_t i = 0; i < rank; ++i)
-    a.push_back("D" + std::to_string(i));
-  return a;
-}
 
 std::string dtype_word(DType t) {
   return "`" + std::string(core::name(t)) + "`";

@@ -40,13 +40,6 @@ struct System {
   int64_t step(int64_t k) const { return forward ? k : n - 1 - k; }
 };
 
-std::vector<std::string> axes(size_t rank) {
-  std::vector<std::string> a;
-  for (size_t i = 0; i < rank; ++i)
-    a.push_back("D" + std::to_string(i));
-  return a;
-}
-
 } // namespace
 
 core::Tensor triangular_solve(const core::GraphNode& g, const core::Tensor& a,
