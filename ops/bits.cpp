@@ -16,13 +16,9 @@ using core::DType;
 using core::GraphOp;
 using core::Scalar;
 
-int width(DType t) {
-  return core::bit_width(t);
-}
-
 // The dtype's bits of \p v, as an unsigned number below 2^width.
 uint64_t pattern(DType t, int64_t v) {
-  int w = width(t);
+  int w = core::bit_width(t);
   uint64_t u = static_cast<uint64_t>(v);
   return w == 64 ? u : u & ((uint64_t{1} << w) - 1);
 }
@@ -36,7 +32,7 @@ Scalar of_pattern(DType t, uint64_t u) {
 // least the width shifts every bit out (0, or the sign's copies for an
 // arithmetic shift), as the specification's reference does.
 Scalar shift(GraphOp op, DType t, int64_t x, int64_t n) {
-  const int w = width(t);
+  const int w = core::bit_width(t);
   const uint64_t u = pattern(t, x);
   const bool top = (u >> (w - 1)) & 1;
   const bool in_range = n >= 0 && n < w;
@@ -95,7 +91,7 @@ core::Tensor bit_op(const core::GraphNode& n, const core::Tensor& x, const core:
       out.set(i, Scalar::of_int(t, std::popcount(pattern(t, a))));
       break;
     case GraphOp::CountLeadingZeros:
-      out.set(i, Scalar::of_int(t, width(t) - std::bit_width(pattern(t, a))));
+      out.set(i, Scalar::of_int(t, core::bit_width(t) - std::bit_width(pattern(t, a))));
       break;
     default:
       out.set(i, shift(n.op, t, a, b));
@@ -115,7 +111,7 @@ bit_op_statements(const core::GraphNode& n, const std::string& x_name, const std
                   const core::ValueType& result, const std::string& target,
                   const std::function<std::string(const std::string&)>& helper) {
   const DType t = result.dtype;
-  const int w = width(t);
+  const int w = core::bit_width(t);
   const std::string ws = std::to_string(w);
   auto c = [&](int64_t v) {
     return "const(" + std::to_string(v) + ", dtype=`" + std::string(core::name(t)) + "`)";

@@ -15,10 +15,11 @@ bool is_update(const core::GraphNode& n) {
   return n.op == core::GraphOp::DynamicUpdateSlice;
 }
 
-// The slice's (or the update's) extents.
-core::Shape sizes(const core::GraphNode& n, const std::vector<core::Shape>& shapes) {
-  if (is_update(n))
-    return shapes[1];
+// The slice's extents: its sizes, or the update's (\p update, given for
+// dynamic_update_slice only).
+core::Shape sizes(const core::GraphNode& n, const core::Shape* update) {
+  if (update)
+    return *update;
   const std::vector<int64_t>& s = n.ints_attr("sizes");
   return core::Shape(s.begin(), s.end());
 }
@@ -30,10 +31,7 @@ core::Tensor dynamic_slice(const core::GraphNode& n,
                            const core::ValueType& result) {
   const core::Tensor& x = *operands[0];
   const core::Shape& in = x.shape();
-  std::vector<core::Shape> shapes;
-  for (const core::Tensor* t : operands)
-    shapes.push_back(t->shape());
-  const core::Shape size = sizes(n, shapes);
+  const core::Shape size = sizes(n, is_update(n) ? &operands[1]->shape() : nullptr);
   const size_t first_start = is_update(n) ? 2 : 1;
   std::vector<int64_t> start(in.size());
   for (size_t d = 0; d < in.size(); ++d)
@@ -58,10 +56,7 @@ std::string dynamic_slice_statement(const core::GraphNode& n, const std::vector<
                                     const std::vector<core::ValueType>& types,
                                     const core::ValueType& result, const std::string& target) {
   const core::Shape& in = types[0].shape;
-  std::vector<core::Shape> shapes;
-  for (const core::ValueType& t : types)
-    shapes.push_back(t.shape);
-  const core::Shape size = sizes(n, shapes);
+  const core::Shape size = sizes(n, is_update(n) ? &types[1].shape : nullptr);
   const size_t first_start = is_update(n) ? 2 : 1;
   std::vector<std::string> axes, where, starts, read, conditions;
   for (size_t d = 0; d < in.size(); ++d) {
