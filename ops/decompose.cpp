@@ -611,9 +611,11 @@ private:
 
   void select() { assign(same(1) + ".when([" + same_or_only(0) + "], " + same(2) + ")"); }
 
+  // Of i1 Antares' max and min promote to int8 (0 or 1), cast back.
   void clamp() {
-    assign(same(1) + ".call(`max`, [" + same_or_only(0) + "]).call(`min`, [" + same_or_only(2) +
-           "])");
+    std::string v =
+        same(1) + ".call(`max`, [" + same_or_only(0) + "]).call(`min`, [" + same_or_only(2) + "])";
+    assign(result_type().dtype == DType::Bool ? "(" + v + ").cast(`bool`)" : v);
   }
 
   void transpose() {
@@ -716,9 +718,12 @@ private:
            " - " + x + " == " + c("0.0") + "], " + x + ")");
   }
 
-  void logic() {
+  // not, and, or, xor of i1 values (\p op: the node's, or or and for an
+  // add, maximum, multiply or minimum of i1, whose Antares forms would
+  // promote to int8).
+  void logic(GraphOp op) {
     auto i8 = [&](size_t i) { return same(i) + ".cast(`int8`)"; };
-    switch (node_->op) {
+    switch (op) {
     case GraphOp::Not:
       if (result_type().dtype == DType::Bool)
         return assign("(" + i8(0) + " == const(0, dtype=`int8`)).cast(`bool`)");
@@ -735,18 +740,22 @@ private:
   void node(const GraphNode& n) {
     auto binary = [&](const std::string& op) { assign(same(0) + " " + op + " " + same(1)); };
     auto call = [&](const std::string& fn) { assign(same(0) + ".call(`" + fn + "`)"); };
+    // add and maximum of i1 are or, multiply and minimum and.
+    const bool bool_result = !n.results.empty() && result_type().dtype == DType::Bool;
     switch (n.op) {
     case GraphOp::Constant:
       return constant();
     case GraphOp::Add:
-      return binary("+");
+      return bool_result ? logic(GraphOp::Or) : binary("+");
     case GraphOp::Subtract:
       return binary("-");
     case GraphOp::Multiply:
-      return binary("*");
+      return bool_result ? logic(GraphOp::And) : binary("*");
     case GraphOp::Divide:
       return binary("/");
     case GraphOp::Maximum:
+      if (bool_result)
+        return logic(GraphOp::Or);
       return assign(same(0) + ".call(`max`, [" + same(1) + "])");
     case GraphOp::Power:
       return assign(same(0) + ".call(`pow`, [" + same(1) + "])");
@@ -758,6 +767,8 @@ private:
                   operand(i, axes(type(n.results[i]).shape.size())));
       return;
     case GraphOp::Minimum:
+      if (bool_result)
+        return logic(GraphOp::And);
       return assign(same(0) + ".call(`min`, [" + same(1) + "])");
     case GraphOp::Negate:
       return assign("-" + same(0));
@@ -834,7 +845,7 @@ private:
           emit(std::move(line));
         return;
       }
-      return logic();
+      return logic(n.op);
     case GraphOp::DotGeneral:
     case GraphOp::Dot:
       return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),

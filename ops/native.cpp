@@ -713,12 +713,12 @@ private:
     switch (n.op) {
     case GraphOp::Constant:
       return set(0, n.tensor_attr("value"));
-    case GraphOp::Add:
-      return set(0, binary(Op::Add));
+    case GraphOp::Add: // of i1: or, which is maximum
+      return set(0, binary(result_type(0).dtype == DType::Bool ? Op::Max : Op::Add));
     case GraphOp::Subtract:
       return set(0, binary(Op::Sub));
-    case GraphOp::Multiply:
-      return set(0, binary(Op::Mul));
+    case GraphOp::Multiply: // of i1: and, which is minimum
+      return set(0, binary(result_type(0).dtype == DType::Bool ? Op::Min : Op::Mul));
     case GraphOp::Divide:
       return set(0, binary(Op::Div));
     case GraphOp::Maximum:

@@ -214,7 +214,7 @@ void MlirBuilder::selection() {
     return;
   }
   case 2: {
-    Val x = operand(number_dtype());
+    Val x = operand(chance(10) ? DType::Bool : number_dtype());
     Val lo = operand(x.dtype, chance(50) ? &kScalar : &x.shape);
     Val hi = operand(x.dtype, chance(50) ? &kScalar : &x.shape);
     define((pretty ? std::string("stablehlo.clamp ") : "\"" + dialect() + "clamp\"(") + lo.name +
@@ -298,9 +298,10 @@ void MlirBuilder::elementwise() {
     return unary(chance(50) ? "not" : (x.dtype == DType::Bool ? "not" : "sign"), x, x);
   }
   default: {
-    const char* ops[] = {"and", "or", "xor"};
+    // add and multiply of i1 are or and and, as maximum and minimum are.
+    const char* ops[] = {"and", "or", "xor", "add", "multiply", "maximum", "minimum"};
     Val x = operand(DType::Bool);
-    return binary(ops[pick(0, 2)], x, operand(DType::Bool, &x.shape));
+    return binary(ops[pick(0, 6)], x, operand(DType::Bool, &x.shape));
   }
   }
 }

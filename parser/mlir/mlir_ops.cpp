@@ -91,7 +91,10 @@ public:
       arity(site, 2);
       only(site, {});
       const ValueType& a = one_type(site);
-      if (a.dtype == DType::Bool && site.op != GraphOp::Maximum && site.op != GraphOp::Minimum)
+      // The spec's add and multiply of booleans are or and and, as are
+      // maximum and minimum.
+      if (a.dtype == DType::Bool && site.op != GraphOp::Maximum && site.op != GraphOp::Minimum &&
+          site.op != GraphOp::Add && site.op != GraphOp::Multiply)
         throw Error(ErrorKind::Type, site.span,
                     std::string(core::graph_op_name(site.op)) + " of i1 values is not defined");
       if (site.op == GraphOp::Power && !core::is_float(a.dtype))

@@ -119,14 +119,14 @@ ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& opera
                   "reduce's body applies `" + op +
                       "`; teval reads add, multiply, maximum, minimum, and, or");
   }
+  // add and multiply of i1 are or and and (spec "add", "multiply").
+  if (x.dtype == DType::Bool && (op == "add" || op == "multiply"))
+    op = op == "add" ? "or" : "and";
   const bool logical = op == "and" || op == "or";
   if (logical && x.dtype != DType::Bool)
     throw Error(ErrorKind::Unsupported, site.span,
                 "reduce with " + op + " of " + type_string(x) +
                     " is not read yet: teval reads the logical form, of i1 values");
-  if ((op == "add" || op == "multiply") && x.dtype == DType::Bool)
-    throw Error(ErrorKind::Unsupported, site.span,
-                "reduce with " + op + " of i1 values is not read (add of i1 is not defined)");
   std::vector<int64_t> dims = ints_attr(site, "dimensions");
   ValueType out{x.dtype, {}};
   for (size_t d = 0; d < x.shape.size(); ++d)

@@ -255,6 +255,14 @@ def test_clamp(tmp_path, engine):
     status, got, err = run(tmp_path, body, [los, x, his], t, engine)
     assert status == 0, err
     assert_bits(got, np.minimum(np.maximum(x, los), his))
+    # Of i1 (false < true), every combination of bounds and operand.
+    p = np.array([[a, b, c] for a in (False, True) for b in (False, True) for c in (False, True)])
+    lo, x, hi = p[:, 0].copy(), p[:, 1].copy(), p[:, 2].copy()
+    t = tensor_type(x)
+    body = f"  %0 = stablehlo.clamp %arg0, %arg1, %arg2 : {t}\n  return %0 : {t}"
+    status, got, err = run(tmp_path, body, [lo, x, hi], t, engine)
+    assert status == 0, err
+    assert_bits(got, np.minimum(np.maximum(x, lo), hi))
 
 
 @pytest.mark.parametrize("op, message", [
@@ -350,11 +358,19 @@ def test_is_finite_sign_of_integers_and_logic(tmp_path, engine):
     assert status == 0, err
     assert_bits(got, ~a)
     t = tensor_type(a)
-    for op, want in [("and", a & b), ("or", a | b), ("xor", a ^ b)]:
+    # add and multiply of i1 are or and and (spec "add", "multiply"), as
+    # maximum and minimum are.
+    for op, want in [("and", a & b), ("or", a | b), ("xor", a ^ b), ("add", a | b),
+                     ("multiply", a & b), ("maximum", a | b), ("minimum", a & b)]:
         body = f"  %0 = stablehlo.{op} %arg0, %arg1 : {t}\n  return %0 : {t}"
         status, got, err = run(tmp_path, body, [a, b], t, engine)
         assert status == 0, err
         assert_bits(got, want)
+    for op in ["subtract", "divide", "remainder", "power"]:
+        body = f"  %0 = stablehlo.{op} %arg0, %arg1 : {t}\n  return %0 : {t}"
+        status, got, err = run(tmp_path, body, [a, b], t, engine)
+        assert status == 1 and got is None
+        assert "f.mlir:2:" in err and f"{op} of i1 values is not defined" in err, err
 
 
 @pytest.mark.parametrize("engine", ENGINES)
