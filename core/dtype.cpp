@@ -43,19 +43,19 @@ std::string_view npy_descr(DType t) {
 
 namespace {
 
+// Floats above integers above bool; see promote().
 int promotion_rank(DType t) {
   switch (t) {
   case DType::Bool:
     return 0;
   case DType::Int8:
   case DType::UInt8:
-    return 1;
   case DType::Int16:
-    return 2;
+  case DType::UInt16:
   case DType::Int32:
-    return 3;
+  case DType::UInt32:
   case DType::Int64:
-    return 4;
+    return 1;
   case DType::Float16:
   case DType::BFloat16:
     return 5;
@@ -67,6 +67,13 @@ int promotion_rank(DType t) {
   TEVAL_UNREACHABLE("unknown dtype");
 }
 
+DType signed_of_width(int bits) {
+  return bits <= 8    ? DType::Int8
+         : bits <= 16 ? DType::Int16
+         : bits <= 32 ? DType::Int32
+                      : DType::Int64;
+}
+
 } // namespace
 
 DType promote(DType a, DType b) {
@@ -75,8 +82,16 @@ DType promote(DType a, DType b) {
   if ((a == DType::Float16 && b == DType::BFloat16) ||
       (a == DType::BFloat16 && b == DType::Float16))
     return DType::Float32;
-  if ((a == DType::Int8 && b == DType::UInt8) || (a == DType::UInt8 && b == DType::Int8))
-    return DType::Int16;
+  if (is_integer(a) && is_integer(b)) {
+    // Two integers: the narrowest integer type holding every value of
+    // both (numpy's rule): the wider of one signedness, else a signed type
+    // wider than the unsigned one.
+    if (kind(a) == kind(b))
+      return bit_width(a) >= bit_width(b) ? a : b;
+    DType u = is_unsigned(a) ? a : b;
+    DType i = u == a ? b : a;
+    return bit_width(i) > bit_width(u) ? i : signed_of_width(2 * bit_width(u));
+  }
   return promotion_rank(a) >= promotion_rank(b) ? a : b;
 }
 
@@ -84,6 +99,8 @@ int64_t int_min(DType t) {
   switch (t) {
   case DType::Bool:
   case DType::UInt8:
+  case DType::UInt16:
+  case DType::UInt32:
     return 0;
   case DType::Int8:
     return std::numeric_limits<int8_t>::min();
@@ -108,6 +125,10 @@ int64_t int_max(DType t) {
     return 1;
   case DType::UInt8:
     return std::numeric_limits<uint8_t>::max();
+  case DType::UInt16:
+    return std::numeric_limits<uint16_t>::max();
+  case DType::UInt32:
+    return std::numeric_limits<uint32_t>::max();
   case DType::Int8:
     return std::numeric_limits<int8_t>::max();
   case DType::Int16:
@@ -141,6 +162,8 @@ double float_max(DType t) {
   case DType::Int32:
   case DType::Int64:
   case DType::UInt8:
+  case DType::UInt16:
+  case DType::UInt32:
     break;
   }
   TEVAL_UNREACHABLE("float_max of an integer dtype");

@@ -66,15 +66,20 @@ inline bool is_bool(DType t) {
 inline bool is_integer(DType t) {
   return kind(t) == DTypeKind::Signed || kind(t) == DTypeKind::Unsigned;
 }
+/// An unsigned integer (uint8, uint16, uint32; not bool).
+inline bool is_unsigned(DType t) {
+  return kind(t) == DTypeKind::Unsigned;
+}
 /// Width in bits of an integer or bool dtype.
 inline int bit_width(DType t) {
   return size_bytes(t) * 8;
 }
 
 /// The dtype two operands of an arithmetic operation convert to: the higher
-/// of float64 > float32 > float16, bfloat16 > int64 > int32 > int16 > int8,
-/// uint8 > bool, where float16 with bfloat16 gives float32 and int8 with
-/// uint8 gives int16.
+/// of float64 > float32 > float16, bfloat16 > integers > bool, where
+/// float16 with bfloat16 gives float32 and two integers give the narrowest
+/// integer dtype holding every value of both (numpy's rule: the wider of one
+/// signedness; int8 with uint8 gives int16, int32 with uint32 int64).
 DType promote(DType a, DType b);
 
 /// Smallest and largest value of an integer or bool dtype.

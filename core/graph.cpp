@@ -25,8 +25,6 @@ std::string mlir_element(DType t) {
   switch (t) {
   case DType::Bool:
     return "i1";
-  case DType::UInt8:
-    return "ui8";
   case DType::Float16:
     return "f16";
   case DType::BFloat16:
@@ -36,7 +34,7 @@ std::string mlir_element(DType t) {
   case DType::Float64:
     return "f64";
   default:
-    return "i" + std::to_string(size_bytes(t) * 8);
+    return (is_unsigned(t) ? "ui" : "i") + std::to_string(size_bytes(t) * 8);
   }
 }
 

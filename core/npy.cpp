@@ -150,10 +150,6 @@ DType dtype_of_descr(const std::string& descr, const std::string& origin) {
     return fail("unsupported .npy dtype '" + descr + "'");
   if (code == "V2")
     return DType::BFloat16;
-  if (code == "u2")
-    return fail("uint16 ('" + descr +
-                "') is not a teval dtype, and is not read as bfloat16: a bfloat16 .npy holds "
-                "the bits as 2-byte void ('<V2' or '|V2'): np.save(path, bits.view('V2'))");
   for (DType t : kAllDTypes) {
     if (t == DType::BFloat16)
       continue;
@@ -161,7 +157,7 @@ DType dtype_of_descr(const std::string& descr, const std::string& origin) {
       return t;
   }
   return fail("unsupported .npy dtype '" + descr +
-              "'; teval reads bool, int8/16/32/64, uint8, float16/32/64 and bfloat16 (<V2)");
+              "'; teval reads bool, int8/16/32/64, uint8/16/32, float16/32/64 and bfloat16 (<V2)");
 }
 
 uint32_t read_le(std::string_view bytes, size_t offset, int width) {

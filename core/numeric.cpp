@@ -33,6 +33,8 @@ Format format_of(DType t) {
   case DType::Int32:
   case DType::Int64:
   case DType::UInt8:
+  case DType::UInt16:
+  case DType::UInt32:
     break;
   }
   TEVAL_UNREACHABLE("format of an integer dtype");

@@ -44,6 +44,10 @@ inline int64_t wrap_int(DType t, int64_t v) {
     return static_cast<int32_t>(v);
   case DType::UInt8:
     return static_cast<uint8_t>(v);
+  case DType::UInt16:
+    return static_cast<uint16_t>(v);
+  case DType::UInt32:
+    return static_cast<uint32_t>(v);
   case DType::Int64:
   case DType::Float16:
   case DType::BFloat16:

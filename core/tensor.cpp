@@ -186,6 +186,12 @@ Scalar Tensor::get(int64_t flat) const {
   case DType::UInt8:
     s.i = load<uint8_t>(p);
     break;
+  case DType::UInt16:
+    s.i = load<uint16_t>(p);
+    break;
+  case DType::UInt32:
+    s.i = load<uint32_t>(p);
+    break;
   case DType::Float16:
     s.f = float16_value(load<uint16_t>(p));
     break;
@@ -216,10 +222,12 @@ void Tensor::set(int64_t flat, const Scalar& v) {
     store(p, static_cast<int8_t>(v.i));
     break;
   case DType::Int16:
-    store(p, static_cast<int16_t>(v.i));
+  case DType::UInt16:
+    store(p, static_cast<uint16_t>(v.i));
     break;
   case DType::Int32:
-    store(p, static_cast<int32_t>(v.i));
+  case DType::UInt32:
+    store(p, static_cast<uint32_t>(v.i));
     break;
   case DType::Int64:
     store(p, v.i);

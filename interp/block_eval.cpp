@@ -531,10 +531,10 @@ void BlockEvaluator::apply(const ExprNode& e, const core::Apply& a, const Select
         }
       });
     };
-    if (t == DType::Int64)
+    if (core::int_max(t) > INT32_MAX) // int64 and uint32
       run(int64_t{});
     else
-      run(int32_t{}); // every narrower dtype's values fit int32
+      run(int32_t{}); // every other dtype's values fit int32
     if (!special)
       return;
   }

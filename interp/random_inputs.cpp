@@ -141,7 +141,7 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
     int64_t cap = core::int_max(dtype) == INT64_MAX ? INT64_MAX : core::int_max(dtype) + 1;
     b.int_lo = 0;
     b.int_hi = std::clamp<int64_t>(*index_bound, 1, cap) - 1;
-  } else if (dtype == core::DType::UInt8) {
+  } else if (core::is_unsigned(dtype)) {
     b.int_lo = 0;
   }
   return random_tensor_in(dtype, shape, seed, name, b);

@@ -15,7 +15,7 @@ llvm::Value* Codegen::expr_node(const Expr& e, const core::Const& c) {
   if (core::is_float(e->dtype))
     return llvm::ConstantFP::get(reg(e->dtype), c.value.f);
   return llvm::ConstantInt::get(reg(e->dtype), static_cast<uint64_t>(c.value.i),
-                                !is_unsigned(e->dtype));
+                                !unsigned_bits(e->dtype));
 }
 
 llvm::Value* Codegen::expr_node(const Expr& e, const core::VarRef& v) {
@@ -120,7 +120,7 @@ llvm::Value* Codegen::compare(Op op, llvm::Value* x, llvm::Value* y, DType t) {
     }
     TEVAL_UNREACHABLE("not a comparison");
   }
-  bool u = is_unsigned(t) || planted(8); // fault 8: signed compared as unsigned
+  bool u = unsigned_bits(t) || planted(8); // fault 8: signed compared as unsigned
   switch (op) {
   case Op::Lt:
     return u ? b_.CreateICmpULT(x, y) : b_.CreateICmpSLT(x, y);
@@ -325,7 +325,7 @@ void Codegen::fault_site(const Expr& e, const std::vector<llvm::Value*>& args, l
 
 llvm::Value* Codegen::checked(const Expr& e, Op op, DType t, llvm::Value* x, llvm::Value* y,
                               const std::vector<llvm::Value*>& args) {
-  bool u = is_unsigned(t);
+  bool u = unsigned_bits(t);
   if (proven_.arithmetic.count(e.get())) {
     // Proved never to overflow (core::proven_accesses): the plain
     // operation, flagged as not wrapping, which lets the optimiser see
@@ -356,7 +356,7 @@ llvm::Value* Codegen::checked(const Expr& e, Op op, DType t, llvm::Value* x, llv
 llvm::Value* Codegen::int_op(const Expr& e, const core::Apply& a, DType t,
                              const std::vector<llvm::Value*>& args) {
   bool trap = a.overflow == core::Overflow::Trap;
-  bool u = is_unsigned(t);
+  bool u = unsigned_bits(t);
   llvm::Value* x = args[0];
   llvm::Value* zero = constant(t, 0);
   switch (a.op) {
@@ -377,7 +377,7 @@ llvm::Value* Codegen::int_op(const Expr& e, const core::Apply& a, DType t,
   switch (a.op) {
   case Op::Add:
     if (planted(39) && dsp_ && !trap) // fault: saturating, on the DSP
-      return intrinsic(is_unsigned(t) ? llvm::Intrinsic::uadd_sat : llvm::Intrinsic::sadd_sat,
+      return intrinsic(unsigned_bits(t) ? llvm::Intrinsic::uadd_sat : llvm::Intrinsic::sadd_sat,
                        {x, y});
     return trap ? checked(e, Op::Add, t, x, y, args) : b_.CreateAdd(x, y);
   case Op::Sub:
@@ -425,7 +425,7 @@ llvm::Value* Codegen::division(const Expr& e, const core::Apply& a, DType t,
     return a.op == Op::Div ? b_.CreateUDiv(x, y) : b_.CreateURem(x, y);
   llvm::Value* zero = constant(t, 0);
   llvm::Value* y_zero = b_.CreateICmpEQ(y, zero);
-  if (is_unsigned(t)) {
+  if (unsigned_bits(t)) {
     fault_site(e, args, y_zero);
     llvm::Value* safe = b_.CreateSelect(y_zero, constant(t, 1), y);
     llvm::Value* q = b_.CreateUDiv(x, safe);
@@ -496,8 +496,8 @@ llvm::Value* Codegen::int_to_float(llvm::Value* v, DType from, DType to) {
     }
   }
   // Narrower integers are exact in double; one rounding follows.
-  llvm::Value* d = is_unsigned(from) ? b_.CreateUIToFP(v, b_.getDoubleTy())
-                                     : b_.CreateSIToFP(v, b_.getDoubleTy());
+  llvm::Value* d = unsigned_bits(from) ? b_.CreateUIToFP(v, b_.getDoubleTy())
+                                       : b_.CreateSIToFP(v, b_.getDoubleTy());
   return round_to(d, to);
 }
 
@@ -521,6 +521,6 @@ llvm::Value* Codegen::convert(const Expr& e, llvm::Value* v, DType from, DType t
     return b_.CreateTrunc(v, reg(to));
   if (want == have)
     return v;
-  return is_unsigned(from) ? b_.CreateZExt(v, reg(to)) : b_.CreateSExt(v, reg(to));
+  return unsigned_bits(from) ? b_.CreateZExt(v, reg(to)) : b_.CreateSExt(v, reg(to));
 }
 } // namespace teval::jit::detail

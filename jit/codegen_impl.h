@@ -23,9 +23,10 @@ using core::DType;
 using core::Expr;
 using core::Op;
 
-/// Bool and uint8 compare, divide, shift and widen as unsigned.
-inline bool is_unsigned(DType t) {
-  return t == DType::Bool || t == DType::UInt8;
+/// Bool and the unsigned integers compare, divide, shift and widen as
+/// unsigned.
+inline bool unsigned_bits(DType t) {
+  return t == DType::Bool || core::is_unsigned(t);
 }
 
 /// Generates one loop nest's kernel into a module; see codegen.cpp for the

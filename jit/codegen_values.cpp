@@ -16,8 +16,10 @@ llvm::Type* Codegen::reg(DType t) {
   case DType::UInt8:
     return b_.getInt8Ty();
   case DType::Int16:
+  case DType::UInt16:
     return b_.getInt16Ty();
   case DType::Int32:
+  case DType::UInt32:
     return b_.getInt32Ty();
   case DType::Int64:
     return b_.getInt64Ty();
@@ -79,12 +81,12 @@ llvm::Value* Codegen::to_i64(llvm::Value* v, DType t) {
   if (auto w = widened_.find(v); w != widened_.end() && !planted(29))
     return w->second; // an exact truncation of this 64-bit value
   // Fault 29 zero-extends signed integers.
-  return is_unsigned(t) || planted(29) ? b_.CreateZExt(v, b_.getInt64Ty())
-                                       : b_.CreateSExt(v, b_.getInt64Ty());
+  return unsigned_bits(t) || planted(29) ? b_.CreateZExt(v, b_.getInt64Ty())
+                                         : b_.CreateSExt(v, b_.getInt64Ty());
 }
 
 llvm::Value* Codegen::narrow(llvm::Value* wide, DType t) {
-  bool u = is_unsigned(t);
+  bool u = unsigned_bits(t);
   llvm::Value* v = b_.CreateTrunc(wide, reg(t), "", u, !u);
   if (v != wide && llvm::isa<llvm::Instruction>(v))
     widened_[v] = wide;

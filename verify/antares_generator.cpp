@@ -145,7 +145,7 @@ private:
       }
       case 2:
         if (const auto* in = some_input()) {
-          if (in->second.dtype == DType::Bool || in->second.dtype == DType::UInt8)
+          if (in->second.dtype == DType::Bool || core::is_unsigned(in->second.dtype))
             break; // an unsigned dtype cannot hold k
           if (chance(20) && !core::is_float(in->second.dtype))
             k = near_limit(in->second.dtype);
@@ -264,11 +264,12 @@ private:
       // Quantized kernels clamp uint8 values: integers made uint8 (those
       // below zero wrap) are common too.
       bool unsigned_pair = chance(30);
+      const DType u = chance(50) ? DType::UInt8 : chance(50) ? DType::UInt16 : DType::UInt32;
       for (Value* v : {&x, &y}) {
-        if (unsigned_pair && core::is_integer(v->dtype) && v->dtype != DType::UInt8)
-          *v = {v->text + ".cast(`uint8`)", DType::UInt8};
-        if (v->dtype == DType::UInt8 && chance(50))
-          *v = {"(" + v->text + " - const(5).cast(`uint8`))", DType::UInt8};
+        if (unsigned_pair && core::is_integer(v->dtype) && !core::is_unsigned(v->dtype))
+          *v = {v->text + ".cast(`" + dtype_name(u) + "`)", u};
+        if (core::is_unsigned(v->dtype) && chance(50))
+          *v = {"(" + v->text + " - const(5).cast(`" + dtype_name(v->dtype) + "`))", v->dtype};
       }
       DType t = arithmetic(x, y);
       std::string out_dtype;
@@ -378,12 +379,17 @@ private:
   // `/` and `%`; integer divisors are mostly nonzero constants.
   Value division(int depth) {
     // Integer dividends are common: quantized kernels divide integers.
-    const DType ints[] = {DType::Int32, DType::Int8, DType::Int64, DType::Int16, DType::UInt8};
-    Value x = chance(30) ? access(ints[pick(0, 4)]) : expr(depth - 1);
+    const DType ints[] = {DType::Int32, DType::Int8,   DType::Int64, DType::Int16,
+                          DType::UInt8, DType::UInt16, DType::UInt32};
+    Value x = chance(30) ? access(ints[pick(0, 6)]) : expr(depth - 1);
     Value y;
     if (!core::is_float(x.dtype) && !chance(35)) {
       const char* divisors[] = {"2", "3", "-2", "1", "7"};
       y = {divisors[pick(0, 4)], DType::Int32};
+      // An unsigned dividend keeps its dtype (an int32 literal would
+      // promote it): the divisor is cast to it (-2 wrapping to a large one).
+      if (core::is_unsigned(x.dtype))
+        y = {"(" + y.text + ").cast(`" + dtype_name(x.dtype) + "`)", x.dtype};
     } else if (!core::is_float(x.dtype) && x.dtype != DType::Bool && chance(50)) {
       // A divisor read from a tensor of the dividend's dtype (values -10
       // to 10): zero at some points, an error every backend must report.
@@ -392,8 +398,9 @@ private:
       y = expr(depth - 1);
     }
     // Signed dividends below zero are where floor and truncating division
-    // differ: make them common.
-    if (!core::is_float(x.dtype) && x.dtype != DType::UInt8 && x.dtype != DType::Bool && chance(50))
+    // differ, unsigned ones wrapped past the signed range where a signed
+    // division would differ: make them common.
+    if (!core::is_float(x.dtype) && x.dtype != DType::Bool && chance(50))
       x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
     // Both operands of one dtype now and then: division of each dtype,
     // not only of those the reads and the literals promote to.
@@ -412,7 +419,7 @@ private:
       x = {x.text + ".cast(`int32`)", DType::Int32};
     one_dtype(x, x, kIntegerDTypes, 50);
     // Quantized kernels shift signed products; make negative operands common.
-    if (chance(50) && x.dtype != DType::UInt8)
+    if (chance(50) && !core::is_unsigned(x.dtype))
       x = {"(" + x.text + " - " + "const(5).cast(`" + dtype_name(x.dtype) + "`))", x.dtype};
     // Mostly constant amounts; sometimes one from the data, -1 to 2, so
     // that a negative amount (an error) is drawn too.

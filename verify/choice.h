@@ -40,13 +40,13 @@ template <class T> const T& one_of(const std::vector<T>& items) {
 inline const std::vector<core::DType> kDTypes = {
     core::DType::Float32, core::DType::Int32,   core::DType::Float64,  core::DType::Int8,
     core::DType::Int64,   core::DType::Float16, core::DType::BFloat16, core::DType::Int16,
-    core::DType::UInt8,   core::DType::Bool};
+    core::DType::UInt8,   core::DType::UInt16,  core::DType::UInt32,   core::DType::Bool};
 
 inline const std::vector<core::DType> kFloatDTypes = {core::DType::Float32, core::DType::Float64,
                                                       core::DType::Float16, core::DType::BFloat16};
-inline const std::vector<core::DType> kIntegerDTypes = {core::DType::Int32, core::DType::Int8,
-                                                        core::DType::Int64, core::DType::Int16,
-                                                        core::DType::UInt8};
+inline const std::vector<core::DType> kIntegerDTypes = {
+    core::DType::Int32, core::DType::Int8,   core::DType::Int64, core::DType::Int16,
+    core::DType::UInt8, core::DType::UInt16, core::DType::UInt32};
 
 /// Half the time float32, as in real kernels; otherwise any dtype.
 inline core::DType float32_or_any_dtype() {

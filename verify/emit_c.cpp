@@ -40,6 +40,10 @@ Layout layout(DType t) {
     return {"int64_t", "<i8"};
   case DType::UInt8:
     return {"uint8_t", "|u1"};
+  case DType::UInt16:
+    return {"uint16_t", "<u2"};
+  case DType::UInt32:
+    return {"uint32_t", "<u4"};
   case DType::Float16:
     return {"uint16_t", "<f2"};
   case DType::BFloat16:

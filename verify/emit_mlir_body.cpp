@@ -55,8 +55,10 @@ std::string element_type(DType t) {
   case DType::UInt8:
     return "i8";
   case DType::Int16:
+  case DType::UInt16:
     return "i16";
   case DType::Int32:
+  case DType::UInt32:
     return "i32";
   case DType::Int64:
     return "i64";

@@ -32,7 +32,7 @@ void MlirBuilder::op() {
     if (chance(30)) {
       std::string c = core::is_float(x.dtype)
                           ? (chance(50) ? "1.250000e-01" : "-2.0")
-                          : (chance(50) || x.dtype == DType::UInt8 ? "3" : "-1");
+                          : (chance(50) || core::is_unsigned(x.dtype) ? "3" : "-1");
       y = define(dialect() + "constant dense<" + c + "> : " + type_of(x), {x})[0];
     } else {
       y = operand(x.dtype, &x.shape).name;
@@ -141,9 +141,9 @@ void MlirBuilder::op() {
     std::string attrs =
         "axis = " + std::to_string(at) + " : i64, depth = " + std::to_string(depth) +
         " : i64, on_value = " + (f ? "1.5" : "7") + " : " + element(to.dtype) + ", off_value = " +
-        (f                          ? "-0.0"
-         : to.dtype == DType::UInt8 ? "0"
-                                    : "-1") +
+        (f                             ? "-0.0"
+         : core::is_unsigned(to.dtype) ? "0"
+                                       : "-1") +
         " : " + element(to.dtype);
     define(custom_call("one_hot", x.name, attrs, "(" + type_of(x) + ") -> " + type_of(to)), {to});
     return;

@@ -141,10 +141,10 @@ void MlirBuilder::pad(const Val& x) {
     value = operand(x.dtype, &kScalar);
   } else {
     value.name = define("stablehlo.constant dense<" +
-                            std::string(x.dtype == DType::Bool    ? "true"
-                                        : core::is_float(x.dtype) ? "-1.5"
-                                        : x.dtype == DType::UInt8 ? "7"
-                                                                  : "-3") +
+                            std::string(x.dtype == DType::Bool       ? "true"
+                                        : core::is_float(x.dtype)    ? "-1.5"
+                                        : core::is_unsigned(x.dtype) ? "7"
+                                                                     : "-3") +
                             "> : " + type_of(value),
                         {value})[0];
     values_.back().read = true;
@@ -349,8 +349,8 @@ void MlirBuilder::reduction() {
                             ? one_of(std::vector<std::string>{"0.0", "-0.0", "1.0", "0xFF800000",
                                                               "0x7F800000", "-2.5"})
                             : one_of(std::vector<std::string>{"0", "1", "-1"});
-    if (value == "-1" && x.dtype == DType::UInt8)
-      value = "255";
+    if (value == "-1" && core::is_unsigned(x.dtype)) // the largest value
+      value = std::to_string(core::int_max(x.dtype));
     if (value.starts_with("0x") && x.dtype != DType::Float32)
       value = value == "0xFF800000" ? "-1.0e+04" : "1.0e+04";
     init.name = define("stablehlo.constant dense<" + value + "> : " + type_of(init), {init})[0];

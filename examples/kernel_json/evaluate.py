@@ -30,10 +30,11 @@ import numpy as np
 FLOATS = {"float16": (11, -14, 15), "bfloat16": (8, -126, 127),
           "float32": (24, -126, 127), "float64": (53, -1022, 1023)}
 INTS = {"bool": (0, 1), "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1),
-        "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "uint8": (0, 255)}
+        "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "uint8": (0, 255),
+        "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1)}
 NUMPY = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32,
          "int64": np.int64, "uint8": np.uint8, "float16": np.float16, "float32": np.float32,
-         "float64": np.float64}
+         "float64": np.float64, "uint16": np.uint16, "uint32": np.uint32}
 MATH = {"exp", "log", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
         "cosh", "tanh", "erf", "normcdf", "sigmoid", "pow"}
 
@@ -222,7 +223,8 @@ def int_op(op, a, b, dtype, trap):
     if op == "min":
         return min(a, b)
     if op in ("shl", "shr"):
-        bits = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8}[dtype]
+        bits = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16,
+                "uint32": 32}[dtype]
         if not 0 <= b < bits:
             raise ProgramError("shift amount out of range")
         return wrap(a << b, dtype) if op == "shl" else a >> b

@@ -29,6 +29,8 @@ enum class DType : uint8_t {
   BFloat16,
   Float32,
   Float64,
+  UInt16,
+  UInt32,
 };
 
 /// The spelling programs use: "float32", "int8", "bool", ...

@@ -138,33 +138,40 @@ private:
 
   // `func.call @f(%a) : (T) -> U` (generic: `"func.call"(%a) <{callee =
   // @f}>`): @f's operations inlined, its parameters bound to the operands
-  // and its returned values named by the call's results.
+  // and its returned values named by the call's results. A composite
+  // (spec "composite") is a call of its `decomposition`: its name,
+  // composite_attributes and version do not change what it computes.
   void call_function(const ast::Call& call, const ast::Call& typed, const ast::Expr* target) {
+    const bool composite = call.callee.ends_with("composite");
+    const std::string what = composite ? "composite" : "func.call";
     std::string name;
     for (const ast::Keyword& k : call.keywords) {
-      if (const ast::Name* n = ast::as_name(*k.value); k.name == "callee" && n)
+      const ast::Name* n = ast::as_name(*k.value);
+      if (n && k.name == (composite ? "decomposition" : "callee"))
         name = n->id.substr(n->id.starts_with("@") ? 1 : 0);
-      if (const ast::StringLit* t = ast::as_string(*k.value); k.name == "call_target_name" && t)
+      if (const ast::StringLit* t = ast::as_string(*k.value);
+          !composite && k.name == "call_target_name" && t)
         name = t->value;
     }
     if (name.empty())
-      throw Error(ErrorKind::Syntax, call.callee_span, "func.call needs its callee, @name");
+      throw Error(ErrorKind::Syntax, call.callee_span,
+                  composite ? "composite needs its decomposition, @name"
+                            : "func.call needs its callee, @name");
     const ast::Function* fn = nullptr;
     for (const ast::StmtPtr& s : program_.statements)
       if (const auto* f = std::get_if<ast::Function>(&s->node); f && f->name == name)
         fn = f;
     if (!fn || fn->body.empty())
       throw Error(ErrorKind::Name, call.callee_span,
-                  "func.call of @" + name +
+                  what + " of @" + name +
                       (fn ? ", which the module declares without a body"
                           : ", which the module does not define"));
     if (fn == &fn_ || std::count(calls_.begin(), calls_.end(), name))
       throw Error(ErrorKind::Unsupported, call.callee_span,
-                  "func.call of @" + name +
-                      " inside itself: teval reads calls that do not recurse");
+                  what + " of @" + name + " inside itself: teval reads calls that do not recurse");
     if (call.args.size() != fn->params.size())
       throw Error(ErrorKind::Shape, call.callee_span,
-                  "func.call passes " + std::to_string(call.args.size()) + " operands to @" + name +
+                  what + " passes " + std::to_string(call.args.size()) + " operands to @" + name +
                       ", which takes " + std::to_string(fn->params.size()));
     std::map<std::string, int> scope;
     for (size_t i = 0; i < call.args.size(); ++i) {
@@ -212,7 +219,7 @@ private:
       declared_types.push_back(typed.args[1].get());
     if (names.size() != results.size() || declared_types.size() != results.size())
       throw Error(ErrorKind::Shape, target ? target->span : call.callee_span,
-                  "func.call of @" + name + " gives " + std::to_string(results.size()) +
+                  what + " of @" + name + " gives " + std::to_string(results.size()) +
                       " results; the call names " + std::to_string(names.size()) +
                       " and its type declares " + std::to_string(declared_types.size()));
     for (size_t i = 0; i < results.size(); ++i) {
@@ -323,7 +330,8 @@ private:
   void operation(const ast::Expr& value, const ast::Expr* target) {
     const ast::Call* typed = ast::as_call(value);
     const ast::Call* call = typed && typed->callee == ":" ? ast::as_call(*typed->args[0]) : nullptr;
-    if (call && (call->callee == "func.call" || call->callee == "call"))
+    if (call && (call->callee == "func.call" || call->callee == "call" ||
+                 call->callee == "stablehlo.composite" || call->callee == "mhlo.composite"))
       return call_function(*call, *typed, target);
     OpSite site = read_site(value);
     GraphNode node;

@@ -692,8 +692,18 @@ auto const reduce_applies_def =
     word("dimensions") > '=' > (pos >> plain_attr >> here)[push_dimensions] >
     -('{' > entries[push_keywords] > '}') > ':' > types[set_types] > here[set_end] >
     -reducer[push_reducer];
-auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >> -(pretty_item % ',') >>
-                           -('{' > entries[push_keywords] > '}') >
+// A composite's name, a string before its operands: `stablehlo.composite
+// "my.op" %a, %b {decomposition = @impl} : ...` (the generic form's `name`).
+auto const push_name_keyword = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  x3::_val(ctx).keywords.push_back(ast::Keyword{
+      "name", make(span, ast::StringLit{decode_mlir_string(fusion::at_c<1>(a)), false}), span});
+};
+auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >>
+                           -(&(string_text >> '%') >>
+                             (pos >> string_text >> here)[push_name_keyword]) >>
+                           -(pretty_item % ',') >> -('{' > entries[push_keywords] > '}') >
                            ':' > types[set_types] > here[set_end];
 
 auto const results_def =

@@ -75,7 +75,7 @@ std::optional<DType> element_type(std::string_view name) {
       {"i1", DType::Bool},     {"i8", DType::Int8},       {"i16", DType::Int16},
       {"i32", DType::Int32},   {"i64", DType::Int64},     {"ui8", DType::UInt8},
       {"f16", DType::Float16}, {"bf16", DType::BFloat16}, {"f32", DType::Float32},
-      {"f64", DType::Float64},
+      {"f64", DType::Float64}, {"ui16", DType::UInt16},   {"ui32", DType::UInt32},
   };
   for (const auto& [n, t] : kTypes)
     if (n == name)
@@ -97,10 +97,11 @@ ValueType tensor_type(const ast::Expr& e) {
   const ast::Name* element = ast::as_name(*c->args.back());
   std::optional<DType> dtype = element ? element_type(element->id) : std::nullopt;
   if (!dtype)
-    throw Error(ErrorKind::Unsupported, c->args.back()->span,
-                "element type `" + text(*c->args.back()) +
-                    "` is not one teval has; it reads i1, i8, i16, i32, i64, ui8, f16, bf16, f32 "
-                    "and f64");
+    throw Error(
+        ErrorKind::Unsupported, c->args.back()->span,
+        "element type `" + text(*c->args.back()) +
+            "` is not one teval has; it reads i1, i8, i16, i32, i64, ui8, ui16, ui32, f16, bf16, "
+            "f32 and f64");
   t.dtype = *dtype;
   for (size_t i = 0; i + 1 < c->args.size(); ++i) {
     const ast::Expr& d = *c->args[i];

@@ -8,9 +8,9 @@ namespace teval::python {
 
 namespace {
 
-const DType kAll[] = {DType::Bool,    DType::Int8,   DType::Int16,   DType::Int32,
-                      DType::Int64,   DType::UInt8,  DType::Float16, DType::BFloat16,
-                      DType::Float32, DType::Float64};
+const DType kAll[] = {DType::Bool,    DType::Int8,    DType::Int16,   DType::Int32,
+                      DType::Int64,   DType::UInt8,   DType::Float16, DType::BFloat16,
+                      DType::Float32, DType::Float64, DType::UInt16,  DType::UInt32};
 
 // The numpy dtype that holds \p t's elements.
 py::dtype numpy_dtype(DType t) {
@@ -27,6 +27,10 @@ py::dtype numpy_dtype(DType t) {
     return py::dtype("int64");
   case DType::UInt8:
     return py::dtype("uint8");
+  case DType::UInt16:
+    return py::dtype("uint16");
+  case DType::UInt32:
+    return py::dtype("uint32");
   case DType::Float16:
     return py::dtype("float16");
   case DType::BFloat16:
@@ -57,6 +61,10 @@ std::optional<DType> from_numpy(char kind, py::ssize_t size) {
   }
   if (kind == 'u' && size == 1)
     return DType::UInt8;
+  if (kind == 'u' && size == 2)
+    return DType::UInt16;
+  if (kind == 'u' && size == 4)
+    return DType::UInt32;
   if (kind == 'V' && size == 2)
     return DType::BFloat16;
   if (kind == 'f') {
@@ -93,14 +101,11 @@ InputArray input_array(const py::handle& object) {
   py::ssize_t size = array.itemsize();
   std::optional<DType> dtype =
       array.dtype().attr("names").is_none() ? from_numpy(kind, size) : std::nullopt;
-  if (kind == 'u' && size == 2)
-    throw py::type_error("teval has no uint16 dtype, and does not read a uint16 array as "
-                         "bfloat16: a bfloat16 array has numpy dtype teval.bfloat16 (2-byte void, "
-                         "the bits): bits.view(teval.bfloat16), or teval.to_bfloat16(values)");
   if (!dtype)
     throw py::type_error("teval has no dtype for numpy's " + std::string(py::str(array.dtype())) +
-                         "; it reads bool, int8, int16, int32, int64, uint8, float16, float32, "
-                         "float64 and teval.bfloat16 (2-byte void: the bits of bfloat16)");
+                         "; it reads bool, int8, int16, int32, int64, uint8, uint16, uint32, "
+                         "float16, float32, float64 and teval.bfloat16 (2-byte void: the bits of "
+                         "bfloat16)");
   // Strides that are not whole elements (a view into a record array) are
   // gathered by numpy first.
   for (py::ssize_t d = 0; d < array.ndim(); ++d)

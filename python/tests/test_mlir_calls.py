@@ -99,3 +99,50 @@ def test_a_call_of_the_wrong_type(tmp_path):
     assert done.returncode == 1
     assert "m.mlir:6:23: error: operand %arg0 is tensor<4xf32>, but @f takes tensor<3xf32>" in \
         done.stderr, done.stderr
+
+
+COMPOSITE = """module {
+  func.func private @add_n.impl(%x: tensor<3xi64>, %y: tensor<3xi64>) -> tensor<3xi64> {
+    %c = stablehlo.constant dense<2> : tensor<i64>
+    %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i64>) -> tensor<3xi64>
+    %0 = stablehlo.add %x, %b : tensor<3xi64>
+    %1 = stablehlo.multiply %0, %y : tensor<3xi64>
+    return %1 : tensor<3xi64>
+  }
+  func.func @main(%arg0: tensor<3xi64>, %arg1: tensor<3xi64>) -> (tensor<3xi64>, tensor<3xi64>) {
+    %0 = stablehlo.composite "my.add_n" %arg0, %arg1 {
+      composite_attributes = { n = 2 : i64 },
+      decomposition = @add_n.impl
+    } : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+    %1 = "stablehlo.composite"(%0, %arg1) {name = "my.add_n", composite_attributes = {n = 2 : i64},
+      decomposition = @add_n.impl, version = 1 : i32} : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+    return %0, %1 : tensor<3xi64>, tensor<3xi64>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_composites_run_their_decomposition(tmp_path, engine):
+    """Spec "composite": the decomposition function is what it computes."""
+    x = np.array([1, -7, 2**40], np.int64)
+    y = np.array([3, 5, -2], np.int64)
+    done = run_module(tmp_path, COMPOSITE, [x, y], engine)
+    assert done.returncode == 0, done.stderr
+    first = (x + 2) * y
+    assert_bits(np.load(tmp_path / "out" / "result0.npy"), first)
+    assert_bits(np.load(tmp_path / "out" / "result1.npy"), (first + 2) * y)
+
+
+def test_a_composite_without_its_decomposition(tmp_path):
+    text = ("module {\n  func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n"
+            '    %0 = stablehlo.composite "my.op" %arg0 {composite_attributes = {}} : '
+            "(tensor<3xf32>) -> tensor<3xf32>\n    return %0 : tensor<3xf32>\n  }\n}\n")
+    done = run_module(tmp_path, text, [np.zeros(3, np.float32)], "interp")
+    assert done.returncode == 1
+    assert "m.mlir:3:10: error: composite needs its decomposition, @name" in done.stderr, \
+        done.stderr
+    text = text.replace("{composite_attributes = {}}", "{decomposition = @nowhere}")
+    done = run_module(tmp_path, text, [np.zeros(3, np.float32)], "interp")
+    assert done.returncode == 1
+    assert "composite of @nowhere, which the module does not define" in done.stderr, done.stderr

@@ -153,6 +153,17 @@ TEST(Npy, RoundTripsEveryDtype) {
   }
 }
 
+// uint16 is its own dtype, never bfloat16 (both are 2 bytes; a bfloat16
+// .npy holds the bits as 2-byte void).
+TEST(Npy, Uint16IsNotBfloat16) {
+  std::string bytes = {'\xe8', '\x03', '\xff', '\xff'}; // 1000, 65535
+  core::Tensor t = core::decode_npy(
+      npy("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", bytes), "x");
+  EXPECT_EQ(t.dtype(), DType::UInt16);
+  EXPECT_EQ(t.get(0).i, 1000);
+  EXPECT_EQ(t.get(1).i, 65535);
+}
+
 TEST(Npy, Errors) {
   EXPECT_EQ(error_of("not numpy"), "x.npy: error: not a .npy file (bad magic string)\n");
   // Fortran order is read; its data must still be all there.
@@ -167,14 +178,8 @@ TEST(Npy, Errors) {
   EXPECT_EQ(error_of(npy("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", "")),
             "x.npy: error: object arrays are not supported\n");
   EXPECT_EQ(error_of(npy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "")),
-            "x.npy: error: unsupported .npy dtype '<c8'; teval reads bool, int8/16/32/64, uint8, "
-            "float16/32/64 and bfloat16 (<V2)\n");
-  // uint16 is not read as bfloat16 (both are 2 bytes; bfloat16 is void).
-  EXPECT_EQ(error_of(npy("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }",
-                         std::string(2, '\0'))),
-            "x.npy: error: uint16 ('<u2') is not a teval dtype, and is not read as bfloat16: a "
-            "bfloat16 .npy holds the bits as 2-byte void ('<V2' or '|V2'): np.save(path, "
-            "bits.view('V2'))\n");
+            "x.npy: error: unsupported .npy dtype '<c8'; teval reads bool, int8/16/32/64, "
+            "uint8/16/32, float16/32/64 and bfloat16 (<V2)\n");
   EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
                          std::string(20, '\0'))),
             "x.npy: error: truncated data: shape [2, 3] of float32 needs 24 bytes, the file has "

@@ -173,18 +173,29 @@ TEST(Semantics, PromotionTable) {
   auto i32 = tensor(DType::Int32, {1}, {1});
   auto i64 = tensor(DType::Int64, {1}, {1});
   auto f64 = tensor(DType::Float64, {1}, {1});
+  auto u16 = tensor(DType::UInt16, {1}, {1});
+  auto u32 = tensor(DType::UInt32, {1}, {1});
+  auto i16 = tensor(DType::Int16, {1}, {1});
   struct Case {
     const char* expr;
     DType want;
   };
-  std::map<std::string, core::Tensor> in{{"h", h},   {"bf", bf}, {"i8", i8}, {"u8", u8},
-                                         {"i", i32}, {"l", i64}, {"d", f64}};
+  std::map<std::string, core::Tensor> in{{"h", h},     {"bf", bf},  {"i8", i8}, {"u8", u8},
+                                         {"i", i32},   {"l", i64},  {"d", f64}, {"s", i16},
+                                         {"u16", u16}, {"u32", u32}};
   for (Case c : {Case{"h[N] + 1.0", DType::Float32}, Case{"h[N] + 1", DType::Float16},
                  Case{"i8[N] + 1", DType::Int32}, Case{"i8[N] + i8[N]", DType::Int8},
                  Case{"l[N] + i[N]", DType::Int64}, Case{"i[N] / 2.0", DType::Float32},
                  Case{"i8[N] / h[N]", DType::Float16}, Case{"d[N] * 2.5", DType::Float64},
                  Case{"bf[N] + h[N]", DType::Float32}, Case{"u8[N] + i8[N]", DType::Int16},
-                 Case{"i[N] << 1", DType::Int32}, Case{"-i8[N]", DType::Int8}}) {
+                 Case{"i[N] << 1", DType::Int32}, Case{"-i8[N]", DType::Int8},
+                 // Integers: the narrowest dtype holding both (numpy's rule).
+                 Case{"u8[N] + u32[N]", DType::UInt32}, Case{"u16[N] * u8[N]", DType::UInt16},
+                 Case{"u16[N] + s[N]", DType::Int32}, Case{"i8[N] - u16[N]", DType::Int32},
+                 Case{"u16[N] + i[N]", DType::Int32}, Case{"u32[N] + i[N]", DType::Int64},
+                 Case{"u32[N] + 1", DType::Int64}, Case{"u32[N] + l[N]", DType::Int64},
+                 Case{"u32[N] + h[N]", DType::Float16}, Case{"u16[N] / 2.0", DType::Float32},
+                 Case{"u32[N] + u32[N]", DType::UInt32}}) {
     SCOPED_TRACE(c.expr);
     EXPECT_EQ(out(std::string("output0[N] = ") + c.expr, in).dtype(), c.want);
   }

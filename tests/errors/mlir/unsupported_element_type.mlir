@@ -1,3 +1,3 @@
-func.func @main(%arg0: tensor<4xui16>) -> tensor<4xui16> {
-  return %arg0 : tensor<4xui16>
+func.func @main(%arg0: tensor<4xui64>) -> tensor<4xui64> {
+  return %arg0 : tensor<4xui64>
 }
