@@ -58,11 +58,11 @@ int promotion_rank(DType t) {
     return 1;
   case DType::Float16:
   case DType::BFloat16:
-    return 5;
+    return 2;
   case DType::Float32:
-    return 6;
+    return 3;
   case DType::Float64:
-    return 7;
+    return 4;
   }
   TEVAL_UNREACHABLE("unknown dtype");
 }
