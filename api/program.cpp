@@ -7,11 +7,14 @@
 #include "interp/interpreter.h"
 #include "interp/ireval.h"
 #include "interp/random_inputs.h"
+#include "ops/decompose.h"
+#include "ops/native.h"
 #include "oracle/bounds.h"
 #include "oracle/evaluate.h"
 #include "oracle/exact_eval.h"
 #include "oracle/verdict.h"
 #include "parser/antares/antares.h"
+#include "parser/mlir/mlir.h"
 #include "parser/tile/tile.h"
 #include "parser/tile/tile_source.h"
 
@@ -24,6 +27,16 @@ namespace teval {
 
 struct Program::Impl {
   std::shared_ptr<const core::SourceFile> file;
+  // An MLIR function's op graph, which the interpreter evaluates with the
+  // ops' native references (ops/native.h); the kernel is then the graph's
+  // einstein_v2 decomposition, read from `decomposition`, which the other
+  // engines and check() evaluate, its inputs the graph's and `constants`.
+  // `unsupported` says why a graph has no decomposition (an op without
+  // one): the interpreter runs it, nothing else.
+  std::optional<core::Graph> graph;
+  std::shared_ptr<const core::SourceFile> decomposition;
+  std::map<std::string, core::Tensor> constants;
+  std::optional<core::Error> unsupported;
   core::Kernel kernel;
   std::vector<TensorInfo> inputs, outputs;
   std::vector<int> input_ids; // kernel tensor ids, in inputs order
@@ -37,6 +50,11 @@ struct Program::Impl {
 namespace {
 
 using api::fail;
+
+bool looks_like_mlir(const std::string& text) {
+  static const std::regex function(R"((^|[^\w.])func\.func\s)");
+  return std::regex_search(text, function);
+}
 
 bool looks_like_tile(const std::string& text) {
   static const std::regex function(R"((^|[^\w])(Tensor|def)\s+\w+\s*\()");
@@ -93,6 +111,36 @@ TensorInfo info(const core::TensorDecl& d) {
   return {d.name, api::public_dtype(d.dtype), d.shape};
 }
 
+TensorInfo info(const std::string& name, const core::ValueType& t) {
+  return {name, api::public_dtype(t.dtype), t.shape};
+}
+
+// An MLIR function: its graph, and the graph's decomposition when every op
+// has one.
+void load_mlir(Program::Impl& p, const LoadOptions& o) {
+  if (!o.ints.empty() || !o.int_lists.empty())
+    fail("integer parameters apply to Tile functions");
+  p.graph = parser::elaborate_mlir(parser::read_mlir(*p.file), o.entry, given_types(o));
+  const core::Graph& g = *p.graph;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    p.inputs.push_back(info(core::graph_input_name(i), g.values[g.inputs[i]]));
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    p.outputs.push_back(info(core::graph_output_name(i), g.values[g.outputs[i]]));
+  try {
+    ops::Decomposition d = ops::decompose(g);
+    p.decomposition =
+        core::SourceFile::make("<decomposition of " + p.file->name() + ">", d.program);
+    parser::AntaresSource source = parser::read_antares(*p.decomposition);
+    p.kernel = parser::elaborate_antares(source, parser::declared_inputs(source));
+    p.constants = std::move(d.constants);
+    p.input_ids = interp::input_ids(p.kernel);
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::Unsupported && e.kind() != core::ErrorKind::Limit)
+      throw;
+    p.unsupported = e;
+  }
+}
+
 std::string name_list(const std::vector<TensorInfo>& infos) {
   std::string s;
   for (size_t i = 0; i < infos.size(); ++i)
@@ -106,6 +154,11 @@ Program Program::load(std::string text, const LoadOptions& options) {
   try {
     auto impl = std::make_shared<Impl>();
     impl->file = core::SourceFile::make(options.name, std::move(text));
+    if (options.notation == Notation::Mlir ||
+        (options.notation == Notation::Detect && looks_like_mlir(impl->file->text()))) {
+      load_mlir(*impl, options);
+      return Program(std::move(impl));
+    }
     impl->kernel = elaborate(*impl->file, options);
     impl->input_ids = interp::input_ids(impl->kernel);
     for (int id : impl->input_ids)
@@ -128,7 +181,12 @@ const std::vector<TensorInfo>& Program::outputs() const {
 
 std::map<std::string, Tensor> Program::random_inputs(uint64_t seed) const {
   try {
-    std::vector<core::Tensor> drawn = interp::make_inputs(impl_->kernel, {}, seed);
+    std::vector<core::Tensor> drawn;
+    if (impl_->graph) // as `teval run FILE.mlir --seed` draws them
+      for (const TensorInfo& i : impl_->inputs)
+        drawn.push_back(interp::random_tensor(api::internal(i.dtype), i.shape, seed, i.name));
+    else
+      drawn = interp::make_inputs(impl_->kernel, {}, seed);
     std::map<std::string, Tensor> out;
     for (size_t i = 0; i < drawn.size(); ++i)
       out.emplace(impl_->inputs[i].name, api::move_out(std::move(drawn[i])));
@@ -138,9 +196,20 @@ std::map<std::string, Tensor> Program::random_inputs(uint64_t seed) const {
   }
 }
 
+namespace {
+
+// The kernel the engines other than an MLIR function's interpreter run.
+const core::Kernel& kernel(const Program::Impl& p) {
+  if (p.unsupported)
+    throw *p.unsupported;
+  return p.kernel;
+}
+
+} // namespace
+
 std::string Program::lower() const {
   try {
-    return core::to_string(core::lower(impl_->kernel));
+    return core::to_string(core::lower(kernel(*impl_)));
   } catch (const core::Error& e) {
     throw api::public_error(e);
   }
@@ -152,11 +221,11 @@ namespace {
   fail(what + " needs the JIT: link teval::jit (find_package(teval COMPONENTS jit))");
 }
 
-std::string emit(const core::Kernel& kernel, bool assembly) {
+std::string emit(const Program::Impl& p, bool assembly) {
   if (!teval_api_emit_jit)
     no_jit(assembly ? "jit_asm()" : "jit_llvm()");
   try {
-    return teval_api_emit_jit(core::lower(kernel), assembly);
+    return teval_api_emit_jit(core::lower(kernel(p)), assembly);
   } catch (const core::Error& e) {
     throw api::public_error(e);
   }
@@ -165,11 +234,11 @@ std::string emit(const core::Kernel& kernel, bool assembly) {
 } // namespace
 
 std::string Program::jit_llvm() const {
-  return emit(impl_->kernel, false);
+  return emit(*impl_, false);
 }
 
 std::string Program::jit_asm() const {
-  return emit(impl_->kernel, true);
+  return emit(*impl_, true);
 }
 
 namespace {
@@ -188,14 +257,40 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
     if (it == inputs.end())
       fail("input `" + p.inputs[i].name +
            "` is not given; the program reads: " + name_list(p.inputs));
-    const core::TensorDecl& d = p.kernel.tensors[p.input_ids[i]];
-    if (api::internal(it->second.dtype) != d.dtype || it->second.shape != d.shape)
-      fail("input `" + d.name + "` is " + core::to_string(d.dtype) + core::to_string(d.shape) +
-           ", not " + core::to_string(api::internal(it->second.dtype)) +
+    const TensorInfo& d = p.inputs[i];
+    if (it->second.dtype != d.dtype || it->second.shape != d.shape)
+      fail("input `" + d.name + "` is " + core::to_string(api::internal(d.dtype)) +
+           core::to_string(d.shape) + ", not " + core::to_string(api::internal(it->second.dtype)) +
            core::to_string(it->second.shape));
     given.push_back(api::internal_tensor(it->second));
   }
   return given;
+}
+
+// An MLIR function's decomposition's inputs, in interp::input_ids() order:
+// views of \p given (the graph's inputs, in order) and of the
+// decomposition's constants. For any other program, views of \p given.
+std::vector<core::Tensor> kernel_inputs(const Program::Impl& p,
+                                        const std::vector<core::Tensor>& given) {
+  auto view = [](const core::Tensor& t) {
+    return core::Tensor::borrow(t.dtype(), t.shape(), t.bytes().data());
+  };
+  std::vector<core::Tensor> all;
+  if (!p.graph) {
+    for (const core::Tensor& t : given)
+      all.push_back(view(t));
+    return all;
+  }
+  kernel(p);
+  for (int id : p.input_ids) {
+    const std::string& name = p.kernel.tensors[static_cast<size_t>(id)].name;
+    auto graph_input = std::find_if(p.inputs.begin(), p.inputs.end(),
+                                    [&](const TensorInfo& i) { return i.name == name; });
+    all.push_back(view(graph_input != p.inputs.end()
+                           ? given[static_cast<size_t>(graph_input - p.inputs.begin())]
+                           : p.constants.at(name)));
+  }
+  return all;
 }
 
 // The outputs of \p p on \p given, computed by \p engine. \p in_place
@@ -209,16 +304,19 @@ std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<cor
   if ((any_order || options.fma) && options.engine != Engine::Jit)
     fail("RunOptions::order and fma apply to Engine::Jit: the other engines compute the "
          "sequential result");
+  if (p.graph && options.engine == Engine::Interpreter)
+    return ops::evaluate(*p.graph, given);
+  const std::vector<core::Tensor> inputs = kernel_inputs(p, given);
   std::vector<core::Tensor> out;
   switch (options.engine) {
   case Engine::Interpreter:
-    out = interp::run(p.kernel, given);
+    out = interp::run(p.kernel, inputs);
     break;
   case Engine::IREval:
-    out = interp::ireval(core::lower(p.kernel), given);
+    out = interp::ireval(core::lower(kernel(p)), inputs);
     break;
   case Engine::Exact:
-    out = oracle::run_exact(p.kernel, given);
+    out = oracle::run_exact(kernel(p), inputs);
     break;
   case Engine::Jit: {
     if (!teval_api_compile_jit)
@@ -228,12 +326,12 @@ std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<cor
       std::lock_guard<std::mutex> lock(p.jit_mutex);
       std::unique_ptr<api::JitProgram>& slot = p.compiled[any_order * 2 + options.fma];
       if (!slot)
-        slot.reset(teval_api_compile_jit(core::lower(p.kernel), any_order, options.fma));
+        slot.reset(teval_api_compile_jit(core::lower(kernel(p)), any_order, options.fma));
       compiled = slot.get();
     }
     const int threads = options.threads;
     out = compiled->run(
-        given,
+        inputs,
         threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())),
         compiled->cannot_fail() ? in_place : std::span<std::byte* const>{});
     break;
@@ -335,7 +433,9 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
                      [&](const TensorInfo& o) { return o.name == name; }))
       fail("the program has no output `" + name + "`; its outputs are: " + name_list(p.outputs));
   try {
-    std::vector<core::Tensor> given = named_inputs(p, inputs);
+    const core::Kernel& k = kernel(p);
+    std::vector<core::Tensor> graph_inputs = named_inputs(p, inputs);
+    std::vector<core::Tensor> given = kernel_inputs(p, graph_inputs);
     oracle::Evaluation values;
     oracle::BoundOptions bound_options;
     bound_options.fma = options.fma;
@@ -344,7 +444,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
     for (const auto& [name, ulps] : options.function_ulp)
       bound_options.function_ulps[oracle::math_function(name)] = ulps;
     api::controlled(options.timeout, options.stop,
-                    [&] { values = oracle::evaluate(p.kernel, given, bound_options); });
+                    [&] { values = oracle::evaluate(k, given, bound_options); });
     oracle::CheckOptions rule;
     rule.rule = static_cast<oracle::Rule>(options.rule);
     rule.ulps = options.ulps;
@@ -357,7 +457,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
         ++o;
       oracle::OutputVerdict v = oracle::judge(name, api::internal_tensor(ref), values.sequential[o],
                                               values.exact[o], values.bounds[o], rule);
-      oracle::explain(v, p.kernel, given, o);
+      oracle::explain(v, k, given, o);
       Verdict out;
       out.name = name;
       out.status = static_cast<Verdict::Status>(v.status);

@@ -134,9 +134,15 @@ private:
 
 /// The notation of a program's text.
 enum class Notation : uint8_t {
-  Detect,  ///< Tile when the text defines a function (`Tensor f(` or `def f(`), else Antares
+  Detect,  ///< MLIR when the text has `func.func`, Tile when it defines a function (`Tensor f(`
+           ///< or `def f(`), else Antares
   Antares, ///< an einstein_v2 program, a COMPUTE_V1 value or a COMPUTE_V1='...' line
   Tile,    ///< PlaidML Tile functions in the tutorial's C++ or Python spelling
+  /// An MLIR module of func.func functions over mhlo/stablehlo ops and
+  /// ByteIR custom calls (detected by `func.func`): the inputs are the
+  /// entry function's arguments arg0, arg1, ..., the outputs what it
+  /// returns, result0, result1, ... (docs/BYTEIR.md)
+  Mlir,
 };
 
 /// Who evaluates a program. Interpreter, IREval and Jit give identical
@@ -254,15 +260,17 @@ struct LoadOptions {
   Notation notation = Notation::Detect;
   /// The name diagnostics give the text (a path, or a label).
   std::string name = "<program>";
-  /// The Tile function to load (needed when the text defines several).
+  /// The Tile or MLIR function to load (needed when the text defines
+  /// several; an MLIR module's default is `@main`).
   std::string entry;
   /// The Tile function's integer parameters (`-p s=2` on the command line).
   std::map<std::string, int64_t> ints;
   /// The Tile function's integer-list parameters (std::vector<size_t>).
   std::map<std::string, std::vector<int64_t>> int_lists;
   /// The types of inputs the text does not declare (an Antares program
-  /// without input_dict, a Tile function's tensor parameters). Declared
-  /// inputs given here must agree with their declaration.
+  /// without input_dict, a Tile function's tensor parameters, the extents
+  /// of an MLIR argument's `?` dimensions). Declared inputs given here
+  /// must agree with their declaration.
   std::map<std::string, TensorType> inputs;
 };
 

@@ -33,7 +33,10 @@ Notation notation_named(const std::string& name) {
     return Notation::Antares;
   if (name == "tile")
     return Notation::Tile;
-  throw py::value_error("unknown notation '" + name + "'; the notations are detect, antares, tile");
+  if (name == "mlir")
+    return Notation::Mlir;
+  throw py::value_error("unknown notation '" + name +
+                        "'; the notations are detect, antares, tile, mlir");
 }
 
 // Tile parameters: an int, or a list of ints.

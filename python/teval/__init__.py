@@ -82,7 +82,7 @@ def run(program, inputs=None, engine="interp", entry=None, params=None, seed=Non
               sum and product once.
     entry     the Tile function to run; params its integer (list) parameters.
     seed      draw the inputs not given from this seed, as `teval run --seed`.
-    notation  "detect", "antares" or "tile".
+    notation  "detect", "antares", "tile" or "mlir".
     timeout   seconds the evaluation may take; past them, teval.Error.
     threads   engine "jit": threads large loop nests' outer loops run on
               (0: every core); the results are the same with any number.

@@ -320,7 +320,7 @@ void evaluate_within(const Options& o, const core::SourceFile& file,
 }
 
 // `teval run FILE.mlir`: the native references on the interpreter, the
-// decomposition on the other engines.
+// decomposition on the other engines and --exact.
 // `dir/name.npy` holding \p t, its elements written from the tensor itself:
 // \p t must outlive files.commit().
 void add_npy(core::OutputSet& files, const std::string& dir, const std::string& name,
@@ -329,8 +329,6 @@ void add_npy(core::OutputSet& files, const std::string& dir, const std::string& 
 }
 
 int run_mlir(const Options& o) {
-  if (o.exact)
-    throw UsageError{"--exact is not available for MLIR functions yet"};
   Sources sources;
   sources.file = source_file(o);
   std::map<std::string, core::Tensor> given;
@@ -339,7 +337,7 @@ int run_mlir(const Options& o) {
     std::cout << core::to_string(g);
   std::vector<core::Tensor> inputs = graph_inputs(g, given, o.seed);
   std::vector<core::Tensor> outputs;
-  if (o.engine == "interp") {
+  if (o.engine == "interp" && !o.exact) {
     evaluate_within(o, *sources.file, [&] { outputs = ops::evaluate(g, inputs); });
   } else {
     std::map<std::string, core::Tensor> all;
