@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "core/format.h"
 
+#include <algorithm>
+
 namespace teval::core {
 
 namespace {
@@ -102,6 +104,35 @@ const Tensor* constant_value(const Graph& g, int v) {
     if (n.op == GraphOp::Constant && n.results[0] == v)
       return &n.tensor_attr("value");
   return nullptr;
+}
+
+std::vector<std::string> value_path_names(const Graph& g) {
+  std::vector<std::string> best(g.values.size());
+  auto rank = [](const std::string& n) {
+    return std::pair(std::count(n.begin(), n.end(), '/'), n.size());
+  };
+  for (const auto& [name, v] : g.value_paths) {
+    std::string& b = best[static_cast<size_t>(v)];
+    if (b.empty() || rank(name) < rank(b))
+      b = name;
+  }
+  return best;
+}
+
+int find_value(const Graph& g, std::string_view name) {
+  std::string path;
+  for (size_t begin = 0; begin <= name.size();) {
+    size_t end = std::min(name.find('/', begin), name.size());
+    std::string_view part = name.substr(begin, end - begin);
+    if (!path.empty())
+      path += '/';
+    if (!part.starts_with('%') && !part.starts_with('@'))
+      path += '%';
+    path += part;
+    begin = end + 1;
+  }
+  auto it = g.value_paths.find(path);
+  return it == g.value_paths.end() ? -1 : it->second;
 }
 
 std::string graph_input_name(size_t i) {

@@ -64,6 +64,11 @@ struct Graph {
   std::vector<ValueType> values;
   /// Each value's name in the source (`%arg0`, `%0#1`), for messages.
   std::vector<std::string> value_names;
+  /// Every name a value has from the entry function: its names there
+  /// (`%x`, `%0`, `%2#1`, a call's results) and, for a value of an inlined
+  /// call, the call's result name, `/` and its name in the callee (`%2/%0`;
+  /// nested calls `%2/%1/%0`; a call without results is `@callee`).
+  std::map<std::string, int> value_paths;
   /// The function's arguments, in order: inputs arg0, arg1, ...
   std::vector<int> inputs;
   /// In order of definition: a node reads only inputs and earlier results.
@@ -73,6 +78,14 @@ struct Graph {
   /// Where each input and output is declared, for messages.
   std::vector<Span> input_spans, output_spans;
 };
+
+/// The name a value is best known by: of value_paths' names for it, the
+/// one with the fewest `/` (an entry function's name before a callee's),
+/// then the shortest, then the first in order. One per value id.
+std::vector<std::string> value_path_names(const Graph& g);
+
+/// The value \p name names (a value_paths name, its `%` optional), or -1.
+int find_value(const Graph& g, std::string_view name);
 
 /// The value of \p v when a constant node of \p g defines it, else null.
 const Tensor* constant_value(const Graph& g, int v);

@@ -185,6 +185,11 @@ private:
       scope[fn->params[i].name] = v;
     }
     std::vector<int> results;
+    std::vector<const ast::Expr*> names = result_names(target);
+    // The callee's values are named after the call's (first) result.
+    std::string prefix = prefix_;
+    std::string site = names.empty() ? "@" + name : ast::as_name(*names[0])->id;
+    prefix_ += site.substr(0, site.find('#')) + "/";
     std::swap(scope, names_);
     calls_.push_back(name);
     body(*fn, [&](const ast::Return& r, Span span) {
@@ -209,7 +214,7 @@ private:
     });
     calls_.pop_back();
     std::swap(scope, names_);
-    std::vector<const ast::Expr*> names = result_names(target);
+    prefix_ = prefix;
     const ast::Call* fn_type = ast::as_call(*typed.args[1]);
     std::vector<const ast::Expr*> declared_types;
     if (fn_type && fn_type->callee == "->")
@@ -235,6 +240,7 @@ private:
       if (names_.count(id))
         throw Error(ErrorKind::Name, names[i]->span, "value " + id + " is defined twice");
       names_[id] = results[i];
+      g_.value_paths.emplace(prefix_ + id, results[i]);
     }
   }
 
@@ -245,6 +251,7 @@ private:
     int id = static_cast<int>(g_.values.size());
     g_.values.push_back(t);
     g_.value_names.push_back(name);
+    g_.value_paths.emplace(prefix_ + name, id);
     names_[name] = id;
     return id;
   }
@@ -495,6 +502,7 @@ private:
   const ast::Function& fn_;
   const std::map<std::string, InputType>& inputs_;
   std::vector<std::string> calls_; ///< the functions being inlined
+  std::string prefix_;             ///< their call sites' paths (`%2/%1/`)
   core::Graph g_;
   std::map<std::string, int> names_;
 };

@@ -12,11 +12,14 @@
 #include "tools/teval/run_command.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 namespace teval::tools {
@@ -41,7 +44,9 @@ candidate has another value there.
 
 options:
   --candidate OUT=PATH   the candidate for output OUT: a .npy file, or
-                         PATH.npz:KEY (repeat for several outputs)
+                         PATH.npz:KEY (repeat for several outputs); of an
+                         MLIR function, OUT may also name any value it
+                         computes (%5, %2/%0: as teval run --dump-values)
   --json                 print one JSON object (docs/ORACLE.md, schema
                          teval.check/1) instead of text
   --bound rigorous       judge by the rigorous per-element bound (default)
@@ -108,7 +113,17 @@ CheckArgs parse(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       c.help = true;
     } else if (a == "--candidate") {
-      auto [name, path] = name_value(value(i), "--candidate takes OUT=PATH.npy");
+      // OUT is an output's name, or an MLIR value's (`%5`, `%2/%0`, `%1#0`).
+      const std::string& spec = value(i);
+      size_t eq = spec.find('=');
+      std::string name = spec.substr(0, std::min(eq, spec.size()));
+      auto value_char = [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || std::strchr("_$.-%/#@", ch);
+      };
+      if (eq == std::string::npos || eq + 1 == spec.size() || name.empty() ||
+          !std::all_of(name.begin(), name.end(), value_char))
+        throw UsageError{"--candidate takes OUT=PATH.npy, not '" + spec + "'"};
+      std::string path = spec.substr(eq + 1);
       for (const auto& seen : c.candidates)
         if (seen.first == name)
           throw UsageError{"candidate '" + name + "' is given twice"};
@@ -288,22 +303,37 @@ void report(const CheckArgs& c, const std::string& verdict,
 }
 
 int check(const CheckArgs& c) {
-  LoadedProgram p = load_program(c.program, "teval check");
+  // An MLIR function's values may have candidates too (`%5`, `%2/%0`: a
+  // compiler's per-layer dumps): they become outputs after its results.
+  static const std::regex result_name("result[0-9]+");
+  std::vector<std::string> named;
+  for (const auto& [name, path] : c.candidates)
+    if (!std::regex_match(name, result_name))
+      named.push_back(name);
+  LoadedProgram p = load_program(c.program, "teval check", named);
   const core::Kernel& k = p.kernel;
-  // Every candidate must name an output.
+  const size_t outputs = k.outputs.size() - p.values.size();
+  // Every candidate must name an output (or a value).
   std::vector<int> which;
   for (const auto& [name, path] : c.candidates) {
     int found = -1;
     std::string names;
-    for (size_t o = 0; o < k.outputs.size(); ++o) {
+    for (size_t o = 0; o < outputs; ++o) {
       const std::string& n = k.tensors[k.outputs[o]].name;
       names += (o ? ", " : "") + n;
       if (n == name)
         found = static_cast<int>(o);
     }
+    if (auto v = p.values.find(name); found < 0 && v != p.values.end())
+      found = static_cast<int>(v->second);
     if (found < 0)
       throw core::Error(core::ErrorKind::Name, "--candidate " + name + "=" + path,
-                        "the program has no output `" + name + "`; its outputs are: " + names);
+                        "the program has no output " +
+                            std::string(p.graph_values ? "or value `" : "`") + name +
+                            "`; its outputs are: " + names +
+                            (p.graph_values ? " (and the values teval run --dump-values writes, "
+                                              "such as %0 or %2/%0)"
+                                            : ""));
     which.push_back(found);
   }
   std::vector<core::Tensor> candidates;
@@ -324,7 +354,7 @@ int check(const CheckArgs& c) {
   }
   // Outputs nobody gave a candidate for are named, not silently skipped.
   std::vector<std::string> unchecked;
-  for (size_t o = 0; o < k.outputs.size(); ++o)
+  for (size_t o = 0; o < outputs; ++o)
     if (std::find(which.begin(), which.end(), static_cast<int>(o)) == which.end())
       unchecked.push_back(k.tensors[k.outputs[o]].name);
   if (!wrong.empty()) {

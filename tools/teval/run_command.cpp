@@ -6,6 +6,7 @@
 #include "core/files.h"
 #include "core/format.h"
 #include "core/interrupt.h"
+#include "core/json.h"
 #include "core/kernel.h"
 #include "core/kernel_json.h"
 #include "core/lower.h"
@@ -141,12 +142,23 @@ core::Kernel decomposition_kernel(const core::Graph& g, Sources& sources,
 }
 
 // The kernel of the program the options name; fills \p given with the
-// inputs read from .npy files (and an MLIR function's constants).
+// inputs read from .npy files (and an MLIR function's constants). An MLIR
+// function's values named in \p values (core::find_value) become outputs
+// after its results, in order; \p found gets their names.
 core::Kernel elaborate(const Options& o, Sources& sources,
-                       std::map<std::string, core::Tensor>& given) {
+                       std::map<std::string, core::Tensor>& given,
+                       const std::vector<std::string>& values = {},
+                       std::vector<std::string>* found = nullptr) {
   sources.file = source_file(o);
   if (is_mlir(o)) {
     core::Graph g = elaborate_graph(o, *sources.file, given);
+    for (const std::string& name : values) {
+      if (int v = core::find_value(g, name); v >= 0) {
+        g.outputs.push_back(v);
+        if (found)
+          found->push_back(name);
+      }
+    }
     return decomposition_kernel(g, sources, given);
   }
   // The inputs a name may be given for: those the program reads, and those
@@ -179,9 +191,9 @@ core::Kernel elaborate(const Options& o, Sources& sources,
 
 // `teval lower` and `teval jit`: print what a program becomes.
 int show(const Options& o, Command command) {
-  if (o.out_dir || o.save_inputs || o.print || o.dump_kernel || o.engine != "interp" || o.exact ||
-      o.seed != 0 || o.timeout > 0 || o.threads > 0 || o.no_cache ||
-      (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
+  if (o.out_dir || o.save_inputs || o.dump_values || o.print || o.dump_kernel ||
+      o.engine != "interp" || o.exact || o.seed != 0 || o.timeout > 0 || o.threads > 0 ||
+      o.no_cache || (command == Command::Lower && (!o.emit.empty() || o.target != "host")) ||
       (command != Command::Lower && (o.schedule || o.json)) || (o.json && o.schedule) ||
       (command != Command::Jit && (o.any_order || o.fma)) ||
       (command != Command::Emit && (!o.to.empty() || o.input_dir || o.output_dir || o.vectorize)))
@@ -328,6 +340,47 @@ void add_npy(core::OutputSet& files, const std::string& dir, const std::string& 
   files.add(dir, name + ".npy", core::npy_header(t.dtype(), t.shape()), t.bytes());
 }
 
+// `DIR/values.json` for --dump-values: every value of \p g, in order of
+// definition, with the file \p files names it by, where and by what op it
+// is defined, its type, and the input or outputs it is.
+std::string values_json(const core::Graph& g, const std::vector<std::string>& files) {
+  std::vector<std::string> names = core::value_path_names(g);
+  std::vector<std::string> op(g.values.size(), "argument");
+  std::vector<core::Span> where(g.values.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    where[static_cast<size_t>(g.inputs[i])] = g.input_spans[i];
+  for (const core::GraphNode& n : g.nodes)
+    for (int r : n.results) {
+      op[static_cast<size_t>(r)] = core::graph_op_name(n.op);
+      where[static_cast<size_t>(r)] = n.span;
+    }
+  std::string s = "{\"schema\": \"teval.values/1\", \"values\": [";
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const core::ValueType& t = g.values[v];
+    std::string shape;
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      shape += (d ? ", " : "") + std::to_string(t.shape[d]);
+    s += std::string(v ? "," : "") + "\n  {\"name\": " + core::json_string(names[v]) +
+         ", \"file\": " + core::json_string(files[v]) + ", \"op\": " + core::json_string(op[v]);
+    if (where[v].valid()) {
+      auto at = where[v].file->location(where[v].begin);
+      s += ", \"line\": " + std::to_string(at.line) + ", \"column\": " + std::to_string(at.column);
+    }
+    s += ", \"dtype\": " + core::json_string(core::name(t.dtype)) + ", \"shape\": [" + shape + "]";
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i] == static_cast<int>(v))
+        s += ", \"input\": " + core::json_string(core::graph_input_name(i));
+    std::string outputs;
+    for (size_t i = 0; i < g.outputs.size(); ++i)
+      if (g.outputs[i] == static_cast<int>(v))
+        outputs += (outputs.empty() ? "" : ", ") + core::json_string(core::graph_output_name(i));
+    if (!outputs.empty())
+      s += ", \"outputs\": [" + outputs + "]";
+    s += "}";
+  }
+  return s + "\n]}\n";
+}
+
 int run_mlir(const Options& o) {
   Sources sources;
   sources.file = source_file(o);
@@ -336,6 +389,13 @@ int run_mlir(const Options& o) {
   if (o.dump_kernel)
     std::cout << core::to_string(g);
   std::vector<core::Tensor> inputs = graph_inputs(g, given, o.seed);
+  // --dump-values: every value is an output, after the function's own (the
+  // same evaluation on every engine, the decomposition's included).
+  const size_t results = g.outputs.size();
+  const core::Graph function = g;
+  if (o.dump_values)
+    for (size_t v = 0; v < g.values.size(); ++v)
+      g.outputs.push_back(static_cast<int>(v));
   std::vector<core::Tensor> outputs;
   if (o.engine == "interp" && !o.exact) {
     evaluate_within(o, *sources.file, [&] { outputs = ops::evaluate(g, inputs); });
@@ -349,14 +409,38 @@ int run_mlir(const Options& o) {
   }
   core::OutputSet files;
   if (o.out_dir)
-    for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t i = 0; i < results; ++i)
       add_npy(files, *o.out_dir, core::graph_output_name(i), outputs[i]);
   if (o.save_inputs)
     for (size_t i = 0; i < inputs.size(); ++i)
       add_npy(files, *o.save_inputs, core::graph_input_name(i), inputs[i]);
+  std::string manifest;
+  if (o.dump_values) {
+    // DIR/0.npy for %0, DIR/2/0.npy for %0 of the call defining %2 (a
+    // name of dots, `%..`, keeps its `%`: the files stay inside DIR).
+    std::vector<std::string> paths = core::value_path_names(function), names;
+    for (size_t v = 0; v < paths.size(); ++v) {
+      std::string file;
+      for (size_t begin = 0; begin < paths[v].size();) {
+        size_t end = std::min(paths[v].find('/', begin), paths[v].size());
+        std::string part = paths[v].substr(begin, end - begin);
+        if (part.starts_with('%') && part.find_first_not_of('.', 1) != std::string::npos)
+          part.erase(0, 1);
+        file += (begin ? "/" : "") + part;
+        begin = end + 1;
+      }
+      names.push_back(file + ".npy");
+      size_t slash = file.rfind('/');
+      add_npy(files,
+              *o.dump_values + (slash == std::string::npos ? "" : "/" + file.substr(0, slash)),
+              file.substr(slash + 1), outputs[results + v]);
+    }
+    manifest = values_json(function, names);
+    files.add(*o.dump_values, "values.json", manifest);
+  }
   files.commit();
   if (o.print || !o.out_dir)
-    for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t i = 0; i < results; ++i)
       std::cout << core::graph_output_name(i) << " = " << format_array(outputs[i]) << "\n";
   return 0;
 }
@@ -381,6 +465,8 @@ int run(const Options& o) {
     throw UsageError{"--exact is a mode of the interpreter; it takes no --engine"};
   if (is_mlir(o))
     return run_mlir(o);
+  if (o.dump_values)
+    throw UsageError{"--dump-values applies to MLIR functions"};
   Sources sources;
   std::map<std::string, core::Tensor> given;
   core::Kernel kernel = elaborate(o, sources, given);
@@ -421,7 +507,8 @@ int run(const Options& o) {
 
 } // namespace
 
-LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command) {
+LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command,
+                           const std::vector<std::string>& values) {
   Options o = parse_options(args);
   only_program_options(args, command);
   if (o.max_memory)
@@ -429,9 +516,15 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
   LoadedProgram p;
   std::map<std::string, core::Tensor> given;
   Sources sources;
-  p.kernel = elaborate(o, sources, given);
+  std::vector<std::string> found;
+  p.kernel = elaborate(o, sources, given, values, &found);
+  // The values that became outputs, after the function's own.
+  size_t first = p.kernel.outputs.size() - found.size();
+  for (const std::string& name : found)
+    p.values.emplace(name, first++);
   p.file = sources.file;
   p.decomposition = sources.decomposition;
+  p.graph_values = is_mlir(o);
   for (const InputArg& in : o.inputs)
     if (std::none_of(p.kernel.tensors.begin(), p.kernel.tensors.end(), [&](const auto& t) {
           return t.name == in.name && t.role == core::TensorRole::Input;

@@ -6,6 +6,7 @@
 #include "core/source.h"
 #include "core/tensor.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,14 +35,22 @@ struct LoadedProgram {
   std::shared_ptr<const core::SourceFile> decomposition;
   core::Kernel kernel;
   std::vector<core::Tensor> inputs; ///< in interp::input_ids() order
+  /// An MLIR function's values asked for by name, and the kernel output
+  /// each is; graph_values: the program is an MLIR function.
+  std::map<std::string, size_t> values;
+  bool graph_values = false;
 };
 
 /// Reads the program that \p args name with `teval run`'s program and
 /// input options only (FILE or -e, --lang, --entry, -p, -i, --seed,
 /// --max-memory, --timeout, --save-inputs is not among them). Throws
 /// UsageError for other options or a missing program, Error for a wrong
-/// program or input. \p command names the caller in warnings.
-LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command);
+/// program or input. \p command names the caller in warnings. Of an MLIR
+/// function, the values \p values names (core::find_value: `%5`, `%2/%0`)
+/// become outputs too, after its results; a name that is no value is
+/// skipped.
+LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command,
+                           const std::vector<std::string>& values = {});
 
 /// The tensor a NAME=PATH argument names: a .npy file (C or Fortran
 /// order), array KEY of a .npz archive (PATH.npz:KEY), or the array named

@@ -51,6 +51,11 @@ options:
                          to DIR/NAME.npy (only when the whole run succeeds),
                          so another tool can be run on the same data
   --print                print the outputs like numpy (the default without -o)
+  --dump-values DIR      an MLIR function: also write every value it computes
+                         to DIR (DIR/0.npy for %0, DIR/2/0.npy for %0 of the
+                         call that defines %2) and the list of them,
+                         DIR/values.json (docs/BYTEIR.md), for checking a
+                         compiler's per-layer dumps one by one
   --dump-kernel          print the elaborated Kernel IR before running
   --engine interp|ireval|jit|hexagon
                          evaluate with the interpreter (the default), by

@@ -108,6 +108,8 @@ Options parse_options(const std::vector<std::string>& args) {
       (a == "-o" ? o.out_dir : o.save_inputs) = dir;
     } else if (a == "--print") {
       o.print = true;
+    } else if (a == "--dump-values") {
+      o.dump_values = value(i);
     } else if (a == "--dump-kernel") {
       o.dump_kernel = true;
     } else if (a == "--engine") {

@@ -24,6 +24,7 @@ struct Options {
   int threads = 0; // --engine jit: 0, every core
   std::optional<std::string> out_dir;
   std::optional<std::string> save_inputs;
+  std::optional<std::string> dump_values; // an MLIR function's every value
   bool print = false;
   bool dump_kernel = false;
   std::string engine = "interp";
