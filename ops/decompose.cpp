@@ -3,6 +3,7 @@
 #include "ops/decompose.h"
 
 #include "ops/bits.h"
+#include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/dynamic_slice.h"
 #include "ops/pad.h"
@@ -849,6 +850,10 @@ private:
     case GraphOp::DotGeneral:
     case GraphOp::Dot:
       return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
+                                                type(n.operands[1]), names_.at(n.operands[1]),
+                                                result_type(), result()));
+    case GraphOp::Convolution:
+      return emit(detail::convolution_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                                 type(n.operands[1]), names_.at(n.operands[1]),
                                                 result_type(), result()));
     case GraphOp::Pad:

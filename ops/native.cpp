@@ -3,6 +3,7 @@
 #include "ops/native.h"
 
 #include "ops/bits.h"
+#include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/dynamic_slice.h"
 #include "ops/pad.h"
@@ -829,6 +830,8 @@ private:
     case GraphOp::DotGeneral:
     case GraphOp::Dot:
       return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
+    case GraphOp::Convolution:
+      return set(0, detail::convolution(n, in(0), in(1), result_type(0)));
     case GraphOp::Pad:
       return set(0, detail::pad(n, in(0), in(1), result_type(0)));
     case GraphOp::DynamicSlice:

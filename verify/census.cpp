@@ -263,6 +263,15 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "dot_general with several contracting dimensions",
                           "dot_general with a result type of its own",
                           "dot with a result type of its own",
+                          "convolution with 2 spatial dimensions",
+                          "convolution with strides",
+                          "convolution with negative padding",
+                          "convolution with lhs dilation",
+                          "convolution with rhs dilation",
+                          "convolution with window reversal",
+                          "convolution with feature groups",
+                          "convolution with batch groups",
+                          "convolution with a result type of its own",
                           "reduce body = add",
                           "reduce body = multiply",
                           "reduce body = maximum",
@@ -334,6 +343,35 @@ std::vector<std::string> constructs_of(const core::Graph& g) {
           g.values[static_cast<size_t>(n.operands[0])].dtype)
         attribute("with a result type of its own");
       break;
+    case core::GraphOp::Convolution: {
+      auto any = [&](const char* name, int64_t than) {
+        const std::vector<int64_t>& v = n.ints_attr(name);
+        return std::any_of(v.begin(), v.end(), [&](int64_t x) { return x > than; });
+      };
+      const std::vector<int64_t>& low = n.ints_attr("pad_low");
+      const std::vector<int64_t>& high = n.ints_attr("pad_high");
+      if (n.ints_attr("input_spatial").size() == 2)
+        attribute("with 2 spatial dimensions");
+      if (any("strides", 1))
+        attribute("with strides");
+      if (std::any_of(low.begin(), low.end(), [](int64_t p) { return p < 0; }) ||
+          std::any_of(high.begin(), high.end(), [](int64_t p) { return p < 0; }))
+        attribute("with negative padding");
+      if (any("lhs_dilation", 1))
+        attribute("with lhs dilation");
+      if (any("rhs_dilation", 1))
+        attribute("with rhs dilation");
+      if (any("reversal", 0))
+        attribute("with window reversal");
+      if (n.int_attr("feature_groups") > 1)
+        attribute("with feature groups");
+      if (n.int_attr("batch_groups") > 1)
+        attribute("with batch groups");
+      if (g.values[static_cast<size_t>(n.results[0])].dtype !=
+          g.values[static_cast<size_t>(n.operands[0])].dtype)
+        attribute("with a result type of its own");
+      break;
+    }
     case core::GraphOp::And:
     case core::GraphOp::Or:
     case core::GraphOp::Xor:

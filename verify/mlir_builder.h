@@ -190,10 +190,18 @@ private:
   // 4), every side, triangle, diagonal and transposition.
   void triangular_solve();
 
+  // convolution of 0 to 2 spatial dimensions, the batch, feature and
+  // spatial dimensions of each operand in random places, with strides,
+  // padding (negative too), both dilations, reversal and feature or batch
+  // groups, in the generic (#stablehlo.conv, #mhlo.conv, sometimes raw) or
+  // the pretty form, sometimes with a result type of its own.
+  void convolution();
+
   // dot_general (the generic form's #stablehlo.dot or #mhlo.dot, or the
   // pretty `batching_dims = [..] x [..]`) over operands whose batching,
   // contracting and free dimensions are in random places, sometimes with a
-  // result type of its own; or dot of ranks 1 and 2; or triangular_solve.
+  // result type of its own; or dot of ranks 1 and 2; triangular_solve; or
+  // convolution.
   void contraction();
 
   // reduce of one input over some of its dimensions (listed in any order)

@@ -203,6 +203,8 @@ void MlirBuilder::triangular_solve() {
 void MlirBuilder::contraction() {
   if (chance(15))
     return triangular_solve();
+  if (chance(25))
+    return convolution();
   DType t = number_dtype();
   DType out = t;
   if (chance(20))
@@ -315,6 +317,131 @@ void MlirBuilder::contraction() {
                          : "") +
              "}" + types,
          {to});
+}
+
+void MlirBuilder::convolution() {
+  DType t = number_dtype();
+  DType out = t;
+  if (chance(20))
+    out = core::is_float(t) ? float_dtype() : one_of(kIntegerDTypes);
+  const size_t spatial = static_cast<size_t>(pick(0, 2)), rank = spatial + 2;
+  // Each operand's dimensions: 0 batch (kernel input feature), 1 feature
+  // (kernel output feature), 2 + s spatial s, in a random order.
+  auto places = [&] {
+    std::vector<int64_t> at(rank);
+    std::iota(at.begin(), at.end(), 0);
+    for (size_t i = rank; i > 1; --i)
+      std::swap(at[i - 1], at[static_cast<size_t>(pick(0, static_cast<int>(i) - 1))]);
+    return at; // at[role] = dimension
+  };
+  std::vector<int64_t> in = places(), kernel = places(), result = places();
+  const int64_t feature_groups = chance(25) ? pick(2, 3) : 1;
+  const int64_t batch_groups = feature_groups == 1 && chance(25) ? 2 : 1;
+  auto small = [] { return static_cast<int64_t>(chance(8) ? 0 : pick(1, 3)); };
+  const int64_t kernel_in = small(), out_features = feature_groups * batch_groups * pick(1, 2);
+  core::Shape ls(rank), rs(rank), os(rank);
+  ls[static_cast<size_t>(in[0])] = batch_groups * small();
+  ls[static_cast<size_t>(in[1])] = feature_groups * kernel_in;
+  rs[static_cast<size_t>(kernel[0])] = kernel_in;
+  rs[static_cast<size_t>(kernel[1])] = out_features;
+  os[static_cast<size_t>(result[0])] = ls[static_cast<size_t>(in[0])] / batch_groups;
+  os[static_cast<size_t>(result[1])] = out_features;
+  std::vector<int64_t> strides, low, high, lhs_dilation, rhs_dilation, reversal;
+  for (size_t s = 0; s < spatial; ++s) {
+    int64_t x = chance(8) ? 0 : pick(1, 5), k = chance(8) ? 0 : pick(1, 3);
+    strides.push_back(pick(1, 3));
+    lhs_dilation.push_back(chance(30) ? 2 : 1);
+    rhs_dilation.push_back(chance(30) ? 2 : 1);
+    reversal.push_back(chance(20));
+    int64_t dilated = x == 0 ? 0 : (x - 1) * lhs_dilation.back() + 1;
+    low.push_back(pick(-1, 2));
+    high.push_back(pick(-1, 2));
+    if (dilated + low.back() + high.back() < 0)
+      low.back() = high.back() = 0;
+    int64_t padded = dilated + low.back() + high.back();
+    int64_t window = k == 0 ? 0 : (k - 1) * rhs_dilation.back() + 1;
+    ls[static_cast<size_t>(in[2 + s])] = x;
+    rs[static_cast<size_t>(kernel[2 + s])] = k;
+    os[static_cast<size_t>(result[2 + s])] =
+        padded == 0 || window > padded ? 0 : (padded - window) / strides.back() + 1;
+  }
+  Val a = operand(t, &ls), b = operand(t, &rs);
+  Val to{"", out, os};
+  std::string types = " : (" + type_of(a) + ", " + type_of(b) + ") -> " + type_of(to);
+  // `[b, 0, 1, f]`: each dimension's role.
+  auto letters = [&](const std::vector<int64_t>& at, const char* batch, const char* feature) {
+    std::vector<std::string> item(rank);
+    item[static_cast<size_t>(at[0])] = batch;
+    item[static_cast<size_t>(at[1])] = feature;
+    for (size_t s = 0; s < spatial; ++s)
+      item[static_cast<size_t>(at[2 + s])] = std::to_string(s);
+    std::string text;
+    for (size_t d = 0; d < rank; ++d)
+      text += (d ? ", " : "") + item[d];
+    return "[" + text + "]";
+  };
+  std::string numbers =
+      letters(in, "b", "f") + "x" + letters(kernel, "i", "o") + "->" + letters(result, "b", "f");
+  std::vector<int64_t> padding;
+  std::string pads; // [[low, high], ...]
+  for (size_t s = 0; s < spatial; ++s) {
+    padding.insert(padding.end(), {low[s], high[s]});
+    pads += (s ? ", " : "") + ints({low[s], high[s]}, true);
+  }
+  auto bools = [](const std::vector<int64_t>& v, bool pretty) {
+    std::string text;
+    for (size_t i = 0; i < v.size(); ++i)
+      text += (i ? ", " : "") + std::string(v[i] ? "true" : "false");
+    return pretty ? "[" + text + "]" : "array<i1" + (v.empty() ? "" : ": " + text) + ">";
+  };
+  std::string groups = "feature_group_count = " + std::to_string(feature_groups) +
+                       " : i64, batch_group_count = " + std::to_string(batch_groups) + " : i64";
+  if (chance(50)) {
+    std::string window;
+    auto entry = [&](const char* name, const std::string& value, bool needed) {
+      if (needed || chance(50))
+        window += (window.empty() ? "" : ", ") + std::string(name) + " = " + value;
+    };
+    auto any = [](const std::vector<int64_t>& v, int64_t fallback) {
+      return std::any_of(v.begin(), v.end(), [&](int64_t x) { return x != fallback; });
+    };
+    entry("stride", ints(strides, true), any(strides, 1));
+    entry("pad", "[" + pads + "]", any(padding, 0));
+    entry("lhs_dilate", ints(lhs_dilation, true), any(lhs_dilation, 1));
+    entry("rhs_dilate", ints(rhs_dilation, true), any(rhs_dilation, 1));
+    entry("reverse", bools(reversal, true), any(reversal, 0));
+    define(std::string(chance(50) ? "stablehlo" : "mhlo") + ".convolution(" + a.name + ", " +
+               b.name + ") dim_numbers = " + numbers + ", window = {" + window + "} {" + groups +
+               "}" + types,
+           {to});
+    return;
+  }
+  std::string d = dialect(), prefix = d.substr(0, d.size() - 1);
+  if (chance(25)) { // the raw spelling of the numbers
+    auto list = [&](const std::vector<int64_t>& at) {
+      return ints(std::vector<int64_t>(at.begin() + 2, at.end()), true);
+    };
+    numbers = "raw input_batch_dimension = " + std::to_string(in[0]) +
+              ", input_feature_dimension = " + std::to_string(in[1]) +
+              ", input_spatial_dimensions = " + list(in) +
+              ", kernel_input_feature_dimension = " + std::to_string(kernel[0]) +
+              ", kernel_output_feature_dimension = " + std::to_string(kernel[1]) +
+              ", kernel_spatial_dimensions = " + list(kernel) +
+              ", output_batch_dimension = " + std::to_string(result[0]) +
+              ", output_feature_dimension = " + std::to_string(result[1]) +
+              ", output_spatial_dimensions = " + list(result);
+  }
+  std::string attrs = "dimension_numbers = #" + prefix + ".conv<" + numbers + ">, " + groups;
+  if (spatial > 0 || chance(50)) {
+    attrs += ", window_strides = " + ints(strides, false) +
+             ", lhs_dilation = " + ints(lhs_dilation, false) +
+             ", rhs_dilation = " + ints(rhs_dilation, false);
+    attrs += ", padding = dense<" + (spatial ? "[" + pads + "]" : "0") + "> : tensor<" +
+             std::to_string(spatial) + "x2xi64>";
+    if (chance(50))
+      attrs += ", window_reversal = " + bools(reversal, false);
+  }
+  define("\"" + d + "convolution\"(" + a.name + ", " + b.name + ") {" + attrs + "}" + types, {to});
 }
 
 // reduce of one input over some of its dimensions (listed in any order)

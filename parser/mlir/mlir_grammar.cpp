@@ -64,9 +64,11 @@ auto const balanced_def = *(quoted | ('(' >> balanced >> ')') | (x3::char_ - x3:
 auto const location = x3::lexeme[x3::lit("loc") >> '(' >> balanced >> ')'];
 auto const loc_opt = -location;
 
-// `<...>` with nesting and strings, as in `#stablehlo<comparison_direction GT>`.
+// `<...>` with nesting and strings, as in `#stablehlo<comparison_direction GT>`;
+// an arrow inside closes nothing (`#stablehlo.conv<[b, f]x[i, o]->[b, f]>`).
 x3::rule<class angled_class> const angled = "`<...>`";
-auto const angled_def = '<' >> *(quoted | angled | (x3::char_ - x3::char_("<>\""))) >> '>';
+auto const angled_def = '<' >>
+                        *(quoted | angled | x3::lit("->") | (x3::char_ - x3::char_("<>\""))) >> '>';
 
 auto const id_char = x3::alnum | x3::char_("_$.");
 x3::rule<class bare_id_class, std::string> const bare_id = "identifier";
@@ -605,6 +607,7 @@ x3::rule<class generic_op_class, Operation> const generic_op = "operation";
 x3::rule<class pretty_op_class, Operation> const pretty_op = "operation";
 x3::rule<class reduce_applies_class, Operation> const reduce_applies = "reduce";
 x3::rule<class reducer_class, Block> const reducer = "reducer";
+x3::rule<class conv_op_class, Operation> const conv_op = "convolution";
 x3::rule<class results_class, Results> const results = "results";
 x3::rule<class block_arg_class, ast::Param> const block_arg = "block argument";
 x3::rule<class block_class, Block> const block = "block";
@@ -623,7 +626,8 @@ auto const attr_name_def = bare_id | string_text;
 auto const type_word_def = opaque | bare_id;
 auto const number_text_def = float_text | int_text;
 auto const word_attr_def = symbol | opaque | bare_id;
-auto const operation_def = generic_op[set_val] | reduce_applies[set_val] | pretty_op[set_val];
+auto const operation_def =
+    generic_op[set_val] | reduce_applies[set_val] | conv_op[set_val] | pretty_op[set_val];
 auto const tensor_type_def = (pos >> word("tensor") >> '<' >> pos >> dims_text >>
                               x3::expect[scalar_type] >> x3::expect['>'] >> here)[mk_tensor];
 auto const scalar_type_def = (pos >> type_word >> here)[mk_name_at];
@@ -700,6 +704,28 @@ auto const push_name_keyword = [](auto& ctx) {
   x3::_val(ctx).keywords.push_back(ast::Keyword{
       "name", make(span, ast::StringLit{decode_mlir_string(fusion::at_c<1>(a)), false}), span});
 };
+// stablehlo.convolution(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i,
+// o]->[b, 0, 1, f], window = {stride = [..], pad = [[..], ..], lhs_dilate =
+// [..], rhs_dilate = [..], reverse = [..]} {attributes} : (T, U) -> V: the
+// keyword `dim_numbers` holds the spec's text as a string; the window's
+// entries are keywords.
+auto const conv_name = x3::rule<class conv_name_class, std::string>{"convolution"} =
+    x3::raw[x3::lit("stablehlo.convolution") | x3::lit("mhlo.convolution")];
+auto const conv_dims = x3::rule<class conv_dims_class, std::string>{"dimension numbers"} =
+    x3::raw['[' >> *(x3::char_ - ']') >> ']' >> x3::lit('x') >> '[' >> *(x3::char_ - ']') >> ']' >>
+            x3::lit("->") >> '[' >> *(x3::char_ - ']') >> ']'];
+auto const push_conv_dims = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  x3::_val(ctx).keywords.push_back(
+      ast::Keyword{"dim_numbers", make(span, ast::StringLit{fusion::at_c<1>(a), false}), span});
+};
+auto const conv_op_def = (pos >> conv_name >> here)[set_op_name] >> '(' >> operand[push_arg_node] >>
+                         ',' >> operand[push_arg_node] >> ')' >> word("dim_numbers") > '=' >
+                         (pos >> conv_dims >> here)[push_conv_dims] >
+                         -(',' > word("window") > '=' > '{' > entries[push_keywords] > '}') >
+                         -('{' > entries[push_keywords] > '}') >
+                         ':' > types[set_types] > here[set_end];
 auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >>
                            -(&(string_text >> '%') >>
                              (pos >> string_text >> here)[push_name_keyword]) >>
@@ -744,7 +770,7 @@ BOOST_SPIRIT_DEFINE(balanced, angled, bare_id, value_def_name, value_use_name, s
                     result_types, function_type, attribute, plain_attr, attr_list, array_items,
                     types, func_arg, dims_text, attr_name, type_word, number_text, number,
                     word_attr, operation, entry, entries, operand, operands, generic_op,
-                    reduce_applies, reducer, pretty_op, results, block_arg, block, region,
+                    reduce_applies, reducer, conv_op, pretty_op, results, block_arg, block, region,
                     statement, statements, return_stmt, func_parts, func_def, module_def, alias_def,
                     program)
 

@@ -608,6 +608,9 @@ public:
     case GraphOp::Dot:
       arity(site, 2);
       return {dot_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::Convolution:
+      arity(site, 2);
+      return {convolution_meaning(site, operand(site, 0), operand(site, 1), node)};
     case GraphOp::Pad:
       arity(site, 2);
       return {pad_meaning(site, operand(site, 0), operand(site, 1), node)};

@@ -42,6 +42,15 @@ std::vector<core::ValueType> meaning(const OpSite& site, const core::Graph& g,
 core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
                             const core::ValueType& rhs, core::GraphNode& node);
 
+/// convolution (parser/mlir/mlir_convolution.cpp) of \p lhs and \p rhs:
+/// the result type; the dimension numbers (input_batch, input_feature,
+/// input_spatial, kernel_in, kernel_out, kernel_spatial, output_batch,
+/// output_feature, output_spatial), the window (strides, pad_low, pad_high,
+/// lhs_dilation, rhs_dilation, reversal as 0/1) and feature_groups and
+/// batch_groups into \p node.
+core::ValueType convolution_meaning(const OpSite& site, const core::ValueType& lhs,
+                                    const core::ValueType& rhs, core::GraphNode& node);
+
 /// reduce (parser/mlir/mlir_reduce.cpp) of \p operands (input, initial
 /// value): the result type; the attributes dimensions (ascending) and body
 /// ("add", "multiply", "maximum", "minimum", "and", "or") into \p node.
