@@ -6,6 +6,7 @@
 #include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/dynamic_slice.h"
+#include "ops/gather.h"
 #include "ops/pad.h"
 #include "ops/reduce.h"
 #include "ops/text.h"
@@ -852,6 +853,10 @@ private:
       return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                                 type(n.operands[1]), names_.at(n.operands[1]),
                                                 result_type(), result()));
+    case GraphOp::Gather:
+      return emit(detail::gather_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
+                                           type(n.operands[1]), names_.at(n.operands[1]),
+                                           result_type(), result()));
     case GraphOp::Convolution:
       return emit(detail::convolution_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                                 type(n.operands[1]), names_.at(n.operands[1]),

@@ -6,6 +6,7 @@
 #include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/dynamic_slice.h"
+#include "ops/gather.h"
 #include "ops/pad.h"
 #include "ops/philox.h"
 #include "ops/reduce.h"
@@ -830,6 +831,8 @@ private:
     case GraphOp::DotGeneral:
     case GraphOp::Dot:
       return set(0, detail::dot_general(n, in(0), in(1), result_type(0)));
+    case GraphOp::Gather:
+      return set(0, detail::gather(n, in(0), in(1), result_type(0)));
     case GraphOp::Convolution:
       return set(0, detail::convolution(n, in(0), in(1), result_type(0)));
     case GraphOp::Pad:

@@ -263,6 +263,10 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "dot_general with several contracting dimensions",
                           "dot_general with a result type of its own",
                           "dot with a result type of its own",
+                          "gather with collapsed dimensions",
+                          "gather with batching dimensions",
+                          "gather with an implicit index vector",
+                          "gather with the index vector inside",
                           "convolution with 2 spatial dimensions",
                           "convolution with strides",
                           "convolution with negative padding",
@@ -343,6 +347,19 @@ std::vector<std::string> constructs_of(const core::Graph& g) {
           g.values[static_cast<size_t>(n.operands[0])].dtype)
         attribute("with a result type of its own");
       break;
+    case core::GraphOp::Gather: {
+      const size_t index_rank = g.values[static_cast<size_t>(n.operands[1])].shape.size();
+      const int64_t vector_dim = n.int_attr("index_vector_dim");
+      if (!n.ints_attr("collapsed_slice_dims").empty())
+        attribute("with collapsed dimensions");
+      if (!n.ints_attr("operand_batching_dims").empty())
+        attribute("with batching dimensions");
+      if (vector_dim == static_cast<int64_t>(index_rank))
+        attribute("with an implicit index vector");
+      else if (vector_dim + 1 < static_cast<int64_t>(index_rank))
+        attribute("with the index vector inside");
+      break;
+    }
     case core::GraphOp::Convolution: {
       auto any = [&](const char* name, int64_t than) {
         const std::vector<int64_t>& v = n.ints_attr(name);

@@ -152,6 +152,13 @@ private:
   // transpose, slice, reverse, concatenate, pad: any element type, rank >= 1.
   void layout();
 
+  // gather (or dynamic_gather) of \p x: a random subset of its dimensions
+  // indexed by start index vectors (at any index_vector_dim, or implicit),
+  // some collapsed, one sometimes a batching dimension, slice sizes up to
+  // the extents, offset dimensions anywhere in the result; start indices
+  // of any integer type, out of range too (clamped).
+  void gather(const Val& x);
+
   // dynamic_slice (sizes up to the operand's extents) or
   // dynamic_update_slice (an update no larger than the operand), the start
   // indices rank-0 integers of one type drawn anywhere: clamped when out of

@@ -10,7 +10,9 @@ void MlirBuilder::layout() {
   const size_t rank = x.shape.size();
   const bool pretty = chance(50);
   Val to = x;
-  switch (pick(0, 5)) {
+  switch (pick(0, 6)) {
+  case 6:
+    return gather(x);
   case 4:
     return pad(x);
   case 5:
@@ -89,6 +91,99 @@ void MlirBuilder::layout() {
 // dynamic_update_slice (an update no larger than the operand), the start
 // indices rank-0 integers of one type drawn anywhere: clamped when out of
 // range.
+void MlirBuilder::gather(const Val& x) {
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> dims(static_cast<size_t>(rank));
+  std::iota(dims.begin(), dims.end(), 0);
+  for (size_t i = dims.size(); i > 1; --i)
+    std::swap(dims[i - 1], dims[static_cast<size_t>(pick(0, static_cast<int>(i) - 1))]);
+  // The first `vector` shuffled dimensions are indexed; one other may be a
+  // batching dimension; the rest are kept whole or in part.
+  const size_t vector = static_cast<size_t>(pick(chance(10) ? 0 : 1, static_cast<int>(rank)));
+  std::vector<int64_t> map(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(vector));
+  std::vector<int64_t> sizes(static_cast<size_t>(rank)), collapsed, operand_batching;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes[static_cast<size_t>(d)] = pick(0, static_cast<int>(x.shape[static_cast<size_t>(d)]));
+  for (int64_t d : map)
+    if (x.shape[static_cast<size_t>(d)] > 0 && chance(60)) {
+      collapsed.push_back(d);
+      sizes[static_cast<size_t>(d)] = 1;
+    }
+  if (vector < dims.size() && x.shape[static_cast<size_t>(dims[vector])] > 0 && chance(50)) {
+    operand_batching.push_back(dims[vector]);
+    sizes[static_cast<size_t>(dims[vector])] = 1;
+  }
+  std::sort(collapsed.begin(), collapsed.end());
+  // The start indices: batch dimensions (a batching one first), the index
+  // vector dimension inserted anywhere, or implicit for a vector of one.
+  core::Shape indices;
+  if (!operand_batching.empty())
+    indices.push_back(x.shape[static_cast<size_t>(operand_batching[0])]);
+  for (int i = pick(0, 2); i > 0; --i)
+    indices.push_back(pick(0, 3));
+  std::vector<int64_t> indices_batching;
+  const bool implicit = vector == 1 && chance(30);
+  int64_t index_vector_dim = pick(0, static_cast<int>(indices.size()));
+  if (implicit)
+    index_vector_dim = static_cast<int64_t>(indices.size());
+  else
+    indices.insert(indices.begin() + index_vector_dim, static_cast<int64_t>(vector));
+  if (!operand_batching.empty())
+    indices_batching.push_back(index_vector_dim == 0 && !implicit ? 1 : 0);
+  // The result: the start indices' batch extents, the kept slice sizes at
+  // sorted random offset dimensions.
+  std::vector<int64_t> batch_sizes, offset_sizes;
+  for (size_t d = 0; d < indices.size(); ++d)
+    if (static_cast<int64_t>(d) != index_vector_dim)
+      batch_sizes.push_back(indices[d]);
+  for (int64_t d = 0; d < rank; ++d)
+    if (!std::count(collapsed.begin(), collapsed.end(), d) &&
+        !std::count(operand_batching.begin(), operand_batching.end(), d))
+      offset_sizes.push_back(sizes[static_cast<size_t>(d)]);
+  const size_t result_rank = batch_sizes.size() + offset_sizes.size();
+  std::vector<int64_t> offset_dims(result_rank);
+  std::iota(offset_dims.begin(), offset_dims.end(), 0);
+  for (size_t i = offset_dims.size(); i > 1; --i)
+    std::swap(offset_dims[i - 1],
+              offset_dims[static_cast<size_t>(pick(0, static_cast<int>(i) - 1))]);
+  offset_dims.resize(offset_sizes.size());
+  std::sort(offset_dims.begin(), offset_dims.end());
+  Val to{"", x.dtype, {}};
+  for (size_t d = 0, b = 0, o = 0; d < result_rank; ++d)
+    to.shape.push_back(std::count(offset_dims.begin(), offset_dims.end(), int64_t(d))
+                           ? offset_sizes[o++]
+                           : batch_sizes[b++]);
+  Val idx = operand(one_of(kIntegerDTypes), &indices);
+  std::string d = dialect(), prefix = d.substr(0, d.size() - 1);
+  std::string numbers;
+  auto field = [&](const char* name, const std::vector<int64_t>& v) {
+    if (!v.empty() || chance(30))
+      numbers += std::string(name) + " = " + ints(v, true) + ", ";
+  };
+  field("offset_dims", offset_dims);
+  field("collapsed_slice_dims", collapsed);
+  field("operand_batching_dims", operand_batching);
+  field("start_indices_batching_dims", indices_batching);
+  field("start_index_map", map);
+  numbers += "index_vector_dim = " + std::to_string(index_vector_dim);
+  std::string attrs = "dimension_numbers = #" + prefix + ".gather<" + numbers + ">" +
+                      (chance(30) ? ", indices_are_sorted = false" : "");
+  std::string types = type_of(x) + ", " + type_of(idx);
+  if (chance(25)) { // dynamic_gather: the slice sizes a constant operand
+    std::string c = shape_constant(core::Shape(sizes.begin(), sizes.end()));
+    define("\"stablehlo.dynamic_gather\"(" + x.name + ", " + idx.name + ", " + c + ") {" + attrs +
+               "} : (" + types + ", " + type_of(DType::Int64, {rank}) + ") -> " + type_of(to),
+           {to});
+    return;
+  }
+  define("\"" + d + "gather\"(" + x.name + ", " + idx.name + ") {" + attrs + ", slice_sizes = " +
+             (chance(50)
+                  ? ints(sizes, false)
+                  : "dense<" + ints(sizes, true) + "> : tensor<" + std::to_string(rank) + "xi64>") +
+             "} : (" + types + ") -> " + type_of(to),
+         {to});
+}
+
 void MlirBuilder::dynamic_slice(const Val& x) {
   const bool pretty = chance(50), update = chance(50);
   Val to = x;

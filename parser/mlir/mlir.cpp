@@ -74,6 +74,7 @@ const std::vector<std::pair<std::string_view, GraphOp>>& plain_ops() {
     v.emplace_back("dynamic_reshape", GraphOp::Reshape);
     v.emplace_back("dynamic_broadcast_in_dim", GraphOp::BroadcastInDim);
     v.emplace_back("dynamic_pad", GraphOp::Pad);
+    v.emplace_back("dynamic_gather", GraphOp::Gather);
     return v;
   }();
   return ops;

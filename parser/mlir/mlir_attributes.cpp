@@ -5,6 +5,7 @@
 #include "parser/mlir/mlir_values.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace teval::parser::mlir_detail {
 
@@ -179,6 +180,66 @@ std::vector<int64_t> ints_attr(const OpSite& site, const std::string& name) {
     out.push_back(*v);
   }
   return out;
+}
+
+std::optional<std::map<std::string, std::vector<int64_t>>>
+dialect_fields(std::string_view written) {
+  std::string text;
+  for (char c : written)
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      text += c;
+  if (!text.empty() && text[0] == '#') {
+    size_t open = text.find('<');
+    if (open == std::string::npos || text.back() != '>')
+      return std::nullopt;
+    text = text.substr(open + 1, text.size() - open - 2);
+  }
+  // One integer of at most 18 digits, a sign allowed.
+  auto number = [](const std::string& s) -> std::optional<int64_t> {
+    size_t digits = s.size() - (!s.empty() && s[0] == '-');
+    if (digits == 0 || digits > 18 ||
+        !std::all_of(s.end() - static_cast<std::ptrdiff_t>(digits), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return std::nullopt;
+    return std::stoll(s);
+  };
+  std::map<std::string, std::vector<int64_t>> fields;
+  for (size_t at = 0; at < text.size();) {
+    size_t eq = text.find('=', at);
+    if (eq == std::string::npos || eq == at)
+      return std::nullopt;
+    std::string key = text.substr(at, eq - at);
+    if (fields.count(key))
+      return std::nullopt;
+    std::vector<int64_t>& values = fields[key];
+    size_t end = eq + 1;
+    if (end < text.size() && text[end] == '[') {
+      size_t close = text.find(']', end);
+      if (close == std::string::npos)
+        return std::nullopt;
+      std::string items = text.substr(end + 1, close - end - 1);
+      for (size_t p = 0; p < items.size();) {
+        size_t comma = std::min(items.find(',', p), items.size());
+        std::optional<int64_t> v = number(items.substr(p, comma - p));
+        if (!v)
+          return std::nullopt;
+        values.push_back(*v);
+        p = comma + 1;
+      }
+      end = close + 1;
+    } else {
+      size_t comma = std::min(text.find(',', end), text.size());
+      std::optional<int64_t> v = number(text.substr(end, comma - end));
+      if (!v)
+        return std::nullopt;
+      values.push_back(*v);
+      end = comma;
+    }
+    if (end < text.size() && text[end] != ',')
+      return std::nullopt;
+    at = end + 1;
+  }
+  return fields;
 }
 
 } // namespace teval::parser::mlir_detail

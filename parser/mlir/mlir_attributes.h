@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ std::optional<std::string> string_attr(const OpSite& site, const std::string& na
 int64_t axis_attr(const OpSite& site, const std::string& name, size_t rank);
 /// `[1, 2]`, `array<i64: 1, 2>` or `dense<[1, 2]> : tensor<2xi64>`.
 std::vector<int64_t> ints_attr(const OpSite& site, const std::string& name);
+/// The fields of a dialect attribute kept as written,
+/// `#stablehlo.gather<offset_dims = [1], index_vector_dim = 1>` (or the
+/// text inside its `<...>`): each name with its integers (one for `= N`).
+/// Nothing when the text is not such a list of fields.
+std::optional<std::map<std::string, std::vector<int64_t>>> dialect_fields(std::string_view written);
+
 /// An enum's word: `GT` written after the op (the pretty form, the
 /// \p at-th such word) or `name = #stablehlo<comparison_direction GT>`.
 std::optional<std::string> enum_word(const OpSite& site, const std::string& name, size_t at);

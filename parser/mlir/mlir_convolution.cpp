@@ -115,31 +115,11 @@ ConvNumbers numbers_of(const ast::Expr& e, std::string written) {
     return static_cast<int64_t>(std::stoll(s));
   };
   if (compact.starts_with("raw")) {
-    std::string rest = compact.substr(3);
-    for (size_t at = 0; at < rest.size();) {
-      size_t eq = rest.find('=', at);
-      if (eq == std::string::npos)
-        throw fail("are incomplete");
-      std::string key = rest.substr(at, eq - at);
-      size_t end = eq + 1;
-      std::vector<int64_t> values;
-      if (end < rest.size() && rest[end] == '[') {
-        size_t close = rest.find(']', end);
-        if (close == std::string::npos)
-          throw fail("have an unclosed list");
-        std::string items = rest.substr(end + 1, close - end - 1);
-        for (size_t p = 0; p < items.size();) {
-          size_t comma = std::min(items.find(',', p), items.size());
-          values.push_back(number(items.substr(p, comma - p)));
-          p = comma + 1;
-        }
-        end = close + 1;
-      } else {
-        size_t comma = std::min(rest.find(',', end), rest.size());
-        values.push_back(number(rest.substr(end, comma - end)));
-        end = comma;
-      }
-      auto one = [&](int64_t& into) {
+    auto fields = dialect_fields(compact.substr(3));
+    if (!fields)
+      throw fail("are not `name = value` fields");
+    for (const auto& [key, values] : *fields) {
+      auto one = [&, &values = values, &key = key](int64_t& into) {
         if (values.size() != 1)
           throw fail("give `" + key + "` one dimension");
         into = values[0];
@@ -164,7 +144,6 @@ ConvNumbers numbers_of(const ast::Expr& e, std::string written) {
         n.output_spatial = values;
       else
         throw fail("have no `" + key + "`");
-      at = end < rest.size() && rest[end] == ',' ? end + 1 : end;
     }
     return n;
   }

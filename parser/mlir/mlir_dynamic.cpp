@@ -93,6 +93,19 @@ std::optional<std::vector<ValueType>> alias_meaning(const OpSite& site, const co
     return std::vector<ValueType>{pad_type(site, x, g.values[static_cast<size_t>(site.operands[1])],
                                            amounts[0], amounts[1], amounts[2], node)};
   }
+  if (site.name == "dynamic_gather") {
+    if (site.operands.size() != 3)
+      throw Error(ErrorKind::Shape, site.span,
+                  "dynamic_gather takes 3 operands (operand, start indices, slice sizes), not " +
+                      std::to_string(site.operands.size()));
+    only(site, {"dimension_numbers", "indices_are_sorted"});
+    bool_attr(site, "indices_are_sorted", false);
+    const ValueType& x = g.values[static_cast<size_t>(site.operands[0])];
+    std::vector<int64_t> sizes = constant_ints(site, g, 2, "slice_sizes", x.shape.size());
+    node.operands.resize(2);
+    return std::vector<ValueType>{
+        gather_meaning(site, x, g.values[static_cast<size_t>(site.operands[1])], sizes, node)};
+  }
   size_t shape_at = 0;
   if (site.name == "dynamic_reshape" || site.name == "dynamic_broadcast_in_dim")
     shape_at = 1;

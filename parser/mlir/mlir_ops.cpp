@@ -608,6 +608,12 @@ public:
     case GraphOp::Dot:
       arity(site, 2);
       return {dot_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::Gather:
+      arity(site, 2);
+      only(site, {"dimension_numbers", "slice_sizes", "indices_are_sorted"});
+      bool_attr(site, "indices_are_sorted", false); // a promise: no meaning of its own
+      return {gather_meaning(site, operand(site, 0), operand(site, 1),
+                             ints_attr(site, "slice_sizes"), node)};
     case GraphOp::Convolution:
       arity(site, 2);
       return {convolution_meaning(site, operand(site, 0), operand(site, 1), node)};

@@ -51,6 +51,15 @@ core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
 core::ValueType convolution_meaning(const OpSite& site, const core::ValueType& lhs,
                                     const core::ValueType& rhs, core::GraphNode& node);
 
+/// gather and dynamic_gather (parser/mlir/mlir_gather.cpp) of \p operand
+/// at \p indices, slices of \p slice_sizes: the result type; node.op set
+/// to Gather and the dimension numbers (offset_dims, collapsed_slice_dims,
+/// operand_batching_dims, start_indices_batching_dims, start_index_map,
+/// index_vector_dim) and slice_sizes into \p node.
+core::ValueType gather_meaning(const OpSite& site, const core::ValueType& operand,
+                               const core::ValueType& indices,
+                               const std::vector<int64_t>& slice_sizes, core::GraphNode& node);
+
 /// reduce (parser/mlir/mlir_reduce.cpp) of \p operands (input, initial
 /// value): the result type; the attributes dimensions (ascending) and body
 /// ("add", "multiply", "maximum", "minimum", "and", "or") into \p node.
