@@ -880,6 +880,13 @@ private:
                [&](const std::string& s) { return helper(s); }))
         emit(std::move(line));
       return;
+    case GraphOp::ReduceWindow:
+      for (std::string& line : detail::reduce_window_statements(
+               n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),
+               core::constant_value(g_, n.operands[1]), result_type(), result(),
+               [&](const std::string& s) { return helper(s); }))
+        emit(std::move(line));
+      return;
     case GraphOp::Reduce:
       for (std::string& line : detail::reduce_statements(
                n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),

@@ -848,6 +848,8 @@ private:
       return set(0, detail::triangular_solve(n, in(0), in(1), result_type(0)));
     case GraphOp::Reduce:
       return set(0, detail::reduce(n, in(0), in(1), result_type(0)));
+    case GraphOp::ReduceWindow:
+      return set(0, detail::reduce_window(n, in(0), in(1), result_type(0)));
     case GraphOp::Softmax:
       return set(0, softmax(false));
     case GraphOp::LogSoftmax:

@@ -28,6 +28,26 @@ std::string body_of(const core::GraphNode& n, DType t) {
   return op;
 }
 
+// acc OP x, the body's op.
+Scalar fold(const std::string& op, DType t, const Scalar& acc, const Scalar& x) {
+  Scalar args[2] = {acc, x};
+  if (op == "and" || op == "or")
+    return Scalar::of_int(t, op == "and" ? (acc.i && x.i) : (acc.i || x.i));
+  return core::apply(op == "add"        ? core::Op::Add
+                     : op == "multiply" ? core::Op::Mul
+                     : op == "maximum"  ? core::Op::Max
+                                        : core::Op::Min,
+                     args, t, core::Overflow::Wrap);
+}
+
+// The statements folding \p term, a term over J in [0, terms] (J = 0 the
+// initial value), into target[out...] (\p where: out's extents).
+std::vector<std::string>
+fold_statements(const std::string& op, DType t, const std::string& term,
+                const std::vector<std::string>& out, std::vector<std::string> where, int64_t terms,
+                const std::string& init, const core::Tensor* init_value, const std::string& target,
+                const std::function<std::string(const std::string&)>& helper);
+
 } // namespace
 
 core::Tensor reduce(const core::GraphNode& n, const core::Tensor& x, const core::Tensor& init,
@@ -57,15 +77,7 @@ core::Tensor reduce(const core::GraphNode& n, const core::Tensor& x, const core:
         p += rest % reduced[r] * xs[static_cast<size_t>(dims[r])];
         rest /= reduced[r];
       }
-      Scalar args[2] = {acc, x.get(p)};
-      if (op == "and" || op == "or")
-        acc = Scalar::of_int(t, op == "and" ? (args[0].i && args[1].i) : (args[0].i || args[1].i));
-      else
-        acc = core::apply(op == "add"        ? core::Op::Add
-                          : op == "multiply" ? core::Op::Mul
-                          : op == "maximum"  ? core::Op::Max
-                                             : core::Op::Min,
-                          args, t, core::Overflow::Wrap);
+      acc = fold(op, t, acc, x.get(p));
     }
     out.set(at, acc);
   }
@@ -110,9 +122,19 @@ reduce_statements(const core::GraphNode& n, const core::ValueType& x, const std:
       index.push_back(out[o++]);
     }
   }
-  where.push_back("J in " + std::to_string(terms + 1));
   const std::string init = init_name + "[]";
   const std::string term = x_name + "[" + join(index) + "].when([J > 0], " + init + ")";
+  return fold_statements(op, t, term, out, where, terms, init, init_value, target, helper);
+}
+
+namespace {
+
+std::vector<std::string>
+fold_statements(const std::string& op, DType t, const std::string& term,
+                const std::vector<std::string>& out, std::vector<std::string> where, int64_t terms,
+                const std::string& init, const core::Tensor* init_value, const std::string& target,
+                const std::function<std::string(const std::string&)>& helper) {
+  where.push_back("J in " + std::to_string(terms + 1));
   const std::string aggregation = op == "add"        ? "+=!"
                                   : op == "multiply" ? "*=!"
                                   : op == "maximum"  ? ">=!"
@@ -132,9 +154,7 @@ reduce_statements(const core::GraphNode& n, const core::ValueType& x, const std:
     return statements;
   std::string type = "`" + std::string(core::name(t)) + "`";
   std::string kept =
-      result.shape.empty()
-          ? ""
-          : " where " + join(std::vector<std::string>(where.begin(), where.end() - 1));
+      out.empty() ? "" : " where " + join(std::vector<std::string>(where.begin(), where.end() - 1));
   if (op == "add") {
     // Every term -0: 1 / -0 is -inf.
     std::string zeros = helper("negative_zeros");
@@ -152,6 +172,98 @@ reduce_statements(const core::GraphNode& n, const core::ValueType& x, const std:
   statements.push_back(target + all + " = " + fold + all + ".when([(" + fold + all +
                        " != " + limit + ") | (" + seen + all + " != 0)], " + init + ")" + kept);
   return statements;
+}
+
+} // namespace
+
+namespace {
+
+// The window geometry both meanings of reduce_window read: window position
+// w of output position y along dimension d is padded position y·stride +
+// w·window_dilation, input element (that - low) / base_dilation when it
+// divides and is in range, else the initial value.
+struct Window {
+  std::vector<int64_t> window, strides, base, dilations, low;
+  Window(const core::GraphNode& n)
+      : window(n.ints_attr("window")), strides(n.ints_attr("strides")),
+        base(n.ints_attr("base_dilations")), dilations(n.ints_attr("window_dilations")),
+        low(n.ints_attr("pad_low")) {}
+  int64_t offset(size_t d, int64_t y, int64_t w) const {
+    return y * strides[d] + w * dilations[d] - low[d];
+  }
+};
+
+} // namespace
+
+core::Tensor reduce_window(const core::GraphNode& n, const core::Tensor& x,
+                           const core::Tensor& init, const core::ValueType& result) {
+  const Window g(n);
+  const DType t = x.dtype();
+  const std::string op = body_of(n, t);
+  const core::Shape& in = x.shape();
+  const int64_t terms = core::checked_numel(g.window).value_or(0);
+  const std::vector<int64_t> xs = core::strides(in), os = core::strides(result.shape),
+                             ws = core::strides(g.window);
+  core::Tensor out(t, result.shape);
+  for (int64_t at = 0; at < out.numel(); ++at) {
+    core::poll_interrupt();
+    Scalar acc = init.get(0);
+    for (int64_t k = 0; k < terms; ++k) {
+      int64_t from = 0;
+      bool inside = true;
+      for (size_t d = 0; d < in.size() && inside; ++d) {
+        int64_t q = g.offset(d, at / os[d] % result.shape[d], k / ws[d] % g.window[d]);
+        inside = q >= 0 && q % g.base[d] == 0 && q / g.base[d] < in[d];
+        from += inside ? q / g.base[d] * xs[d] : 0;
+      }
+      acc = fold(op, t, acc, inside ? x.get(from) : init.get(0));
+    }
+    out.set(at, acc);
+  }
+  return out;
+}
+
+std::vector<std::string> reduce_window_statements(
+    const core::GraphNode& n, const core::ValueType& x, const std::string& x_name,
+    const std::string& init_name, const core::Tensor* init_value, const core::ValueType& result,
+    const std::string& target, const std::function<std::string(const std::string&)>& helper) {
+  const Window g(n);
+  const int64_t terms = core::checked_numel(g.window).value_or(0);
+  const std::vector<int64_t> ws = core::strides(g.window);
+  std::vector<std::string> out, where, index, conditions = {"J > 0"};
+  for (size_t d = 0; d < result.shape.size(); ++d) {
+    out.push_back("D" + std::to_string(d));
+    where.push_back(out.back() + " in " + std::to_string(result.shape[d]));
+  }
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    // w = (J - 1) unflattened over the window; q = y·stride + w·dilation
+    // - low.
+    std::string w = ws[d] == 1 ? "(J - 1)" : "(J - 1) / " + std::to_string(ws[d]);
+    if (d > 0)
+      w = "(" + w + ") % " + std::to_string(g.window[d]);
+    std::string q = g.strides[d] == 1 ? out[d] : out[d] + " * " + std::to_string(g.strides[d]);
+    q += " + " + (g.dilations[d] == 1 ? w : "(" + w + ") * " + std::to_string(g.dilations[d]));
+    if (g.low[d] > 0)
+      q += " - " + std::to_string(g.low[d]);
+    else if (g.low[d] < 0)
+      q += " + " + std::to_string(-g.low[d]);
+    q = "(" + q + ")";
+    const int64_t step = g.base[d];
+    std::string j = step == 1 ? q : "(" + q + " / " + std::to_string(step) + ")";
+    const int64_t y_max = result.shape[d] - 1;
+    if (g.low[d] > 0)
+      conditions.push_back(q + " >= 0");
+    if (step > 1)
+      conditions.push_back(q + " % " + std::to_string(step) + " == 0");
+    if (g.offset(d, y_max, g.window[d] - 1) / step >= x.shape[d])
+      conditions.push_back(j + " < " + std::to_string(x.shape[d]));
+    index.push_back(j);
+  }
+  const std::string init = init_name + "[]";
+  const std::string term =
+      x_name + "[" + join(index) + "].when([" + join(conditions) + "], " + init + ")";
+  return fold_statements(body_of(n, x.dtype), x.dtype, term, out, where, terms, init, init_value,
+                         target, helper);
 }
 
 } // namespace teval::ops::detail

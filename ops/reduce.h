@@ -29,4 +29,19 @@ reduce_statements(const core::GraphNode& n, const core::ValueType& x, const std:
                   const core::ValueType& result, const std::string& target,
                   const std::function<std::string(const std::string&)>& helper);
 
+/// reduce_window (StableHLO specification, "reduce_window") of \p n
+/// (attributes window, strides, base_dilations, window_dilations, pad_low,
+/// pad_high and body) of type \p result: each element the fold, from
+/// \p init, of the body over its window's elements in row-major order,
+/// \p init where the window lies in padding or between dilated elements.
+core::Tensor reduce_window(const core::GraphNode& n, const core::Tensor& x,
+                           const core::Tensor& init, const core::ValueType& result);
+
+/// The einstein_v2 statements giving \p target the same values, as for
+/// reduce_statements().
+std::vector<std::string> reduce_window_statements(
+    const core::GraphNode& n, const core::ValueType& x, const std::string& x_name,
+    const std::string& init_name, const core::Tensor* init_value, const core::ValueType& result,
+    const std::string& target, const std::function<std::string(const std::string&)>& helper);
+
 } // namespace teval::ops::detail

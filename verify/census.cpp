@@ -282,6 +282,15 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "reduce body = minimum",
                           "reduce body = and",
                           "reduce body = or",
+                          "reduce_window body = add",
+                          "reduce_window body = multiply",
+                          "reduce_window body = maximum",
+                          "reduce_window body = minimum",
+                          "reduce_window body = and",
+                          "reduce_window body = or",
+                          "reduce_window with base dilation",
+                          "reduce_window with window dilation",
+                          "reduce_window with negative padding",
                           "triangular_solve left_side = true",
                           "triangular_solve left_side = false",
                           "triangular_solve lower = true",
@@ -347,6 +356,22 @@ std::vector<std::string> constructs_of(const core::Graph& g) {
           g.values[static_cast<size_t>(n.operands[0])].dtype)
         attribute("with a result type of its own");
       break;
+    case core::GraphOp::ReduceWindow: {
+      auto above_one = [&](const char* name) {
+        const std::vector<int64_t>& v = n.ints_attr(name);
+        return std::any_of(v.begin(), v.end(), [](int64_t x) { return x > 1; });
+      };
+      const std::vector<int64_t>& low = n.ints_attr("pad_low");
+      const std::vector<int64_t>& high = n.ints_attr("pad_high");
+      if (above_one("base_dilations"))
+        attribute("with base dilation");
+      if (above_one("window_dilations"))
+        attribute("with window dilation");
+      if (std::any_of(low.begin(), low.end(), [](int64_t p) { return p < 0; }) ||
+          std::any_of(high.begin(), high.end(), [](int64_t p) { return p < 0; }))
+        attribute("with negative padding");
+      break;
+    }
     case core::GraphOp::Gather: {
       const size_t index_rank = g.values[static_cast<size_t>(n.operands[1])].shape.size();
       const int64_t vector_dim = n.int_attr("index_vector_dim");

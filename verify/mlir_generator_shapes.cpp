@@ -578,9 +578,48 @@ void MlirBuilder::reduction() {
     init.name = define("stablehlo.constant dense<" + value + "> : " + type_of(init), {init})[0];
     values_.back().read = true;
   }
-  std::string types = " : (" + type_of(x) + ", " + type_of(init) + ") -> " + type_of(to);
   std::string d = dialect(), scalar = type_of(x.dtype, {});
   bool swapped = chance(50);
+  if (chance(30)) { // reduce_window: a window in every dimension
+    std::vector<int64_t> window, strides, base, dilations, padding;
+    to.shape.clear();
+    for (int64_t e : x.shape) {
+      window.push_back(pick(1, 3));
+      strides.push_back(pick(1, 2));
+      base.push_back(chance(25) ? 2 : 1);
+      dilations.push_back(chance(25) ? 2 : 1);
+      int64_t dilated = e == 0 ? 0 : (e - 1) * base.back() + 1;
+      int64_t low = pick(-1, 2), high = pick(-1, 2);
+      if (dilated + low + high < 0)
+        low = high = 0;
+      padding.insert(padding.end(), {low, high});
+      int64_t padded = dilated + low + high, extent = (window.back() - 1) * dilations.back() + 1;
+      to.shape.push_back(padded == 0 || extent > padded ? 0
+                                                        : (padded - extent) / strides.back() + 1);
+    }
+    std::string pads;
+    for (size_t i = 0; i < x.shape.size(); ++i)
+      pads += (i ? ", " : "") + ints({padding[2 * i], padding[2 * i + 1]}, true);
+    std::string attrs = "window_dimensions = " + ints(window, false);
+    auto optional = [&](const char* name, const std::vector<int64_t>& v) {
+      if (std::any_of(v.begin(), v.end(), [](int64_t a) { return a != 1; }) || chance(30))
+        attrs += std::string(", ") + name + " = " + ints(v, false);
+    };
+    optional("window_strides", strides);
+    optional("base_dilations", base);
+    optional("window_dilations", dilations);
+    if (std::any_of(padding.begin(), padding.end(), [](int64_t a) { return a != 0; }) || chance(30))
+      attrs += ", padding = dense<" + (x.shape.empty() ? "0" : "[" + pads + "]") + "> : tensor<" +
+               std::to_string(x.shape.size()) + "x2xi64>";
+    define("\"" + d + "reduce_window\"(" + x.name + ", " + init.name +
+               ") ({\n  ^bb0(%lhs: " + scalar + ", %rhs: " + scalar + "):\n    %r = \"" + d + body +
+               "\"(" + (swapped ? "%rhs, %lhs" : "%lhs, %rhs") + ") : (" + scalar + ", " + scalar +
+               ") -> " + scalar + "\n    \"" + d + "return\"(%r) : (" + scalar + ") -> ()\n  }) {" +
+               attrs + "} : (" + type_of(x) + ", " + type_of(init) + ") -> " + type_of(to),
+           {to});
+    return;
+  }
+  std::string types = " : (" + type_of(x) + ", " + type_of(init) + ") -> " + type_of(to);
   switch (pick(0, 2)) {
   case 0:
     define("stablehlo.reduce(" + x.name + " init: " + init.name + ") applies " + d + body +

@@ -346,11 +346,12 @@ private:
     node.op = site.op;
     node.operands = site.operands;
     node.span = site.span;
-    if (!site.call->regions.empty() && site.op != GraphOp::Reduce)
+    if (!site.call->regions.empty() && site.op != GraphOp::Reduce &&
+        site.op != GraphOp::ReduceWindow)
       throw Error(ErrorKind::Unsupported, site.call->callee_span,
                   "`" + site.call->callee +
                       "` has a region; teval reads the regions of "
-                      "functions, modules and reduce");
+                      "functions, modules, reduce and reduce_window");
     std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
     std::vector<const ast::Expr*> names = result_names(target);
     if (names.size() != results.size())

@@ -242,4 +242,52 @@ dialect_fields(std::string_view written) {
   return fields;
 }
 
+// The integers of a window attribute, flattened: `[1, 2]`, `[[0, 0], [1,
+// 1]]`, `array<i64: 1, 2>`, `dense<0> : tensor<2x2xi64>`, and for the
+// reversal `[false, true]`, `array<i1: false, true>`, `dense<false> :
+// tensor<2xi1>` (as 0 and 1).
+std::vector<int64_t> flat_ints(const ast::Expr& e, const std::string& name) {
+  Typed t = typed(e);
+  auto fail = [&]() -> Error {
+    return Error(ErrorKind::Type, e.span,
+                 "`" + name + "` must be a list of integers (or of booleans), not `" + text(e) +
+                     "`");
+  };
+  const ast::Call* c = ast::as_call(*t.value);
+  std::vector<int64_t> out;
+  if (c && c->callee == "dense" && t.type) {
+    core::ValueType type = tensor_type(*t.type);
+    if (core::is_float(type.dtype))
+      throw fail();
+    core::Tensor v = dense_value(*t.value, type);
+    for (int64_t i = 0; i < v.numel(); ++i)
+      out.push_back(v.get(i).i);
+    return out;
+  }
+  std::vector<const ast::Expr*> items;
+  if (const auto* list = std::get_if<ast::List>(&t.value->node)) {
+    for (const ast::ExprPtr& i : list->items)
+      items.push_back(i.get());
+  } else if (c && c->callee == "array") {
+    for (size_t i = 1; i < c->args.size(); ++i)
+      items.push_back(c->args[i].get());
+  } else {
+    throw fail();
+  }
+  for (const ast::Expr* item : items) {
+    const ast::Expr& v = *typed(*item).value;
+    if (std::holds_alternative<ast::List>(v.node)) {
+      for (int64_t x : flat_ints(v, name))
+        out.push_back(x);
+    } else if (const ast::Name* n = ast::as_name(v); n && (n->id == "true" || n->id == "false")) {
+      out.push_back(n->id == "true");
+    } else if (std::optional<int64_t> x = integer_value(v)) {
+      out.push_back(*x);
+    } else {
+      throw fail();
+    }
+  }
+  return out;
+}
+
 } // namespace teval::parser::mlir_detail

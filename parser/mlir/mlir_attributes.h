@@ -31,6 +31,12 @@ std::optional<std::string> string_attr(const OpSite& site, const std::string& na
 int64_t axis_attr(const OpSite& site, const std::string& name, size_t rank);
 /// `[1, 2]`, `array<i64: 1, 2>` or `dense<[1, 2]> : tensor<2xi64>`.
 std::vector<int64_t> ints_attr(const OpSite& site, const std::string& name);
+/// The integers of an attribute, flattened: `[1, 2]`, `[[0, 0], [1, 1]]`,
+/// `array<i64: 1, 2>`, `dense<0> : tensor<2x2xi64>`, and booleans as 0 and
+/// 1 (`[false, true]`, `array<i1: false, true>`, `dense<false> :
+/// tensor<2xi1>`). Throws Error at \p e, naming it \p name.
+std::vector<int64_t> flat_ints(const ast::Expr& e, const std::string& name);
+
 /// The fields of a dialect attribute kept as written,
 /// `#stablehlo.gather<offset_dims = [1], index_vector_dim = 1>` (or the
 /// text inside its `<...>`): each name with its integers (one for `= N`).

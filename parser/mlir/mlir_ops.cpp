@@ -624,6 +624,7 @@ public:
       arity(site, 2);
       return {triangular_solve_meaning(site, operand(site, 0), operand(site, 1), node)};
     case GraphOp::Reduce:
+    case GraphOp::ReduceWindow:
     case GraphOp::DynamicSlice:
     case GraphOp::DynamicUpdateSlice: {
       std::vector<ValueType> operands;
@@ -633,6 +634,8 @@ public:
         return {dynamic_slice_meaning(site, operands, node)};
       if (site.op == GraphOp::DynamicUpdateSlice)
         return {dynamic_update_slice_meaning(site, operands, node)};
+      if (site.op == GraphOp::ReduceWindow)
+        return {reduce_window_meaning(site, operands, node)};
       return {reduce_meaning(site, operands, node)};
     }
     }

@@ -66,6 +66,14 @@ core::ValueType gather_meaning(const OpSite& site, const core::ValueType& operan
 core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::ValueType>& operands,
                                core::GraphNode& node);
 
+/// reduce_window (parser/mlir/mlir_reduce.cpp) of \p operands (input,
+/// initial value): the result type; the attributes window, strides,
+/// base_dilations, window_dilations, pad_low, pad_high and body into
+/// \p node.
+core::ValueType reduce_window_meaning(const OpSite& site,
+                                      const std::vector<core::ValueType>& operands,
+                                      core::GraphNode& node);
+
 /// pad (parser/mlir/mlir_pad.cpp) of \p x with the rank-0 \p value: the
 /// result type; the attributes low, high and interior into \p node.
 core::ValueType pad_meaning(const OpSite& site, const core::ValueType& x,

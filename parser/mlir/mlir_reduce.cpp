@@ -49,8 +49,10 @@ const ast::Call* op_of(const ast::Expr& e) {
 std::string region_body(const OpSite& site, const ast::Function& body) {
   auto fail = [&]() -> Error {
     return Error(ErrorKind::Unsupported, site.span,
-                 "reduce's body is read when it applies one of add, multiply, maximum, minimum, "
-                 "and, or to its two arguments and returns the result; this one is not read yet");
+                 site.name +
+                     "'s body is read when it applies one of add, multiply, maximum, minimum, "
+                     "and, or to its two arguments and returns the result; this one is not read "
+                     "yet");
   };
   if (body.params.size() != 2 || body.body.size() != 2)
     throw fail();
@@ -76,6 +78,48 @@ std::string region_body(const OpSite& site, const ast::Function& body) {
   return body_op(call->callee);
 }
 
+// The body of a reduce or reduce_window of input \p x: `applies OP` or a
+// region of one op, as the op's name ("add", ...; of i1 add and multiply
+// are or and and).
+std::string body_of(const OpSite& site, const ValueType& x) {
+  std::string op;
+  if (const ast::Expr* applies = find(site, "applies", false)) {
+    const ast::Name* n = ast::as_name(*applies);
+    op = n ? body_op(n->id) : "";
+    if (std::find(kBodies.begin(), kBodies.end(), op) == kBodies.end())
+      throw Error(ErrorKind::Unsupported, applies->span,
+                  site.name + " applies `" + text(*applies) +
+                      "`; teval reads add, multiply, maximum, minimum, and, or of stablehlo or "
+                      "mhlo");
+    if (!site.call->regions.empty())
+      throw Error(ErrorKind::Syntax, site.span, site.name + " has both `applies` and a body");
+  } else {
+    if (site.call->regions.size() != 1)
+      throw Error(ErrorKind::Shape, site.span, site.name + " needs its body, one region");
+    op = region_body(site, *site.call->regions[0]);
+    const ast::Function& body = *site.call->regions[0];
+    for (const ast::Param& p : body.params)
+      if (!p.type_expr || tensor_type(*p.type_expr).dtype != x.dtype ||
+          !tensor_type(*p.type_expr).shape.empty())
+        throw Error(ErrorKind::Shape, p.span,
+                    site.name + "'s body takes rank-0 tensors of the input's element type, " +
+                        type_string(ValueType{x.dtype, {}}));
+    if (std::find(kBodies.begin(), kBodies.end(), op) == kBodies.end())
+      throw Error(ErrorKind::Unsupported, site.span,
+                  site.name + "'s body applies `" + op +
+                      "`; teval reads add, multiply, maximum, minimum, and, or");
+  }
+  // add and multiply of i1 are or and and (spec "add", "multiply").
+  if (x.dtype == DType::Bool && (op == "add" || op == "multiply"))
+    op = op == "add" ? "or" : "and";
+  const bool logical = op == "and" || op == "or";
+  if (logical && x.dtype != DType::Bool)
+    throw Error(ErrorKind::Unsupported, site.span,
+                site.name + " with " + op + " of " + type_string(x) +
+                    " is not read yet: teval reads the logical form, of i1 values");
+  return op;
+}
+
 } // namespace
 
 ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& operands,
@@ -92,41 +136,7 @@ ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& opera
     throw Error(ErrorKind::Shape, site.span,
                 "reduce's initial value is " + type_string(init) + "; it must be " +
                     type_string(ValueType{x.dtype, {}}));
-  std::string op;
-  if (const ast::Expr* applies = find(site, "applies", false)) {
-    const ast::Name* n = ast::as_name(*applies);
-    op = n ? body_op(n->id) : "";
-    if (std::find(kBodies.begin(), kBodies.end(), op) == kBodies.end())
-      throw Error(ErrorKind::Unsupported, applies->span,
-                  "reduce applies `" + text(*applies) +
-                      "`; teval reads add, multiply, maximum, minimum, and, or of stablehlo or "
-                      "mhlo");
-    if (!site.call->regions.empty())
-      throw Error(ErrorKind::Syntax, site.span, "reduce has both `applies` and a body");
-  } else {
-    if (site.call->regions.size() != 1)
-      throw Error(ErrorKind::Shape, site.span, "reduce needs its body, one region");
-    op = region_body(site, *site.call->regions[0]);
-    const ast::Function& body = *site.call->regions[0];
-    for (const ast::Param& p : body.params)
-      if (!p.type_expr || tensor_type(*p.type_expr).dtype != x.dtype ||
-          !tensor_type(*p.type_expr).shape.empty())
-        throw Error(ErrorKind::Shape, p.span,
-                    "reduce's body takes rank-0 tensors of the input's element type, " +
-                        type_string(ValueType{x.dtype, {}}));
-    if (std::find(kBodies.begin(), kBodies.end(), op) == kBodies.end())
-      throw Error(ErrorKind::Unsupported, site.span,
-                  "reduce's body applies `" + op +
-                      "`; teval reads add, multiply, maximum, minimum, and, or");
-  }
-  // add and multiply of i1 are or and and (spec "add", "multiply").
-  if (x.dtype == DType::Bool && (op == "add" || op == "multiply"))
-    op = op == "add" ? "or" : "and";
-  const bool logical = op == "and" || op == "or";
-  if (logical && x.dtype != DType::Bool)
-    throw Error(ErrorKind::Unsupported, site.span,
-                "reduce with " + op + " of " + type_string(x) +
-                    " is not read yet: teval reads the logical form, of i1 values");
+  std::string op = body_of(site, x);
   std::vector<int64_t> dims = ints_attr(site, "dimensions");
   ValueType out{x.dtype, {}};
   for (size_t d = 0; d < x.shape.size(); ++d)
@@ -140,6 +150,72 @@ ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& opera
                       std::to_string(x.shape.size()));
   std::sort(dims.begin(), dims.end());
   node.attrs["dimensions"] = dims;
+  node.attrs["body"] = op;
+  return out;
+}
+
+ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>& operands,
+                                core::GraphNode& node) {
+  if (operands.size() != 2)
+    throw Error(ErrorKind::Unsupported, site.span,
+                "reduce_window of " + std::to_string(operands.size() / 2) +
+                    " inputs is not read yet; teval reads reduce_window of one input and its "
+                    "initial value");
+  only(site,
+       {"window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding"});
+  const ValueType& x = operands[0];
+  const ValueType& init = operands[1];
+  if (!init.shape.empty() || init.dtype != x.dtype)
+    throw Error(ErrorKind::Shape, site.span,
+                "reduce_window's initial value is " + type_string(init) + "; it must be " +
+                    type_string(ValueType{x.dtype, {}}) + " (C3)");
+  const std::string op = body_of(site, x);
+  const size_t rank = x.shape.size();
+  // (C4)-(C12): one value per dimension (two of padding), positive but
+  // the padding.
+  auto list = [&](const char* name, size_t count, int64_t fallback, int64_t least) {
+    const ast::Expr* e = find(site, name, std::string(name) == "window_dimensions");
+    if (!e)
+      return std::vector<int64_t>(count, fallback);
+    std::vector<int64_t> v = flat_ints(*e, name);
+    if (v.size() != count)
+      throw Error(ErrorKind::Shape, e->span,
+                  std::string("reduce_window's `") + name + "` has " + std::to_string(v.size()) +
+                      " values; an input of rank " + std::to_string(rank) + " needs " +
+                      std::to_string(count));
+    for (int64_t a : v)
+      if (a < least || a > INT32_MAX || a < -INT32_MAX)
+        throw Error(ErrorKind::Shape, e->span,
+                    std::string("reduce_window's `") + name + "` must be in [" +
+                        std::to_string(least) + ", 2^31), not " + std::to_string(a));
+    return v;
+  };
+  const std::vector<int64_t> window = list("window_dimensions", rank, 1, 1);
+  const std::vector<int64_t> strides = list("window_strides", rank, 1, 1);
+  const std::vector<int64_t> base = list("base_dilations", rank, 1, 1);
+  const std::vector<int64_t> dilations = list("window_dilations", rank, 1, 1);
+  const std::vector<int64_t> padding = list("padding", 2 * rank, 0, -INT32_MAX);
+  // (C15): the number of windows along each dimension.
+  ValueType out{x.dtype, {}};
+  std::vector<int64_t> low, high;
+  for (size_t d = 0; d < rank; ++d) {
+    low.push_back(padding[2 * d]);
+    high.push_back(padding[2 * d + 1]);
+    int64_t dilated = x.shape[d] == 0 ? 0 : (x.shape[d] - 1) * base[d] + 1;
+    int64_t padded = low[d] + dilated + high[d];
+    int64_t extent = (window[d] - 1) * dilations[d] + 1;
+    if (padded < 0)
+      throw Error(ErrorKind::Shape, site.span,
+                  "reduce_window's negative padding of dimension " + std::to_string(d) +
+                      " removes more than its " + std::to_string(dilated) + " elements");
+    out.shape.push_back(padded == 0 || extent > padded ? 0 : (padded - extent) / strides[d] + 1);
+  }
+  node.attrs["window"] = window;
+  node.attrs["strides"] = strides;
+  node.attrs["base_dilations"] = base;
+  node.attrs["window_dilations"] = dilations;
+  node.attrs["pad_low"] = low;
+  node.attrs["pad_high"] = high;
   node.attrs["body"] = op;
   return out;
 }
