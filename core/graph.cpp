@@ -99,11 +99,29 @@ const Tensor& GraphNode::tensor_attr(const std::string& name) const {
   return attr<Tensor>(*this, name);
 }
 
+namespace {
+
+void visit(const std::vector<GraphNode>& nodes, const std::function<void(const GraphNode&)>& f) {
+  for (const GraphNode& n : nodes) {
+    f(n);
+    for (const GraphRegion& r : n.regions)
+      visit(r.nodes, f);
+  }
+}
+
+} // namespace
+
+void for_each_node(const Graph& g, const std::function<void(const GraphNode&)>& f) {
+  visit(g.nodes, f);
+}
+
 const Tensor* constant_value(const Graph& g, int v) {
-  for (const GraphNode& n : g.nodes)
+  const Tensor* found = nullptr;
+  for_each_node(g, [&](const GraphNode& n) {
     if (n.op == GraphOp::Constant && n.results[0] == v)
-      return &n.tensor_attr("value");
-  return nullptr;
+      found = &n.tensor_attr("value");
+  });
+  return found;
 }
 
 std::vector<std::string> value_path_names(const Graph& g) {
@@ -152,24 +170,41 @@ std::string to_string(const Graph& g) {
   std::string out;
   for (size_t i = 0; i < g.inputs.size(); ++i)
     out += "input " + graph_input_name(i) + " " + value(g.inputs[i]) + "\n";
-  for (const GraphNode& n : g.nodes) {
-    for (size_t i = 0; i < n.results.size(); ++i)
-      out += (i ? ", " : "") + value(n.results[i]);
-    out += " = " + std::string(graph_op_name(n.op)) + "(";
-    for (size_t i = 0; i < n.operands.size(); ++i)
-      out += (i ? ", " : "") + g.value_names[static_cast<size_t>(n.operands[i])];
-    out += ")";
-    if (!n.attrs.empty()) {
-      out += " {";
-      bool first = true;
-      for (const auto& [k, v] : n.attrs) {
-        out += (first ? "" : ", ") + k + " = " + attr_text(v);
-        first = false;
+  std::function<void(const std::vector<GraphNode>&, const std::string&)> nodes;
+  nodes = [&](const std::vector<GraphNode>& list, const std::string& indent) {
+    for (const GraphNode& n : list) {
+      out += indent;
+      for (size_t i = 0; i < n.results.size(); ++i)
+        out += (i ? ", " : "") + value(n.results[i]);
+      out += " = " + std::string(graph_op_name(n.op)) + "(";
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        out += (i ? ", " : "") + g.value_names[static_cast<size_t>(n.operands[i])];
+      out += ")";
+      if (!n.attrs.empty()) {
+        out += " {";
+        bool first = true;
+        for (const auto& [k, v] : n.attrs) {
+          out += (first ? "" : ", ") + k + " = " + attr_text(v);
+          first = false;
+        }
+        out += "}";
       }
-      out += "}";
+      out += "\n";
+      for (size_t r = 0; r < n.regions.size(); ++r) {
+        const GraphRegion& region = n.regions[r];
+        out += indent + "  region " + std::to_string(r) + "(";
+        for (size_t i = 0; i < region.params.size(); ++i)
+          out += (i ? ", " : "") + value(region.params[i]);
+        out += "):\n";
+        nodes(region.nodes, indent + "    ");
+        out += indent + "    return";
+        for (size_t i = 0; i < region.results.size(); ++i)
+          out += (i ? ", " : " ") + g.value_names[static_cast<size_t>(region.results[i])];
+        out += "\n";
+      }
     }
-    out += "\n";
-  }
+  };
+  nodes(g.nodes, "");
   for (size_t i = 0; i < g.outputs.size(); ++i)
     out += "output " + graph_output_name(i) + " " +
            g.value_names[static_cast<size_t>(g.outputs[i])] + "\n";

@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -43,6 +44,17 @@ std::string to_mlir(const ValueType& t);
 /// integers, or a tensor (a `dense<...>` constant, an `on_value`).
 using GraphAttr = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, Tensor>;
 
+struct GraphNode;
+
+/// A region of a control-flow node (if, case, while): the values its block
+/// arguments bind, its nodes in order (reading them, earlier results and
+/// any value defined before the node), and the values it returns.
+struct GraphRegion {
+  std::vector<int> params;
+  std::vector<GraphNode> nodes;
+  std::vector<int> results;
+};
+
 struct GraphNode {
   GraphOp op;
   std::vector<int> operands; ///< value ids
@@ -50,6 +62,8 @@ struct GraphNode {
   /// Checked and decoded; every attribute the op's meaning uses is here
   /// (defaults filled in).
   std::map<std::string, GraphAttr> attrs;
+  /// if: then, else; case: the branches; while: cond, body.
+  std::vector<GraphRegion> regions;
   Span span;
 
   int64_t int_attr(const std::string& name) const;
@@ -86,6 +100,10 @@ std::vector<std::string> value_path_names(const Graph& g);
 
 /// The value \p name names (a value_paths name, its `%` optional), or -1.
 int find_value(const Graph& g, std::string_view name);
+
+/// Calls \p f on every node of \p g, those of regions too (a node before
+/// the nodes of its regions).
+void for_each_node(const Graph& g, const std::function<void(const GraphNode&)>& f);
 
 /// The value of \p v when a constant node of \p g defines it, else null.
 const Tensor* constant_value(const Graph& g, int v);

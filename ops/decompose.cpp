@@ -926,6 +926,13 @@ private:
       return resize();
     case GraphOp::RngUniform:
       return rng_uniform();
+    case GraphOp::If:
+    case GraphOp::Case:
+    case GraphOp::While:
+      throw core::Error(core::ErrorKind::Unsupported, n.span,
+                        std::string(core::graph_op_name(n.op)) +
+                            " (control flow) has no einstein_v2 decomposition; --engine interp "
+                            "evaluates the function with the ops' native references");
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }

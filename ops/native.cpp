@@ -878,8 +878,51 @@ private:
       return set(0, resize());
     case GraphOp::RngUniform:
       return set(0, rng_uniform());
+    case GraphOp::If:
+    case GraphOp::Case:
+    case GraphOp::While:
+      return control_flow(n);
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
+  }
+
+  // if: the then or else region; case: branch i, the last one when i is
+  // out of range; while: the body while the cond gives true, from the
+  // operands (spec "if", "case", "while").
+  void control_flow(const GraphNode& n) {
+    std::vector<Tensor> out;
+    if (n.op == GraphOp::While) {
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        out.push_back(in(i));
+      while (region(n.regions[0], out)[0].get(0).i)
+        out = region(n.regions[1], out);
+    } else {
+      int64_t i = in(0).get(0).i;
+      const int64_t last = static_cast<int64_t>(n.regions.size()) - 1;
+      size_t branch = static_cast<size_t>(n.op == GraphOp::If ? (i ? 0 : 1)
+                                          : i < 0 || i > last ? last
+                                                              : i);
+      out = region(n.regions[branch], {});
+    }
+    node_ = &n;
+    for (size_t i = 0; i < out.size(); ++i)
+      set(i, std::move(out[i]));
+  }
+
+  // The values \p r returns, its parameters bound to \p args.
+  std::vector<Tensor> region(const core::GraphRegion& r, std::vector<Tensor> args) {
+    core::poll_interrupt();
+    for (size_t i = 0; i < r.params.size(); ++i)
+      values_[static_cast<size_t>(r.params[i])] = std::move(args[i]);
+    for (const GraphNode& inner : r.nodes) {
+      core::poll_interrupt();
+      node_ = &inner;
+      node(inner);
+    }
+    std::vector<Tensor> out;
+    for (int v : r.results)
+      out.push_back(values_[static_cast<size_t>(v)]);
+    return out;
   }
 
   const core::Graph& g_;

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/kernel.h"
+#include "parser/mlir/mlir_attributes.h"
 #include "parser/mlir/mlir_grammar.h"
 #include "parser/mlir/mlir_ops.h"
 #include "parser/mlir/mlir_values.h"
@@ -346,12 +347,14 @@ private:
     node.op = site.op;
     node.operands = site.operands;
     node.span = site.span;
+    if (site.op == GraphOp::If || site.op == GraphOp::Case || site.op == GraphOp::While)
+      return control_flow(site, std::move(node), target);
     if (!site.call->regions.empty() && site.op != GraphOp::Reduce &&
         site.op != GraphOp::ReduceWindow)
       throw Error(ErrorKind::Unsupported, site.call->callee_span,
                   "`" + site.call->callee +
                       "` has a region; teval reads the regions of "
-                      "functions, modules, reduce and reduce_window");
+                      "functions, modules, reduce, reduce_window, if, case and while");
     std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
     std::vector<const ast::Expr*> names = result_names(target);
     if (names.size() != results.size())
@@ -375,6 +378,135 @@ private:
       node.results.push_back(define(ast::as_name(*names[i])->id, results[i], names[i]->span));
     }
     g_.nodes.push_back(std::move(node));
+  }
+
+  // if, case and while (spec "if", "case", "while"): each region's
+  // operations elaborated into a region of the node, the enclosing values
+  // visible in it; the results those of the branch taken (of the loop, the
+  // carried values).
+  void control_flow(const OpSite& site, GraphNode node, const ast::Expr* target) {
+    const std::string op(core::graph_op_name(site.op));
+    mlir_detail::only(site, {});
+    const auto& regions = site.call->regions;
+    std::vector<const ast::Expr*> names = result_names(target);
+    // The values a region's blocks are named after: the op's first result.
+    std::string site_name = names.empty() ? "@" + op : ast::as_name(*names[0])->id;
+    site_name = site_name.substr(0, site_name.find('#'));
+    std::vector<ValueType> results = site.declared_outs;
+    if (site.op == GraphOp::While) {
+      results.clear();
+      for (int v : site.operands)
+        results.push_back(g_.values[static_cast<size_t>(v)]);
+      if (regions.size() != 2)
+        throw Error(ErrorKind::Shape, site.span, "while has two regions, cond and body");
+      node.regions.push_back(region(*regions[0], results, {ValueType{DType::Bool, {}}},
+                                    "while's cond", site_name + "/@0/"));
+      node.regions.push_back(
+          region(*regions[1], results, results, "while's body", site_name + "/@1/"));
+    } else {
+      if (site.operands.size() != 1)
+        throw Error(ErrorKind::Shape, site.span,
+                    op + " takes one operand, its " +
+                        (site.op == GraphOp::If ? "predicate" : "index"));
+      const ValueType& selector = g_.values[static_cast<size_t>(site.operands[0])];
+      const ValueType wanted{site.op == GraphOp::If ? DType::Bool : DType::Int32, {}};
+      if (selector.dtype != wanted.dtype || !selector.shape.empty())
+        throw Error(ErrorKind::Shape, site.call->args[0]->span,
+                    op + "'s " + (site.op == GraphOp::If ? "predicate" : "index") + " is " +
+                        type_string(selector) + "; it must be " + type_string(wanted));
+      if (site.op == GraphOp::If ? regions.size() != 2 : regions.empty())
+        throw Error(ErrorKind::Shape, site.span,
+                    site.op == GraphOp::If ? "if has two regions, then and else"
+                                           : "case has a region for each branch");
+      for (size_t r = 0; r < regions.size(); ++r)
+        node.regions.push_back(region(*regions[r], {}, results,
+                                      op + "'s " +
+                                          (site.op == GraphOp::If ? std::string(r ? "else" : "then")
+                                                                  : "branch " + std::to_string(r)),
+                                      site_name + "/@" + std::to_string(r) + "/"));
+    }
+    if (names.size() != results.size() || site.declared_outs.size() != results.size())
+      throw Error(ErrorKind::Shape, target ? target->span : site.span,
+                  op + " gives " + std::to_string(results.size()) + " results; " +
+                      std::to_string(names.size()) + " are named and its type declares " +
+                      std::to_string(site.declared_outs.size()));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!fits(site.declared_outs[i], results[i]))
+        throw Error(ErrorKind::Shape, site.span,
+                    "result " + std::to_string(i) + " of " + op + " is " + type_string(results[i]) +
+                        ", but its type says " + type_string(site.declared_outs[i]));
+      node.results.push_back(define(ast::as_name(*names[i])->id, results[i], names[i]->span));
+    }
+    g_.nodes.push_back(std::move(node));
+  }
+
+  // A region's operations as nodes of their own, named under \p prefix:
+  // its block arguments new values of \p params, the values defined before
+  // it visible, the names it defines its own; what its `stablehlo.return`
+  // gives checked against \p returns (\p what names the region).
+  core::GraphRegion region(const ast::Function& r, const std::vector<ValueType>& params,
+                           const std::vector<ValueType>& returns, const std::string& what,
+                           const std::string& prefix) {
+    if (r.params.size() != params.size())
+      throw Error(ErrorKind::Shape, r.body.empty() ? Span() : r.body.front()->span,
+                  what + " takes " + std::to_string(params.size()) + " block arguments, not " +
+                      std::to_string(r.params.size()));
+    core::GraphRegion out;
+    const std::map<std::string, int> outer = names_;
+    const std::string outer_prefix = prefix_;
+    prefix_ = outer_prefix + prefix;
+    std::swap(out.nodes, g_.nodes);
+    for (size_t i = 0; i < params.size(); ++i) {
+      ValueType declared = r.params[i].type_expr ? tensor_type(*r.params[i].type_expr) : params[i];
+      if (!fits(declared, params[i]))
+        throw Error(ErrorKind::Shape, r.params[i].span,
+                    what + "'s argument " + r.params[i].name + " is declared " +
+                        type_string(declared) + "; it carries " + type_string(params[i]));
+      out.params.push_back(define(r.params[i].name, params[i], r.params[i].span));
+    }
+    bool returned = false;
+    for (const ast::StmtPtr& s : r.body) {
+      const ast::Expr* expr = nullptr;
+      const ast::Expr* target = nullptr;
+      if (const auto* a = std::get_if<ast::Assign>(&s->node)) {
+        expr = a->value.get();
+        target = a->target.get();
+      } else if (const auto* e = std::get_if<ast::ExprStmt>(&s->node)) {
+        expr = e->expr.get();
+      } else {
+        throw Error(ErrorKind::Syntax, s->span, what + " holds operations and its return");
+      }
+      if (returned)
+        throw Error(ErrorKind::Syntax, s->span, "an operation after " + what + "'s return");
+      const ast::Call* typed = ast::as_call(*expr);
+      const ast::Call* call =
+          typed && typed->callee == ":" ? ast::as_call(*typed->args[0]) : nullptr;
+      if (call && !target &&
+          (call->callee == "stablehlo.return" || call->callee == "mhlo.return")) {
+        if (call->args.size() != returns.size())
+          throw Error(ErrorKind::Shape, s->span,
+                      what + " returns " + std::to_string(call->args.size()) + " values; " +
+                          std::to_string(returns.size()) + " are needed");
+        for (size_t i = 0; i < returns.size(); ++i) {
+          int v = use(*call->args[i]);
+          if (!fits(returns[i], g_.values[static_cast<size_t>(v)]))
+            throw Error(ErrorKind::Shape, call->args[i]->span,
+                        what + " returns " + type_string(g_.values[static_cast<size_t>(v)]) +
+                            " where " + type_string(returns[i]) + " is needed");
+          out.results.push_back(v);
+        }
+        returned = true;
+        continue;
+      }
+      operation(*expr, target);
+    }
+    if (!returned)
+      throw Error(ErrorKind::Syntax, r.body.empty() ? Span() : r.body.back()->span,
+                  what + " does not end in stablehlo.return");
+    std::swap(out.nodes, g_.nodes);
+    names_ = outer;
+    prefix_ = outer_prefix;
+    return out;
   }
 
   OpSite read_site(const ast::Expr& value) {
@@ -417,7 +549,7 @@ private:
       ValueType t = tensor_type(*several->items[1]);
       site.declared_ins = {tensor_type(*several->items[0]), t, t};
       site.declared_outs.push_back(t);
-    } else if (several && site.name == "optimization_barrier") {
+    } else if (several && (site.name == "optimization_barrier" || site.name == "while")) {
       // `optimization_barrier %a, %b : tensor<f32>, tensor<4xf32>`: each
       // operand's type, its result's too.
       for (const ast::ExprPtr& t : several->items)

@@ -35,6 +35,9 @@ struct Operation {
   Keywords keywords;
   std::vector<Region> regions;
   Node type;
+  /// A pretty while's iteration arguments (`%arg0 = %init`): the names
+  /// its regions' blocks take.
+  std::vector<std::pair<std::string, Span>> iteration;
 };
 
 /// The values an operation defines: `%0`, `%0:2`, `%a, %b`.
@@ -608,6 +611,7 @@ x3::rule<class pretty_op_class, Operation> const pretty_op = "operation";
 x3::rule<class reduce_applies_class, Operation> const reduce_applies = "reduce";
 x3::rule<class reducer_class, Block> const reducer = "reducer";
 x3::rule<class conv_op_class, Operation> const conv_op = "convolution";
+x3::rule<class while_op_class, Operation> const while_op = "while";
 x3::rule<class results_class, Results> const results = "results";
 x3::rule<class block_arg_class, ast::Param> const block_arg = "block argument";
 x3::rule<class block_class, Block> const block = "block";
@@ -626,8 +630,8 @@ auto const attr_name_def = bare_id | string_text;
 auto const type_word_def = opaque | bare_id;
 auto const number_text_def = float_text | int_text;
 auto const word_attr_def = symbol | opaque | bare_id;
-auto const operation_def =
-    generic_op[set_val] | reduce_applies[set_val] | conv_op[set_val] | pretty_op[set_val];
+auto const operation_def = generic_op[set_val] | reduce_applies[set_val] | conv_op[set_val] |
+                           while_op[set_val] | pretty_op[set_val];
 auto const tensor_type_def = (pos >> word("tensor") >> '<' >> pos >> dims_text >>
                               x3::expect[scalar_type] >> x3::expect['>'] >> here)[mk_tensor];
 auto const scalar_type_def = (pos >> type_word >> here)[mk_name_at];
@@ -726,6 +730,41 @@ auto const conv_op_def = (pos >> conv_name >> here)[set_op_name] >> '(' >> opera
                          -(',' > word("window") > '=' > '{' > entries[push_keywords] > '}') >
                          -('{' > entries[push_keywords] > '}') >
                          ':' > types[set_types] > here[set_end];
+// stablehlo.while(%arg0 = %init, ...) : T0, T1 cond { ... } do { ... }:
+// the operands the initial values; the iteration names, with the types,
+// the block arguments of both regions.
+auto const while_name = x3::rule<class while_name_class, std::string>{"while"} =
+    x3::raw[x3::lit("stablehlo.while") | x3::lit("mhlo.while")];
+auto const push_iteration = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Operation& op = x3::_val(ctx);
+  op.iteration.emplace_back(fusion::at_c<1>(a),
+                            span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a)));
+  op.args.push_back(fusion::at_c<3>(a));
+};
+auto const finish_while = [](auto& ctx) {
+  Operation& op = x3::_val(ctx);
+  op.end = x3::_attr(ctx);
+  std::vector<ast::ExprPtr> types;
+  if (const auto* several = std::get_if<ast::Tuple>(&op.type->node))
+    types.assign(several->items.begin(), several->items.end());
+  else
+    types.push_back(op.type);
+  if (types.size() != op.iteration.size())
+    throw Error(ErrorKind::Syntax, op.type->span,
+                "while names " + std::to_string(op.iteration.size()) +
+                    " iteration arguments and gives " + std::to_string(types.size()) + " types");
+  for (Region& r : op.regions)
+    if (!r.empty() && r[0].args.empty())
+      for (size_t i = 0; i < types.size(); ++i)
+        r[0].args.push_back(ast::Param{std::string(types[i]->span.text()), op.iteration[i].first,
+                                       op.iteration[i].second, types[i]});
+};
+auto const while_op_def = (pos >> while_name >> here)[set_op_name] >> '(' >>
+                          -((pos >> value_def_name >> here >> '=' >> operand)[push_iteration] %
+                            ',') >>
+                          ')' >> ':' >> types[set_types] >> word("cond") > region[push_region] >
+                          word("do") > region[push_region] > here[finish_while];
 auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >>
                            -(&(string_text >> '%') >>
                              (pos >> string_text >> here)[push_name_keyword]) >>
@@ -770,9 +809,9 @@ BOOST_SPIRIT_DEFINE(balanced, angled, bare_id, value_def_name, value_use_name, s
                     result_types, function_type, attribute, plain_attr, attr_list, array_items,
                     types, func_arg, dims_text, attr_name, type_word, number_text, number,
                     word_attr, operation, entry, entries, operand, operands, generic_op,
-                    reduce_applies, reducer, conv_op, pretty_op, results, block_arg, block, region,
-                    statement, statements, return_stmt, func_parts, func_def, module_def, alias_def,
-                    program)
+                    reduce_applies, reducer, conv_op, while_op, pretty_op, results, block_arg,
+                    block, region, statement, statements, return_stmt, func_parts, func_def,
+                    module_def, alias_def, program)
 
 } // namespace
 

@@ -608,6 +608,10 @@ public:
     case GraphOp::Dot:
       arity(site, 2);
       return {dot_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::If:
+    case GraphOp::Case:
+    case GraphOp::While:
+      break; // read with their regions (parser/mlir/mlir.cpp)
     case GraphOp::Gather:
       arity(site, 2);
       only(site, {"dimension_numbers", "slice_sizes", "indices_are_sorted"});

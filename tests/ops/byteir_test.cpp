@@ -393,7 +393,7 @@ TEST(MlirElaboration, Errors) {
       "ceil, round_nearest_even, round_nearest_afz, sign, is_finite, not, and, or, xor, "
       "shift_left, shift_right_arithmetic, shift_right_logical, popcnt, count_leading_zeros, "
       "dot_general, dot, reduce, pad, power, remainder, optimization_barrier, triangular_solve, "
-      "dynamic_slice, dynamic_update_slice, convolution, gather, reduce_window, "
+      "dynamic_slice, dynamic_update_slice, convolution, gather, reduce_window, if, case, while, "
       "get_dimension_size, "
       "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"

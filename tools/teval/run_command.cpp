@@ -341,19 +341,26 @@ void add_npy(core::OutputSet& files, const std::string& dir, const std::string& 
 }
 
 // `DIR/values.json` for --dump-values: every value of \p g, in order of
-// definition, with the file \p files names it by, where and by what op it
-// is defined, its type, and the input or outputs it is.
+// definition, with the file \p files names it by (null for a value the run
+// did not compute: a branch not taken), where and by what op it is
+// defined, its type, and the input or outputs it is.
 std::string values_json(const core::Graph& g, const std::vector<std::string>& files) {
   std::vector<std::string> names = core::value_path_names(g);
   std::vector<std::string> op(g.values.size(), "argument");
   std::vector<core::Span> where(g.values.size());
   for (size_t i = 0; i < g.inputs.size(); ++i)
     where[static_cast<size_t>(g.inputs[i])] = g.input_spans[i];
-  for (const core::GraphNode& n : g.nodes)
+  core::for_each_node(g, [&](const core::GraphNode& n) {
     for (int r : n.results) {
       op[static_cast<size_t>(r)] = core::graph_op_name(n.op);
       where[static_cast<size_t>(r)] = n.span;
     }
+    for (const core::GraphRegion& region : n.regions)
+      for (int p : region.params) {
+        op[static_cast<size_t>(p)] = "block argument";
+        where[static_cast<size_t>(p)] = n.span;
+      }
+  });
   std::string s = "{\"schema\": \"teval.values/1\", \"values\": [";
   for (size_t v = 0; v < g.values.size(); ++v) {
     const core::ValueType& t = g.values[v];
@@ -361,7 +368,8 @@ std::string values_json(const core::Graph& g, const std::vector<std::string>& fi
     for (size_t d = 0; d < t.shape.size(); ++d)
       shape += (d ? ", " : "") + std::to_string(t.shape[d]);
     s += std::string(v ? "," : "") + "\n  {\"name\": " + core::json_string(names[v]) +
-         ", \"file\": " + core::json_string(files[v]) + ", \"op\": " + core::json_string(op[v]);
+         ", \"file\": " + (files[v].empty() ? "null" : core::json_string(files[v])) +
+         ", \"op\": " + core::json_string(op[v]);
     if (where[v].valid()) {
       auto at = where[v].file->location(where[v].begin);
       s += ", \"line\": " + std::to_string(at.line) + ", \"column\": " + std::to_string(at.column);
@@ -428,6 +436,12 @@ int run_mlir(const Options& o) {
           part.erase(0, 1);
         file += (begin ? "/" : "") + part;
         begin = end + 1;
+      }
+      // A value of a branch not taken (or a loop body never run) has none.
+      const core::Tensor& t = outputs[results + v];
+      if (t.dtype() != function.values[v].dtype || t.shape() != function.values[v].shape) {
+        names.emplace_back();
+        continue;
       }
       names.push_back(file + ".npy");
       size_t slash = file.rfind('/');
