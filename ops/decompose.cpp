@@ -929,10 +929,15 @@ private:
     case GraphOp::If:
     case GraphOp::Case:
     case GraphOp::While:
+    case GraphOp::BitcastConvert:
+    case GraphOp::ReducePrecision:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
                         std::string(core::graph_op_name(n.op)) +
-                            " (control flow) has no einstein_v2 decomposition; --engine interp "
-                            "evaluates the function with the ops' native references");
+                            (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
+                                 ? " (control flow)"
+                                 : " (a view of the elements' bits)") +
+                            " has no einstein_v2 decomposition; --engine interp evaluates the "
+                            "function with the ops' native references");
     }
     TEVAL_UNREACHABLE("graph op without a decomposition");
   }
@@ -949,6 +954,12 @@ private:
 
 Decomposition decompose(const core::Graph& g) {
   return Decomposer(g).run();
+}
+
+bool has_decomposition(core::GraphOp op) {
+  using core::GraphOp;
+  return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While &&
+         op != GraphOp::BitcastConvert && op != GraphOp::ReducePrecision;
 }
 
 } // namespace teval::ops

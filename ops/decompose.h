@@ -24,6 +24,13 @@ struct Decomposition {
   std::map<std::string, core::Tensor> constants;
 };
 
+/// Throws Error(Unsupported) at the first op without a decomposition
+/// (has_decomposition()), Error(Limit) past the Kernel IR's statements.
 Decomposition decompose(const core::Graph& g);
+
+/// False for the ops only the native references evaluate: control flow
+/// (if, case, while) and the views of bits (bitcast_convert,
+/// reduce_precision).
+bool has_decomposition(core::GraphOp op);
 
 } // namespace teval::ops

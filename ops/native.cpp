@@ -2,6 +2,7 @@
 // section of docs/SEMANTICS.md).
 #include "ops/native.h"
 
+#include "ops/bitcast.h"
 #include "ops/bits.h"
 #include "ops/convolution.h"
 #include "ops/dot.h"
@@ -882,6 +883,10 @@ private:
     case GraphOp::Case:
     case GraphOp::While:
       return control_flow(n);
+    case GraphOp::BitcastConvert:
+      return set(0, detail::bitcast_convert(in(0), result_type(0)));
+    case GraphOp::ReducePrecision:
+      return set(0, detail::reduce_precision(n, in(0)));
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 namespace teval::parser::mlir_detail {
 
@@ -612,6 +613,42 @@ public:
     case GraphOp::Case:
     case GraphOp::While:
       break; // read with their regions (parser/mlir/mlir.cpp)
+    case GraphOp::BitcastConvert:
+      arity(site, 1);
+      only(site, {});
+      return {bitcast_type(site, operand(site, 0))};
+    case GraphOp::ReducePrecision: {
+      arity(site, 1);
+      only(site, {"exponent_bits", "mantissa_bits", "format"});
+      const ValueType& x = operand(site, 0);
+      if (!core::is_float(x.dtype))
+        throw Error(ErrorKind::Type, site.span,
+                    "reduce_precision takes floats, not " + type_string(x));
+      int64_t exponent = 0, mantissa = 0;
+      if (const ast::Expr* f = find(site, "format", false)) {
+        // The pretty `format = e5m10`.
+        const ast::Name* name = ast::as_name(*f);
+        unsigned e = 0, m = 0;
+        int used = 0;
+        if (!name || std::sscanf(name->id.c_str(), "e%um%u%n", &e, &m, &used) != 2 ||
+            used != static_cast<int>(name->id.size()))
+          throw Error(ErrorKind::Type, f->span,
+                      "reduce_precision's format is written eNmM (e5m10), not `" + text(*f) + "`");
+        exponent = e;
+        mantissa = m;
+      } else {
+        exponent = int_attr(site, "exponent_bits");
+        mantissa = int_attr(site, "mantissa_bits");
+      }
+      if (exponent < 1 || exponent > 64 || mantissa < 0 || mantissa > 64)
+        throw Error(ErrorKind::Range, site.attrs_span,
+                    "reduce_precision needs 1 <= exponent_bits (C2) and 0 <= mantissa_bits (C3), "
+                    "each at most 64; they are " +
+                        std::to_string(exponent) + " and " + std::to_string(mantissa));
+      node.attrs["exponent_bits"] = exponent;
+      node.attrs["mantissa_bits"] = mantissa;
+      return {x};
+    }
     case GraphOp::Gather:
       arity(site, 2);
       only(site, {"dimension_numbers", "slice_sizes", "indices_are_sorted"});
@@ -647,6 +684,33 @@ public:
   }
 
   // ---- the stablehlo ops beyond the elementwise ones (docs/BYTEIR.md)
+
+  // bitcast_convert's result type (spec (C1)): the declared one, its
+  // shape the operand's, with a trailing dimension of as many narrower
+  // elements as one operand element holds, or without the operand's
+  // trailing dimension of narrower elements making one.
+  ValueType bitcast_type(const OpSite& site, const ValueType& x) {
+    if (site.declared_outs.size() != 1)
+      throw Error(ErrorKind::Shape, site.span, "bitcast_convert has one result");
+    const ValueType& out = site.declared_outs[0];
+    // In bits; an i1 is one (spec "bitcast_convert").
+    auto bits = [](DType t) {
+      return t == DType::Bool ? int64_t{1} : 8 * static_cast<int64_t>(core::size_bytes(t));
+    };
+    const int64_t from = bits(x.dtype), to = bits(out.dtype);
+    core::Shape shape = x.shape;
+    if (to < from) {
+      shape.push_back(from / to);
+    } else if (to > from) {
+      if (shape.empty() || shape.back() * from != to)
+        throw Error(ErrorKind::Shape, site.span,
+                    "bitcast_convert of " + type_string(x) + " to " + core::to_string(out.dtype) +
+                        " needs a trailing dimension of " + std::to_string(to / from) +
+                        " elements (C1)");
+      shape.pop_back();
+    }
+    return ValueType{out.dtype, shape};
+  }
 
   // Rank-0 or the same shape as operand \p like: select's pred, clamp's
   // bounds.
