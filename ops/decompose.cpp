@@ -929,13 +929,15 @@ private:
     case GraphOp::If:
     case GraphOp::Case:
     case GraphOp::While:
+    case GraphOp::Sort:
     case GraphOp::BitcastConvert:
     case GraphOp::ReducePrecision:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
                         std::string(core::graph_op_name(n.op)) +
                             (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
                                  ? " (control flow)"
-                                 : " (a view of the elements' bits)") +
+                             : n.op == GraphOp::Sort ? " (its comparator is a region)"
+                                                     : " (a view of the elements' bits)") +
                             " has no einstein_v2 decomposition; --engine interp evaluates the "
                             "function with the ops' native references");
     }
@@ -958,7 +960,7 @@ Decomposition decompose(const core::Graph& g) {
 
 bool has_decomposition(core::GraphOp op) {
   using core::GraphOp;
-  return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While &&
+  return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While && op != GraphOp::Sort &&
          op != GraphOp::BitcastConvert && op != GraphOp::ReducePrecision;
 }
 

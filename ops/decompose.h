@@ -29,8 +29,8 @@ struct Decomposition {
 Decomposition decompose(const core::Graph& g);
 
 /// False for the ops only the native references evaluate: control flow
-/// (if, case, while) and the views of bits (bitcast_convert,
-/// reduce_precision).
+/// (if, case, while), sort (its comparator is a region) and the views of
+/// bits (bitcast_convert, reduce_precision).
 bool has_decomposition(core::GraphOp op);
 
 } // namespace teval::ops

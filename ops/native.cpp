@@ -883,6 +883,8 @@ private:
     case GraphOp::Case:
     case GraphOp::While:
       return control_flow(n);
+    case GraphOp::Sort:
+      return sort(n);
     case GraphOp::BitcastConvert:
       return set(0, detail::bitcast_convert(in(0), result_type(0)));
     case GraphOp::ReducePrecision:
@@ -912,6 +914,58 @@ private:
     node_ = &n;
     for (size_t i = 0; i < out.size(); ++i)
       set(i, std::move(out[i]));
+  }
+
+  // sort: each 1-dimensional slice along `dimension` of the inputs sorted
+  // together by a stable merge sort (a stable order is one an unstable
+  // sort may give too), an element moving before an earlier one only when
+  // the comparator says it is less; any comparator gives a defined order.
+  void sort(const GraphNode& n) {
+    std::vector<Tensor> ins;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      ins.push_back(in(i));
+    const core::Shape& shape = ins[0].shape();
+    const size_t d = static_cast<size_t>(n.int_attr("dimension"));
+    const int64_t extent = shape[d], stride = core::strides(shape)[d];
+    auto less = [&](int64_t a, int64_t b) {
+      std::vector<Tensor> args;
+      for (const Tensor& t : ins)
+        for (int64_t at : {a, b}) {
+          Tensor s(t.dtype(), {});
+          s.set(0, t.get(at));
+          args.push_back(std::move(s));
+        }
+      return region(n.regions[0], std::move(args))[0].get(0).i != 0;
+    };
+    std::vector<Tensor> outs = ins;
+    std::vector<int64_t> order(static_cast<size_t>(extent)), merged(order.size());
+    for (int64_t at = 0; at < ins[0].numel(); ++at) {
+      if (at / stride % extent != 0) // not the first element of a slice
+        continue;
+      for (int64_t k = 0; k < extent; ++k)
+        order[static_cast<size_t>(k)] = at + k * stride;
+      for (size_t width = 1; width < order.size(); width *= 2)
+        for (size_t lo = 0; lo < order.size(); lo += 2 * width) {
+          size_t mid = std::min(lo + width, order.size()),
+                 hi = std::min(lo + 2 * width, order.size());
+          size_t i = lo, j = mid, o = lo;
+          while (i < mid && j < hi)
+            merged[o++] = less(order[j], order[i]) ? order[j++] : order[i++];
+          while (i < mid)
+            merged[o++] = order[i++];
+          while (j < hi)
+            merged[o++] = order[j++];
+          std::copy(merged.begin() + static_cast<std::ptrdiff_t>(lo),
+                    merged.begin() + static_cast<std::ptrdiff_t>(hi),
+                    order.begin() + static_cast<std::ptrdiff_t>(lo));
+        }
+      for (size_t i = 0; i < ins.size(); ++i)
+        for (int64_t k = 0; k < extent; ++k)
+          outs[i].set(at + k * stride, ins[i].get(order[static_cast<size_t>(k)]));
+    }
+    node_ = &n;
+    for (size_t i = 0; i < outs.size(); ++i)
+      set(i, std::move(outs[i]));
   }
 
   // The values \p r returns, its parameters bound to \p args.

@@ -349,6 +349,8 @@ private:
     node.span = site.span;
     if (site.op == GraphOp::If || site.op == GraphOp::Case || site.op == GraphOp::While)
       return control_flow(site, std::move(node), target);
+    if (site.op == GraphOp::Sort)
+      return sort(site, std::move(node), target);
     if (!site.call->regions.empty() && site.op != GraphOp::Reduce &&
         site.op != GraphOp::ReduceWindow)
       throw Error(ErrorKind::Unsupported, site.call->callee_span,
@@ -425,6 +427,51 @@ private:
                                                                   : "branch " + std::to_string(r)),
                                       site_name + "/@" + std::to_string(r) + "/"));
     }
+    define_results(site, std::move(node), target, results);
+  }
+
+  // sort (spec "sort"): the comparator region takes two rank-0 values of
+  // each input's element type (lhs, rhs, input by input) and returns a
+  // rank-0 i1; the results are the inputs, sorted together.
+  void sort(const OpSite& site, GraphNode node, const ast::Expr* target) {
+    mlir_detail::only(site, {"dimension", "is_stable"});
+    std::vector<ValueType> inputs, params;
+    for (int v : site.operands) {
+      inputs.push_back(g_.values[static_cast<size_t>(v)]);
+      params.insert(params.end(), 2, ValueType{inputs.back().dtype, {}});
+    }
+    if (inputs.empty())
+      throw Error(ErrorKind::Shape, site.span, "sort takes at least one input (C1)");
+    for (const ValueType& t : inputs)
+      if (t.shape != inputs[0].shape)
+        throw Error(ErrorKind::Shape, site.span,
+                    "sort's inputs have one shape; they are " + type_string(inputs[0]) + " and " +
+                        type_string(t) + " (C2)");
+    const int64_t rank = static_cast<int64_t>(inputs[0].shape.size());
+    int64_t dimension =
+        mlir_detail::find(site, "dimension", false) ? mlir_detail::int_attr(site, "dimension") : -1;
+    if (dimension < -rank || dimension >= rank)
+      throw Error(ErrorKind::Range, site.attrs_span,
+                  "sort's dimension " + std::to_string(dimension) + " is outside [-" +
+                      std::to_string(rank) + ", " + std::to_string(rank) + ") (C4)");
+    if (site.call->regions.size() != 1)
+      throw Error(ErrorKind::Shape, site.span, "sort has one region, its comparator");
+    std::vector<const ast::Expr*> names = result_names(target);
+    std::string site_name = names.empty() ? "@sort" : ast::as_name(*names[0])->id;
+    node.regions.push_back(region(*site.call->regions[0], params, {ValueType{DType::Bool, {}}},
+                                  "sort's comparator",
+                                  site_name.substr(0, site_name.find('#')) + "/@0/"));
+    node.attrs["dimension"] = dimension < 0 ? dimension + rank : dimension;
+    node.attrs["is_stable"] = mlir_detail::bool_attr(site, "is_stable", false);
+    define_results(site, std::move(node), target, inputs);
+  }
+
+  // The results of a node with regions: named as \p target names them, of
+  // \p results' types, which the op's type must admit.
+  void define_results(const OpSite& site, GraphNode node, const ast::Expr* target,
+                      const std::vector<ValueType>& results) {
+    const std::string op(core::graph_op_name(site.op));
+    std::vector<const ast::Expr*> names = result_names(target);
     if (names.size() != results.size() || site.declared_outs.size() != results.size())
       throw Error(ErrorKind::Shape, target ? target->span : site.span,
                   op + " gives " + std::to_string(results.size()) + " results; " +

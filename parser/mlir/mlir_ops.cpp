@@ -612,6 +612,7 @@ public:
     case GraphOp::If:
     case GraphOp::Case:
     case GraphOp::While:
+    case GraphOp::Sort:
       break; // read with their regions (parser/mlir/mlir.cpp)
     case GraphOp::BitcastConvert:
       arity(site, 1);
