@@ -930,6 +930,7 @@ private:
     case GraphOp::Case:
     case GraphOp::While:
     case GraphOp::Sort:
+    case GraphOp::Map:
     case GraphOp::BitcastConvert:
     case GraphOp::ReducePrecision:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
@@ -937,6 +938,7 @@ private:
                             (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
                                  ? " (control flow)"
                              : n.op == GraphOp::Sort ? " (its comparator is a region)"
+                             : n.op == GraphOp::Map  ? " (its computation is a region)"
                                                      : " (a view of the elements' bits)") +
                             " has no einstein_v2 decomposition; --engine interp evaluates the "
                             "function with the ops' native references");
@@ -961,7 +963,7 @@ Decomposition decompose(const core::Graph& g) {
 bool has_decomposition(core::GraphOp op) {
   using core::GraphOp;
   return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While && op != GraphOp::Sort &&
-         op != GraphOp::BitcastConvert && op != GraphOp::ReducePrecision;
+         op != GraphOp::Map && op != GraphOp::BitcastConvert && op != GraphOp::ReducePrecision;
 }
 
 } // namespace teval::ops

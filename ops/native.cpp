@@ -885,6 +885,8 @@ private:
       return control_flow(n);
     case GraphOp::Sort:
       return sort(n);
+    case GraphOp::Map:
+      return map_region(n);
     case GraphOp::BitcastConvert:
       return set(0, detail::bitcast_convert(in(0), result_type(0)));
     case GraphOp::ReducePrecision:
@@ -966,6 +968,25 @@ private:
     node_ = &n;
     for (size_t i = 0; i < outs.size(); ++i)
       set(i, std::move(outs[i]));
+  }
+
+  // map: the computation region at each index, in row-major order.
+  void map_region(const GraphNode& n) {
+    std::vector<Tensor> ins;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      ins.push_back(in(i));
+    Tensor out(result_type(0).dtype, result_type(0).shape);
+    for (int64_t at = 0; at < out.numel(); ++at) {
+      std::vector<Tensor> args;
+      for (const Tensor& t : ins) {
+        Tensor s(t.dtype(), {});
+        s.set(0, t.get(at));
+        args.push_back(std::move(s));
+      }
+      out.set(at, region(n.regions[0], std::move(args))[0].get(0));
+    }
+    node_ = &n;
+    set(0, std::move(out));
   }
 
   // The values \p r returns, its parameters bound to \p args.

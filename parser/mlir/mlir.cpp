@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <optional>
 
 namespace teval::parser {
@@ -351,6 +352,8 @@ private:
       return control_flow(site, std::move(node), target);
     if (site.op == GraphOp::Sort)
       return sort(site, std::move(node), target);
+    if (site.op == GraphOp::Map)
+      return map(site, std::move(node), target);
     if (!site.call->regions.empty() && site.op != GraphOp::Reduce &&
         site.op != GraphOp::ReduceWindow)
       throw Error(ErrorKind::Unsupported, site.call->callee_span,
@@ -464,6 +467,41 @@ private:
     node.attrs["dimension"] = dimension < 0 ? dimension + rank : dimension;
     node.attrs["is_stable"] = mlir_detail::bool_attr(site, "is_stable", false);
     define_results(site, std::move(node), target, inputs);
+  }
+
+  // map (spec "map"): the computation region applied to the inputs'
+  // elements at each index (rank-0 values of each input's element type in,
+  // one rank-0 value out).
+  void map(const OpSite& site, GraphNode node, const ast::Expr* target) {
+    mlir_detail::only(site, {"dimensions"});
+    std::vector<ValueType> params;
+    for (int v : site.operands)
+      params.push_back(g_.values[static_cast<size_t>(v)]);
+    if (params.empty())
+      throw Error(ErrorKind::Shape, site.span, "map takes at least one input (C2)");
+    const core::Shape shape = params[0].shape;
+    for (ValueType& t : params) {
+      if (t.shape != shape)
+        throw Error(ErrorKind::Shape, site.span,
+                    "map's inputs have one shape; they are " + type_string(params[0]) + " and " +
+                        type_string(t) + " (C1)");
+      t.shape.clear();
+    }
+    std::vector<int64_t> dims = mlir_detail::ints_attr(site, "dimensions"), all(shape.size());
+    std::iota(all.begin(), all.end(), 0);
+    if (dims != all)
+      throw Error(ErrorKind::Shape, mlir_detail::find(site, "dimensions", true)->span,
+                  "map's dimensions must be every dimension in order, [0, ..., " +
+                      std::to_string(static_cast<int64_t>(shape.size()) - 1) + "] (C3)");
+    if (site.call->regions.size() != 1 || site.declared_outs.size() != 1)
+      throw Error(ErrorKind::Shape, site.span,
+                  "map has one region, its computation, and one result");
+    const ValueType out{site.declared_outs[0].dtype, {}};
+    std::vector<const ast::Expr*> names = result_names(target);
+    std::string site_name = names.empty() ? "@map" : ast::as_name(*names[0])->id;
+    node.regions.push_back(region(*site.call->regions[0], params, {out}, "map's computation",
+                                  site_name.substr(0, site_name.find('#')) + "/@0/"));
+    define_results(site, std::move(node), target, {ValueType{out.dtype, shape}});
   }
 
   // The results of a node with regions: named as \p target names them, of

@@ -613,6 +613,7 @@ public:
     case GraphOp::Case:
     case GraphOp::While:
     case GraphOp::Sort:
+    case GraphOp::Map:
       break; // read with their regions (parser/mlir/mlir.cpp)
     case GraphOp::BitcastConvert:
       arity(site, 1);

@@ -162,3 +162,32 @@ def test_the_boundary_and_the_errors(tmp_path):
     assert done.returncode == 1
     assert "while's body returns tensor<3xf32> where tensor<i64> is needed" in done.stderr, \
         done.stderr
+
+
+MAP = """func.func @main(%a: tensor<2x3xi32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = "stablehlo.map"(%a, %b) ({
+  ^bb0(%x: tensor<i32>, %y: tensor<f32>):
+    %c = stablehlo.convert %x : (tensor<i32>) -> tensor<f32>
+    %m = stablehlo.multiply %c, %y : tensor<f32>
+    %s = stablehlo.add %m, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {dimensions = array<i64: 0, 1>} : (tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+"""
+
+
+def test_map_applies_its_computation_at_each_index(tmp_path):
+    """stablehlo.map (spec "map"; docs/SEMANTICS.md, "StableHLO's sort and
+    map"): the region at each index, against numpy."""
+    a = np.array([[1, -2, 3], [0, 7, -5]], np.int32)
+    b = np.array([[0.5, 1.5, -2.0], [3.0, 0.25, 8.0]], np.float32)
+    done = run(tmp_path, MAP, [a, b])
+    assert done.returncode == 0, done.stderr
+    assert_bits(result(tmp_path, 0), (a.astype(np.float32) * b + b).astype(np.float32))
+    done = run(tmp_path, MAP.replace("array<i64: 0, 1>", "array<i64: 1, 0>"), [a, b])
+    assert done.returncode == 1
+    assert "map's dimensions must be every dimension in order, [0, ..., 1] (C3)" in done.stderr
+    done = run(tmp_path, MAP, [a, b], "jit")
+    assert done.returncode == 1
+    assert "map (its computation is a region) has no einstein_v2 decomposition" in done.stderr
