@@ -11,6 +11,7 @@
 #include "ops/pad.h"
 #include "ops/philox.h"
 #include "ops/reduce.h"
+#include "ops/regions.h"
 #include "ops/triangular_solve.h"
 
 #include "core/error.h"
@@ -882,11 +883,9 @@ private:
     case GraphOp::If:
     case GraphOp::Case:
     case GraphOp::While:
-      return control_flow(n);
     case GraphOp::Sort:
-      return sort(n);
     case GraphOp::Map:
-      return map_region(n);
+      return with_regions(n);
     case GraphOp::BitcastConvert:
       return set(0, detail::bitcast_convert(in(0), result_type(0)));
     case GraphOp::ReducePrecision:
@@ -895,98 +894,25 @@ private:
     TEVAL_UNREACHABLE("graph op without a native meaning");
   }
 
-  // if: the then or else region; case: branch i, the last one when i is
-  // out of range; while: the body while the cond gives true, from the
-  // operands (spec "if", "case", "while").
-  void control_flow(const GraphNode& n) {
+  // The ops that run regions (regions.h), each region run by region().
+  void with_regions(const GraphNode& n) {
+    std::vector<Tensor> operands;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      operands.push_back(in(i));
+    const core::ValueType result = n.op == GraphOp::Map ? result_type(0) : core::ValueType{};
+    auto run = [&](const core::GraphRegion& r, std::vector<Tensor> args) {
+      return region(r, std::move(args));
+    };
     std::vector<Tensor> out;
-    if (n.op == GraphOp::While) {
-      for (size_t i = 0; i < n.operands.size(); ++i)
-        out.push_back(in(i));
-      while (region(n.regions[0], out)[0].get(0).i)
-        out = region(n.regions[1], out);
-    } else {
-      int64_t i = in(0).get(0).i;
-      const int64_t last = static_cast<int64_t>(n.regions.size()) - 1;
-      size_t branch = static_cast<size_t>(n.op == GraphOp::If ? (i ? 0 : 1)
-                                          : i < 0 || i > last ? last
-                                                              : i);
-      out = region(n.regions[branch], {});
-    }
+    if (n.op == GraphOp::Sort)
+      out = detail::sort(n, operands, run);
+    else if (n.op == GraphOp::Map)
+      out.push_back(detail::map(n, operands, result, run));
+    else
+      out = detail::control_flow(n, std::move(operands), run);
     node_ = &n;
     for (size_t i = 0; i < out.size(); ++i)
       set(i, std::move(out[i]));
-  }
-
-  // sort: each 1-dimensional slice along `dimension` of the inputs sorted
-  // together by a stable merge sort (a stable order is one an unstable
-  // sort may give too), an element moving before an earlier one only when
-  // the comparator says it is less; any comparator gives a defined order.
-  void sort(const GraphNode& n) {
-    std::vector<Tensor> ins;
-    for (size_t i = 0; i < n.operands.size(); ++i)
-      ins.push_back(in(i));
-    const core::Shape& shape = ins[0].shape();
-    const size_t d = static_cast<size_t>(n.int_attr("dimension"));
-    const int64_t extent = shape[d], stride = core::strides(shape)[d];
-    auto less = [&](int64_t a, int64_t b) {
-      std::vector<Tensor> args;
-      for (const Tensor& t : ins)
-        for (int64_t at : {a, b}) {
-          Tensor s(t.dtype(), {});
-          s.set(0, t.get(at));
-          args.push_back(std::move(s));
-        }
-      return region(n.regions[0], std::move(args))[0].get(0).i != 0;
-    };
-    std::vector<Tensor> outs = ins;
-    std::vector<int64_t> order(static_cast<size_t>(extent)), merged(order.size());
-    for (int64_t at = 0; at < ins[0].numel(); ++at) {
-      if (at / stride % extent != 0) // not the first element of a slice
-        continue;
-      for (int64_t k = 0; k < extent; ++k)
-        order[static_cast<size_t>(k)] = at + k * stride;
-      for (size_t width = 1; width < order.size(); width *= 2)
-        for (size_t lo = 0; lo < order.size(); lo += 2 * width) {
-          size_t mid = std::min(lo + width, order.size()),
-                 hi = std::min(lo + 2 * width, order.size());
-          size_t i = lo, j = mid, o = lo;
-          while (i < mid && j < hi)
-            merged[o++] = less(order[j], order[i]) ? order[j++] : order[i++];
-          while (i < mid)
-            merged[o++] = order[i++];
-          while (j < hi)
-            merged[o++] = order[j++];
-          std::copy(merged.begin() + static_cast<std::ptrdiff_t>(lo),
-                    merged.begin() + static_cast<std::ptrdiff_t>(hi),
-                    order.begin() + static_cast<std::ptrdiff_t>(lo));
-        }
-      for (size_t i = 0; i < ins.size(); ++i)
-        for (int64_t k = 0; k < extent; ++k)
-          outs[i].set(at + k * stride, ins[i].get(order[static_cast<size_t>(k)]));
-    }
-    node_ = &n;
-    for (size_t i = 0; i < outs.size(); ++i)
-      set(i, std::move(outs[i]));
-  }
-
-  // map: the computation region at each index, in row-major order.
-  void map_region(const GraphNode& n) {
-    std::vector<Tensor> ins;
-    for (size_t i = 0; i < n.operands.size(); ++i)
-      ins.push_back(in(i));
-    Tensor out(result_type(0).dtype, result_type(0).shape);
-    for (int64_t at = 0; at < out.numel(); ++at) {
-      std::vector<Tensor> args;
-      for (const Tensor& t : ins) {
-        Tensor s(t.dtype(), {});
-        s.set(0, t.get(at));
-        args.push_back(std::move(s));
-      }
-      out.set(at, region(n.regions[0], std::move(args))[0].get(0));
-    }
-    node_ = &n;
-    set(0, std::move(out));
   }
 
   // The values \p r returns, its parameters bound to \p args.

@@ -1,0 +1,38 @@
+// The ops whose meaning runs regions — if, case, while (StableHLO
+// specification, the sections of the same names), sort and map — as native
+// references over a runner of regions the evaluator gives (native.cpp).
+// None has an einstein_v2 decomposition. Internal to ops/.
+#pragma once
+
+#include "core/graph.h"
+#include "core/tensor.h"
+
+#include <functional>
+#include <vector>
+
+namespace teval::ops::detail {
+
+/// The values a region returns, its block arguments bound to the tensors
+/// given.
+using RegionRunner =
+    std::function<std::vector<core::Tensor>(const core::GraphRegion&, std::vector<core::Tensor>)>;
+
+/// if: the then or else region's values; case: branch i's, the last
+/// branch's when i is out of range; while: the carried values, from
+/// \p operands, once the cond region gives false.
+std::vector<core::Tensor> control_flow(const core::GraphNode& n, std::vector<core::Tensor> operands,
+                                       const RegionRunner& run);
+
+/// sort: each 1-dimensional slice of \p inputs along `dimension` sorted
+/// together by a stable merge sort, an element moving before an earlier
+/// one only when the comparator region says it is less (a stable order is
+/// one an unstable sort may give too; any comparator gives a defined one).
+std::vector<core::Tensor> sort(const core::GraphNode& n, const std::vector<core::Tensor>& inputs,
+                               const RegionRunner& run);
+
+/// map: the computation region at each index of \p inputs, in row-major
+/// order, into a tensor of type \p result.
+core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inputs,
+                 const core::ValueType& result, const RegionRunner& run);
+
+} // namespace teval::ops::detail
