@@ -760,8 +760,18 @@ private:
         return logic(GraphOp::Or);
       return assign(same(0) + ".call(`max`, [" + same(1) + "])");
     case GraphOp::Power:
+      if (!core::is_float(result_type().dtype))
+        throw core::Error(core::ErrorKind::Unsupported, n.span,
+                          "power of integers has no einstein_v2 decomposition (exponentiation by "
+                          "squaring is a loop); --engine interp evaluates the function with the "
+                          "ops' native references");
       return assign(same(0) + ".call(`pow`, [" + same(1) + "])");
     case GraphOp::Remainder:
+      if (core::is_float(result_type().dtype))
+        throw core::Error(core::ErrorKind::Unsupported, n.span,
+                          "remainder of floats (fmod) has no einstein_v2 decomposition (the "
+                          "Kernel IR's % floors); --engine interp evaluates the function with the "
+                          "ops' native references");
       return assign(same(0) + " - " + same(0) + " / " + same(1) + " * " + same(1));
     case GraphOp::OptimizationBarrier:
       for (size_t i = 0; i < n.results.size(); ++i)

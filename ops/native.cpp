@@ -728,9 +728,15 @@ private:
     case GraphOp::Maximum:
       return set(0, binary(Op::Max));
     case GraphOp::Power:
+      if (!core::is_float(result_type(0).dtype))
+        return set(0, integer_power());
       return set(0, binary(Op::Pow));
     case GraphOp::Remainder: { // lhs - (lhs / rhs) * rhs, the quotient truncated
       DType t = result_type(0).dtype;
+      if (core::is_float(t)) // C's fmod: exact, so computed in double and exact in t
+        return set(0, map([&](const Scalar& x, int64_t i) {
+                     return Scalar::of_float(t, std::fmod(x.f, in(1).get(i).f));
+                   }));
       return set(0, map([&](const Scalar& x, int64_t i) {
                    Scalar y = in(1).get(i);
                    Scalar q = apply(Op::Div, {x, y}, t, i);
@@ -892,6 +898,34 @@ private:
       return set(0, detail::reduce_precision(n, in(0)));
     }
     TEVAL_UNREACHABLE("graph op without a native meaning");
+  }
+
+  // power of integers (spec "power"; the reference interpreter's rule):
+  // by squaring, wrapping; a negative exponent gives 0, but for a base of
+  // 1 or -1, which it raises to the exponent's magnitude.
+  Tensor integer_power() const {
+    const DType t = result_type(0).dtype;
+    const int bits = core::bit_width(t);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    return map([&](const Scalar& x, int64_t i) {
+      int64_t exponent = in(1).get(i).i;
+      if (exponent < 0) {
+        if (x.i != 1 && x.i != -1)
+          return Scalar::of_int(t, 0);
+        exponent = -exponent;
+      }
+      uint64_t base = static_cast<uint64_t>(x.i), result = 1;
+      for (uint64_t e = static_cast<uint64_t>(exponent); e; e >>= 1) {
+        if (e & 1)
+          result = result * base & mask;
+        base = base * base & mask;
+      }
+      // Back to the dtype's value: sign-extended for the signed ones.
+      int64_t value = static_cast<int64_t>(result);
+      if (!core::is_unsigned(t) && bits < 64 && (result >> (bits - 1) & 1))
+        value = static_cast<int64_t>(result | ~mask);
+      return Scalar::of_int(t, value);
+    });
   }
 
   // The ops that run regions (regions.h), each region run by region().

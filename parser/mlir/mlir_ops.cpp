@@ -98,13 +98,6 @@ public:
           site.op != GraphOp::Add && site.op != GraphOp::Multiply)
         throw Error(ErrorKind::Type, site.span,
                     std::string(core::graph_op_name(site.op)) + " of i1 values is not defined");
-      if (site.op == GraphOp::Power && !core::is_float(a.dtype))
-        throw Error(ErrorKind::Unsupported, site.span,
-                    "power of " + type_string(a) + " is not read yet: teval reads it of floats");
-      if (site.op == GraphOp::Remainder && core::is_float(a.dtype))
-        throw Error(ErrorKind::Unsupported, site.span,
-                    "remainder of " + type_string(a) +
-                        " (fmod) is not read yet: teval reads it of integers");
       return {a};
     }
     case GraphOp::OptimizationBarrier: {
