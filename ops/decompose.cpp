@@ -941,15 +941,17 @@ private:
     case GraphOp::While:
     case GraphOp::Sort:
     case GraphOp::Map:
+    case GraphOp::Scatter:
     case GraphOp::BitcastConvert:
     case GraphOp::ReducePrecision:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
                         std::string(core::graph_op_name(n.op)) +
                             (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
                                  ? " (control flow)"
-                             : n.op == GraphOp::Sort ? " (its comparator is a region)"
-                             : n.op == GraphOp::Map  ? " (its computation is a region)"
-                                                     : " (a view of the elements' bits)") +
+                             : n.op == GraphOp::Sort    ? " (its comparator is a region)"
+                             : n.op == GraphOp::Map     ? " (its computation is a region)"
+                             : n.op == GraphOp::Scatter ? " (its update computation is a region)"
+                                                        : " (a view of the elements' bits)") +
                             " has no einstein_v2 decomposition; --engine interp evaluates the "
                             "function with the ops' native references");
     }
@@ -973,7 +975,8 @@ Decomposition decompose(const core::Graph& g) {
 bool has_decomposition(core::GraphOp op) {
   using core::GraphOp;
   return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While && op != GraphOp::Sort &&
-         op != GraphOp::Map && op != GraphOp::BitcastConvert && op != GraphOp::ReducePrecision;
+         op != GraphOp::Map && op != GraphOp::Scatter && op != GraphOp::BitcastConvert &&
+         op != GraphOp::ReducePrecision;
 }
 
 } // namespace teval::ops

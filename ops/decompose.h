@@ -29,7 +29,7 @@ struct Decomposition {
 Decomposition decompose(const core::Graph& g);
 
 /// False for the ops only the native references evaluate: control flow
-/// (if, case, while), sort and map (their functions are regions) and the views of
+/// (if, case, while), sort, map and scatter (their functions are regions) and the views of
 /// bits (bitcast_convert, reduce_precision).
 bool has_decomposition(core::GraphOp op);
 

@@ -891,6 +891,7 @@ private:
     case GraphOp::While:
     case GraphOp::Sort:
     case GraphOp::Map:
+    case GraphOp::Scatter:
       return with_regions(n);
     case GraphOp::BitcastConvert:
       return set(0, detail::bitcast_convert(in(0), result_type(0)));
@@ -940,6 +941,8 @@ private:
     std::vector<Tensor> out;
     if (n.op == GraphOp::Sort)
       out = detail::sort(n, operands, run);
+    else if (n.op == GraphOp::Scatter)
+      out = detail::scatter(n, operands, run);
     else if (n.op == GraphOp::Map)
       out.push_back(detail::map(n, operands, result, run));
     else

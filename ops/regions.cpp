@@ -85,4 +85,79 @@ core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inpu
   return out;
 }
 
+std::vector<core::Tensor> scatter(const core::GraphNode& n,
+                                  const std::vector<core::Tensor>& operands,
+                                  const RegionRunner& run) {
+  const size_t count = (operands.size() - 1) / 2;
+  std::vector<core::Tensor> results(operands.begin(),
+                                    operands.begin() + static_cast<std::ptrdiff_t>(count));
+  const core::Tensor& indices = operands[count];
+  const core::Shape& shape = results[0].shape();
+  const core::Shape& updates = operands[count + 1].shape();
+  const auto& window = n.ints_attr("update_window_dims");
+  const auto& inserted = n.ints_attr("inserted_window_dims");
+  const auto& input_batching = n.ints_attr("input_batching_dims");
+  const auto& indices_batching = n.ints_attr("scatter_indices_batching_dims");
+  const auto& to_operand = n.ints_attr("scatter_dims_to_operand_dims");
+  const int64_t vector_dim = n.int_attr("index_vector_dim");
+  const size_t rank = shape.size(), index_rank = indices.shape().size();
+  // The update dimensions that index the scatter indices (in order), and
+  // the input dimension each window dimension walks.
+  std::vector<size_t> scatter_dims;
+  for (size_t d = 0; d < updates.size(); ++d)
+    if (!std::count(window.begin(), window.end(), static_cast<int64_t>(d)))
+      scatter_dims.push_back(d);
+  std::vector<size_t> window_input;
+  for (size_t d = 0; d < rank; ++d)
+    if (!std::count(inserted.begin(), inserted.end(), static_cast<int64_t>(d)) &&
+        !std::count(input_batching.begin(), input_batching.end(), static_cast<int64_t>(d)))
+      window_input.push_back(d);
+  const std::vector<int64_t> us = core::strides(updates), is = core::strides(indices.shape()),
+                             rs = core::strides(shape);
+  const int64_t total = core::checked_numel(updates).value_or(0);
+  std::vector<int64_t> u(updates.size()), start(rank), result(rank);
+  for (int64_t at = 0; at < total; ++at) {
+    for (size_t d = 0; d < updates.size(); ++d)
+      u[d] = at / us[d] % updates[d];
+    // The start index vector: the indices at the update's scatter index,
+    // along index_vector_dim.
+    int64_t base = 0;
+    for (size_t d = 0, s = 0; d < index_rank; ++d)
+      if (static_cast<int64_t>(d) != vector_dim)
+        base += u[scatter_dims[s++]] * is[d];
+    std::fill(result.begin(), result.end(), 0);
+    for (size_t k = 0; k < to_operand.size(); ++k)
+      result[static_cast<size_t>(to_operand[k])] +=
+          indices
+              .get(base + (vector_dim < static_cast<int64_t>(index_rank)
+                               ? static_cast<int64_t>(k) * is[static_cast<size_t>(vector_dim)]
+                               : 0))
+              .i;
+    for (size_t i = 0; i < input_batching.size(); ++i) {
+      int64_t s = indices_batching[i];
+      result[static_cast<size_t>(input_batching[i])] +=
+          u[scatter_dims[static_cast<size_t>(s - (s < vector_dim ? 0 : 1))]];
+    }
+    for (size_t w = 0; w < window.size(); ++w)
+      result[window_input[w]] += u[static_cast<size_t>(window[w])];
+    int64_t to = 0;
+    bool inside = true;
+    for (size_t d = 0; d < rank; ++d) {
+      inside = inside && result[d] >= 0 && result[d] < shape[d];
+      to += result[d] * rs[d];
+    }
+    if (!inside)
+      continue;
+    std::vector<core::Tensor> args;
+    for (size_t i = 0; i < count; ++i)
+      args.push_back(element(results[i], to));
+    for (size_t i = 0; i < count; ++i)
+      args.push_back(element(operands[count + 1 + i], at));
+    std::vector<core::Tensor> values = run(n.regions[0], std::move(args));
+    for (size_t i = 0; i < count; ++i)
+      results[i].set(to, values[i].get(0));
+  }
+  return results;
+}
+
 } // namespace teval::ops::detail

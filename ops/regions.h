@@ -35,4 +35,14 @@ std::vector<core::Tensor> sort(const core::GraphNode& n, const std::vector<core:
 core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inputs,
                  const core::ValueType& result, const RegionRunner& run);
 
+/// scatter: \p operands the N inputs, the scatter indices and the N
+/// updates; for each update index in row-major order (the specification
+/// leaves the schedule to implementations), the update computation region
+/// of the results' current values and the updates at the result index it
+/// names, when that index is in bounds (else nothing: the specification
+/// leaves it to implementations, and teval skips it, as XLA does).
+std::vector<core::Tensor> scatter(const core::GraphNode& n,
+                                  const std::vector<core::Tensor>& operands,
+                                  const RegionRunner& run);
+
 } // namespace teval::ops::detail

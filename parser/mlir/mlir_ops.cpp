@@ -607,6 +607,7 @@ public:
     case GraphOp::While:
     case GraphOp::Sort:
     case GraphOp::Map:
+    case GraphOp::Scatter:
       break; // read with their regions (parser/mlir/mlir.cpp)
     case GraphOp::BitcastConvert:
       arity(site, 1);

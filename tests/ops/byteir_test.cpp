@@ -394,7 +394,7 @@ TEST(MlirElaboration, Errors) {
       "shift_left, shift_right_arithmetic, shift_right_logical, popcnt, count_leading_zeros, "
       "dot_general, dot, reduce, pad, power, remainder, optimization_barrier, triangular_solve, "
       "dynamic_slice, dynamic_update_slice, convolution, gather, reduce_window, if, case, while, "
-      "sort, map, "
+      "sort, map, scatter, "
       "bitcast_convert, reduce_precision, "
       "get_dimension_size, "
       "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather\n"
