@@ -361,7 +361,8 @@ private:
       throw Error(ErrorKind::Unsupported, site.call->callee_span,
                   "`" + site.call->callee +
                       "` has a region; teval reads the regions of "
-                      "functions, modules, reduce, reduce_window, if, case and while");
+                      "functions, modules, reduce, reduce_window, if, case, while, sort, map "
+                      "and scatter");
     std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
     std::vector<const ast::Expr*> names = result_names(target);
     if (names.size() != results.size())
