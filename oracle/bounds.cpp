@@ -426,8 +426,8 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
     if (args[i].no_number())
       return Interval::point(fl(t, NAN));
   switch (op) {
-  case Op::Neg:
-    return with_nan(Interval{fl(t, -x.hi.f), fl(t, -x.lo.f)}, nan);
+  case Op::Neg: // exact: an unrounded (fused) product stays unrounded
+    return with_nan(Interval{Scalar{t, 0, -x.hi.f}, Scalar{t, 0, -x.lo.f}}, nan);
   case Op::Abs:
     if (x.lo.f >= 0)
       return with_nan(x, nan);

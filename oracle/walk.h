@@ -361,7 +361,10 @@ private:
                              return cmp(value_of(*x), value_of(*y));
                            })));
     }
-    bool additive = a.op == core::Op::Add || a.op == core::Op::Sub;
+    // A product feeding + or - may be fused into it, and so may one negated
+    // on the way (-(a·b) + c is fma(-a, b, c): the negation is exact).
+    bool additive =
+        a.op == core::Op::Add || a.op == core::Op::Sub || (a.op == core::Op::Neg && fusable);
     Value args[2];
     for (size_t i = 0; i < a.args.size(); ++i)
       args[i] = eval(a.args[i], additive);

@@ -95,6 +95,29 @@ TEST(Bounds, FusedMultiplyAddIsLegalOnlyWithFma) {
   EXPECT_TRUE(fma.contains(fused));
 }
 
+// -(a·b) + c, the product negated on its way to the addition: with --fma
+// a compiler may compute fma(-a, b, c) (LLVM contracts fneg(fmul) into
+// fadd), one rounding. c = 1: rounded, -(a·b) is -(1 + 2^-11) and the
+// result -2^-11; fused, -2^-11 - 2^-24. The property suite found the
+// bound without the fused value (a random --order any --fma JIT run).
+TEST(Bounds, ANegatedProductMayBeFusedToo) {
+  double a = 1 + std::ldexp(1.0, -12);
+  core::Tensor x = test::tensor(DType::Float32, {1}, {a});
+  core::Tensor c = test::tensor(DType::Float32, {1}, {1});
+  core::Kernel k = test::elaborate("output0[N] = -(input0[N] * input0[N]) + input1[N]",
+                                   {{"input0", x}, {"input1", c}});
+  std::vector<core::Tensor> in{x, c};
+  core::Scalar rounded = core::Scalar::of_float(DType::Float32, -std::ldexp(1.0, -11));
+  core::Scalar fused =
+      core::Scalar::of_float(DType::Float32, -std::ldexp(1.0, -11) - std::ldexp(1.0, -24));
+  Interval plain = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(plain.contains(rounded));
+  EXPECT_FALSE(plain.contains(fused));
+  Interval fma = bounds(k, in, {.fma = true})[0].elements[0];
+  EXPECT_TRUE(fma.contains(rounded));
+  EXPECT_TRUE(fma.contains(fused));
+}
+
 // A math function may be off by its allowance in ulps of the result, no more.
 TEST(Bounds, MathFunctionsMayErrByTheirAllowance) {
   core::Tensor x = test::tensor(DType::Float32, {1}, {0.7});
