@@ -136,27 +136,14 @@ std::string convolution_statement(const GraphNode& n, const core::ValueType& lhs
     const std::string k = "K" + std::to_string(s), y = axis(g.output_spatial[s]);
     ri[static_cast<size_t>(g.kernel_spatial[s])] = k;
     where.push_back(k + " in " + std::to_string(g.window[s]));
-    // q = y·stride + k'·rhs_dilation - low, k' = K - 1 - k when reversed.
-    std::string q = g.strides[s] == 1 ? y : y + " * " + std::to_string(g.strides[s]);
+    // The window position k' = K - 1 - k when reversed, times the dilation.
     std::string kk = g.reversal[s] ? "(" + std::to_string(g.window[s] - 1) + " - " + k + ")" : k;
-    q += " + " + (g.rhs_dilation[s] == 1 ? kk : kk + " * " + std::to_string(g.rhs_dilation[s]));
-    if (g.low[s] > 0)
-      q += " - " + std::to_string(g.low[s]);
-    else if (g.low[s] < 0)
-      q += " + " + std::to_string(-g.low[s]);
-    q = "(" + q + ")";
-    const int64_t step = g.lhs_dilation[s];
-    std::string j = step == 1 ? q : "(" + q + " / " + std::to_string(step) + ")";
-    // The conditions the window's extremes can break.
     const int64_t y_max = result.shape[static_cast<size_t>(g.output_spatial[s])] - 1;
-    const int64_t q_max = std::max(g.offset(s, y_max, 0), g.offset(s, y_max, g.window[s] - 1));
-    if (g.low[s] > 0)
-      conditions.push_back(q + " >= 0");
-    if (step > 1)
-      conditions.push_back(q + " % " + std::to_string(step) + " == 0");
-    if (q_max / step >= g.input_extent[s])
-      conditions.push_back(j + " < " + std::to_string(g.input_extent[s]));
-    li[static_cast<size_t>(g.input_spatial[s])] = j;
+    li[static_cast<size_t>(g.input_spatial[s])] = window_index(
+        y, g.strides[s],
+        g.rhs_dilation[s] == 1 ? kk : kk + " * " + std::to_string(g.rhs_dilation[s]), g.low[s],
+        g.lhs_dilation[s], g.input_extent[s],
+        std::max(g.offset(s, y_max, 0), g.offset(s, y_max, g.window[s] - 1)), conditions);
   }
   where.push_back(feature + " in " + std::to_string(g.kernel_in));
   const std::string t = "`" + std::string(core::name(result.dtype)) + "`";

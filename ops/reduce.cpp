@@ -236,28 +236,14 @@ std::vector<std::string> reduce_window_statements(
     where.push_back(out.back() + " in " + std::to_string(result.shape[d]));
   }
   for (size_t d = 0; d < x.shape.size(); ++d) {
-    // w = (J - 1) unflattened over the window; q = y·stride + w·dilation
-    // - low.
+    // w = (J - 1) unflattened over the window, times the dilation.
     std::string w = ws[d] == 1 ? "(J - 1)" : "(J - 1) / " + std::to_string(ws[d]);
     if (d > 0)
       w = "(" + w + ") % " + std::to_string(g.window[d]);
-    std::string q = g.strides[d] == 1 ? out[d] : out[d] + " * " + std::to_string(g.strides[d]);
-    q += " + " + (g.dilations[d] == 1 ? w : "(" + w + ") * " + std::to_string(g.dilations[d]));
-    if (g.low[d] > 0)
-      q += " - " + std::to_string(g.low[d]);
-    else if (g.low[d] < 0)
-      q += " + " + std::to_string(-g.low[d]);
-    q = "(" + q + ")";
-    const int64_t step = g.base[d];
-    std::string j = step == 1 ? q : "(" + q + " / " + std::to_string(step) + ")";
-    const int64_t y_max = result.shape[d] - 1;
-    if (g.low[d] > 0)
-      conditions.push_back(q + " >= 0");
-    if (step > 1)
-      conditions.push_back(q + " % " + std::to_string(step) + " == 0");
-    if (g.offset(d, y_max, g.window[d] - 1) / step >= x.shape[d])
-      conditions.push_back(j + " < " + std::to_string(x.shape[d]));
-    index.push_back(j);
+    index.push_back(window_index(
+        out[d], g.strides[d],
+        g.dilations[d] == 1 ? w : "(" + w + ") * " + std::to_string(g.dilations[d]), g.low[d],
+        g.base[d], x.shape[d], g.offset(d, result.shape[d] - 1, g.window[d] - 1), conditions));
   }
   const std::string init = init_name + "[]";
   const std::string term =
