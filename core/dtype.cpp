@@ -55,6 +55,7 @@ int promotion_rank(DType t) {
   case DType::Int32:
   case DType::UInt32:
   case DType::Int64:
+  case DType::UInt64:
     return 1;
   case DType::Float16:
   case DType::BFloat16:
@@ -90,7 +91,11 @@ DType promote(DType a, DType b) {
       return bit_width(a) >= bit_width(b) ? a : b;
     DType u = is_unsigned(a) ? a : b;
     DType i = u == a ? b : a;
-    return bit_width(i) > bit_width(u) ? i : signed_of_width(2 * bit_width(u));
+    if (bit_width(i) > bit_width(u))
+      return i;
+    // No integer holds every uint64 and every negative value: numpy's
+    // float64.
+    return u == DType::UInt64 ? DType::Float64 : signed_of_width(2 * bit_width(u));
   }
   return promotion_rank(a) >= promotion_rank(b) ? a : b;
 }
@@ -101,6 +106,7 @@ int64_t int_min(DType t) {
   case DType::UInt8:
   case DType::UInt16:
   case DType::UInt32:
+  case DType::UInt64:
     return 0;
   case DType::Int8:
     return std::numeric_limits<int8_t>::min();
@@ -137,13 +143,15 @@ int64_t int_max(DType t) {
     return std::numeric_limits<int32_t>::max();
   case DType::Int64:
     return std::numeric_limits<int64_t>::max();
+  case DType::UInt64:
+    break; // 2^64 - 1 is no int64: see int_max_wide
   case DType::Float16:
   case DType::BFloat16:
   case DType::Float32:
   case DType::Float64:
     break;
   }
-  TEVAL_UNREACHABLE("int_max of a floating dtype");
+  TEVAL_UNREACHABLE("int_max of a floating dtype or of uint64");
 }
 
 double float_max(DType t) {
@@ -164,9 +172,20 @@ double float_max(DType t) {
   case DType::UInt8:
   case DType::UInt16:
   case DType::UInt32:
+  case DType::UInt64:
     break;
   }
   TEVAL_UNREACHABLE("float_max of an integer dtype");
+}
+
+__int128 int_min_wide(DType t) {
+  return int_min(t);
+}
+
+__int128 int_max_wide(DType t) {
+  if (t == DType::UInt64)
+    return std::numeric_limits<uint64_t>::max();
+  return int_max(t);
 }
 
 std::string dtype_name_list() {

@@ -66,10 +66,21 @@ inline bool is_bool(DType t) {
 inline bool is_integer(DType t) {
   return kind(t) == DTypeKind::Signed || kind(t) == DTypeKind::Unsigned;
 }
-/// An unsigned integer (uint8, uint16, uint32; not bool).
+/// An unsigned integer (uint8, uint16, uint32, uint64; not bool).
 inline bool is_unsigned(DType t) {
   return kind(t) == DTypeKind::Unsigned;
 }
+/// Whether kernels (einstein_v2 and Tile programs, the Kernel IR every
+/// engine runs) have dtype \p t: every dtype but uint64, which only the
+/// native references of MLIR functions' ops take (docs/SEMANTICS.md,
+/// "Element types of MLIR functions").
+inline bool kernel_dtype(DType t) {
+  return t != DType::UInt64;
+}
+/// What a message adds after naming a dtype kernels do not have.
+inline constexpr const char* kNotKernelDType =
+    " (uint64 is an element type of MLIR functions only: einstein_v2 and Tile programs have "
+    "no uint64)";
 /// Width in bits of an integer or bool dtype.
 inline int bit_width(DType t) {
   return size_bytes(t) * 8;
@@ -79,12 +90,17 @@ inline int bit_width(DType t) {
 /// of float64 > float32 > float16, bfloat16 > integers > bool, where
 /// float16 with bfloat16 gives float32 and two integers give the narrowest
 /// integer dtype holding every value of both (numpy's rule: the wider of one
-/// signedness; int8 with uint8 gives int16, int32 with uint32 int64).
+/// signedness; int8 with uint8 gives int16, int32 with uint32 int64, and
+/// uint64 with a signed integer float64).
 DType promote(DType a, DType b);
 
-/// Smallest and largest value of an integer or bool dtype.
+/// Smallest and largest value of an integer or bool dtype. int_max has no
+/// answer for uint64 (2^64 - 1 is no int64): int_max_wide has.
 int64_t int_min(DType t);
 int64_t int_max(DType t);
+/// The same bounds for every integer and bool dtype, uint64 included.
+__int128 int_min_wide(DType t);
+__int128 int_max_wide(DType t);
 /// Largest finite value of a floating dtype (65504 for float16).
 double float_max(DType t);
 

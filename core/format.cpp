@@ -15,6 +15,8 @@ namespace teval::core {
 std::string format_scalar(const Scalar& v) {
   if (is_bool(v.dtype))
     return v.i ? "True" : "False";
+  if (v.dtype == DType::UInt64)
+    return std::to_string(static_cast<uint64_t>(v.i));
   if (!is_float(v.dtype))
     return std::to_string(v.i);
   if (std::isnan(v.f))

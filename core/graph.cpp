@@ -23,6 +23,8 @@ template <class T> const T& attr(const GraphNode& n, const std::string& name) {
   return std::get<T>(it->second);
 }
 
+} // namespace
+
 std::string mlir_element(DType t) {
   switch (t) {
   case DType::Bool:
@@ -39,6 +41,8 @@ std::string mlir_element(DType t) {
     return (is_unsigned(t) ? "ui" : "i") + std::to_string(size_bytes(t) * 8);
   }
 }
+
+namespace {
 
 std::string attr_text(const GraphAttr& a) {
   return std::visit(

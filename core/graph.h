@@ -39,6 +39,8 @@ struct ValueType {
 
 /// "tensor<4x64xf32>", as MLIR spells it.
 std::string to_mlir(const ValueType& t);
+/// The MLIR spelling of an element type: i1, i32, ui64, f16, bf16, ...
+std::string mlir_element(DType t);
 
 /// A decoded attribute: an integer, a float, a bool, a string, a list of
 /// integers, or a tensor (a `dense<...>` constant, an `on_value`).

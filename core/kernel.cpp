@@ -257,6 +257,12 @@ void check_tensor_size(DType dtype, const Shape& shape, Span span, std::string_v
     throw Error(ErrorKind::Limit, span, why);
 }
 
+void check_kernel_dtype(DType dtype, Span span, std::string_view what) {
+  if (!kernel_dtype(dtype))
+    throw Error(ErrorKind::Type, span,
+                std::string(what) + " is given " + to_string(dtype) + " values" + kNotKernelDType);
+}
+
 Scalar aggregation_init(Aggregation a, DType t) {
   switch (a) {
   case Aggregation::Assign:

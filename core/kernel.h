@@ -250,6 +250,9 @@ void check_index_points(const std::vector<IndexVar>& vars, Span span);
 /// names it in the message.
 void check_tensor_size(DType dtype, const Shape& shape, Span span,
                        std::string_view what = "output");
+/// Throws Error(Type) at \p span when kernels have no \p dtype
+/// (kernel_dtype), for an input given a value of it; \p what names it.
+void check_kernel_dtype(DType dtype, Span span, std::string_view what);
 
 /// The identity of \p a for dtype \p t, used as a reduction's init: sum 0,
 /// product 1, max the lowest finite value, min the highest, all 1, any 0,

@@ -35,6 +35,7 @@ Format format_of(DType t) {
   case DType::UInt8:
   case DType::UInt16:
   case DType::UInt32:
+  case DType::UInt64:
     break;
   }
   TEVAL_UNREACHABLE("format of an integer dtype");
@@ -143,6 +144,11 @@ std::optional<int64_t> float_to_int(DType t, double x) {
       return std::nullopt;
     return static_cast<int64_t>(truncated);
   }
+  if (t == DType::UInt64) {
+    if (truncated < 0 || truncated >= 0x1p64)
+      return std::nullopt;
+    return static_cast<int64_t>(static_cast<uint64_t>(truncated));
+  }
   if (t == DType::Bool)
     return x != 0;
   if (truncated < static_cast<double>(int_min(t)) || truncated > static_cast<double>(int_max(t)))
@@ -150,15 +156,15 @@ std::optional<int64_t> float_to_int(DType t, double x) {
   return static_cast<int64_t>(truncated);
 }
 
-double int_to_float(DType t, int64_t v) {
+double int_to_float(DType t, __int128 v) {
   // Doubles hold every |v| <= 2^53 exactly, so one rounding to t follows.
   if (v >= -(int64_t{1} << 53) && v <= (int64_t{1} << 53))
-    return round_float(t, static_cast<double>(v));
-  // Larger magnitudes: round to the target precision in integer arithmetic
-  // first so no double rounding happens on the way.
+    return round_float(t, static_cast<double>(static_cast<int64_t>(v)));
+  // Larger magnitudes (below 2^64): round to the target precision in
+  // integer arithmetic first so no double rounding happens on the way.
   Format fmt = format_of(t);
   bool negative = v < 0;
-  uint64_t a = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  auto a = static_cast<uint64_t>(negative ? -v : v);
   int width = 64 - std::countl_zero(a);
   int drop = width - fmt.precision;
   if (drop > 0) {
@@ -185,6 +191,8 @@ Scalar lowest(DType t) {
 Scalar highest(DType t) {
   if (is_float(t))
     return Scalar::of_float(t, float_max(t));
+  if (t == DType::UInt64)
+    return Scalar::of_int(t, -1); // every bit set
   return Scalar::of_int(t, int_max(t));
 }
 

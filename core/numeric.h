@@ -11,8 +11,10 @@
 namespace teval::core {
 
 /// One value of one dtype. Integer and bool values live in `i` (sign- or
-/// zero-extended, already wrapped to the dtype); floating values live in `f`
-/// as a double that the dtype represents exactly.
+/// zero-extended, already wrapped to the dtype; a uint64 value as its 64
+/// bits, so that values from 2^63 up read as negative int64s: int_value()
+/// is the value); floating values live in `f` as a double that the dtype
+/// represents exactly.
 struct Scalar {
   DType dtype = DType::Int32;
   int64_t i = 0;
@@ -24,8 +26,20 @@ struct Scalar {
   static Scalar of_float(DType t, double v);
   /// True when the value is nonzero (NaN counts as nonzero).
   bool truthy() const { return is_float(dtype) ? f != 0 : i != 0; }
+  /// The value of an integer or bool scalar, uint64 included.
+  __int128 int_value() const {
+    return dtype == DType::UInt64 ? __int128{static_cast<uint64_t>(i)} : __int128{i};
+  }
+  /// An integer scalar's value clamped to int64 (uint64 values from 2^63 up
+  /// become INT64_MAX), for clamped indices.
+  int64_t index_value() const { return dtype == DType::UInt64 && i < 0 ? INT64_MAX : i; }
   /// The value as a double (exact for floats and for |i| < 2^53).
-  double as_double() const { return is_float(dtype) ? f : static_cast<double>(i); }
+  double as_double() const {
+    if (is_float(dtype))
+      return f;
+    return dtype == DType::UInt64 ? static_cast<double>(static_cast<uint64_t>(i))
+                                  : static_cast<double>(i);
+  }
 };
 
 /// Same dtype and the same value bits (NaN equals NaN, -0 differs from 0).
@@ -49,13 +63,14 @@ inline int64_t wrap_int(DType t, int64_t v) {
   case DType::UInt32:
     return static_cast<uint32_t>(v);
   case DType::Int64:
+  case DType::UInt64:
   case DType::Float16:
   case DType::BFloat16:
   case DType::Float32:
   case DType::Float64:
     break;
   }
-  return v; // int64; floating dtypes never reach here
+  return v; // int64 and uint64; floating dtypes never reach here
 }
 
 /// Wrapping integer arithmetic, computed in unsigned 64-bit and wrapped to t.
@@ -82,12 +97,13 @@ uint16_t bfloat16_bits(double x);
 double bfloat16_value(uint16_t bits);
 
 /// \p x truncated toward zero, or nothing when the result is NaN or does not
-/// fit integer dtype \p t.
+/// fit integer dtype \p t (a uint64 result as its bits, as Scalar::i).
 std::optional<int64_t> float_to_int(DType t, double x);
 
 /// \p v converted to floating dtype \p t with one rounding (ties to even),
-/// exact for every int64, including those beyond 2^53.
-double int_to_float(DType t, int64_t v);
+/// exact for every int64 and uint64 value (Scalar::int_value), including
+/// those beyond 2^53.
+double int_to_float(DType t, __int128 v);
 
 /// The lowest finite value of \p t as a Scalar (INT_MIN, -FLT_MAX, ...).
 Scalar lowest(DType t);

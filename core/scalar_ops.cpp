@@ -26,69 +26,98 @@ Scalar truth(DType t, bool b) {
   return core::constant(t, b ? 1 : 0);
 }
 
+// An integer's exact value as text (int64 and uint64 values, and the
+// few beyond both that messages show).
+std::string text(__int128 v) {
+  if (v < 0)
+    return "-" + text(-v);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  return digits;
+}
+
 // A wrapped result, or a Fault when the overflow policy traps and wrapping
 // changed the value.
 int64_t checked(DType t, int64_t wrapped, bool overflowed, core::Overflow policy, const char* op,
-                int64_t a, int64_t b) {
+                __int128 a, __int128 b) {
   if (policy == core::Overflow::Trap && overflowed)
-    fault("integer overflow in index arithmetic: " + std::to_string(a) + " " + op + " " +
-          std::to_string(b) + " does not fit " + core::to_string(t));
+    fault("integer overflow in index arithmetic: " + text(a) + " " + op + " " + text(b) +
+          " does not fit " + core::to_string(t));
   return wrapped;
 }
 
 // Exact results in 128 bits decide whether wrapping changed the value.
 bool fits(DType t, __int128 v) {
-  return v >= core::int_min(t) && v <= core::int_max(t);
+  return v >= core::int_min_wide(t) && v <= core::int_max_wide(t);
 }
 
-Scalar int_op(Op op, DType t, int64_t a, int64_t b, core::Overflow policy) {
+// Whether a * b fits t; the product of two values below 2^64 in magnitude
+// may not fit a signed 128-bit integer, so it is formed unsigned.
+bool product_fits(DType t, __int128 a, __int128 b) {
+  using U = unsigned __int128;
+  U magnitude = U(a < 0 ? -a : a) * U(b < 0 ? -b : b);
+  if (magnitude > U(1) << 64)
+    return false;
+  auto m = static_cast<__int128>(magnitude);
+  return fits(t, (a < 0) != (b < 0) ? -m : m);
+}
+
+// \p v's low 64 bits wrapped to t (C++20 converts modulo 2^64).
+int64_t low_bits(DType t, __int128 v) {
+  return core::wrap_int(t, static_cast<int64_t>(v));
+}
+
+// The integer operators on exact values (Scalar::int_value: uint64 values
+// from 2^63 up are positive here), wrapped to t.
+Scalar int_op(Op op, DType t, __int128 a, __int128 b, core::Overflow policy) {
   switch (op) {
   case Op::Add:
-    return int_result(
-        t, checked(t, core::wrapping_add(t, a, b), !fits(t, __int128(a) + b), policy, "+", a, b));
+    return int_result(t, checked(t, low_bits(t, a + b), !fits(t, a + b), policy, "+", a, b));
   case Op::Sub:
-    return int_result(
-        t, checked(t, core::wrapping_sub(t, a, b), !fits(t, __int128(a) - b), policy, "-", a, b));
+    return int_result(t, checked(t, low_bits(t, a - b), !fits(t, a - b), policy, "-", a, b));
   case Op::Mul:
-    return int_result(t, checked(t, core::wrapping_mul(t, a, b),
-                                 !fits(t, __int128(a) * __int128(b)), policy, "*", a, b));
+    return int_result(
+        t, checked(t, core::wrapping_mul(t, static_cast<int64_t>(a), static_cast<int64_t>(b)),
+                   !product_fits(t, a, b), policy, "*", a, b));
   case Op::Div: {
     if (b == 0)
-      fault("integer division by zero: " + std::to_string(a) + " / 0");
-    // Truncating; int_min / -1 wraps to int_min (computed in 128 bits).
-    __int128 q = __int128(a) / b;
-    return int_result(
-        t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q), policy, "/", a, b));
+      fault("integer division by zero: " + text(a) + " / 0");
+    // Truncating; int_min / -1 wraps to int_min.
+    __int128 q = a / b;
+    return int_result(t, checked(t, low_bits(t, q), !fits(t, q), policy, "/", a, b));
   }
   case Op::Mod: {
     if (b == 0)
-      fault("integer modulo by zero: " + std::to_string(a) + " % 0");
-    __int128 m = __int128(a) % b;
+      fault("integer modulo by zero: " + text(a) + " % 0");
+    __int128 m = a % b;
     if (m != 0 && ((m < 0) != (b < 0))) // floor: the result takes the divisor's sign
       m += b;
-    return int_result(t, static_cast<int64_t>(m));
+    return int_result(t, low_bits(t, m));
   }
   case Op::ExactDiv: {
     if (b == 0)
-      fault("division by zero in an index expression: " + std::to_string(a) + " / 0");
-    __int128 q = __int128(a) / b;
+      fault("division by zero in an index expression: " + text(a) + " / 0");
+    __int128 q = a / b;
     if (q * b != a)
-      throw Inexact{std::to_string(a) + " / " + std::to_string(b) + " is not an integer"};
-    return int_result(
-        t, checked(t, core::wrap_int(t, static_cast<int64_t>(q)), !fits(t, q), policy, "/", a, b));
+      throw Inexact{text(a) + " / " + text(b) + " is not an integer"};
+    return int_result(t, checked(t, low_bits(t, q), !fits(t, q), policy, "/", a, b));
   }
   case Op::Max:
-    return int_result(t, a > b ? a : b);
+    return int_result(t, low_bits(t, a > b ? a : b));
   case Op::Min:
-    return int_result(t, a < b ? a : b);
+    return int_result(t, low_bits(t, a < b ? a : b));
   case Op::Shl:
   case Op::Shr: {
     if (b < 0 || b >= core::bit_width(t))
-      fault("shift amount " + std::to_string(b) + " is out of range for " + core::to_string(t) +
-            " (0 to " + std::to_string(core::bit_width(t) - 1) + ")");
+      fault("shift amount " + text(b) + " is out of range for " + core::to_string(t) + " (0 to " +
+            std::to_string(core::bit_width(t) - 1) + ")");
+    const int n = static_cast<int>(b);
     if (op == Op::Shl)
-      return int_result(t, static_cast<int64_t>(static_cast<uint64_t>(a) << b));
-    return int_result(t, a >> b); // arithmetic for signed types
+      return int_result(t, static_cast<int64_t>(static_cast<uint64_t>(a) << n));
+    return int_result(t, low_bits(t, a >> n)); // arithmetic for signed types
   }
   default:
     break;
@@ -209,7 +238,7 @@ Scalar float_op(Op op, DType t, double a, double b) {
 
 bool compare(Op op, const Scalar& a, const Scalar& b) {
   return with_comparison(op, [&](auto cmp) -> bool {
-    return core::is_float(a.dtype) ? cmp(a.f, b.f) : cmp(a.i, b.i);
+    return core::is_float(a.dtype) ? cmp(a.f, b.f) : cmp(a.int_value(), b.int_value());
   });
 }
 
@@ -240,17 +269,18 @@ Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
   DType t = a.dtype;
   if (core::arity(op) == 1) {
     if (op == Op::Neg)
-      return core::is_float(t) ? float_result(t, -a.f) : int_op(Op::Sub, t, 0, a.i, overflow);
+      return core::is_float(t) ? float_result(t, -a.f)
+                               : int_op(Op::Sub, t, 0, a.int_value(), overflow);
     if (op == Op::Abs) {
       if (core::is_float(t))
         return float_result(t, std::fabs(a.f));
-      return a.i < 0 ? int_op(Op::Sub, t, 0, a.i, overflow) : a;
+      return a.int_value() < 0 ? int_op(Op::Sub, t, 0, a.int_value(), overflow) : a;
     }
     return float_op(op, t, a.f, 0);
   }
   if (core::is_float(t))
     return float_op(op, t, a.f, args[1].f);
-  return int_op(op, t, a.i, args[1].i, overflow);
+  return int_op(op, t, a.int_value(), args[1].int_value(), overflow);
 }
 
 Scalar cast(const Scalar& v, DType to) {
@@ -260,7 +290,7 @@ Scalar cast(const Scalar& v, DType to) {
     return truth(to, v.truthy());
   if (core::is_float(to))
     return core::is_float(v.dtype) ? float_result(to, v.f)
-                                   : float_result(to, core::int_to_float(to, v.i));
+                                   : float_result(to, core::int_to_float(to, v.int_value()));
   if (!core::is_float(v.dtype))
     return int_result(to, v.i);
   std::optional<int64_t> i = core::float_to_int(to, v.f);
@@ -281,10 +311,10 @@ Scalar combine(core::Aggregation a, const Scalar& acc, const Scalar& v) {
                              : int_result(t, core::wrapping_mul(t, acc.i, v.i));
   case core::Aggregation::Max:
     return core::is_float(t) ? float_result(t, float_max(acc.f, v.f))
-                             : int_result(t, acc.i > v.i ? acc.i : v.i);
+                             : int_result(t, acc.int_value() > v.int_value() ? acc.i : v.i);
   case core::Aggregation::Min:
     return core::is_float(t) ? float_result(t, float_min(acc.f, v.f))
-                             : int_result(t, acc.i < v.i ? acc.i : v.i);
+                             : int_result(t, acc.int_value() < v.int_value() ? acc.i : v.i);
   case core::Aggregation::All:
     return truth(t, acc.truthy() && v.truthy());
   case core::Aggregation::Any:

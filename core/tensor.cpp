@@ -181,6 +181,7 @@ Scalar Tensor::get(int64_t flat) const {
     s.i = load<int32_t>(p);
     break;
   case DType::Int64:
+  case DType::UInt64:
     s.i = load<int64_t>(p);
     break;
   case DType::UInt8:
@@ -230,6 +231,7 @@ void Tensor::set(int64_t flat, const Scalar& v) {
     store(p, static_cast<uint32_t>(v.i));
     break;
   case DType::Int64:
+  case DType::UInt64:
     store(p, v.i);
     break;
   case DType::Float16:

@@ -29,6 +29,14 @@ double teval_pow(double x, double y);
 float teval_powf(float x, float y);
 /* The remainder of x / y with the sign of x, exact (C's fmod). */
 double teval_fmod(double x, double y);
+/* e^x - 1, log(1 + x), the real cube root and the angle of (x, y) (C's
+   atan2(y, x), with its special values), each computed in double-double
+   and rounded once; StableHLO's exponential_minus_one, log_plus_one, cbrt
+   and atan2, which only the interpreter's native references call. */
+double teval_expm1(double x);
+double teval_log1p(double x);
+double teval_cbrt(double x);
+double teval_atan2(double y, double x);
 
 /* The constants of teval_expf's fast path (exp_log.c), for code generators
    that emit the same operations on vectors (jit/vector_math.cpp): x times

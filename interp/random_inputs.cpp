@@ -138,7 +138,9 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
     b.int_hi = 1;
   } else if (index_bound) {
     // Never beyond the dtype, where values would wrap negative.
-    int64_t cap = core::int_max(dtype) == INT64_MAX ? INT64_MAX : core::int_max(dtype) + 1;
+    int64_t cap = core::int_max_wide(dtype) >= INT64_MAX
+                      ? INT64_MAX
+                      : static_cast<int64_t>(core::int_max_wide(dtype)) + 1;
     b.int_lo = 0;
     b.int_hi = std::clamp<int64_t>(*index_bound, 1, cap) - 1;
   } else if (core::is_unsigned(dtype)) {

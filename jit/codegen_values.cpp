@@ -22,6 +22,7 @@ llvm::Type* Codegen::reg(DType t) {
   case DType::UInt32:
     return b_.getInt32Ty();
   case DType::Int64:
+  case DType::UInt64:
     return b_.getInt64Ty();
   case DType::Float16:
   case DType::BFloat16:

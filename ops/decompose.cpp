@@ -41,11 +41,17 @@ public:
   explicit Decomposer(const core::Graph& g) : g_(g) {}
 
   Decomposition run() {
-    for (size_t i = 0; i < g_.inputs.size(); ++i)
+    for (size_t i = 0; i < g_.inputs.size(); ++i) {
       names_[g_.inputs[i]] = core::graph_input_name(i);
+      kernel_type(g_.inputs[i], g_.input_spans[i]);
+    }
     for (const GraphNode& n : g_.nodes) {
       for (int r : n.results)
         names_[r] = fresh(g_.value_names[static_cast<size_t>(r)]);
+      for (int v : n.operands)
+        kernel_type(v, n.span);
+      for (int v : n.results)
+        kernel_type(v, n.span);
       node_ = &n;
       node(n);
     }
@@ -589,6 +595,19 @@ private:
     assign(constant_of("0.5") + " * " + x + " * (" + constant_of("1.0") + " + " + inner + ")");
   }
 
+  // Values of an element type kernels do not have leave the function to the
+  // native references.
+  void kernel_type(int v, core::Span span) const {
+    DType t = type(v).dtype;
+    if (!core::kernel_dtype(t))
+      throw core::Error(core::ErrorKind::Unsupported, span,
+                        "values of " + core::mlir_element(t) +
+                            " have no einstein_v2 decomposition (kernels have no " +
+                            core::to_string(t) +
+                            "); --engine interp evaluates the function with the ops' native "
+                            "references");
+  }
+
   // ---- the stablehlo ops beyond the elementwise ones (native.cpp's
   // meanings, index by index)
 
@@ -944,6 +963,10 @@ private:
     case GraphOp::Scatter:
     case GraphOp::BitcastConvert:
     case GraphOp::ReducePrecision:
+    case GraphOp::Atan2:
+    case GraphOp::Cbrt:
+    case GraphOp::ExponentialMinusOne:
+    case GraphOp::LogPlusOne:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
                         std::string(core::graph_op_name(n.op)) +
                             (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
@@ -951,7 +974,9 @@ private:
                              : n.op == GraphOp::Sort    ? " (its comparator is a region)"
                              : n.op == GraphOp::Map     ? " (its computation is a region)"
                              : n.op == GraphOp::Scatter ? " (its update computation is a region)"
-                                                        : " (a view of the elements' bits)") +
+                             : n.op == GraphOp::BitcastConvert || n.op == GraphOp::ReducePrecision
+                                 ? " (a view of the elements' bits)"
+                                 : " (a math function the Kernel IR has no operator for)") +
                             " has no einstein_v2 decomposition; --engine interp evaluates the "
                             "function with the ops' native references");
     }
@@ -976,7 +1001,8 @@ bool has_decomposition(core::GraphOp op) {
   using core::GraphOp;
   return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While && op != GraphOp::Sort &&
          op != GraphOp::Map && op != GraphOp::Scatter && op != GraphOp::BitcastConvert &&
-         op != GraphOp::ReducePrecision;
+         op != GraphOp::ReducePrecision && op != GraphOp::Atan2 && op != GraphOp::Cbrt &&
+         op != GraphOp::ExponentialMinusOne && op != GraphOp::LogPlusOne;
 }
 
 } // namespace teval::ops

@@ -29,8 +29,9 @@ struct Decomposition {
 Decomposition decompose(const core::Graph& g);
 
 /// False for the ops only the native references evaluate: control flow
-/// (if, case, while), sort, map and scatter (their functions are regions) and the views of
-/// bits (bitcast_convert, reduce_precision).
+/// (if, case, while), sort, map and scatter (their functions are regions), the views of
+/// bits (bitcast_convert, reduce_precision) and the math functions the Kernel IR
+/// lacks (atan2, cbrt, exponential_minus_one, log_plus_one).
 bool has_decomposition(core::GraphOp op);
 
 } // namespace teval::ops

@@ -35,7 +35,8 @@ core::Tensor dynamic_slice(const core::GraphNode& n,
   const size_t first_start = is_update(n) ? 2 : 1;
   std::vector<int64_t> start(in.size());
   for (size_t d = 0; d < in.size(); ++d)
-    start[d] = std::clamp<int64_t>(operands[first_start + d]->get(0).i, 0, in[d] - size[d]);
+    start[d] =
+        std::clamp<int64_t>(operands[first_start + d]->get(0).index_value(), 0, in[d] - size[d]);
   const std::vector<int64_t> xs = core::strides(in), ss = core::strides(size);
   core::Tensor out = is_update(n) ? x : core::Tensor(x.dtype(), result.shape);
   const int64_t count = core::checked_numel(size).value_or(0);

@@ -87,7 +87,7 @@ core::Tensor gather(const core::GraphNode& n, const core::Tensor& operand,
                             .get(base + (p.index_vector_dim < static_cast<int64_t>(is.size())
                                              ? k * is[static_cast<size_t>(p.index_vector_dim)]
                                              : 0))
-                            .i;
+                            .index_value();
         i += std::clamp<int64_t>(start, 0, p.limit[d]);
       }
       if (p.batch_of[d] >= 0)

@@ -19,6 +19,7 @@
 #include "core/interrupt.h"
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
+#include "core/tmath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -103,6 +104,17 @@ private:
   Tensor unary(Op op) const {
     DType t = result_type(0).dtype;
     return map([&](const Scalar& x, int64_t i) { return apply(op, {x}, t, i); });
+  }
+
+  // A function of teval's math library the Kernel IR has no operator for,
+  // in the precision of t: float64's, or float32's (the float64 function
+  // rounded to float) for the narrower ones, rounded to t.
+  Tensor library(double (*f)(double, double), bool binary) const {
+    DType t = result_type(0).dtype;
+    return map([&](const Scalar& x, int64_t i) {
+      double r = f(x.f, binary ? in(1).get(i).f : 0);
+      return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));
+    });
   }
 
   Tensor binary(Op op) const {
@@ -237,7 +249,7 @@ private:
   // are equal (-0 and 0) or both NaN.
   static bool beats(const Scalar& x, const Scalar& y, bool larger) {
     if (!core::is_float(x.dtype))
-      return larger ? x.i > y.i : x.i < y.i;
+      return larger ? x.int_value() > y.int_value() : x.int_value() < y.int_value();
     if (std::isnan(x.f) || std::isnan(y.f))
       return std::isnan(x.f) && !std::isnan(y.f);
     return larger ? x.f > y.f : x.f < y.f;
@@ -554,7 +566,8 @@ private:
       Scalar x = a.get(i), y = b.get(i);
       bool lt, eq, gt; // exactly one holds, or none (unordered)
       if (!core::is_float(x.dtype)) {
-        lt = x.i<y.i, eq = x.i == y.i, gt = x.i> y.i;
+        const __int128 u = x.int_value(), v = y.int_value();
+        lt = u<v, eq = u == v, gt = u> v;
       } else if (total) {
         auto kx = total_key(x.f), ky = total_key(y.f);
         lt = kx<ky, eq = kx == ky, gt = kx> ky;
@@ -759,6 +772,14 @@ private:
       return set(0, unary(Op::Log));
     case GraphOp::Tanh:
       return set(0, unary(Op::Tanh));
+    case GraphOp::Atan2: // atan2(lhs, rhs), as C's atan2(y, x)
+      return set(0, library(teval_atan2, true));
+    case GraphOp::Cbrt:
+      return set(0, library([](double x, double) { return teval_cbrt(x); }, false));
+    case GraphOp::ExponentialMinusOne:
+      return set(0, library([](double x, double) { return teval_expm1(x); }, false));
+    case GraphOp::LogPlusOne:
+      return set(0, library([](double x, double) { return teval_log1p(x); }, false));
     case GraphOp::Sqrt:
       return set(0, unary(Op::Sqrt));
     case GraphOp::Rsqrt:
@@ -909,14 +930,14 @@ private:
     const int bits = core::bit_width(t);
     const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
     return map([&](const Scalar& x, int64_t i) {
-      int64_t exponent = in(1).get(i).i;
+      __int128 exponent = in(1).get(i).int_value();
       if (exponent < 0) {
-        if (x.i != 1 && x.i != -1)
+        if (x.int_value() != 1 && x.int_value() != -1)
           return Scalar::of_int(t, 0);
         exponent = -exponent;
       }
       uint64_t base = static_cast<uint64_t>(x.i), result = 1;
-      for (uint64_t e = static_cast<uint64_t>(exponent); e; e >>= 1) {
+      for (auto e = static_cast<uint64_t>(exponent); e; e >>= 1) {
         if (e & 1)
           result = result * base & mask;
         base = base * base & mask;

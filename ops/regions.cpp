@@ -132,7 +132,7 @@ std::vector<core::Tensor> scatter(const core::GraphNode& n,
               .get(base + (vector_dim < static_cast<int64_t>(index_rank)
                                ? static_cast<int64_t>(k) * is[static_cast<size_t>(vector_dim)]
                                : 0))
-              .i;
+              .index_value();
     for (size_t i = 0; i < input_batching.size(); ++i) {
       int64_t s = indices_batching[i];
       result[static_cast<size_t>(input_batching[i])] +=

@@ -84,7 +84,8 @@ const std::vector<std::string>& census_constructs() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> c;
     for (DType t : core::kAllDTypes)
-      c.push_back("dtype: a tensor of " + std::string(core::name(t)));
+      if (core::kernel_dtype(t))
+        c.push_back("dtype: a tensor of " + std::string(core::name(t)));
     for (int r = 0; r <= 6; ++r)
       c.push_back("rank: a tensor of rank " + std::to_string(r));
     c.push_back("shape: a tensor with no element");
@@ -111,11 +112,12 @@ const std::vector<std::string>& census_constructs() {
     c.push_back("flow: a scalar broadcast (a rank-0 tensor read at every point)");
     c.push_back("flow: a global reduction read by a later statement");
     for (DType t : core::kAllDTypes)
-      c.push_back("cast: to " + std::string(core::name(t)));
+      if (core::kernel_dtype(t))
+        c.push_back("cast: to " + std::string(core::name(t)));
     for (Op op : kOps)
       if (!internal(op))
         for (DType t : core::kAllDTypes)
-          if (takes(core::rule(op), t))
+          if (core::kernel_dtype(t) && takes(core::rule(op), t))
             c.push_back(op_construct(op, t));
     return c;
   }();
@@ -312,8 +314,11 @@ const std::vector<std::string>& mlir_census_constructs() {
                           "or of integers",
                           "xor of integers"})
       c.push_back(std::string("attribute: ") + a);
+    // The generated functions are checked against their decompositions:
+    // values of dtypes kernels lack (uint64) are left to the tests.
     for (DType t : core::kAllDTypes)
-      c.push_back("value: of " + std::string(core::name(t)));
+      if (core::kernel_dtype(t))
+        c.push_back("value: of " + std::string(core::name(t)));
     c.push_back("value: a scalar (rank 0)");
     c.push_back("value: with no element");
     return c;

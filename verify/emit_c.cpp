@@ -44,6 +44,8 @@ Layout layout(DType t) {
     return {"uint16_t", "<u2"};
   case DType::UInt32:
     return {"uint32_t", "<u4"};
+  case DType::UInt64:
+    return {"uint64_t", "<u8"};
   case DType::Float16:
     return {"uint16_t", "<f2"};
   case DType::BFloat16:

@@ -61,6 +61,7 @@ std::string element_type(DType t) {
   case DType::UInt32:
     return "i32";
   case DType::Int64:
+  case DType::UInt64:
     return "i64";
   case DType::Float16:
     return "f16";

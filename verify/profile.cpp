@@ -90,8 +90,9 @@ std::optional<Profile> Profile::parse(const std::string& text, std::string* why)
     } else if (w.starts_with("dtypes=")) {
       for (const std::string& d : split(w.substr(7), ',')) {
         std::optional<core::DType> t = core::dtype_from_name(d);
-        if (!t)
-          return *why = "unknown dtype '" + d + "'", std::nullopt;
+        if (!t || !core::kernel_dtype(*t))
+          return *why = "unknown dtype '" + d + "'" + (t ? core::kNotKernelDType : ""),
+                 std::nullopt;
         if (!has(p.dtypes, *t))
           p.dtypes.push_back(*t);
       }

@@ -129,13 +129,13 @@ const struct teval_expf_constants teval_expf_constants = {
     (LN2_LO + LN2_LO2) / 32,
     {1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720},
     {0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
-    0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
-    0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
-    0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
-    0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
-    0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
-    0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
-    0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0}};
+     0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
+     0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
+     0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
+     0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
+     0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
+     0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
+     0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0}};
 
 float teval_expf(float x) {
   /* e^x is a normal float inside (-87, 88); elsewhere, NaN included, the
@@ -173,6 +173,36 @@ dd teval_tm_expm1(double x) {
   y = dd_scale(y, pow2(k));
   dd s = two_sum(y.hi, -1);
   return fast_two_sum(s.hi, s.lo + y.lo);
+}
+
+double teval_expm1(double x) {
+  if (is_nan(x))
+    return x + x;
+  if (x == 0)
+    return x; /* keeps -0 */
+  if (x > 64)
+    return teval_exp(x); /* e^x > 2^92: the - 1 is below half an ulp */
+  if (x < -40)
+    return -1; /* e^x < 2^-57, below half an ulp of -1 */
+  if (abs_of(x) < 0.35) {
+    /* x + x^2 / 2 in double-double, x^3 (1/3! + x/4! + ... + x^11/14!) in
+       double: the series leaves less than 2^-57 of the result, and the
+       double part is below a fiftieth of it, so its rounding errors stay
+       far below an ulp (expm1_reduced keeps all of x^2 (...) in one double,
+       good to 0.65 ulp, enough inside exp). */
+    static const double c[] = {1.0 / 6,         1.0 / 24,           1.0 / 120,
+                               1.0 / 720,       1.0 / 5040,         1.0 / 40320,
+                               1.0 / 362880,    1.0 / 3628800,      1.0 / 39916800,
+                               1.0 / 479001600, 1.0 / 6227020800.0, 1.0 / 87178291200.0};
+    dd half_square = two_prod(x, x);
+    half_square.hi *= 0.5;
+    half_square.lo *= 0.5;
+    dd s = two_sum(x, half_square.hi);
+    double tail = x * x * x * poly(x, c, 12);
+    return s.hi + (s.lo + (half_square.lo + tail));
+  }
+  dd r = teval_tm_expm1(x);
+  return r.hi + r.lo;
 }
 
 /* --- log ------------------------------------------------------------------ */
@@ -218,6 +248,52 @@ double teval_log(double x) {
     return x;
   dd r = teval_tm_log(x);
   return r.hi + r.lo;
+}
+
+/* log(1 + x): 1 + x = u.hi + u.lo exactly, log(u.hi) in double-double plus
+   log(1 + u.lo / u.hi) = r - r^2 / 2 (|r| <= 2^-53: the next term is below
+   2^-159). */
+double teval_log1p(double x) {
+  if (is_nan(x))
+    return x + x;
+  if (x == 0 || x == INF)
+    return x;
+  if (x == -1)
+    return -INF;
+  if (x < -1)
+    return quiet_nan();
+  if (abs_of(x) < 0x1p-54)
+    return x; /* x - x^2 / 2 rounds to x */
+  dd u = two_sum(1, x);
+  double r = u.lo / u.hi;
+  dd l = dd_add(teval_tm_log(u.hi), dd_of(r - r * r * 0.5));
+  return l.hi + l.lo;
+}
+
+/* The cube root: y = e^(log|x| / 3) (relative error below 2^-40), then one
+   Newton step y - (y^3 - |x|) / (3 y^2) with y^3 - |x| in double-double
+   (error below 2^-80), rounded once; |x| scaled by 2^(+-162) first so that
+   y^3 neither overflows nor leaves the normal range. */
+double teval_cbrt(double x) {
+  if (is_nan(x))
+    return x + x;
+  double ax = abs_of(x);
+  if (ax == 0 || ax == INF)
+    return x;
+  double scale = 1;
+  if (ax < 0x1p-900) {
+    ax *= 0x1p162;
+    scale = 0x1p-54;
+  } else if (ax > 0x1p900) {
+    ax *= 0x1p-162;
+    scale = 0x1p54;
+  }
+  dd l = teval_tm_log(ax);
+  double y = teval_exp((l.hi + l.lo) / 3);
+  dd cube = dd_mul(two_prod(y, y), dd_of(y));
+  dd diff = dd_add(cube, dd_of(-ax));
+  double correction = (diff.hi + diff.lo) / (3 * y * y);
+  return with_sign_of(x, (y - correction) * scale);
 }
 
 /* --- pow ------------------------------------------------------------------ */

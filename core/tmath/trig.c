@@ -237,6 +237,37 @@ double teval_atan(double x) {
   return with_sign_of(x, v);
 }
 
+/* C99's atan2 (Annex F): the angle of (x, y) in [-pi, pi], the sign of y's
+   zero kept; atan(|y| / |x|) from the ratio in double-double, pi minus it
+   for x < 0. Both are scaled by one power of two (exactly) so the larger is
+   near 1; a ratio below 2^-40 is |y| / |x| (the cube term is below 2^-80 of
+   it), divided unscaled so that subnormal results round once. */
+double teval_atan2(double y, double x) {
+  if (is_nan(x) || is_nan(y))
+    return x + y;
+  double ax = abs_of(x), ay = abs_of(y);
+  double v;
+  if (ay == 0)
+    v = sign_bit(x) ? PI.hi + PI.lo : 0;
+  else if (ax == INF && ay == INF)
+    v = sign_bit(x) ? 3 * (PIO2.hi / 2) + 3 * (PIO2.lo / 2) : PIO2.hi / 2 + PIO2.lo / 2;
+  else if (ay == INF || ax == 0)
+    v = PIO2.hi + PIO2.lo;
+  else if (ax == INF)
+    v = sign_bit(x) ? PI.hi + PI.lo : 0;
+  else if (ay < 0x1p-40 * ax && !sign_bit(x))
+    v = ay / ax;
+  else {
+    int e = (int)((bits_of(ax > ay ? ax : ay) >> 52) & 0x7ff) - 1023;
+    double s = pow2(e < -1000 ? 1000 : e > 1000 ? -1000 : -e);
+    dd r = atan_ratio(dd_of(ay * s), dd_of(ax * s));
+    if (sign_bit(x))
+      r = dd_add(PI, dd_neg(r));
+    v = r.hi + r.lo;
+  }
+  return with_sign_of(y, v);
+}
+
 /* sqrt(1 - x^2) for |x| <= 1, from (1 - |x|)(1 + |x|) without cancellation. */
 static dd cathetus(double ax) {
   dd one_minus = dd_of(1 - ax); /* exact for ax >= 1/2 */

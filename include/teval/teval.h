@@ -31,6 +31,7 @@ enum class DType : uint8_t {
   Float64,
   UInt16,
   UInt32,
+  UInt64,
 };
 
 /// The spelling programs use: "float32", "int8", "bool", ...

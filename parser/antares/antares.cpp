@@ -146,6 +146,7 @@ private:
       // An input given on the command line has no place in the source: its
       // first use stands for it.
       Span where = it->second.span.valid() ? it->second.span : named->span;
+      core::check_kernel_dtype(it->second.dtype, where, "input `" + base->id + "`");
       core::check_tensor_size(it->second.dtype, it->second.shape, where,
                               "input `" + base->id + "`");
       k_.tensors.push_back(

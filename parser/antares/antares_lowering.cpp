@@ -389,9 +389,11 @@ Lowering::Typed Lowering::when(const ast::Expr& e, const ast::Call& c) {
 
 DType Lowering::dtype_argument(const ast::Expr& e) {
   if (const auto* s = std::get_if<ast::StringLit>(&e.node)) {
-    if (std::optional<DType> t = core::dtype_from_name(s->value))
+    std::optional<DType> t = core::dtype_from_name(s->value);
+    if (t && core::kernel_dtype(*t))
       return *t;
-    throw Error(ErrorKind::Type, e.span, "unknown dtype `" + s->value + "`");
+    throw Error(ErrorKind::Type, e.span,
+                "unknown dtype `" + s->value + "`" + (t ? core::kNotKernelDType : ""));
   }
   if (const auto* c = std::get_if<ast::Call>(&e.node); c && c->method && c->callee == "dtype") {
     check_arguments(*c, 0, 0, {}, "x.dtype()");

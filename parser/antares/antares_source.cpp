@@ -341,9 +341,11 @@ private:
   }
 
   core::DType dtype(const std::string& text, Span span) {
-    if (std::optional<core::DType> t = core::dtype_from_name(text))
+    std::optional<core::DType> t = core::dtype_from_name(text);
+    if (t && core::kernel_dtype(*t))
       return *t;
-    throw Error(ErrorKind::Type, span, "unknown dtype \"" + text + "\"");
+    throw Error(ErrorKind::Type, span,
+                "unknown dtype \"" + text + "\"" + (t ? core::kNotKernelDType : ""));
   }
 
   void type_dict(const Value& value, InputSpec& spec) {

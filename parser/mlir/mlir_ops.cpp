@@ -88,10 +88,13 @@ public:
     case GraphOp::Maximum:
     case GraphOp::Minimum:
     case GraphOp::Power:
-    case GraphOp::Remainder: {
+    case GraphOp::Remainder:
+    case GraphOp::Atan2: {
       arity(site, 2);
       only(site, {});
       const ValueType& a = one_type(site);
+      if (site.op == GraphOp::Atan2)
+        float_operand(site, 0);
       // The spec's add and multiply of booleans are or and and, as are
       // maximum and minimum.
       if (a.dtype == DType::Bool && site.op != GraphOp::Maximum && site.op != GraphOp::Minimum &&
@@ -174,6 +177,9 @@ public:
     case GraphOp::Tanh:
     case GraphOp::Sqrt:
     case GraphOp::Rsqrt:
+    case GraphOp::Cbrt:
+    case GraphOp::ExponentialMinusOne:
+    case GraphOp::LogPlusOne:
     case GraphOp::Erf:
     case GraphOp::Softmax:
     case GraphOp::LogSoftmax:

@@ -76,6 +76,7 @@ std::optional<DType> element_type(std::string_view name) {
       {"i32", DType::Int32},   {"i64", DType::Int64},     {"ui8", DType::UInt8},
       {"f16", DType::Float16}, {"bf16", DType::BFloat16}, {"f32", DType::Float32},
       {"f64", DType::Float64}, {"ui16", DType::UInt16},   {"ui32", DType::UInt32},
+      {"ui64", DType::UInt64},
   };
   for (const auto& [n, t] : kTypes)
     if (n == name)
@@ -100,8 +101,8 @@ ValueType tensor_type(const ast::Expr& e) {
     throw Error(
         ErrorKind::Unsupported, c->args.back()->span,
         "element type `" + text(*c->args.back()) +
-            "` is not one teval has; it reads i1, i8, i16, i32, i64, ui8, ui16, ui32, f16, bf16, "
-            "f32 and f64");
+            "` is not one teval has; it reads i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, "
+            "bf16, f32 and f64");
   t.dtype = *dtype;
   for (size_t i = 0; i + 1 < c->args.size(); ++i) {
     const ast::Expr& d = *c->args[i];
@@ -189,6 +190,14 @@ core::Scalar element_value(const ast::Expr& e, DType t) {
       return float_from_bits(t, i->value, e.span);
     }
     return core::Scalar::of_float(t, *float_value(e));
+  }
+  if (t == DType::UInt64) { // up to 2^64 - 1, past int64
+    const auto* i = std::get_if<ast::IntLit>(&n->literal->node);
+    if (!i)
+      throw Error(ErrorKind::Type, e.span, "`" + text(e) + "` is not a value of uint64");
+    if (n->negative && i->value != 0)
+      throw Error(ErrorKind::Range, e.span, text(e) + " is not a value of uint64 (it would wrap)");
+    return core::Scalar::of_int(t, static_cast<int64_t>(i->value));
   }
   std::optional<int64_t> v = integer_value(e);
   if (!v)

@@ -58,6 +58,7 @@ void Elaborator::bind_param(const ast::Param& p) {
     throw Error(ErrorKind::Name, p.span,
                 "tensor parameter `" + p.name + "` needs an input: pass -i " + p.name +
                     "=FILE.npy or -i " + p.name + "=DTYPE[d0,...]");
+  core::check_kernel_dtype(in->second.dtype, p.span, "input `" + p.name + "`");
   core::check_tensor_size(in->second.dtype, in->second.shape, p.span, "input `" + p.name + "`");
   k_.tensors.push_back(
       {p.name, in->second.dtype, in->second.shape, core::TensorRole::Input, p.span});

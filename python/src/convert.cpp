@@ -10,7 +10,8 @@ namespace {
 
 const DType kAll[] = {DType::Bool,    DType::Int8,    DType::Int16,   DType::Int32,
                       DType::Int64,   DType::UInt8,   DType::Float16, DType::BFloat16,
-                      DType::Float32, DType::Float64, DType::UInt16,  DType::UInt32};
+                      DType::Float32, DType::Float64, DType::UInt16,  DType::UInt32,
+                      DType::UInt64};
 
 // The numpy dtype that holds \p t's elements.
 py::dtype numpy_dtype(DType t) {
@@ -31,6 +32,8 @@ py::dtype numpy_dtype(DType t) {
     return py::dtype("uint16");
   case DType::UInt32:
     return py::dtype("uint32");
+  case DType::UInt64:
+    return py::dtype("uint64");
   case DType::Float16:
     return py::dtype("float16");
   case DType::BFloat16:
@@ -65,6 +68,8 @@ std::optional<DType> from_numpy(char kind, py::ssize_t size) {
     return DType::UInt16;
   if (kind == 'u' && size == 4)
     return DType::UInt32;
+  if (kind == 'u' && size == 8)
+    return DType::UInt64;
   if (kind == 'V' && size == 2)
     return DType::BFloat16;
   if (kind == 'f') {
@@ -86,9 +91,10 @@ DType dtype_named(const std::string& name) {
   for (DType t : kAll)
     if (teval::name(t) == name)
       return t;
-  throw py::value_error("unknown dtype '" + name +
-                        "'; teval's dtypes are bool, int8, int16, int32, int64, uint8, float16, "
-                        "bfloat16, float32, float64");
+  std::string names;
+  for (DType t : kAll)
+    names += (names.empty() ? "" : ", ") + std::string(teval::name(t));
+  throw py::value_error("unknown dtype '" + name + "'; teval's dtypes are " + names);
 }
 
 InputArray input_array(const py::handle& object) {
@@ -104,8 +110,8 @@ InputArray input_array(const py::handle& object) {
   if (!dtype)
     throw py::type_error("teval has no dtype for numpy's " + std::string(py::str(array.dtype())) +
                          "; it reads bool, int8, int16, int32, int64, uint8, uint16, uint32, "
-                         "float16, float32, float64 and teval.bfloat16 (2-byte void: the bits of "
-                         "bfloat16)");
+                         "uint64, float16, float32, float64 and teval.bfloat16 (2-byte void: the "
+                         "bits of bfloat16)");
   // Strides that are not whole elements (a view into a record array) are
   // gathered by numpy first.
   for (py::ssize_t d = 0; d < array.ndim(); ++d)

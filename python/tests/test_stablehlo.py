@@ -21,7 +21,7 @@ def teval():
 
 MLIR_TYPES = {np.float32: "f32", np.float16: "f16", np.float64: "f64", np.int32: "i32",
               np.int16: "i16", np.int64: "i64", np.int8: "i8", np.uint8: "ui8", np.bool_: "i1",
-              np.uint16: "ui16", np.uint32: "ui32"}
+              np.uint16: "ui16", np.uint32: "ui32", np.uint64: "ui64"}
 
 
 def tensor_type(a):

@@ -1,9 +1,10 @@
-"""Unsigned integers wider than a byte, ui16 and ui32 (uint16, uint32;
-docs/SEMANTICS.md, "Values and dtypes"), through StableHLO functions and
-einstein_v2 expressions on every engine. The expected values are numpy's
-unsigned arithmetic, which wraps modulo 2^width as the StableHLO
+"""Unsigned integers wider than a byte, ui16, ui32 and ui64 (uint16, uint32,
+uint64; docs/SEMANTICS.md, "Values and dtypes"), through StableHLO functions
+and einstein_v2 expressions on every engine. The expected values are
+numpy's unsigned arithmetic, which wraps modulo 2^width as the StableHLO
 specification's integer ops do; the operands reach past 2^(width - 1),
-where a signed reading would differ."""
+where a signed reading would differ. Kernels have no uint64: a function of
+ui64 values runs on the interpreter, and ireval and the JIT decline it."""
 
 import subprocess
 
@@ -12,14 +13,26 @@ import pytest
 
 from test_stablehlo import ENGINES, assert_bits, rng, run, teval, tensor_type
 
-UNSIGNED = [np.uint16, np.uint32]
+UNSIGNED = [np.uint16, np.uint32, np.uint64]
+
+
+def run_unsigned(tmp_path, body, inputs, result, engine, dtype):
+    """run(), where a ui64 function on ireval or the JIT must be declined:
+    then (0, want) comparisons are skipped by returning None."""
+    status, got, err = run(tmp_path, body, inputs, result, engine)
+    if dtype == np.uint64 and engine != "interp":
+        assert status == 1 and "values of ui64 have no einstein_v2 decomposition" in err, err
+        assert "--engine interp" in err, err
+        return None
+    assert status == 0, err
+    return got
 
 
 def operands(dtype, seed, n=48):
     """Values across the whole range, its ends and the signed boundary."""
     top = np.iinfo(dtype).max
     r = rng(seed)
-    x = r.integers(0, top, n, dtype=np.uint64, endpoint=True).astype(dtype)
+    x = r.integers(0, int(top), n, dtype=np.uint64, endpoint=True).astype(dtype)
     x[:6] = [0, 1, top, top - 1, top // 2, top // 2 + 1]
     return x
 
@@ -40,8 +53,9 @@ def test_arithmetic_wraps(tmp_path, engine, dtype):
              "and": (y, x & y), "or": (y, x | y), "xor": (y, x ^ y)}
     for op, (other, want) in cases.items():
         body, t = binary_body(op, x)
-        status, got, err = run(tmp_path, body, [x, other], t, engine)
-        assert status == 0, (op, err)
+        got = run_unsigned(tmp_path, body, [x, other], t, engine, dtype)
+        if got is None:
+            return
         assert_bits(got, want.astype(dtype))
 
 
@@ -55,8 +69,9 @@ def test_compare_is_unsigned(tmp_path, engine, dtype):
         for kind in ["", ", UNSIGNED"]:
             body = (f"  %0 = stablehlo.compare {direction}, %arg0, %arg1{kind} : ({t}, {t}) -> "
                     f"{out}\n  return %0 : {out}")
-            status, got, err = run(tmp_path, body, [x, y], out, engine)
-            assert status == 0, err
+            got = run_unsigned(tmp_path, body, [x, y], out, engine, dtype)
+            if got is None:
+                return
             assert_bits(got, f(x, y))
     body = (f"  %0 = stablehlo.compare LT, %arg0, %arg1, SIGNED : ({t}, {t}) -> {out}\n"
             f"  return %0 : {out}")
@@ -75,8 +90,9 @@ def test_shifts_and_counts(tmp_path, engine, dtype):
     for op, want in [("shift_left", np.where(big, 0, x << safe)),
                      ("shift_right_logical", np.where(big, 0, x >> safe))]:
         body, t = binary_body(op, x)
-        status, got, err = run(tmp_path, body, [x, amount], t, engine)
-        assert status == 0, (op, err)
+        got = run_unsigned(tmp_path, body, [x, amount], t, engine, dtype)
+        if got is None:
+            return
         assert_bits(got, want.astype(dtype))
     t = tensor_type(x)
     popcount = np.array([bin(int(v)).count("1") for v in x], dtype)
@@ -84,8 +100,9 @@ def test_shifts_and_counts(tmp_path, engine, dtype):
     for op, want in [("popcnt", popcount), ("count_leading_zeros", leading),
                      ("not", ~x)]:
         body = f"  %0 = stablehlo.{op} %arg0 : {t}\n  return %0 : {t}"
-        status, got, err = run(tmp_path, body, [x], t, engine)
-        assert status == 0, (op, err)
+        got = run_unsigned(tmp_path, body, [x], t, engine, dtype)
+        if got is None:
+            return
         assert_bits(got, want)
 
 
@@ -161,3 +178,93 @@ def test_einstein_v2_promotion_and_wrapping(tmp_path, engine):
         done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 0, (expr, done.stderr)
         assert_bits(np.load(tmp_path / "out" / "o.npy"), want)
+
+
+def test_uint64_conversions_constants_and_reductions(tmp_path):
+    """ui64 past 2^63: conversions rounded once from the unsigned value
+    (through x86's 64-bit-significand long double, which holds every uint64
+    exactly; float16 through float64, exact below 2^53 and infinity past
+    65520 either way) or wrapped (numpy's uint64 casts), constants up
+    to 2^64 - 1, a wrapping sum, and a maximum, sign and clamped slice start
+    that read the value unsigned."""
+    x = operands(np.uint64, 13)
+    x[6:10] = [2**63, 2**64 - 2**11, 2**64 - 2**11 + 1, 2**53 + 1]
+    t = tensor_type(x)
+    for to in [np.float32, np.float64, np.float16, np.int64, np.int32, np.uint32, np.uint8]:
+        if to == np.float16:
+            want = x.astype(np.float64).astype(to)
+        elif np.dtype(to).kind == "f":
+            wide = x.astype(np.longdouble)
+            assert all(int(w) == int(v) for w, v in zip(wide, x))  # exact
+            want = wide.astype(to)
+        else:
+            want = x.astype(to)
+        out = tensor_type(want)
+        body = f"  %0 = stablehlo.convert %arg0 : ({t}) -> {out}\n  return %0 : {out}"
+        status, got, err = run(tmp_path, body, [x], out, "interp")
+        assert status == 0, (to, err)
+        assert_bits(got, want.astype(to))
+    f = np.array([0.0, 0.75, 2.0**63, 1.8e19, 2.0**64 - 2.0**11, 9.3e18], np.float64)
+    out = "tensor<6xui64>"
+    body = f"  %0 = stablehlo.convert %arg0 : (tensor<6xf64>) -> {out}\n  return %0 : {out}"
+    status, got, err = run(tmp_path, body, [f], out, "interp")
+    assert status == 0, err
+    assert_bits(got, np.array([int(v) for v in f], np.uint64))
+    body = f"  %0 = stablehlo.convert %arg0 : (tensor<6xf64>) -> {out}\n  return %0 : {out}"
+    status, got, err = run(tmp_path, body, [np.array([0, 1, 2, 3, 4, 2.0**64], np.float64)],
+                           out, "interp")
+    assert status == 1 and "cannot convert" in err and "uint64" in err, err
+
+    top = np.uint64(2**64 - 1)
+    body = ("  %c = stablehlo.constant dense<18446744073709551615> : tensor<ui64>\n"
+            "  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across "
+            f"dimensions = [0] : ({t}, tensor<ui64>) -> tensor<ui64>\n"
+            "  %1 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.minimum across "
+            f"dimensions = [0] : ({t}, tensor<ui64>) -> tensor<ui64>\n"
+            "  %2 = stablehlo.sign %arg0 : " + t + "\n"
+            "  %3 = stablehlo.reshape %1 : (tensor<ui64>) -> tensor<1xui64>\n"
+            "  %4 = stablehlo.concatenate %3, %3, dim = 0 : (tensor<1xui64>, tensor<1xui64>) -> "
+            "tensor<2xui64>\n"
+            "  %5 = stablehlo.maximum %arg0, %arg0 : " + t + "\n"
+            "  return %0, %1, %2, %5 : tensor<ui64>, tensor<ui64>, " + t + ", " + t)
+    args = ", ".join([f"%arg0: {t}"])
+    src = tmp_path / "r.mlir"
+    src.write_text(f"func.func @main({args}) -> (tensor<ui64>, tensor<ui64>, {t}, {t}) {{\n"
+                   f"{body}\n}}\n")
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run([teval(), "run", str(src), "-i", f"arg0={tmp_path / 'x.npy'}",
+                           "-o", str(tmp_path / "r")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    total = (sum(int(v) for v in x) + 2**64 - 1) % 2**64
+    assert_bits(np.load(tmp_path / "r" / "result0.npy"), np.array(total, np.uint64))
+    assert_bits(np.load(tmp_path / "r" / "result1.npy"), np.array(min(x.min(), top), np.uint64))
+    assert_bits(np.load(tmp_path / "r" / "result2.npy"), (x > 0).astype(np.uint64))
+    assert_bits(np.load(tmp_path / "r" / "result3.npy"), x)
+
+
+def test_uint64_slice_starts_clamp_as_unsigned(tmp_path):
+    """A dynamic_slice start of 2^64 - 1 is past the end (clamped to the
+    last start), not -1 (clamped to 0)."""
+    x = np.arange(8, dtype=np.float32)
+    for start, first in [(2**64 - 1, 5.0), (2**63, 5.0), (1, 1.0)]:
+        body = (f"  %s = stablehlo.constant dense<{start}> : tensor<ui64>\n"
+                "  %0 = stablehlo.dynamic_slice %arg0, %s, sizes = [3] : "
+                "(tensor<8xf32>, tensor<ui64>) -> tensor<3xf32>\n  return %0 : tensor<3xf32>")
+        status, got, err = run(tmp_path, body, [x], "tensor<3xf32>", "interp")
+        assert status == 0, err
+        assert_bits(got, np.arange(first, first + 3, dtype=np.float32))
+
+
+def test_kernels_have_no_uint64(tmp_path):
+    """einstein_v2 and Tile programs name no uint64 and take no uint64
+    input: an error with its place, exit status 1."""
+    np.save(tmp_path / "u.npy", np.arange(4, dtype=np.uint64))
+    for args in (["-e", "o[N] = u[N] + u[N]", "-i", f"u={tmp_path / 'u.npy'}"],
+                 ["-e", "o[N] = x[N].cast(`uint64`)", "-i", "x=int32[4]"],
+                 ["-e", "o[N] = x[N]", "-i", "x=uint64[4]"]):
+        done = subprocess.run([teval(), "run", *args, "-o", str(tmp_path / "o")],
+                              capture_output=True, text=True)
+        assert done.returncode == 1, (args, done.stderr)
+        assert "uint64 is an element type of MLIR functions only" in done.stderr, done.stderr
+        assert not (tmp_path / "o").exists()
+

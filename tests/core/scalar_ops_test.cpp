@@ -1,5 +1,6 @@
 // The scalar arithmetic of the ground truth, operator by operator, against
 // hand-computed values.
+#include "core/format.h"
 #include "core/scalar_ops.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +78,38 @@ TEST(Arithmetic, WrappingAndTrapping) {
             "integer overflow in index arithmetic: 65536 * 65536 does not fit int32");
   EXPECT_EQ(fault_of(Op::Add, i(DType::Int32, 5), i(DType::Int32, 6), core::Overflow::Trap),
             "no fault");
+}
+
+// uint64 values from 2^63 up are held as their bits (negative int64s) and
+// computed with as the unsigned values they are.
+TEST(Arithmetic, Uint64IsUnsignedPastTwoToThe63) {
+  const int64_t top = -1;         // 2^64 - 1
+  const int64_t half = INT64_MIN; // 2^63
+  auto u = [](int64_t bits) { return i(DType::UInt64, bits); };
+  EXPECT_EQ(bin(Op::Div, u(top), u(2)).i, INT64_MAX); // (2^64 - 1) / 2 = 2^63 - 1
+  EXPECT_EQ(bin(Op::Mod, u(top), u(10)).i, 5);        // 18446744073709551615 % 10
+  EXPECT_EQ(bin(Op::Max, u(half), u(1)).i, half);
+  EXPECT_EQ(bin(Op::Min, u(top), u(7)).i, 7);
+  EXPECT_EQ(bin(Op::Shr, u(top), u(60)).i, 15); // logical: 2^64 - 1 >> 60
+  EXPECT_EQ(bin(Op::Add, u(top), u(2)).i, 1);   // wraps
+  EXPECT_EQ(bin(Op::Mul, u(half), u(2)).i, 0);
+  EXPECT_EQ(bin(Op::Lt, u(1), u(half)).i, 1);
+  EXPECT_EQ(bin(Op::Gt, u(top), u(half)).i, 1);
+  EXPECT_EQ(core::cast(u(top), DType::Float64).f, 0x1p64);
+  EXPECT_EQ(core::cast(u(half), DType::Float32).f, 0x1p63);
+  // 2^64 - 2^11 + 1: below the float64 tie with 2^64 (ulp 2^11), rounded once.
+  EXPECT_EQ(core::cast(u(top - 2047), DType::Float64).f, 0x1p64 - 0x1p11);
+  EXPECT_EQ(core::cast(core::Scalar::of_float(DType::Float64, 0x1p63), DType::UInt64).i, half);
+  EXPECT_EQ(fault_of(Op::Div, u(top), u(0)), "integer division by zero: 18446744073709551615 / 0");
+  EXPECT_EQ(fault_of(Op::Add, u(top), u(1), core::Overflow::Trap),
+            "integer overflow in index arithmetic: 18446744073709551615 + 1 does not fit uint64");
+  EXPECT_EQ(fault_of(Op::Mul, u(top), u(top), core::Overflow::Trap),
+            "integer overflow in index arithmetic: 18446744073709551615 * 18446744073709551615 "
+            "does not fit uint64");
+  EXPECT_EQ(core::format_scalar(u(top)), "18446744073709551615");
+  EXPECT_EQ(core::highest(DType::UInt64).i, top);
+  EXPECT_EQ(core::promote(DType::UInt64, DType::Int8), DType::Float64); // numpy's
+  EXPECT_EQ(core::promote(DType::UInt64, DType::UInt8), DType::UInt64);
 }
 
 TEST(Arithmetic, Shifts) {

@@ -259,8 +259,9 @@ Definition read_definition(const core::SourceFile& entry) {
     r.expect(')', "`)` after the path");
   } else {
     std::optional<core::DType> t = core::dtype_from_name(word);
-    if (!t)
-      throw Error(ErrorKind::Type, word_span, "unknown dtype `" + word + "`");
+    if (!t || !core::kernel_dtype(*t))
+      throw Error(ErrorKind::Type, word_span,
+                  "unknown dtype `" + word + "`" + (t ? core::kNotKernelDType : ""));
     d.dtype = *t;
     read_shape(r, d);
     if (r.keyword("in"))

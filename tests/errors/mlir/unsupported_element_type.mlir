@@ -1,3 +1,3 @@
-func.func @main(%arg0: tensor<4xui64>) -> tensor<4xui64> {
-  return %arg0 : tensor<4xui64>
+func.func @main(%arg0: tensor<4xf80>) -> tensor<4xf80> {
+  return %arg0 : tensor<4xf80>
 }
