@@ -258,7 +258,8 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
       fail("input `" + p.inputs[i].name +
            "` is not given; the program reads: " + name_list(p.inputs));
     const TensorInfo& d = p.inputs[i];
-    if (it->second.dtype != d.dtype || it->second.shape != d.shape)
+    const bool carried = core::carrier(api::internal(d.dtype)) == api::internal(it->second.dtype);
+    if ((it->second.dtype != d.dtype && !carried) || it->second.shape != d.shape)
       fail("input `" + d.name + "` is " + core::to_string(api::internal(d.dtype)) +
            core::to_string(d.shape) + ", not " + core::to_string(api::internal(it->second.dtype)) +
            core::to_string(it->second.shape));

@@ -56,6 +56,10 @@ int promotion_rank(DType t) {
   case DType::UInt32:
   case DType::Int64:
   case DType::UInt64:
+  case DType::Int2:
+  case DType::Int4:
+  case DType::UInt2:
+  case DType::UInt4:
     return 1;
   case DType::Float16:
   case DType::BFloat16:
@@ -107,7 +111,13 @@ int64_t int_min(DType t) {
   case DType::UInt16:
   case DType::UInt32:
   case DType::UInt64:
+  case DType::UInt2:
+  case DType::UInt4:
     return 0;
+  case DType::Int2:
+    return -2;
+  case DType::Int4:
+    return -8;
   case DType::Int8:
     return std::numeric_limits<int8_t>::min();
   case DType::Int16:
@@ -145,6 +155,14 @@ int64_t int_max(DType t) {
     return std::numeric_limits<int64_t>::max();
   case DType::UInt64:
     break; // 2^64 - 1 is no int64: see int_max_wide
+  case DType::Int2:
+    return 1;
+  case DType::Int4:
+    return 7;
+  case DType::UInt2:
+    return 3;
+  case DType::UInt4:
+    return 15;
   case DType::Float16:
   case DType::BFloat16:
   case DType::Float32:
@@ -173,6 +191,10 @@ double float_max(DType t) {
   case DType::UInt16:
   case DType::UInt32:
   case DType::UInt64:
+  case DType::Int2:
+  case DType::Int4:
+  case DType::UInt2:
+  case DType::UInt4:
     break;
   }
   TEVAL_UNREACHABLE("float_max of an integer dtype");

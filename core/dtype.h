@@ -75,15 +75,41 @@ inline bool is_unsigned(DType t) {
 /// native references of MLIR functions' ops take (docs/SEMANTICS.md,
 /// "Element types of MLIR functions").
 inline bool kernel_dtype(DType t) {
-  return t != DType::UInt64;
+  return t != DType::UInt64 && t != DType::Int2 && t != DType::Int4 && t != DType::UInt2 &&
+         t != DType::UInt4;
 }
-/// What a message adds after naming a dtype kernels do not have.
-inline constexpr const char* kNotKernelDType =
-    " (uint64 is an element type of MLIR functions only: einstein_v2 and Tile programs have "
-    "no uint64)";
-/// Width in bits of an integer or bool dtype.
+/// What a message adds after naming \p t, a dtype kernels do not have.
+inline std::string not_kernel_note(DType t) {
+  const std::string n = to_string(t);
+  return " (" + n + " is an element type of MLIR functions only: einstein_v2 and Tile programs " +
+         "have no " + n + ")";
+}
+/// Width in bits of an integer or bool dtype (4 for int4, 8 for bool).
 inline int bit_width(DType t) {
-  return size_bytes(t) * 8;
+  switch (t) {
+  case DType::Int2:
+  case DType::UInt2:
+    return 2;
+  case DType::Int4:
+  case DType::UInt4:
+    return 4;
+  default:
+    return size_bytes(t) * 8;
+  }
+}
+/// The dtype whose .npy files and numpy arrays hold \p t's values: int8
+/// for int2 and int4, uint8 for uint2 and uint4, else \p t itself.
+inline DType carrier(DType t) {
+  switch (t) {
+  case DType::Int2:
+  case DType::Int4:
+    return DType::Int8;
+  case DType::UInt2:
+  case DType::UInt4:
+    return DType::UInt8;
+  default:
+    return t;
+  }
 }
 
 /// The dtype two operands of an arithmetic operation convert to: the higher

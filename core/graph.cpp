@@ -38,7 +38,7 @@ std::string mlir_element(DType t) {
   case DType::Float64:
     return "f64";
   default:
-    return (is_unsigned(t) ? "ui" : "i") + std::to_string(size_bytes(t) * 8);
+    return (is_unsigned(t) ? "ui" : "i") + std::to_string(bit_width(t));
   }
 }
 

@@ -260,7 +260,8 @@ void check_tensor_size(DType dtype, const Shape& shape, Span span, std::string_v
 void check_kernel_dtype(DType dtype, Span span, std::string_view what) {
   if (!kernel_dtype(dtype))
     throw Error(ErrorKind::Type, span,
-                std::string(what) + " is given " + to_string(dtype) + " values" + kNotKernelDType);
+                std::string(what) + " is given " + to_string(dtype) + " values" +
+                    not_kernel_note(dtype));
 }
 
 Scalar aggregation_init(Aggregation a, DType t) {

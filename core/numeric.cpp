@@ -36,6 +36,10 @@ Format format_of(DType t) {
   case DType::UInt16:
   case DType::UInt32:
   case DType::UInt64:
+  case DType::Int2:
+  case DType::Int4:
+  case DType::UInt2:
+  case DType::UInt4:
     break;
   }
   TEVAL_UNREACHABLE("format of an integer dtype");

@@ -62,6 +62,15 @@ inline int64_t wrap_int(DType t, int64_t v) {
     return static_cast<uint16_t>(v);
   case DType::UInt32:
     return static_cast<uint32_t>(v);
+  case DType::Int2:
+  case DType::Int4: { // sign-extended from the low 2 or 4 bits
+    const int64_t w = bit_width(t), m = (int64_t{1} << w) - 1, sign = int64_t{1} << (w - 1);
+    return ((v & m) ^ sign) - sign;
+  }
+  case DType::UInt2:
+    return v & 3;
+  case DType::UInt4:
+    return v & 15;
   case DType::Int64:
   case DType::UInt64:
   case DType::Float16:

@@ -172,6 +172,8 @@ Scalar Tensor::get(int64_t flat) const {
     s.i = load<uint8_t>(p) != 0;
     break;
   case DType::Int8:
+  case DType::Int2:
+  case DType::Int4:
     s.i = load<int8_t>(p);
     break;
   case DType::Int16:
@@ -185,6 +187,8 @@ Scalar Tensor::get(int64_t flat) const {
     s.i = load<int64_t>(p);
     break;
   case DType::UInt8:
+  case DType::UInt2:
+  case DType::UInt4:
     s.i = load<uint8_t>(p);
     break;
   case DType::UInt16:
@@ -217,9 +221,13 @@ void Tensor::set(int64_t flat, const Scalar& v) {
   switch (dtype_) {
   case DType::Bool:
   case DType::UInt8:
+  case DType::UInt2:
+  case DType::UInt4:
     store(p, static_cast<uint8_t>(v.i));
     break;
   case DType::Int8:
+  case DType::Int2:
+  case DType::Int4:
     store(p, static_cast<int8_t>(v.i));
     break;
   case DType::Int16:

@@ -14,6 +14,10 @@ llvm::Type* Codegen::reg(DType t) {
     return b_.getInt1Ty();
   case DType::Int8:
   case DType::UInt8:
+  case DType::Int2:
+  case DType::Int4:
+  case DType::UInt2:
+  case DType::UInt4: // kernels have none (kernel_dtype)
     return b_.getInt8Ty();
   case DType::Int16:
   case DType::UInt16:

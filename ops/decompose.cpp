@@ -961,6 +961,7 @@ private:
     case GraphOp::Sort:
     case GraphOp::Map:
     case GraphOp::Scatter:
+    case GraphOp::SelectAndScatter:
     case GraphOp::BitcastConvert:
     case GraphOp::ReducePrecision:
     case GraphOp::Atan2:
@@ -974,6 +975,8 @@ private:
                              : n.op == GraphOp::Sort    ? " (its comparator is a region)"
                              : n.op == GraphOp::Map     ? " (its computation is a region)"
                              : n.op == GraphOp::Scatter ? " (its update computation is a region)"
+                             : n.op == GraphOp::SelectAndScatter
+                                 ? " (its select and scatter functions are regions)"
                              : n.op == GraphOp::BitcastConvert || n.op == GraphOp::ReducePrecision
                                  ? " (a view of the elements' bits)"
                                  : " (a math function the Kernel IR has no operator for)") +
@@ -1002,7 +1005,8 @@ bool has_decomposition(core::GraphOp op) {
   return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While && op != GraphOp::Sort &&
          op != GraphOp::Map && op != GraphOp::Scatter && op != GraphOp::BitcastConvert &&
          op != GraphOp::ReducePrecision && op != GraphOp::Atan2 && op != GraphOp::Cbrt &&
-         op != GraphOp::ExponentialMinusOne && op != GraphOp::LogPlusOne;
+         op != GraphOp::ExponentialMinusOne && op != GraphOp::LogPlusOne &&
+         op != GraphOp::SelectAndScatter;
 }
 
 } // namespace teval::ops

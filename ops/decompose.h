@@ -29,7 +29,8 @@ struct Decomposition {
 Decomposition decompose(const core::Graph& g);
 
 /// False for the ops only the native references evaluate: control flow
-/// (if, case, while), sort, map and scatter (their functions are regions), the views of
+/// (if, case, while), sort, map, scatter and select_and_scatter (their functions are
+/// regions), the views of
 /// bits (bitcast_convert, reduce_precision) and the math functions the Kernel IR
 /// lacks (atan2, cbrt, exponential_minus_one, log_plus_one).
 bool has_decomposition(core::GraphOp op);

@@ -56,7 +56,7 @@ public:
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
     TEVAL_ASSERT(inputs.size() == g_.inputs.size(), "one tensor per graph input");
     for (size_t i = 0; i < inputs.size(); ++i)
-      values_[static_cast<size_t>(g_.inputs[i])] = inputs[i];
+      values_[static_cast<size_t>(g_.inputs[i])] = narrowed(i, inputs[i]);
     for (const GraphNode& n : g_.nodes) {
       core::poll_interrupt();
       node_ = &n;
@@ -69,6 +69,27 @@ public:
   }
 
 private:
+  // Input i as the graph's type: an int8 or uint8 tensor holding i2, i4,
+  // ui2 or ui4 values (core::carrier) converted, each value checked.
+  Tensor narrowed(size_t i, const Tensor& given) const {
+    const DType t = g_.values[static_cast<size_t>(g_.inputs[i])].dtype;
+    if (given.dtype() == t)
+      return given;
+    TEVAL_ASSERT(core::carrier(t) == given.dtype(), "an input of another dtype");
+    Tensor out(t, given.shape());
+    for (int64_t k = 0; k < given.numel(); ++k) {
+      const int64_t v = given.get(k).i;
+      if (v < core::int_min(t) || v > core::int_max(t))
+        throw core::Error(core::ErrorKind::Range, g_.input_spans[i],
+                          "input " + core::graph_input_name(i) + " holds " + std::to_string(v) +
+                              " at element " + std::to_string(k) + ", which is not a value of " +
+                              core::mlir_element(t) + " (" + std::to_string(core::int_min(t)) +
+                              " to " + std::to_string(core::int_max(t)) + ")");
+      out.set(k, Scalar::of_int(t, v));
+    }
+    return out;
+  }
+
   const Tensor& in(size_t i) const { return values_[static_cast<size_t>(node_->operands[i])]; }
   void set(size_t i, Tensor t) { values_[static_cast<size_t>(node_->results[i])] = std::move(t); }
   const core::ValueType& result_type(size_t i) const {
@@ -913,6 +934,7 @@ private:
     case GraphOp::Sort:
     case GraphOp::Map:
     case GraphOp::Scatter:
+    case GraphOp::SelectAndScatter:
       return with_regions(n);
     case GraphOp::BitcastConvert:
       return set(0, detail::bitcast_convert(in(0), result_type(0)));
@@ -964,6 +986,8 @@ private:
       out = detail::sort(n, operands, run);
     else if (n.op == GraphOp::Scatter)
       out = detail::scatter(n, operands, run);
+    else if (n.op == GraphOp::SelectAndScatter)
+      out.push_back(detail::select_and_scatter(n, operands, run));
     else if (n.op == GraphOp::Map)
       out.push_back(detail::map(n, operands, result, run));
     else

@@ -85,6 +85,45 @@ core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inpu
   return out;
 }
 
+core::Tensor select_and_scatter(const core::GraphNode& n, const std::vector<core::Tensor>& operands,
+                                const RegionRunner& run) {
+  const core::Tensor &x = operands[0], &source = operands[1], &init = operands[2];
+  const core::Shape& shape = x.shape();
+  const auto& window = n.ints_attr("window_dimensions");
+  const auto& strides = n.ints_attr("window_strides");
+  const auto& padding = n.ints_attr("padding"); // low, high per dimension
+  const size_t rank = shape.size();
+  const std::vector<int64_t> xs = core::strides(shape), ss = core::strides(source.shape()),
+                             ws = core::strides(window);
+  const int64_t offsets = core::checked_numel(window).value_or(0);
+  core::Tensor result(x.dtype(), shape);
+  for (int64_t i = 0; i < result.numel(); ++i)
+    result.set(i, init.get(0));
+  for (int64_t s = 0; s < source.numel(); ++s) {
+    int64_t selected = -1;
+    for (int64_t w = 0; w < offsets; ++w) {
+      int64_t at = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank && inside; ++d) {
+        const int64_t i =
+            s / ss[d] % source.shape()[d] * strides[d] + w / ws[d] % window[d] - padding[2 * d];
+        inside = i >= 0 && i < shape[d];
+        at += i * xs[d];
+      }
+      if (!inside)
+        continue;
+      if (selected < 0 ||
+          run(n.regions[0], {element(x, selected), element(x, at)})[0].get(0).i == 0)
+        selected = at;
+    }
+    if (selected < 0)
+      continue;
+    core::Tensor acc = run(n.regions[1], {init, element(source, s)})[0];
+    result.set(selected, run(n.regions[1], {acc, element(result, selected)})[0].get(0));
+  }
+  return result;
+}
+
 std::vector<core::Tensor> scatter(const core::GraphNode& n,
                                   const std::vector<core::Tensor>& operands,
                                   const RegionRunner& run) {

@@ -45,4 +45,17 @@ std::vector<core::Tensor> scatter(const core::GraphNode& n,
                                   const std::vector<core::Tensor>& operands,
                                   const RegionRunner& run);
 
+/// select_and_scatter: \p operands the operand, the source and the
+/// initial value; the result starts as the initial value everywhere. For
+/// each source index in row-major order, the window at it (the index times
+/// window_strides plus each window offset, minus the low padding; positions
+/// outside the operand skipped) selects one operand element: the first,
+/// then each one in row-major order for which the select region of the
+/// selected and the current element gives false; the result at the
+/// selected element becomes scatter(scatter(init, source value), result
+/// there), as the specification's reduce of the two from the initial value
+/// computes it. A window with no operand element selects nothing.
+core::Tensor select_and_scatter(const core::GraphNode& n, const std::vector<core::Tensor>& operands,
+                                const RegionRunner& run);
+
 } // namespace teval::ops::detail

@@ -31,6 +31,8 @@ Layout layout(DType t) {
   case DType::Bool:
     return {"uint8_t", "|b1"};
   case DType::Int8:
+  case DType::Int2:
+  case DType::Int4: // kernels have none (kernel_dtype)
     return {"int8_t", "|i1"};
   case DType::Int16:
     return {"int16_t", "<i2"};
@@ -39,6 +41,8 @@ Layout layout(DType t) {
   case DType::Int64:
     return {"int64_t", "<i8"};
   case DType::UInt8:
+  case DType::UInt2:
+  case DType::UInt4:
     return {"uint8_t", "|u1"};
   case DType::UInt16:
     return {"uint16_t", "<u2"};

@@ -53,6 +53,10 @@ std::string element_type(DType t) {
     return "i1";
   case DType::Int8:
   case DType::UInt8:
+  case DType::Int2:
+  case DType::Int4:
+  case DType::UInt2:
+  case DType::UInt4: // kernels have none (kernel_dtype)
     return "i8";
   case DType::Int16:
   case DType::UInt16:

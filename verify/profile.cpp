@@ -91,7 +91,8 @@ std::optional<Profile> Profile::parse(const std::string& text, std::string* why)
       for (const std::string& d : split(w.substr(7), ',')) {
         std::optional<core::DType> t = core::dtype_from_name(d);
         if (!t || !core::kernel_dtype(*t))
-          return *why = "unknown dtype '" + d + "'" + (t ? core::kNotKernelDType : ""),
+          return *why =
+                     "unknown dtype '" + d + "'" + (t ? core::not_kernel_note(*t) : std::string()),
                  std::nullopt;
         if (!has(p.dtypes, *t))
           p.dtypes.push_back(*t);

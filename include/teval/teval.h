@@ -32,6 +32,10 @@ enum class DType : uint8_t {
   UInt16,
   UInt32,
   UInt64,
+  Int2,
+  Int4,
+  UInt2,
+  UInt4,
 };
 
 /// The spelling programs use: "float32", "int8", "bool", ...

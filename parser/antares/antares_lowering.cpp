@@ -393,7 +393,7 @@ DType Lowering::dtype_argument(const ast::Expr& e) {
     if (t && core::kernel_dtype(*t))
       return *t;
     throw Error(ErrorKind::Type, e.span,
-                "unknown dtype `" + s->value + "`" + (t ? core::kNotKernelDType : ""));
+                "unknown dtype `" + s->value + "`" + (t ? core::not_kernel_note(*t) : ""));
   }
   if (const auto* c = std::get_if<ast::Call>(&e.node); c && c->method && c->callee == "dtype") {
     check_arguments(*c, 0, 0, {}, "x.dtype()");

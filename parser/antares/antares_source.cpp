@@ -345,7 +345,7 @@ private:
     if (t && core::kernel_dtype(*t))
       return *t;
     throw Error(ErrorKind::Type, span,
-                "unknown dtype \"" + text + "\"" + (t ? core::kNotKernelDType : ""));
+                "unknown dtype \"" + text + "\"" + (t ? core::not_kernel_note(*t) : ""));
   }
 
   void type_dict(const Value& value, InputSpec& spec) {

@@ -282,7 +282,7 @@ private:
         throw Error(ErrorKind::Shape, p.span,
                     "argument " + p.name + " (input " + name + ") is declared " +
                         type_string(declared) + ", but the input given is " + type_string(given));
-      t = given;
+      t = {declared.dtype, given.shape};
     } else if (std::count(declared.shape.begin(), declared.shape.end(), kDynamic)) {
       throw Error(ErrorKind::Shape, p.span,
                   "argument " + p.name + " of type " + type_string(declared) +
@@ -356,13 +356,15 @@ private:
       return map(site, std::move(node), target);
     if (site.op == GraphOp::Scatter)
       return scatter(site, std::move(node), target);
+    if (site.op == GraphOp::SelectAndScatter)
+      return select_and_scatter(site, std::move(node), target);
     if (!site.call->regions.empty() && site.op != GraphOp::Reduce &&
         site.op != GraphOp::ReduceWindow)
       throw Error(ErrorKind::Unsupported, site.call->callee_span,
                   "`" + site.call->callee +
                       "` has a region; teval reads the regions of "
-                      "functions, modules, reduce, reduce_window, if, case, while, sort, map "
-                      "and scatter");
+                      "functions, modules, reduce, reduce_window, if, case, while, sort, map, "
+                      "scatter and select_and_scatter");
     std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
     std::vector<const ast::Expr*> names = result_names(target);
     if (names.size() != results.size())
@@ -510,6 +512,73 @@ private:
   // scatter (spec "scatter"): N inputs, the scatter indices, N updates;
   // the update computation region takes the N current values and the N
   // updates (rank-0) and returns the N new values. Constraints (C1)-(C22).
+  // select_and_scatter (spec "select_and_scatter"): the operand, the source
+  // and the initial value, windows over the padded operand, the select and
+  // scatter regions; checked as (C1)-(C12).
+  void select_and_scatter(const OpSite& site, GraphNode node, const ast::Expr* target) {
+    mlir_detail::only(site, {"window_dimensions", "window_strides", "padding"});
+    if (site.operands.size() != 3)
+      throw Error(ErrorKind::Shape, site.span,
+                  "select_and_scatter takes an operand, a source and an initial value");
+    auto type = [&](size_t i) { return g_.values[static_cast<size_t>(site.operands[i])]; };
+    const ValueType x = type(0), source = type(1), init = type(2), element{x.dtype, {}};
+    auto fail = [&](const std::string& why) {
+      return Error(ErrorKind::Shape, site.span, "select_and_scatter: " + why);
+    };
+    if (source.dtype != x.dtype)
+      throw fail("the source is " + type_string(source) + "; the operand is " + type_string(x) +
+                 " (C1)");
+    if (!init.shape.empty() || init.dtype != x.dtype)
+      throw fail("the initial value is " + type_string(init) + "; it must be " +
+                 type_string(element) + " (C3)");
+    const size_t rank = x.shape.size();
+    auto list = [&](const char* name, size_t count, int64_t fallback, int64_t least) {
+      const ast::Expr* e = mlir_detail::find(site, name, false);
+      if (!e)
+        return std::vector<int64_t>(count, fallback);
+      std::vector<int64_t> v = mlir_detail::flat_ints(*e, name);
+      if (v.size() != count)
+        throw Error(ErrorKind::Shape, e->span,
+                    std::string("select_and_scatter's `") + name + "` has " +
+                        std::to_string(v.size()) + " values; an operand of rank " +
+                        std::to_string(rank) + " needs " + std::to_string(count) + " (C4, C6, C8)");
+      for (int64_t a : v)
+        if (a < least || a > INT32_MAX)
+          throw Error(ErrorKind::Shape, e->span,
+                      std::string("select_and_scatter's `") + name + "` must be in [" +
+                          std::to_string(least) + ", 2^31), not " + std::to_string(a) +
+                          " (C5, C7)");
+      return v;
+    };
+    const std::vector<int64_t> window = list("window_dimensions", rank, 1, 1);
+    const std::vector<int64_t> strides = list("window_strides", rank, 1, 1);
+    const std::vector<int64_t> padding = list("padding", 2 * rank, 0, -INT32_MAX);
+    core::Shape windows;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t padded = padding[2 * d] + x.shape[d] + padding[2 * d + 1];
+      windows.push_back(padded <= 0 || window[d] > padded ? 0
+                                                          : (padded - window[d]) / strides[d] + 1);
+    }
+    if (source.shape != windows)
+      throw fail("the source is " + type_string(source) + "; the operand has windows " +
+                 core::to_string(windows) + " (C2)");
+    if (site.call->regions.size() != 2)
+      throw Error(ErrorKind::Shape, site.span,
+                  "select_and_scatter has two regions, its select and its scatter");
+    std::vector<const ast::Expr*> names = result_names(target);
+    std::string prefix = names.empty() ? "@select_and_scatter" : ast::as_name(*names[0])->id;
+    prefix = prefix.substr(0, prefix.find('#'));
+    node.regions.push_back(region(*site.call->regions[0], {element, element},
+                                  {ValueType{DType::Bool, {}}}, "select_and_scatter's select",
+                                  prefix + "/@0/"));
+    node.regions.push_back(region(*site.call->regions[1], {element, element}, {element},
+                                  "select_and_scatter's scatter", prefix + "/@1/"));
+    node.attrs["window_dimensions"] = window;
+    node.attrs["window_strides"] = strides;
+    node.attrs["padding"] = padding;
+    define_results(site, std::move(node), target, {x});
+  }
+
   void scatter(const OpSite& site, GraphNode node, const ast::Expr* target) {
     mlir_detail::only(site, {"scatter_dimension_numbers", "indices_are_sorted", "unique_indices"});
     mlir_detail::bool_attr(site, "indices_are_sorted", false); // promises, of no meaning here

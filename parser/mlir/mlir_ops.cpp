@@ -614,11 +614,20 @@ public:
     case GraphOp::Sort:
     case GraphOp::Map:
     case GraphOp::Scatter:
+    case GraphOp::SelectAndScatter:
       break; // read with their regions (parser/mlir/mlir.cpp)
-    case GraphOp::BitcastConvert:
+    case GraphOp::BitcastConvert: {
       arity(site, 1);
       only(site, {});
-      return {bitcast_type(site, operand(site, 0))};
+      ValueType r = bitcast_type(site, operand(site, 0));
+      for (DType t : {operand(site, 0).dtype, r.dtype})
+        if (core::carrier(t) != t)
+          throw Error(ErrorKind::Unsupported, site.span,
+                      "bitcast_convert of " + core::mlir_element(t) +
+                          " values is not read: teval reads it between element types of whole "
+                          "bytes");
+      return {r};
+    }
     case GraphOp::ReducePrecision: {
       arity(site, 1);
       only(site, {"exponent_bits", "mantissa_bits", "format"});

@@ -76,7 +76,8 @@ std::optional<DType> element_type(std::string_view name) {
       {"i32", DType::Int32},   {"i64", DType::Int64},     {"ui8", DType::UInt8},
       {"f16", DType::Float16}, {"bf16", DType::BFloat16}, {"f32", DType::Float32},
       {"f64", DType::Float64}, {"ui16", DType::UInt16},   {"ui32", DType::UInt32},
-      {"ui64", DType::UInt64},
+      {"ui64", DType::UInt64}, {"i2", DType::Int2},       {"i4", DType::Int4},
+      {"ui2", DType::UInt2},   {"ui4", DType::UInt4},
   };
   for (const auto& [n, t] : kTypes)
     if (n == name)
@@ -101,8 +102,8 @@ ValueType tensor_type(const ast::Expr& e) {
     throw Error(
         ErrorKind::Unsupported, c->args.back()->span,
         "element type `" + text(*c->args.back()) +
-            "` is not one teval has; it reads i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, "
-            "bf16, f32 and f64");
+            "` is not one teval has; it reads i1, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, "
+            "ui32, ui64, f16, bf16, f32 and f64");
   t.dtype = *dtype;
   for (size_t i = 0; i + 1 < c->args.size(); ++i) {
     const ast::Expr& d = *c->args[i];
@@ -133,7 +134,10 @@ std::string type_string(const ValueType& t) {
 /// The declared type \p declared admits \p actual: same dtype and rank,
 /// equal extents where \p declared is static.
 bool fits(const ValueType& declared, const ValueType& actual) {
-  if (declared.dtype != actual.dtype || declared.shape.size() != actual.shape.size())
+  // An int8 or uint8 array holds values of i2, i4, ui2 and ui4 (checked
+  // when the function runs: ops::evaluate).
+  bool dtype = declared.dtype == actual.dtype || core::carrier(declared.dtype) == actual.dtype;
+  if (!dtype || declared.shape.size() != actual.shape.size())
     return false;
   for (size_t i = 0; i < declared.shape.size(); ++i)
     if (declared.shape[i] != kDynamic && declared.shape[i] != actual.shape[i])

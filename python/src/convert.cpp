@@ -8,10 +8,10 @@ namespace teval::python {
 
 namespace {
 
-const DType kAll[] = {DType::Bool,    DType::Int8,    DType::Int16,   DType::Int32,
-                      DType::Int64,   DType::UInt8,   DType::Float16, DType::BFloat16,
-                      DType::Float32, DType::Float64, DType::UInt16,  DType::UInt32,
-                      DType::UInt64};
+const DType kAll[] = {
+    DType::Bool,    DType::Int8,     DType::Int16,   DType::Int32,   DType::Int64,  DType::UInt8,
+    DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::UInt16, DType::UInt32,
+    DType::UInt64,  DType::Int2,     DType::Int4,    DType::UInt2,   DType::UInt4};
 
 // The numpy dtype that holds \p t's elements.
 py::dtype numpy_dtype(DType t) {
@@ -19,6 +19,8 @@ py::dtype numpy_dtype(DType t) {
   case DType::Bool:
     return py::dtype("bool");
   case DType::Int8:
+  case DType::Int2: // numpy has no narrower integers: int8 and uint8 hold them
+  case DType::Int4:
     return py::dtype("int8");
   case DType::Int16:
     return py::dtype("int16");
@@ -27,6 +29,8 @@ py::dtype numpy_dtype(DType t) {
   case DType::Int64:
     return py::dtype("int64");
   case DType::UInt8:
+  case DType::UInt2:
+  case DType::UInt4:
     return py::dtype("uint8");
   case DType::UInt16:
     return py::dtype("uint16");

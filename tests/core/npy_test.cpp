@@ -149,7 +149,13 @@ TEST(Npy, RoundTripsEveryDtype) {
     core::Tensor t(d, {2, 2});
     t.set(3, core::constant(d, 1));
     core::Tensor back = core::decode_npy(core::encode_npy(t), "t");
-    EXPECT_TRUE(core::identical(t, back));
+    if (core::carrier(d) == d) {
+      EXPECT_TRUE(core::identical(t, back));
+    } else { // int2 ... uint4 travel as int8 and uint8 (docs/SEMANTICS.md)
+      EXPECT_EQ(back.dtype(), core::carrier(d));
+      EXPECT_EQ(back.get(3).i, 1);
+      EXPECT_EQ(back.get(0).i, 0);
+    }
   }
 }
 

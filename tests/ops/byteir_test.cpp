@@ -396,6 +396,7 @@ TEST(MlirElaboration, Errors) {
       "dynamic_slice, dynamic_update_slice, convolution, gather, reduce_window, if, case, while, "
       "sort, map, scatter, "
       "bitcast_convert, reduce_precision, atan2, cbrt, exponential_minus_one, log_plus_one, "
+      "select_and_scatter, "
       "get_dimension_size, "
       "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"

@@ -261,7 +261,7 @@ Definition read_definition(const core::SourceFile& entry) {
     std::optional<core::DType> t = core::dtype_from_name(word);
     if (!t || !core::kernel_dtype(*t))
       throw Error(ErrorKind::Type, word_span,
-                  "unknown dtype `" + word + "`" + (t ? core::kNotKernelDType : ""));
+                  "unknown dtype `" + word + "`" + (t ? core::not_kernel_note(*t) : ""));
     d.dtype = *t;
     read_shape(r, d);
     if (r.keyword("in"))
