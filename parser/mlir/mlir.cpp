@@ -77,6 +77,7 @@ const std::vector<std::pair<std::string_view, GraphOp>>& plain_ops() {
     v.emplace_back("dynamic_broadcast_in_dim", GraphOp::BroadcastInDim);
     v.emplace_back("dynamic_pad", GraphOp::Pad);
     v.emplace_back("dynamic_gather", GraphOp::Gather);
+    v.emplace_back("dynamic_conv", GraphOp::Convolution);
     return v;
   }();
   return ops;

@@ -156,7 +156,7 @@ ConvNumbers numbers_of(const ast::Expr& e, std::string written) {
 } // namespace
 
 ValueType convolution_meaning(const OpSite& site, const ValueType& lhs, const ValueType& rhs,
-                              core::GraphNode& node) {
+                              core::GraphNode& node, const std::vector<int64_t>* padding_operand) {
   const bool pretty = find(site, "dim_numbers", false) != nullptr;
   const char* strides_name = pretty ? "stride" : "window_strides";
   const char* padding_name = pretty ? "pad" : "padding";
@@ -229,7 +229,8 @@ ValueType convolution_meaning(const OpSite& site, const ValueType& lhs, const Va
     return v;
   };
   std::vector<int64_t> strides = window(strides_name, spatial, 1);
-  std::vector<int64_t> padding = window(padding_name, 2 * spatial, 0);
+  std::vector<int64_t> padding =
+      padding_operand ? *padding_operand : window(padding_name, 2 * spatial, 0);
   std::vector<int64_t> lhs_dilation = window(lhs_dilation_name, spatial, 1);
   std::vector<int64_t> rhs_dilation = window(rhs_dilation_name, spatial, 1);
   std::vector<int64_t> reversal = window(reversal_name, spatial, 0);

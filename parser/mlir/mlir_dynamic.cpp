@@ -93,6 +93,32 @@ std::optional<std::vector<ValueType>> alias_meaning(const OpSite& site, const co
     return std::vector<ValueType>{pad_type(site, x, g.values[static_cast<size_t>(site.operands[1])],
                                            amounts[0], amounts[1], amounts[2], node)};
   }
+  if (site.name == "dynamic_conv") { // convolution, its padding a constant operand
+    if (site.operands.size() != 3)
+      throw Error(ErrorKind::Shape, site.span,
+                  "dynamic_conv takes 3 operands (lhs, rhs, padding), not " +
+                      std::to_string(site.operands.size()));
+    const ValueType& lhs = g.values[static_cast<size_t>(site.operands[0])];
+    const ValueType& rhs = g.values[static_cast<size_t>(site.operands[1])];
+    const ValueType& pad = g.values[static_cast<size_t>(site.operands[2])];
+    const int64_t spatial = lhs.shape.size() >= 2 ? static_cast<int64_t>(lhs.shape.size()) - 2 : 0;
+    if (pad.shape != core::Shape{spatial, 2} || !core::is_integer(pad.dtype))
+      throw Error(ErrorKind::Type, site.span,
+                  "dynamic_conv's padding is " + type_string(pad) + ": a tensor<" +
+                      std::to_string(spatial) +
+                      "x2> of integers is needed, a low and a high amount per spatial dimension");
+    const core::Tensor* c = core::constant_value(g, site.operands[2]);
+    if (!c)
+      throw Error(ErrorKind::Unsupported, site.span,
+                  "dynamic_conv's padding is not a constant: teval reads the dynamic forms whose "
+                  "result shape is static and given by constants");
+    std::vector<int64_t> padding;
+    for (int64_t i = 0; i < c->numel(); ++i)
+      padding.push_back(c->get(i).i);
+    node.op = core::GraphOp::Convolution;
+    node.operands.resize(2);
+    return std::vector<ValueType>{convolution_meaning(site, lhs, rhs, node, &padding)};
+  }
   if (site.name == "dynamic_gather") {
     if (site.operands.size() != 3)
       throw Error(ErrorKind::Shape, site.span,

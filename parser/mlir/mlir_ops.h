@@ -47,9 +47,11 @@ core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
 /// input_spatial, kernel_in, kernel_out, kernel_spatial, output_batch,
 /// output_feature, output_spatial), the window (strides, pad_low, pad_high,
 /// lhs_dilation, rhs_dilation, reversal as 0/1) and feature_groups and
-/// batch_groups into \p node.
+/// batch_groups into \p node. dynamic_conv gives its padding operand's
+/// values as \p padding_operand.
 core::ValueType convolution_meaning(const OpSite& site, const core::ValueType& lhs,
-                                    const core::ValueType& rhs, core::GraphNode& node);
+                                    const core::ValueType& rhs, core::GraphNode& node,
+                                    const std::vector<int64_t>* padding_operand = nullptr);
 
 /// gather and dynamic_gather (parser/mlir/mlir_gather.cpp) of \p operand
 /// at \p indices, slices of \p slice_sizes: the result type; node.op set

@@ -4,6 +4,7 @@ specification's definition written out here with numpy (pad, windows,
 reversal, the dot product in teval's documented order, groups by split and
 concatenate) and against torch's conv2d."""
 
+import re
 import subprocess
 
 import numpy as np
@@ -244,3 +245,39 @@ def test_errors_name_the_constraint(tmp_path):
     done = run(tmp_path, program(both, x, w, "tensor<1x2x3x3xf32>", False), [x, w], "interp",
                expect_ok=False)
     assert done.returncode == 1 and "not both above 1" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_dynamic_conv_takes_its_padding_from_a_constant(tmp_path, engine):
+    """dynamic_conv is convolution with the padding as a constant operand
+    (spec "dynamic_conv"): the same values as the specification's formula."""
+    rng = np.random.default_rng(11)
+    done = 0
+    while done < 6:
+        c, ls, rs = random_case(rng)
+        spatial = len(c["strides"])
+        if not spatial:
+            continue
+        lhs = rng.standard_normal(ls).astype(np.float32)
+        rhs = rng.standard_normal(rs).astype(np.float32)
+        want = reference(lhs, rhs, c, np.float32)
+        text = program(c, lhs, rhs, mlir_type(want), False)
+        pad = re.search(r"padding = (dense<.*?> : tensor<\d+x2xi64>), ", text)
+        text = text.replace(pad.group(0), "").replace(
+            '%r = "stablehlo.convolution"(%a, %b)',
+            f'%p = stablehlo.constant {pad.group(1)}\n  %r = "stablehlo.dynamic_conv"(%a, %b, %p)')
+        text = text.replace(f"({mlir_type(lhs)}, {mlir_type(rhs)}) -> {mlir_type(want)}",
+                            f"({mlir_type(lhs)}, {mlir_type(rhs)}, tensor<{spatial}x2xi64>) -> "
+                            f"{mlir_type(want)}")
+        assert_bits(run(tmp_path, text, [lhs, rhs], engine), want)
+        done += 1
+    # Padding that is not a constant has no static result shape.
+    text = ("func.func @main(%a: tensor<1x1x4xf32>, %b: tensor<1x1x2xf32>, %p: tensor<1x2xi64>) "
+            "-> tensor<1x1x3xf32> {\n"
+            '  %r = "stablehlo.dynamic_conv"(%a, %b, %p) {dimension_numbers = '
+            "#stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 1 : i64, "
+            "batch_group_count = 1 : i64} : (tensor<1x1x4xf32>, tensor<1x1x2xf32>, "
+            "tensor<1x2xi64>) -> tensor<1x1x3xf32>\n  return %r : tensor<1x1x3xf32>\n}\n")
+    done = run(tmp_path, text, [np.zeros((1, 1, 4), np.float32), np.zeros((1, 1, 2), np.float32),
+                                np.zeros((1, 2), np.int64)], "interp", expect_ok=False)
+    assert done.returncode == 1 and "dynamic_conv's padding is not a constant" in done.stderr

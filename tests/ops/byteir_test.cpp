@@ -398,7 +398,8 @@ TEST(MlirElaboration, Errors) {
       "bitcast_convert, reduce_precision, atan2, cbrt, exponential_minus_one, log_plus_one, "
       "select_and_scatter, "
       "get_dimension_size, "
-      "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather\n"
+      "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather, "
+      "dynamic_conv\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"
       "       ^~~~~~~~~~~~~\n");
   EXPECT_EQ(error_of("  return %a : tensor<4x8xf32>\n", "%a: tensor<?x8xf32>"),
