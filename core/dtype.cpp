@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 
 #include "core/error.h"
+#include "core/numeric.h"
 
 #include <limits>
 
@@ -63,6 +64,16 @@ int promotion_rank(DType t) {
     return 1;
   case DType::Float16:
   case DType::BFloat16:
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
+  case DType::Float8E4M3:
+  case DType::Float8E3M4:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float8E4M3B11FNUZ:
+  case DType::Float6E2M3FN:
+  case DType::Float6E3M2FN:
+  case DType::Float4E2M1FN:
     return 2;
   case DType::Float32:
     return 3;
@@ -126,10 +137,7 @@ int64_t int_min(DType t) {
     return std::numeric_limits<int32_t>::min();
   case DType::Int64:
     return std::numeric_limits<int64_t>::min();
-  case DType::Float16:
-  case DType::BFloat16:
-  case DType::Float32:
-  case DType::Float64:
+  default: // the floats
     break;
   }
   TEVAL_UNREACHABLE("int_min of a floating dtype");
@@ -163,10 +171,7 @@ int64_t int_max(DType t) {
     return 3;
   case DType::UInt4:
     return 15;
-  case DType::Float16:
-  case DType::BFloat16:
-  case DType::Float32:
-  case DType::Float64:
+  default: // the floats
     break;
   }
   TEVAL_UNREACHABLE("int_max of a floating dtype or of uint64");
@@ -182,6 +187,17 @@ double float_max(DType t) {
     return std::numeric_limits<float>::max();
   case DType::Float64:
     return std::numeric_limits<double>::max();
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
+  case DType::Float8E4M3:
+  case DType::Float8E3M4:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float8E4M3B11FNUZ:
+  case DType::Float6E2M3FN:
+  case DType::Float6E3M2FN:
+  case DType::Float4E2M1FN:
+    return minifloat(t)->max;
   case DType::Bool:
   case DType::Int8:
   case DType::Int16:

@@ -75,8 +75,7 @@ inline bool is_unsigned(DType t) {
 /// native references of MLIR functions' ops take (docs/SEMANTICS.md,
 /// "Element types of MLIR functions").
 inline bool kernel_dtype(DType t) {
-  return t != DType::UInt64 && t != DType::Int2 && t != DType::Int4 && t != DType::UInt2 &&
-         t != DType::UInt4;
+  return static_cast<int>(t) <= static_cast<int>(DType::UInt32); // the rows after are not
 }
 /// What a message adds after naming \p t, a dtype kernels do not have.
 inline std::string not_kernel_note(DType t) {
@@ -84,7 +83,7 @@ inline std::string not_kernel_note(DType t) {
   return " (" + n + " is an element type of MLIR functions only: einstein_v2 and Tile programs " +
          "have no " + n + ")";
 }
-/// Width in bits of an integer or bool dtype (4 for int4, 8 for bool).
+/// Width in bits of a dtype (4 for int4 and float4_e2m1fn, 8 for bool).
 inline int bit_width(DType t) {
   switch (t) {
   case DType::Int2:
@@ -92,15 +91,31 @@ inline int bit_width(DType t) {
     return 2;
   case DType::Int4:
   case DType::UInt4:
+  case DType::Float4E2M1FN:
     return 4;
+  case DType::Float6E2M3FN:
+  case DType::Float6E3M2FN:
+    return 6;
   default:
     return size_bytes(t) * 8;
   }
 }
 /// The dtype whose .npy files and numpy arrays hold \p t's values: int8
-/// for int2 and int4, uint8 for uint2 and uint4, else \p t itself.
+/// for int2 and int4, uint8 for uint2 and uint4, float32 for the floats
+/// narrower than 16 bits, else \p t itself.
 inline DType carrier(DType t) {
   switch (t) {
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
+  case DType::Float8E4M3:
+  case DType::Float8E3M4:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float8E4M3B11FNUZ:
+  case DType::Float6E2M3FN:
+  case DType::Float6E3M2FN:
+  case DType::Float4E2M1FN:
+    return DType::Float32;
   case DType::Int2:
   case DType::Int4:
     return DType::Int8;

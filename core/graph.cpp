@@ -37,6 +37,26 @@ std::string mlir_element(DType t) {
     return "f32";
   case DType::Float64:
     return "f64";
+  case DType::Float8E4M3FN:
+    return "f8E4M3FN";
+  case DType::Float8E5M2:
+    return "f8E5M2";
+  case DType::Float8E4M3:
+    return "f8E4M3";
+  case DType::Float8E3M4:
+    return "f8E3M4";
+  case DType::Float8E4M3FNUZ:
+    return "f8E4M3FNUZ";
+  case DType::Float8E5M2FNUZ:
+    return "f8E5M2FNUZ";
+  case DType::Float8E4M3B11FNUZ:
+    return "f8E4M3B11FNUZ";
+  case DType::Float6E2M3FN:
+    return "f6E2M3FN";
+  case DType::Float6E3M2FN:
+    return "f6E3M2FN";
+  case DType::Float4E2M1FN:
+    return "f4E2M1FN";
   default:
     return (is_unsigned(t) ? "ui" : "i") + std::to_string(bit_width(t));
   }

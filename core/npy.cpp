@@ -300,7 +300,18 @@ std::string npy_header(DType dtype, const Shape& dims) {
   return out + dict;
 }
 
+Tensor npy_form(const Tensor& t) {
+  if (size_bytes(carrier(t.dtype())) == size_bytes(t.dtype()))
+    return t;
+  Tensor wide(carrier(t.dtype()), t.shape()); // a minifloat's values, exactly
+  for (int64_t i = 0; i < t.numel(); ++i)
+    wide.set(i, Scalar::of_float(wide.dtype(), t.get(i).f));
+  return wide;
+}
+
 std::string encode_npy(const Tensor& t) {
+  if (size_bytes(carrier(t.dtype())) != size_bytes(t.dtype()))
+    return encode_npy(npy_form(t));
   std::string out = npy_header(t.dtype(), t.shape());
   out.append(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
   return out;

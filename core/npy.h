@@ -22,6 +22,9 @@ Tensor read_npy(const std::string& path);
 /// Encodes \p t as a version 1.0 .npy file (2.0 when the header needs it),
 /// header padded to a multiple of 64 bytes as numpy does.
 std::string encode_npy(const Tensor& t);
+/// \p t as its .npy file holds it: the minifloats widened to float32
+/// (core::carrier), every other tensor as it is.
+Tensor npy_form(const Tensor& t);
 
 /// The header encode_npy() writes for a tensor of \p dtype and \p shape
 /// (magic, version, length and the padded dict), without the data.

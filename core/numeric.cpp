@@ -18,6 +18,8 @@ struct Format {
 };
 
 Format format_of(DType t) {
+  if (const MiniFloat* m = minifloat(t))
+    return {m->mantissa_bits + 1, 1 - m->bias};
   switch (t) {
   case DType::Float16:
     return {11, -14};
@@ -34,12 +36,7 @@ Format format_of(DType t) {
   case DType::Int64:
   case DType::UInt8:
   case DType::UInt16:
-  case DType::UInt32:
-  case DType::UInt64:
-  case DType::Int2:
-  case DType::Int4:
-  case DType::UInt2:
-  case DType::UInt4:
+  default:
     break;
   }
   TEVAL_UNREACHABLE("format of an integer dtype");
@@ -59,7 +56,114 @@ double round_magnitude(double a, Format fmt) {
   return std::ldexp(whole, quantum);
 }
 
+// The largest finite value of a format: the top exponent is finite but
+// for IEEE formats, and its top mantissa but for NanOnly ones.
+constexpr double max_of(int e, int m, int bias, MiniFloat::Special s) {
+  int top = (1 << e) - 1 - bias; // the largest exponent field, unbiased
+  double mantissa = 2.0;         // 1.111...1 = 2 - 2^-m
+  double ulp = 1.0;
+  for (int i = 0; i < m; ++i)
+    ulp /= 2;
+  mantissa -= ulp;
+  if (s == MiniFloat::Special::Ieee)
+    top -= 1;
+  if (s == MiniFloat::Special::NanOnly)
+    mantissa -= ulp;
+  double v = mantissa;
+  for (int i = 0; i < (top < 0 ? -top : top); ++i)
+    v = top < 0 ? v / 2 : v * 2;
+  return v;
+}
+
+constexpr MiniFloat mini(int e, int m, int bias, MiniFloat::Special s) {
+  return {e, m, bias, s, max_of(e, m, bias, s)};
+}
+
 } // namespace
+
+const MiniFloat* minifloat(DType t) {
+  using S = MiniFloat::Special;
+  static constexpr MiniFloat kE4M3FN = mini(4, 3, 7, S::NanOnly), kE5M2 = mini(5, 2, 15, S::Ieee),
+                             kE4M3 = mini(4, 3, 7, S::Ieee), kE3M4 = mini(3, 4, 3, S::Ieee),
+                             kE4M3FNUZ = mini(4, 3, 8, S::NegZero),
+                             kE5M2FNUZ = mini(5, 2, 16, S::NegZero),
+                             kE4M3B11FNUZ = mini(4, 3, 11, S::NegZero),
+                             kE2M3FN = mini(2, 3, 1, S::None), kE3M2FN = mini(3, 2, 3, S::None),
+                             kE2M1FN = mini(2, 1, 1, S::None);
+  switch (t) {
+  case DType::Float8E4M3FN:
+    return &kE4M3FN;
+  case DType::Float8E5M2:
+    return &kE5M2;
+  case DType::Float8E4M3:
+    return &kE4M3;
+  case DType::Float8E3M4:
+    return &kE3M4;
+  case DType::Float8E4M3FNUZ:
+    return &kE4M3FNUZ;
+  case DType::Float8E5M2FNUZ:
+    return &kE5M2FNUZ;
+  case DType::Float8E4M3B11FNUZ:
+    return &kE4M3B11FNUZ;
+  case DType::Float6E2M3FN:
+    return &kE2M3FN;
+  case DType::Float6E3M2FN:
+    return &kE3M2FN;
+  case DType::Float4E2M1FN:
+    return &kE2M1FN;
+  default:
+    return nullptr;
+  }
+}
+
+uint8_t minifloat_bits(DType t, double x) {
+  const MiniFloat& f = *minifloat(t);
+  using S = MiniFloat::Special;
+  const int e = f.exponent_bits, m = f.mantissa_bits;
+  const unsigned top = (1u << e) - 1, sign = std::signbit(x) ? 1u << (e + m) : 0;
+  if (std::isnan(x)) {
+    if (f.special == S::NegZero)
+      return 0x80;
+    if (f.special == S::NanOnly)
+      return static_cast<uint8_t>(sign | (top << m) | ((1u << m) - 1));
+    return static_cast<uint8_t>(sign | (top << m) | (1u << (m - 1))); // Ieee: quiet
+  }
+  if (std::isinf(x))
+    return static_cast<uint8_t>(sign | (top << m)); // Ieee only: the others have none
+  const double a = std::fabs(x);
+  if (a == 0)
+    return static_cast<uint8_t>(f.special == S::NegZero ? 0 : sign);
+  int exponent = 0;
+  std::frexp(a, &exponent); // a = 0.5..1 * 2^exponent
+  int biased = exponent - 1 + f.bias;
+  if (biased <= 0) // subnormal: a multiple of 2^(1 - bias - m)
+    return static_cast<uint8_t>(sign | static_cast<unsigned>(std::ldexp(a, f.bias - 1 + m)));
+  const auto mantissa =
+      static_cast<unsigned>(std::ldexp(a, m - (exponent - 1)) - std::ldexp(1.0, m));
+  return static_cast<uint8_t>(sign | (static_cast<unsigned>(biased) << m) | mantissa);
+}
+
+double minifloat_value(DType t, uint8_t bits) {
+  const MiniFloat& f = *minifloat(t);
+  using S = MiniFloat::Special;
+  const int e = f.exponent_bits, m = f.mantissa_bits;
+  const unsigned top = (1u << e) - 1;
+  bits &= static_cast<uint8_t>((1u << (e + m + 1)) - 1);
+  const bool negative = (bits >> (e + m)) & 1;
+  const unsigned exponent = (bits >> m) & top, mantissa = bits & ((1u << m) - 1);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (f.special == S::NegZero && bits == 0x80)
+    return nan;
+  if (f.special == S::Ieee && exponent == top)
+    return mantissa ? std::copysign(nan, negative ? -1.0 : 1.0)
+                    : (negative ? -1 : 1) * std::numeric_limits<double>::infinity();
+  if (f.special == S::NanOnly && exponent == top && mantissa == (1u << m) - 1)
+    return std::copysign(nan, negative ? -1.0 : 1.0);
+  double v = exponent == 0
+                 ? std::ldexp(mantissa, 1 - f.bias - m)
+                 : std::ldexp(mantissa + (1u << m), static_cast<int>(exponent) - f.bias - m);
+  return negative ? -v : v;
+}
 
 Scalar Scalar::of_int(DType t, int64_t v) {
   TEVAL_ASSERT(!is_float(t), "of_int with a floating dtype");
@@ -88,6 +192,21 @@ bool identical(const Scalar& a, const Scalar& b) {
 }
 
 double round_float(DType t, double x) {
+  if (const MiniFloat* m = minifloat(t)) {
+    using S = MiniFloat::Special;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(x)) // FNUZ formats have one NaN, of no sign
+      return m->special == S::None ? 0.0 : m->special == S::NegZero ? nan : x;
+    double r = std::isinf(x) ? std::numeric_limits<double>::infinity()
+                             : (x == 0 ? 0.0 : round_magnitude(std::fabs(x), format_of(t)));
+    if (r > m->max)
+      r = m->special == S::Ieee   ? std::numeric_limits<double>::infinity()
+          : m->special == S::None ? m->max
+                                  : nan;
+    if (m->special == S::NegZero && (r == 0 || std::isnan(r)))
+      return r == 0 ? 0.0 : nan;
+    return std::copysign(r, x);
+  }
   if (t == DType::Float64 || std::isnan(x) || std::isinf(x) || x == 0)
     return x;
   if (t == DType::Float32)

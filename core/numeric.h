@@ -71,15 +71,10 @@ inline int64_t wrap_int(DType t, int64_t v) {
     return v & 3;
   case DType::UInt4:
     return v & 15;
-  case DType::Int64:
-  case DType::UInt64:
-  case DType::Float16:
-  case DType::BFloat16:
-  case DType::Float32:
-  case DType::Float64:
+  default: // int64, uint64; floating dtypes never reach here
     break;
   }
-  return v; // int64 and uint64; floating dtypes never reach here
+  return v;
 }
 
 /// Wrapping integer arithmetic, computed in unsigned 64-bit and wrapped to t.
@@ -95,8 +90,33 @@ inline int64_t wrapping_mul(DType t, int64_t a, int64_t b) {
 
 /// \p x rounded to the nearest value of floating dtype \p t, ties to even;
 /// beyond the largest finite value (after rounding) it becomes infinity.
-/// NaN stays NaN (sign preserved), zeros keep their sign.
+/// NaN stays NaN (sign preserved), zeros keep their sign. The minifloats
+/// without infinity give NaN there instead, and those without NaN the
+/// largest finite value of the sign (infinity too); NaN into one of those
+/// becomes +0 (the OCP MX specification leaves it to implementations), and
+/// the FNUZ formats have no -0 (it is +0).
 double round_float(DType t, double x);
+
+/// A float format narrower than 16 bits (StableHLO's f8E4M3FN ... f4E2M1FN;
+/// docs/SEMANTICS.md): exponent and mantissa bits, the bias, and what the
+/// encodings beyond the finite values mean.
+struct MiniFloat {
+  enum class Special : uint8_t {
+    Ieee,    // the largest exponent is infinity (mantissa 0) and NaN
+    NanOnly, // no infinity; the largest exponent and mantissa are NaN ("FN")
+    NegZero, // no infinity, no -0: its encoding 0x80 is the NaN ("FNUZ")
+    None,    // neither infinity nor NaN (the MX types "FN" of 6 and 4 bits)
+  };
+  int exponent_bits, mantissa_bits, bias;
+  Special special;
+  double max; // the largest finite value
+};
+/// \p t's format, or nullptr for the other dtypes.
+const MiniFloat* minifloat(DType t);
+/// The bits of \p x, a value of minifloat \p t (NaN: its one NaN
+/// encoding; the sign of a NaN kept where the format has two).
+uint8_t minifloat_bits(DType t, double x);
+double minifloat_value(DType t, uint8_t bits);
 
 /// IEEE binary16 bits of \p x, which must already be a float16 value.
 uint16_t float16_bits(double x);

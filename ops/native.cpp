@@ -78,6 +78,17 @@ private:
     TEVAL_ASSERT(core::carrier(t) == given.dtype(), "an input of another dtype");
     Tensor out(t, given.shape());
     for (int64_t k = 0; k < given.numel(); ++k) {
+      if (core::is_float(t)) { // a minifloat given as float32: each value one of t's
+        const Scalar x = given.get(k), v = Scalar::of_float(t, x.f);
+        if (!(std::isnan(x.f) && std::isnan(v.f)) &&
+            (v.f != x.f || std::signbit(v.f) != std::signbit(x.f)))
+          throw core::Error(core::ErrorKind::Range, g_.input_spans[i],
+                            "input " + core::graph_input_name(i) + " holds " +
+                                core::format_scalar(x) + " at element " + std::to_string(k) +
+                                ", which is not a value of " + core::mlir_element(t));
+        out.set(k, v);
+        continue;
+      }
       const int64_t v = given.get(k).i;
       if (v < core::int_min(t) || v > core::int_max(t))
         throw core::Error(core::ErrorKind::Range, g_.input_spans[i],

@@ -36,6 +36,16 @@ enum class DType : uint8_t {
   Int4,
   UInt2,
   UInt4,
+  Float8E4M3FN,
+  Float8E5M2,
+  Float8E4M3,
+  Float8E3M4,
+  Float8E4M3FNUZ,
+  Float8E5M2FNUZ,
+  Float8E4M3B11FNUZ,
+  Float6E2M3FN,
+  Float6E3M2FN,
+  Float4E2M1FN,
 };
 
 /// The spelling programs use: "float32", "int8", "bool", ...

@@ -40,13 +40,13 @@ std::optional<Number> number(const ast::Expr& e) {
 /// A float of \p t from its bit pattern `0x7FC00000` (MLIR's spelling of
 /// NaN and infinities in dense attributes).
 core::Scalar float_from_bits(DType t, uint64_t bits, Span span) {
-  int width = core::size_bytes(t) * 8;
+  int width = core::bit_width(t);
   if (width < 64 && bits >> width)
     throw Error(ErrorKind::Range, span,
                 "bit pattern does not fit the " + std::to_string(width) + " bits of " +
                     core::to_string(t));
   core::Tensor one(t, {});
-  std::memcpy(one.bytes().data(), &bits, static_cast<size_t>(width / 8));
+  std::memcpy(one.bytes().data(), &bits, static_cast<size_t>(core::size_bytes(t)));
   return one.get(0);
 }
 
@@ -72,12 +72,34 @@ void flatten(const ast::Expr& e, const Shape& shape, size_t dim,
 
 std::optional<DType> element_type(std::string_view name) {
   static const std::pair<std::string_view, DType> kTypes[] = {
-      {"i1", DType::Bool},     {"i8", DType::Int8},       {"i16", DType::Int16},
-      {"i32", DType::Int32},   {"i64", DType::Int64},     {"ui8", DType::UInt8},
-      {"f16", DType::Float16}, {"bf16", DType::BFloat16}, {"f32", DType::Float32},
-      {"f64", DType::Float64}, {"ui16", DType::UInt16},   {"ui32", DType::UInt32},
-      {"ui64", DType::UInt64}, {"i2", DType::Int2},       {"i4", DType::Int4},
-      {"ui2", DType::UInt2},   {"ui4", DType::UInt4},
+      {"i1", DType::Bool},
+      {"i8", DType::Int8},
+      {"i16", DType::Int16},
+      {"i32", DType::Int32},
+      {"i64", DType::Int64},
+      {"ui8", DType::UInt8},
+      {"f16", DType::Float16},
+      {"bf16", DType::BFloat16},
+      {"f32", DType::Float32},
+      {"f64", DType::Float64},
+      {"ui16", DType::UInt16},
+      {"ui32", DType::UInt32},
+      {"ui64", DType::UInt64},
+      {"i2", DType::Int2},
+      {"i4", DType::Int4},
+      {"ui2", DType::UInt2},
+      {"ui4", DType::UInt4},
+      {"f8E4M3FN", DType::Float8E4M3FN},
+      {"f8E5M2", DType::Float8E5M2},
+      {"f8E4M3", DType::Float8E4M3},
+      {"f8E3M4", DType::Float8E3M4},
+      {"f8E4M3FNUZ", DType::Float8E4M3FNUZ},
+      {"f8E5M2FNUZ", DType::Float8E5M2FNUZ},
+      {"f8E4M3B11FNUZ", DType::Float8E4M3B11FNUZ},
+      {"f6E2M3FN", DType::Float6E2M3FN},
+      {"f6E3M2FN", DType::Float6E3M2FN},
+      {"f4E2M1FN", DType::Float4E2M1FN},
+
   };
   for (const auto& [n, t] : kTypes)
     if (n == name)
@@ -103,7 +125,8 @@ ValueType tensor_type(const ast::Expr& e) {
         ErrorKind::Unsupported, c->args.back()->span,
         "element type `" + text(*c->args.back()) +
             "` is not one teval has; it reads i1, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, "
-            "ui32, ui64, f16, bf16, f32 and f64");
+            "ui32, ui64, f4E2M1FN, f6E2M3FN, f6E3M2FN, f8E3M4, f8E4M3, f8E4M3FN, f8E4M3FNUZ, "
+            "f8E4M3B11FNUZ, f8E5M2, f8E5M2FNUZ, f16, bf16, f32 and f64");
   t.dtype = *dtype;
   for (size_t i = 0; i + 1 < c->args.size(); ++i) {
     const ast::Expr& d = *c->args[i];

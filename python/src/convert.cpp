@@ -46,6 +46,19 @@ py::dtype numpy_dtype(DType t) {
     return py::dtype("float32");
   case DType::Float64:
     return py::dtype("float64");
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
+  case DType::Float8E4M3:
+  case DType::Float8E3M4:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float8E4M3B11FNUZ:
+  case DType::Float6E2M3FN:
+  case DType::Float6E3M2FN:
+  case DType::Float4E2M1FN:
+    throw py::type_error("values of " + std::string(teval::name(t)) +
+                         " have no numpy dtype in this module; teval run -o writes them as "
+                         "float32 .npy files");
   }
   throw std::logic_error("unknown dtype");
 }

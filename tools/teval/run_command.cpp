@@ -37,6 +37,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -334,10 +335,15 @@ void evaluate_within(const Options& o, const core::SourceFile& file,
 // `teval run FILE.mlir`: the native references on the interpreter, the
 // decomposition on the other engines and --exact.
 // `dir/name.npy` holding \p t, its elements written from the tensor itself:
-// \p t must outlive files.commit().
+// \p t must outlive files.commit(); a minifloat's float32 form is kept in
+// \p widened until then.
 void add_npy(core::OutputSet& files, const std::string& dir, const std::string& name,
-             const core::Tensor& t) {
-  files.add(dir, name + ".npy", core::npy_header(t.dtype(), t.shape()), t.bytes());
+             const core::Tensor& t, std::deque<core::Tensor>& widened) {
+  const core::Tensor* held = &t;
+  if (core::carrier(t.dtype()) != t.dtype() &&
+      core::size_bytes(core::carrier(t.dtype())) != core::size_bytes(t.dtype()))
+    held = &widened.emplace_back(core::npy_form(t));
+  files.add(dir, name + ".npy", core::npy_header(held->dtype(), held->shape()), held->bytes());
 }
 
 // `DIR/values.json` for --dump-values: every value of \p g, in order of
@@ -416,12 +422,13 @@ int run_mlir(const Options& o) {
     evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, kernel, kernel_inputs); });
   }
   core::OutputSet files;
+  std::deque<core::Tensor> widened;
   if (o.out_dir)
     for (size_t i = 0; i < results; ++i)
-      add_npy(files, *o.out_dir, core::graph_output_name(i), outputs[i]);
+      add_npy(files, *o.out_dir, core::graph_output_name(i), outputs[i], widened);
   if (o.save_inputs)
     for (size_t i = 0; i < inputs.size(); ++i)
-      add_npy(files, *o.save_inputs, core::graph_input_name(i), inputs[i]);
+      add_npy(files, *o.save_inputs, core::graph_input_name(i), inputs[i], widened);
   std::string manifest;
   if (o.dump_values) {
     // DIR/0.npy for %0, DIR/2/0.npy for %0 of the call defining %2 (a
@@ -447,7 +454,7 @@ int run_mlir(const Options& o) {
       size_t slash = file.rfind('/');
       add_npy(files,
               *o.dump_values + (slash == std::string::npos ? "" : "/" + file.substr(0, slash)),
-              file.substr(slash + 1), outputs[results + v]);
+              file.substr(slash + 1), outputs[results + v], widened);
     }
     manifest = values_json(function, names);
     files.add(*o.dump_values, "values.json", manifest);
@@ -504,13 +511,15 @@ int run(const Options& o) {
   evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, kernel, inputs); });
   // Every file is written, or none (core::OutputSet).
   core::OutputSet files;
+  std::deque<core::Tensor> widened; // none: kernels have no minifloats
   if (o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
-      add_npy(files, *o.out_dir, kernel.tensors[kernel.outputs[i]].name, outputs[i]);
+      add_npy(files, *o.out_dir, kernel.tensors[kernel.outputs[i]].name, outputs[i], widened);
   std::vector<int> ids = interp::input_ids(kernel);
   if (o.save_inputs)
     for (size_t i = 0; i < inputs.size(); ++i)
-      add_npy(files, *o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name, inputs[i]);
+      add_npy(files, *o.save_inputs, kernel.tensors[static_cast<size_t>(ids[i])].name, inputs[i],
+              widened);
   files.commit();
   if (o.print || !o.out_dir)
     for (size_t i = 0; i < outputs.size(); ++i)
