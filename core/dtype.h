@@ -71,11 +71,12 @@ inline bool is_unsigned(DType t) {
   return kind(t) == DTypeKind::Unsigned;
 }
 /// Whether kernels (einstein_v2 and Tile programs, the Kernel IR every
-/// engine runs) have dtype \p t: every dtype but uint64, which only the
-/// native references of MLIR functions' ops take (docs/SEMANTICS.md,
-/// "Element types of MLIR functions").
+/// engine runs) have dtype \p t: the rows of dtype.def up to uint32. The
+/// rows after them (uint64, the integers narrower than a byte, the floats
+/// narrower than 16 bits) only the native references of MLIR functions'
+/// ops take (docs/SEMANTICS.md, "Values and dtypes").
 inline bool kernel_dtype(DType t) {
-  return static_cast<int>(t) <= static_cast<int>(DType::UInt32); // the rows after are not
+  return static_cast<int>(t) <= static_cast<int>(DType::UInt32);
 }
 /// What a message adds after naming \p t, a dtype kernels do not have.
 inline std::string not_kernel_note(DType t) {
