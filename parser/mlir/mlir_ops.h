@@ -108,4 +108,18 @@ core::ValueType dynamic_update_slice_meaning(const OpSite& site,
 std::optional<std::vector<core::ValueType>> alias_meaning(const OpSite& site, const core::Graph& g,
                                                           core::GraphNode& node);
 
+/// scatter (parser/mlir/mlir_scatter.cpp) of \p operands (N inputs, the
+/// scatter indices, N updates), checked as (C1)-(C22): the dimension
+/// numbers into \p node; the update computation's parameter types (the N
+/// inputs' and then the N updates' elements, rank 0).
+std::vector<core::ValueType> scatter_meaning(const OpSite& site,
+                                             const std::vector<core::ValueType>& operands,
+                                             core::GraphNode& node);
+/// select_and_scatter (parser/mlir/mlir_scatter.cpp) of \p operands (the
+/// operand, the source, the initial value), checked as (C1)-(C12): the
+/// window attributes into \p node; the element type its regions take.
+core::ValueType select_and_scatter_meaning(const OpSite& site,
+                                           const std::vector<core::ValueType>& operands,
+                                           core::GraphNode& node);
+
 } // namespace teval::parser::mlir_detail
