@@ -70,7 +70,8 @@ public:
 
 private:
   // Input i as the graph's type: an int8 or uint8 tensor holding i2, i4,
-  // ui2 or ui4 values (core::carrier) converted, each value checked.
+  // ui2 or ui4 values, or a float32 one holding a minifloat's
+  // (core::carrier), converted, each value checked to be one of the type.
   Tensor narrowed(size_t i, const Tensor& given) const {
     const DType t = g_.values[static_cast<size_t>(g_.inputs[i])].dtype;
     if (given.dtype() == t)
