@@ -64,16 +64,7 @@ int promotion_rank(DType t) {
     return 1;
   case DType::Float16:
   case DType::BFloat16:
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     return 2;
   case DType::Float32:
     return 3;
@@ -187,16 +178,7 @@ double float_max(DType t) {
     return std::numeric_limits<float>::max();
   case DType::Float64:
     return std::numeric_limits<double>::max();
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     return minifloat(t)->max;
   case DType::Bool:
   case DType::Int8:

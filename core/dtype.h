@@ -14,6 +14,21 @@ enum class DType : uint8_t {
 #include "core/dtype.def"
 };
 
+/// The case labels of the floats narrower than 16 bits (dtype.def's
+/// minifloat rows), for the switches that name every dtype:
+/// `TEVAL_MINIFLOAT_CASES: return ...;`.
+#define TEVAL_MINIFLOAT_CASES                                                                      \
+  case DType::Float8E4M3FN:                                                                        \
+  case DType::Float8E5M2:                                                                          \
+  case DType::Float8E4M3:                                                                          \
+  case DType::Float8E3M4:                                                                          \
+  case DType::Float8E4M3FNUZ:                                                                      \
+  case DType::Float8E5M2FNUZ:                                                                      \
+  case DType::Float8E4M3B11FNUZ:                                                                   \
+  case DType::Float6E2M3FN:                                                                        \
+  case DType::Float6E3M2FN:                                                                        \
+  case DType::Float4E2M1FN
+
 /// How a dtype's bits are interpreted.
 enum class DTypeKind : uint8_t { Bool, Signed, Unsigned, Float };
 
@@ -106,16 +121,7 @@ inline int bit_width(DType t) {
 /// narrower than 16 bits, else \p t itself.
 inline DType carrier(DType t) {
   switch (t) {
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     return DType::Float32;
   case DType::Int2:
   case DType::Int4:

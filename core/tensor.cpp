@@ -203,16 +203,7 @@ Scalar Tensor::get(int64_t flat) const {
   case DType::BFloat16:
     s.f = bfloat16_value(load<uint16_t>(p));
     break;
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     s.f = minifloat_value(dtype_, load<uint8_t>(p));
     break;
   case DType::Float32:
@@ -260,16 +251,7 @@ void Tensor::set(int64_t flat, const Scalar& v) {
   case DType::BFloat16:
     store(p, bfloat16_bits(v.f));
     break;
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     store(p, minifloat_bits(dtype_, v.f));
     break;
   case DType::Float32:

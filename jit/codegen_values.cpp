@@ -31,16 +31,7 @@ llvm::Type* Codegen::reg(DType t) {
   case DType::Float16:
   case DType::BFloat16:
   case DType::Float32:
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     return b_.getFloatTy(); // the minifloats: kernels have none (kernel_dtype)
   case DType::Float64:
     return b_.getDoubleTy();

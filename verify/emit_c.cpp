@@ -56,16 +56,7 @@ Layout layout(DType t) {
     return {"uint16_t", "<V2"};
   case DType::Float32:
     return {"float", "<f4"};
-  case DType::Float8E4M3FN:
-  case DType::Float8E5M2:
-  case DType::Float8E4M3:
-  case DType::Float8E3M4:
-  case DType::Float8E4M3FNUZ:
-  case DType::Float8E5M2FNUZ:
-  case DType::Float8E4M3B11FNUZ:
-  case DType::Float6E2M3FN:
-  case DType::Float6E3M2FN:
-  case DType::Float4E2M1FN:
+  TEVAL_MINIFLOAT_CASES:
     TEVAL_UNREACHABLE("kernels have no minifloats (kernel_dtype)");
   case DType::Float64:
     return {"double", "<f8"};
