@@ -29,10 +29,12 @@ def tensor_type(a):
     return f"tensor<{dims}{MLIR_TYPES[a.dtype.type]}>"
 
 
-def run(tmp_path, body, inputs, result, engine):
-    """Runs `func.func @main(args) -> result { body }` on `inputs`; returns
-    (exit status, result0 or None, stderr)."""
-    args = ", ".join(f"%arg{i}: {tensor_type(a)}" for i, a in enumerate(inputs))
+def run(tmp_path, body, inputs, result, engine, types=None):
+    """Runs `func.func @main(args) -> result { body }` on `inputs` (the
+    arguments of `types`, or of the arrays' own types); returns (exit
+    status, result0 or None, stderr)."""
+    types = types or [tensor_type(a) for a in inputs]
+    args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(types))
     text = f"func.func @main({args}) -> {result} {{\n{body}\n}}\n"
     src = tmp_path / "f.mlir"
     src.write_text(text)

@@ -13,9 +13,7 @@ import math
 import numpy as np
 import pytest
 
-import subprocess
-
-from test_stablehlo import assert_bits, rng, run, teval
+from test_stablehlo import assert_bits, rng, run
 
 # MLIR name: (exponent bits, mantissa bits, bias, special)
 # special: "ieee" (inf and NaN), "fn" (the all-ones encoding is NaN, no
@@ -89,22 +87,6 @@ def round_to(name, x):
     return math.copysign(r, x)
 
 
-def run_typed(tmp_path, body, inputs, types, result, engine="interp"):
-    """run() with the arguments' MLIR types given (float32 arrays carry the
-    minifloats)."""
-    args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(types))
-    (tmp_path / "m.mlir").write_text(f"func.func @main({args}) -> {result} {{\n{body}\n}}\n")
-    command = [teval(), "run", str(tmp_path / "m.mlir"), "--engine", engine,
-               "-o", str(tmp_path / "out")]
-    for i, a in enumerate(inputs):
-        np.save(tmp_path / f"arg{i}.npy", a)
-        command += ["-i", f"arg{i}={tmp_path / f'arg{i}.npy'}"]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode:
-        return done.returncode, None, done.stderr
-    return 0, np.load(tmp_path / "out" / "result0.npy"), done.stderr
-
-
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_every_bit_pattern(tmp_path, name):
     e, m, _, _ = FORMATS[name]
@@ -145,7 +127,7 @@ def test_arithmetic_rounds_once(tmp_path, name):
     t = f"tensor<{a.size}x{name}>"
     body = (f"  %0 = stablehlo.add %arg0, %arg1 : {t}\n  %1 = stablehlo.multiply %arg0, %arg1 : "
             f"{t}\n  %2 = stablehlo.add %0, %1 : {t}\n  return %2 : {t}")
-    status, got, err = run_typed(tmp_path, body, [a, b], [t, t], t)
+    status, got, err = run(tmp_path, body, [a, b], t, "interp", [t, t])
     assert status == 0, err
     # The sum and the product of two values of 4 significant bits are exact
     # in float64: one rounding each, as the ops do.
@@ -157,18 +139,17 @@ def test_arithmetic_rounds_once(tmp_path, name):
 def test_inputs_must_hold_values_of_the_type(tmp_path):
     t = "tensor<3xf8E4M3FN>"
     body = f"  return %arg0 : {t}"
-    status, got, err = run_typed(tmp_path, body, [np.array([1.0, 448.0, 0.1015625], np.float32)],
-                                 [t], t)
+    status, got, err = run(tmp_path, body, [np.array([1.0, 448.0, 0.1015625], np.float32)], t,
+                           "interp", [t])
     assert status == 0, err
     assert_bits(got, np.array([1.0, 448.0, 0.1015625], np.float32))
-    status, _, err = run_typed(tmp_path, body, [np.array([1.0, 0.1, 2.0], np.float32)], [t], t)
+    status, _, err = run(tmp_path, body, [np.array([1.0, 0.1, 2.0], np.float32)], t, "interp", [t])
     assert status == 1 and "holds 0.1 at element 1, which is not a value of f8E4M3FN" in err, err
 
 
 @pytest.mark.parametrize("engine", ["ireval", "jit"])
 def test_kernel_engines_decline(tmp_path, engine):
     t = "tensor<2xf8E5M2>"
-    status, _, err = run_typed(tmp_path, f"  %0 = stablehlo.add %arg0, %arg0 : {t}\n"
-                               f"  return %0 : {t}", [np.array([1.0, 2.0], np.float32)], [t], t,
-                               engine)
+    status, _, err = run(tmp_path, f"  %0 = stablehlo.add %arg0, %arg0 : {t}\n  return %0 : {t}",
+                         [np.array([1.0, 2.0], np.float32)], t, engine, [t])
     assert status == 1 and "values of f8E5M2 have no einstein_v2 decomposition" in err, err
