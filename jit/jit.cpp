@@ -121,12 +121,12 @@ struct Jit::Impl {
                            {options.any_order, options.fma});
     g.module->setDataLayout(target->createDataLayout());
     g.module->setTargetTriple(target->getTargetTriple().str());
-    optimize(*g.module);
+    optimize(*g.module, *target, slp_is_sound(nest));
     return {std::move(context), std::move(g)};
   }
 
-  void optimize(llvm::Module& m) {
-    jit::optimize(m, *target, options.opt_level);
+  void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool slp) {
+    jit::optimize(m, tm, options.opt_level, /*vectorize=*/true, slp);
   }
 
   // Target machines for the threads that compile a kernel's pieces (the
@@ -161,7 +161,7 @@ struct Jit::Impl {
 
   // Each piece optimised and compiled to an object, on as many threads as
   // there are pieces and cores.
-  std::vector<std::string> objects_of(GeneratedPieces& g) {
+  std::vector<std::string> objects_of(GeneratedPieces& g, bool slp) {
     const size_t threads =
         std::min<size_t>(g.pieces.size(), std::max(1u, std::thread::hardware_concurrency()));
     while (helpers.size() + 1 < threads)
@@ -183,7 +183,7 @@ struct Jit::Impl {
       try {
         for (size_t k; (k = next++) < g.pieces.size();) {
           size_t i = order[k];
-          jit::optimize(*g.pieces[i].module, tm, options.opt_level);
+          optimize(*g.pieces[i].module, tm, slp);
           objects[i] = emit_file(*g.pieces[i].module, tm, llvm::CodeGenFileType::ObjectFile);
         }
       } catch (...) {
@@ -204,11 +204,11 @@ struct Jit::Impl {
 
   // The cache's key of \p g: its code before optimisation and everything
   // else its object depends on.
-  std::string key_of(const GeneratedPieces& g) {
+  std::string key_of(const GeneratedPieces& g, bool slp) {
     std::string content = target->getTargetTriple().str() + " " + target->getTargetCPU().str() +
                           " " + target->getTargetFeatureString().str() + " O" +
-                          std::to_string(options.opt_level) + (planted(11) ? " fault11" : "") +
-                          "\n";
+                          std::to_string(options.opt_level) + (slp ? " slp" : " no-slp") +
+                          (planted(11) ? " fault11" : "") + "\n";
     for (const Piece& p : g.pieces)
       content += print_module(*p.module);
     return KernelCache::key(content);
@@ -219,20 +219,21 @@ struct Jit::Impl {
   std::vector<Site> add(const core::LoopNest& nest, const std::string& entry,
                         const orc::ResourceTrackerSP& tracker) {
     GeneratedPieces g = generated(nest, entry);
-    std::string key = cache ? key_of(g) : "";
+    bool slp = slp_is_sound(nest);
+    std::string key = cache ? key_of(g, slp) : "";
     std::optional<std::vector<std::string>> objects;
     if (cache)
       objects = cache->load(key);
     if (!objects && !cache && g.pieces.size() == 1) {
       // Compiled when looked up.
-      optimize(*g.pieces[0].module);
+      optimize(*g.pieces[0].module, *target, slp);
       check(jit->addIRModule(tracker, orc::ThreadSafeModule(std::move(g.pieces[0].module),
                                                             std::move(g.pieces[0].context))),
             "adding the module");
       return std::move(g.sites);
     }
     if (!objects) {
-      objects = objects_of(g);
+      objects = objects_of(g, slp);
       if (cache)
         cache->store(key, *objects);
     }

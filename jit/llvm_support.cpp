@@ -85,6 +85,23 @@ void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool 
   detail::drop_unused_vector_variants(m);
 }
 
+bool slp_is_sound(const core::LoopNest& nest) {
+  for (const core::Buffer& b : nest.buffers)
+    if (!core::is_float(b.dtype))
+      return false;
+  bool sound = true;
+  core::each_stmt(nest.root, [&](const core::Stmt& s) {
+    for (const core::Expr& e : core::own_exprs(s))
+      core::for_each_node(e, [&](const core::Expr& n) {
+        const auto* cast = std::get_if<core::Cast>(&n->node);
+        if (core::is_unsigned(n->dtype) ||
+            (cast && core::is_float(cast->value->dtype) != core::is_float(n->dtype)))
+          sound = false;
+      });
+  });
+  return sound;
+}
+
 std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type) {
   llvm::SmallString<0> bytes;
   llvm::raw_svector_ostream os(bytes);

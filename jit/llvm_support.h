@@ -8,6 +8,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "core/error.h"
+#include "core/loopnest.h"
 
 #include <string>
 
@@ -48,6 +49,21 @@ VectorRegisters x86_vector_registers(const std::string& features);
 /// and SLP vectorization too unless \p slp is false.
 void optimize(llvm::Module& m, llvm::TargetMachine& target, int opt_level, bool vectorize = true,
               bool slp = true);
+
+/// Whether \p nest's code may be SLP-vectorized. LLVM 19's SLP vectorizer
+/// narrows integer operations to the fewest bits it believes their values
+/// need, and believes wrongly for values that reach an unsigned conversion
+/// to float or an integer comparison: `(uint32(x) - 5u).cast(float32)` of
+/// a uint8 x, two elements wide, became a 16-bit subtraction converted as
+/// unsigned (65535.0 where 4294967295 rounds to 4294967296.0). So a nest
+/// that computes with integer values (an integer or bool buffer, an
+/// unsigned value, a conversion between integers and floats) is compiled
+/// without it; loops are still vectorized (the loop vectorizer narrows by
+/// the bits a value's users demand). Float nests keep it: it makes the
+/// scalar calls a vectorized loop leaves into calls of vector_math's
+/// variants. Their integer arithmetic is index arithmetic, signed and
+/// never converted to float.
+bool slp_is_sound(const core::LoopNest& nest);
 
 /// \p m as \p target's assembly or object file.
 std::string emit_file(llvm::Module& m, llvm::TargetMachine& target, llvm::CodeGenFileType type);

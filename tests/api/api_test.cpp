@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <thread>
 
 namespace {
@@ -378,6 +380,63 @@ TEST(Api, EveryDtypeRoundTrips) {
     EXPECT_EQ(o.dtype(), t) << teval::name(t);
     ASSERT_EQ(o.size_bytes(), in.size_bytes());
     EXPECT_EQ(std::memcmp(o.data(), in.data(), in.size_bytes()), 0) << teval::name(t);
+  }
+}
+
+// Integer values narrowed, converted to float and compared, at every
+// width from one element (scalar code) through straight-line code a few
+// elements wide (which LLVM's SLP vectorizer packs: LLVM 19 narrowed the
+// uint32 subtraction below to 16 bits and gave 65535.0) to vector loops.
+TEST(Api, IntegerValuesKeepTheirWidthsOnEveryEngineAtEveryExtent) {
+  const std::string d = "(input0[N].cast(`uint32`) - const(5).cast(`uint32`))";
+  // Each program and the value of its output at element i, as a double.
+  using Want = std::function<double(uint8_t, uint16_t, int16_t)>;
+  auto minus5 = [](uint8_t x) { return static_cast<uint32_t>(x) - 5u; };
+  const std::vector<std::pair<std::string, Want>> cases = {
+      {"output0[N] = " + d + ".cast(`float32`)",
+       [&](uint8_t x, uint16_t, int16_t) { return static_cast<float>(minus5(x)); }},
+      {"output0[N] = " + d + ".cast(`float64`)",
+       [&](uint8_t x, uint16_t, int16_t) { return static_cast<double>(minus5(x)); }},
+      {"output0[N] = (input0[N].cast(`uint16`) * const(300).cast(`uint16`)).cast(`float32`)",
+       [](uint8_t x, uint16_t, int16_t) { return static_cast<uint16_t>(x * 300u); }},
+      {"output0[N] = (input1[N] >= input2[N]).cast(`int32`)",
+       [](uint8_t, uint16_t a, int16_t b) { return static_cast<int32_t>(a) >= b ? 1 : 0; }},
+      {"output0[N] = (" + d + " < const(7).cast(`uint32`)).cast(`int32`)",
+       [&](uint8_t x, uint16_t, int16_t) { return minus5(x) < 7u ? 1 : 0; }},
+  };
+  for (int64_t n = 1; n <= 20; ++n) {
+    std::vector<uint8_t> small(static_cast<size_t>(n));
+    std::vector<uint16_t> wide(small.size());
+    std::vector<int16_t> narrow(small.size());
+    for (size_t i = 0; i < small.size(); ++i) {
+      small[i] = static_cast<uint8_t>(i * 37 % 11);
+      wide[i] = static_cast<uint16_t>(61035 - 997 * i);
+      narrow[i] = static_cast<int16_t>(14288 - 3001 * static_cast<int>(i));
+    }
+    std::map<std::string, TensorRef> inputs{{"input0", {DType::UInt8, {n}, small.data()}},
+                                            {"input1", {DType::UInt16, {n}, wide.data()}},
+                                            {"input2", {DType::Int16, {n}, narrow.data()}}};
+    for (const auto& [text, want] : cases) {
+      // Each program is given the inputs it reads.
+      teval::LoadOptions options;
+      std::map<std::string, TensorRef> read;
+      for (const auto& [name, ref] : inputs)
+        if (text.find(name) != std::string::npos) {
+          options.inputs[name] = {ref.dtype, ref.shape};
+          read[name] = ref;
+        }
+      teval::Program p = teval::Program::load(text, options);
+      for (Engine e : {Engine::Interpreter, Engine::IREval, Engine::Jit}) {
+        teval::Tensor out = p.run(read, e).at("output0");
+        for (size_t i = 0; i < small.size(); ++i) {
+          double got = out.dtype() == DType::Float32   ? floats(out)[i]
+                       : out.dtype() == DType::Float64 ? static_cast<const double*>(out.data())[i]
+                                                       : static_cast<const int32_t*>(out.data())[i];
+          EXPECT_EQ(got, want(small[i], wide[i], narrow[i]))
+              << text << "\nn " << n << ", element " << i << ", engine " << static_cast<int>(e);
+        }
+      }
+    }
   }
 }
 
