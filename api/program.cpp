@@ -422,6 +422,27 @@ static_assert(static_cast<int>(Verdict::Status::Mismatch) ==
 static_assert(static_cast<int>(Verdict::Status::Inconclusive) ==
               static_cast<int>(oracle::Status::Inconclusive));
 
+namespace {
+
+Verdict public_verdict(const oracle::OutputVerdict& v) {
+  Verdict out;
+  out.name = v.name;
+  out.status = static_cast<Verdict::Status>(v.status);
+  out.kind = v.kind;
+  out.text = oracle::describe(v);
+  out.elements = v.elements;
+  out.mismatches = v.mismatches;
+  out.unbounded = v.unbounded;
+  out.inconclusive = v.inconclusive;
+  out.max_ulps = v.max_ulps;
+  out.max_fraction = v.max_fraction;
+  if (v.worst)
+    out.worst_index = v.worst->index;
+  return out;
+}
+
+} // namespace
+
 std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inputs,
                                     const std::map<std::string, TensorRef>& candidates,
                                     const CheckOptions& options) const {
@@ -434,6 +455,27 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
                      [&](const TensorInfo& o) { return o.name == name; }))
       fail("the program has no output `" + name + "`; its outputs are: " + name_list(p.outputs));
   try {
+    oracle::CheckOptions rule;
+    rule.rule = static_cast<oracle::Rule>(options.rule);
+    rule.ulps = options.ulps;
+    rule.rtol = options.rtol;
+    rule.atol = options.atol;
+    if (p.unsupported) { // no kernel: against the native references' values
+      std::vector<core::Tensor> values;
+      std::vector<core::Tensor> given = named_inputs(p, inputs);
+      api::controlled(options.timeout, options.stop,
+                      [&] { values = ops::evaluate(*p.graph, given); });
+      std::vector<Verdict> verdicts;
+      for (const auto& [name, ref] : candidates) {
+        size_t o = 0;
+        while (p.outputs[o].name != name)
+          ++o;
+        for (const oracle::OutputVerdict& v :
+             oracle::judge_against_value(name, api::internal_tensor(ref), values[o], rule))
+          verdicts.push_back(public_verdict(v));
+      }
+      return verdicts;
+    }
     const core::Kernel& k = kernel(p);
     std::vector<core::Tensor> graph_inputs = named_inputs(p, inputs);
     std::vector<core::Tensor> given = kernel_inputs(p, graph_inputs);
@@ -446,11 +488,6 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       bound_options.function_ulps[oracle::math_function(name)] = ulps;
     api::controlled(options.timeout, options.stop,
                     [&] { values = oracle::evaluate(k, given, bound_options); });
-    oracle::CheckOptions rule;
-    rule.rule = static_cast<oracle::Rule>(options.rule);
-    rule.ulps = options.ulps;
-    rule.rtol = options.rtol;
-    rule.atol = options.atol;
     std::vector<Verdict> verdicts;
     for (const auto& [name, ref] : candidates) {
       size_t o = 0;
@@ -459,20 +496,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
       oracle::OutputVerdict v = oracle::judge(name, api::internal_tensor(ref), values.sequential[o],
                                               values.exact[o], values.bounds[o], rule);
       oracle::explain(v, k, given, o);
-      Verdict out;
-      out.name = name;
-      out.status = static_cast<Verdict::Status>(v.status);
-      out.kind = v.kind;
-      out.text = oracle::describe(v);
-      out.elements = v.elements;
-      out.mismatches = v.mismatches;
-      out.unbounded = v.unbounded;
-      out.inconclusive = v.inconclusive;
-      out.max_ulps = v.max_ulps;
-      out.max_fraction = v.max_fraction;
-      if (v.worst)
-        out.worst_index = v.worst->index;
-      verdicts.push_back(std::move(out));
+      verdicts.push_back(public_verdict(v));
     }
     return verdicts;
   } catch (const core::Error& e) {

@@ -70,6 +70,10 @@ int promotion_rank(DType t) {
     return 3;
   case DType::Float64:
     return 4;
+  case DType::Complex64:
+    return 5;
+  case DType::Complex128:
+    return 6;
   }
   TEVAL_UNREACHABLE("unknown dtype");
 }
@@ -89,6 +93,9 @@ DType promote(DType a, DType b) {
   if ((a == DType::Float16 && b == DType::BFloat16) ||
       (a == DType::BFloat16 && b == DType::Float16))
     return DType::Float32;
+  if ((a == DType::Complex64 && b == DType::Float64) ||
+      (a == DType::Float64 && b == DType::Complex64))
+    return DType::Complex128; // numpy's: both parts float64
   if (is_integer(a) && is_integer(b)) {
     // Two integers: the narrowest integer type holding every value of
     // both (numpy's rule): the wider of one signedness, else a signed type
@@ -193,9 +200,11 @@ double float_max(DType t) {
   case DType::Int4:
   case DType::UInt2:
   case DType::UInt4:
+  case DType::Complex64:
+  case DType::Complex128:
     break;
   }
-  TEVAL_UNREACHABLE("float_max of an integer dtype");
+  TEVAL_UNREACHABLE("float_max of an integer or complex dtype");
 }
 
 __int128 int_min_wide(DType t) {

@@ -29,8 +29,13 @@ enum class DType : uint8_t {
   case DType::Float6E3M2FN:                                                                        \
   case DType::Float4E2M1FN
 
+/// The case labels of the complex dtypes.
+#define TEVAL_COMPLEX_CASES                                                                        \
+  case DType::Complex64:                                                                           \
+  case DType::Complex128
+
 /// How a dtype's bits are interpreted.
-enum class DTypeKind : uint8_t { Bool, Signed, Unsigned, Float };
+enum class DTypeKind : uint8_t { Bool, Signed, Unsigned, Float, Complex };
 
 /// Every dtype, in table order.
 inline constexpr DType kAllDTypes[] = {
@@ -74,6 +79,15 @@ std::string_view npy_descr(DType t);
 inline bool is_float(DType t) {
   return kind(t) == DTypeKind::Float;
 }
+/// complex64 or complex128 (not a float here).
+inline bool is_complex(DType t) {
+  return kind(t) == DTypeKind::Complex;
+}
+/// The dtype of a complex dtype's parts: float32 for complex64, float64
+/// for complex128.
+inline DType complex_part(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : DType::Float64;
+}
 inline bool is_bool(DType t) {
   return kind(t) == DTypeKind::Bool;
 }
@@ -88,8 +102,8 @@ inline bool is_unsigned(DType t) {
 /// Whether kernels (einstein_v2 and Tile programs, the Kernel IR every
 /// engine runs) have dtype \p t: the rows of dtype.def up to uint32. The
 /// rows after them (uint64, the integers narrower than a byte, the floats
-/// narrower than 16 bits) only the native references of MLIR functions'
-/// ops take (docs/SEMANTICS.md, "Values and dtypes").
+/// narrower than 16 bits, the complex numbers) only the native references
+/// of MLIR functions' ops take (docs/SEMANTICS.md, "Values and dtypes").
 inline bool kernel_dtype(DType t) {
   return static_cast<int>(t) <= static_cast<int>(DType::UInt32);
 }

@@ -13,6 +13,12 @@
 namespace teval::core {
 
 std::string format_scalar(const Scalar& v) {
+  if (is_complex(v.dtype)) { // as Python's repr of a complex: (1.5-2.0j)
+    const DType part = complex_part(v.dtype);
+    const bool minus = !std::isnan(v.im) && std::signbit(v.im);
+    return "(" + format_scalar(Scalar::of_float(part, v.f)) + (minus ? "-" : "+") +
+           format_scalar(Scalar::of_float(part, minus ? -v.im : v.im)) + "j)";
+  }
   if (is_bool(v.dtype))
     return v.i ? "True" : "False";
   if (v.dtype == DType::UInt64)

@@ -57,6 +57,10 @@ std::string mlir_element(DType t) {
     return "f6E3M2FN";
   case DType::Float4E2M1FN:
     return "f4E2M1FN";
+  case DType::Complex64:
+    return "complex<f32>";
+  case DType::Complex128:
+    return "complex<f64>";
   default:
     return (is_unsigned(t) ? "ui" : "i") + std::to_string(bit_width(t));
   }
@@ -101,7 +105,7 @@ std::string to_mlir(const ValueType& t) {
   std::string s = "tensor<";
   for (int64_t d : t.shape)
     s += std::to_string(d) + "x";
-  return s + mlir_element(t.dtype) + ">";
+  return s + (t.quant ? t.quant->text : mlir_element(t.dtype)) + ">";
 }
 
 int64_t GraphNode::int_attr(const std::string& name) const {

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -31,11 +33,42 @@ enum class GraphOp : uint8_t {
 /// The name as written: "add" (mhlo.add, stablehlo.add), "byteir.softmax".
 std::string_view graph_op_name(GraphOp op);
 
-/// A value: its dtype and shape.
+/// A quantized element type, StableHLO's `!quant.uniform` (spec, "Types"):
+/// integers of `storage` in [storage_min, storage_max], the integer i
+/// standing for (i - zero_point) * scale, a value of `expressed`; one
+/// scale and zero point for the whole tensor, or (per-axis) one for each
+/// index along dimension `axis`.
+struct Quantization {
+  DType storage = DType::Int8;
+  int64_t storage_min = 0;
+  int64_t storage_max = 0;
+  DType expressed = DType::Float32;
+  std::optional<int64_t> axis;
+  std::vector<double> scales;
+  std::vector<int64_t> zero_points;
+  /// `!quant.uniform<i8:f32, 0.1:-30>`, as MLIR prints it.
+  std::string text;
+
+  /// The same storage, range, expressed type, axis, scales and zero points.
+  bool operator==(const Quantization& o) const {
+    return storage == o.storage && storage_min == o.storage_min && storage_max == o.storage_max &&
+           expressed == o.expressed && axis == o.axis && scales == o.scales &&
+           zero_points == o.zero_points;
+  }
+};
+
+/// A value: its dtype and shape; a quantized value's dtype is its storage
+/// type, its elements the stored integers, `quant` its element type.
 struct ValueType {
   DType dtype = DType::Float32;
   Shape shape;
+  std::shared_ptr<const Quantization> quant;
 };
+
+/// Both quantized alike, or neither.
+inline bool same_quantization(const ValueType& a, const ValueType& b) {
+  return a.quant ? b.quant && *a.quant == *b.quant : !b.quant;
+}
 
 /// "tensor<4x64xf32>", as MLIR spells it.
 std::string to_mlir(const ValueType& t);

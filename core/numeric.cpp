@@ -166,7 +166,7 @@ double minifloat_value(DType t, uint8_t bits) {
 }
 
 Scalar Scalar::of_int(DType t, int64_t v) {
-  TEVAL_ASSERT(!is_float(t), "of_int with a floating dtype");
+  TEVAL_ASSERT(!is_float(t) && !is_complex(t), "of_int with a floating dtype");
   Scalar s;
   s.dtype = t;
   s.i = wrap_int(t, v);
@@ -181,14 +181,33 @@ Scalar Scalar::of_float(DType t, double v) {
   return s;
 }
 
+Scalar Scalar::of_complex(DType t, double re, double im) {
+  TEVAL_ASSERT(is_complex(t), "of_complex with a real dtype");
+  Scalar s;
+  s.dtype = t;
+  s.f = round_float(complex_part(t), re);
+  s.im = round_float(complex_part(t), im);
+  return s;
+}
+
+namespace {
+
+bool same_double(double a, double b) {
+  if (std::isnan(a) && std::isnan(b))
+    return true;
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+
+} // namespace
+
 bool identical(const Scalar& a, const Scalar& b) {
   if (a.dtype != b.dtype)
     return false;
+  if (is_complex(a.dtype))
+    return same_double(a.f, b.f) && same_double(a.im, b.im);
   if (!is_float(a.dtype))
     return a.i == b.i;
-  if (std::isnan(a.f) && std::isnan(b.f))
-    return true;
-  return std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f);
+  return same_double(a.f, b.f);
 }
 
 double round_float(DType t, double x) {
@@ -306,12 +325,16 @@ double int_to_float(DType t, __int128 v) {
 }
 
 Scalar lowest(DType t) {
+  if (is_complex(t)) // lexicographically, as complex max and min order
+    return Scalar::of_complex(t, -float_max(complex_part(t)), -float_max(complex_part(t)));
   if (is_float(t))
     return Scalar::of_float(t, -float_max(t));
   return Scalar::of_int(t, int_min(t));
 }
 
 Scalar highest(DType t) {
+  if (is_complex(t))
+    return Scalar::of_complex(t, float_max(complex_part(t)), float_max(complex_part(t)));
   if (is_float(t))
     return Scalar::of_float(t, float_max(t));
   if (t == DType::UInt64)
@@ -320,6 +343,8 @@ Scalar highest(DType t) {
 }
 
 Scalar constant(DType t, int64_t v) {
+  if (is_complex(t))
+    return Scalar::of_complex(t, static_cast<double>(v), 0);
   if (is_float(t))
     return Scalar::of_float(t, static_cast<double>(v));
   return Scalar::of_int(t, v);

@@ -14,18 +14,25 @@ namespace teval::core {
 /// zero-extended, already wrapped to the dtype; a uint64 value as its 64
 /// bits, so that values from 2^63 up read as negative int64s: int_value()
 /// is the value); floating values live in `f` as a double that the dtype
-/// represents exactly.
+/// represents exactly; a complex value's real part lives in `f` and its
+/// imaginary part in `im`, each exactly a value of the parts' dtype
+/// (complex_part).
 struct Scalar {
   DType dtype = DType::Int32;
   int64_t i = 0;
   double f = 0;
+  double im = 0;
 
   /// \p v wrapped to \p t (an integer or bool dtype; bool is v != 0).
   static Scalar of_int(DType t, int64_t v);
   /// \p v rounded to \p t (a floating dtype).
   static Scalar of_float(DType t, double v);
+  /// \p re + \p im i, each part rounded to \p t's parts (a complex dtype).
+  static Scalar of_complex(DType t, double re, double im);
   /// True when the value is nonzero (NaN counts as nonzero).
-  bool truthy() const { return is_float(dtype) ? f != 0 : i != 0; }
+  bool truthy() const {
+    return is_complex(dtype) ? f != 0 || im != 0 : is_float(dtype) ? f != 0 : i != 0;
+  }
   /// The value of an integer or bool scalar, uint64 included.
   __int128 int_value() const {
     return dtype == DType::UInt64 ? __int128{static_cast<uint64_t>(i)} : __int128{i};
@@ -33,9 +40,10 @@ struct Scalar {
   /// An integer scalar's value clamped to int64 (uint64 values from 2^63 up
   /// become INT64_MAX), for clamped indices.
   int64_t index_value() const { return dtype == DType::UInt64 && i < 0 ? INT64_MAX : i; }
-  /// The value as a double (exact for floats and for |i| < 2^53).
+  /// The value as a double (exact for floats and for |i| < 2^53; a complex
+  /// value's real part).
   double as_double() const {
-    if (is_float(dtype))
+    if (is_float(dtype) || is_complex(dtype))
       return f;
     return dtype == DType::UInt64 ? static_cast<double>(static_cast<uint64_t>(i))
                                   : static_cast<double>(i);

@@ -1,6 +1,7 @@
 // The arithmetic of the ground truth (see scalar_ops.h).
 #include "core/scalar_ops.h"
 
+#include "core/complex.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/tmath.h"
@@ -246,6 +247,8 @@ bool compare(Op op, const Scalar& a, const Scalar& b) {
 
 Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
   const Scalar& a = args[0];
+  if (core::is_complex(a.dtype))
+    return core::complex_apply(op, args, result);
   switch (core::rule(op)) {
   case core::OpRule::Compare:
     if (op == Op::Same)
@@ -286,6 +289,14 @@ Scalar apply(Op op, const Scalar* args, DType result, core::Overflow overflow) {
 Scalar cast(const Scalar& v, DType to) {
   if (v.dtype == to)
     return v;
+  // StableHLO's convert: a complex value converts as its real part; a real
+  // one to a complex value as its real part, the imaginary part zero.
+  if (core::is_complex(v.dtype) && core::is_complex(to))
+    return Scalar::of_complex(to, v.f, v.im);
+  if (core::is_complex(v.dtype))
+    return cast(Scalar::of_float(core::complex_part(v.dtype), v.f), to);
+  if (core::is_complex(to))
+    return Scalar::of_complex(to, cast(v, core::complex_part(to)).f, 0);
   if (core::is_bool(to))
     return truth(to, v.truthy());
   if (core::is_float(to))
@@ -302,6 +313,15 @@ Scalar cast(const Scalar& v, DType to) {
 
 Scalar combine(core::Aggregation a, const Scalar& acc, const Scalar& v) {
   DType t = acc.dtype;
+  if (core::is_complex(t) && a != core::Aggregation::All && a != core::Aggregation::Any &&
+      a != core::Aggregation::Assign) {
+    const Scalar args[] = {acc, v};
+    const Op op = a == core::Aggregation::Sum       ? Op::Add
+                  : a == core::Aggregation::Product ? Op::Mul
+                  : a == core::Aggregation::Max     ? Op::Max
+                                                    : Op::Min;
+    return core::complex_apply(op, args, t);
+  }
   switch (a) {
   case core::Aggregation::Sum:
     return core::is_float(t) ? float_result(t, acc.f + v.f)

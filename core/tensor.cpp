@@ -212,6 +212,14 @@ Scalar Tensor::get(int64_t flat) const {
   case DType::Float64:
     s.f = load<double>(p);
     break;
+  case DType::Complex64:
+    s.f = load<float>(p);
+    s.im = load<float>(p + 4);
+    break;
+  case DType::Complex128:
+    s.f = load<double>(p);
+    s.im = load<double>(p + 8);
+    break;
   }
   return s;
 }
@@ -259,6 +267,14 @@ void Tensor::set(int64_t flat, const Scalar& v) {
     break;
   case DType::Float64:
     store(p, v.f);
+    break;
+  case DType::Complex64:
+    store(p, static_cast<float>(v.f));
+    store(p + 4, static_cast<float>(v.im));
+    break;
+  case DType::Complex128:
+    store(p, v.f);
+    store(p + 8, v.im);
     break;
   }
 }

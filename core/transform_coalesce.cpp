@@ -325,8 +325,7 @@ std::optional<std::vector<Stmt>> coalesce_rows(LoopNest& nest, const std::vector
       continue;
     std::vector<IntRange> gained = whole(grown.shape);
     gained.back().lo = had;
-    const Scalar zero =
-        is_float(grown.dtype) ? Scalar::of_float(grown.dtype, 0) : Scalar::of_int(grown.dtype, 0);
+    const Scalar zero = constant(grown.dtype, 0);
     before.push_back(box_loops(work, grown.name + "_g", gained, [&](const std::vector<Expr>& v) {
       return make_store(b, v, make_const(zero));
     }));

@@ -85,8 +85,9 @@ std::map<int, int64_t> index_bounds(const core::Kernel& k) {
 
 core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint64_t seed,
                               const std::string& name, const RandomBounds& bounds) {
-  TEVAL_ASSERT(core::is_float(dtype) ? core::round_float(dtype, bounds.lo) < bounds.hi
-                                     : bounds.int_lo <= bounds.int_hi,
+  const core::DType real = core::is_complex(dtype) ? core::complex_part(dtype) : dtype;
+  TEVAL_ASSERT(core::is_float(real) ? core::round_float(real, bounds.lo) < bounds.hi
+                                    : bounds.int_lo <= bounds.int_hi,
                "empty random bounds");
   core::Tensor t(dtype, shape);
   SplitMix64 rng(seed * 0x9e3779b97f4a7c15ULL ^ hash_name(name));
@@ -118,7 +119,11 @@ core::Tensor random_tensor_in(core::DType dtype, const core::Shape& shape, uint6
     return t;
   }
   for (int64_t i = 0; i < t.numel(); ++i) {
-    if (core::is_float(dtype)) {
+    if (core::is_complex(dtype)) { // each part in the bounds, the real part first
+      const double re = draw_float([&](double x) { return core::round_float(real, x); });
+      t.set(i, core::Scalar::of_complex(
+                   dtype, re, draw_float([&](double x) { return core::round_float(real, x); })));
+    } else if (core::is_float(dtype)) {
       t.set(i, core::Scalar::of_float(
                    dtype, draw_float([&](double x) { return core::round_float(dtype, x); })));
     } else {

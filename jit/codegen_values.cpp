@@ -35,8 +35,10 @@ llvm::Type* Codegen::reg(DType t) {
     return b_.getFloatTy(); // the minifloats: kernels have none (kernel_dtype)
   case DType::Float64:
     return b_.getDoubleTy();
+  TEVAL_COMPLEX_CASES:
+    break;
   }
-  TEVAL_UNREACHABLE("unknown dtype");
+  TEVAL_UNREACHABLE("kernels have no complex values (kernel_dtype)");
 }
 
 llvm::Type* Codegen::mem(DType t) {

@@ -65,7 +65,7 @@ core::Tensor convolution(const GraphNode& n, const core::Tensor& lhs, const core
   const std::vector<int64_t> ls = core::strides(lhs.shape()), rs = core::strides(rhs.shape());
   const std::vector<int64_t> os = core::strides(result.shape);
   const core::Scalar zero =
-      core::is_float(t) ? core::Scalar::of_float(t, 0.0) : core::Scalar::of_int(t, 0);
+      core::constant(t, 0);
   core::Shape contract = g.window;
   contract.push_back(g.kernel_in);
   const int64_t terms = core::checked_numel(contract).value_or(0);

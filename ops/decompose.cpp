@@ -598,6 +598,11 @@ private:
   // Values of an element type kernels do not have leave the function to the
   // native references.
   void kernel_type(int v, core::Span span) const {
+    if (type(v).quant)
+      throw core::Error(core::ErrorKind::Unsupported, span,
+                        "quantized values (" + type(v).quant->text +
+                            ") have no einstein_v2 decomposition; --engine interp evaluates the "
+                            "function with the ops' native references");
     DType t = type(v).dtype;
     if (!core::kernel_dtype(t))
       throw core::Error(core::ErrorKind::Unsupported, span,
@@ -968,6 +973,12 @@ private:
     case GraphOp::Cbrt:
     case GraphOp::ExponentialMinusOne:
     case GraphOp::LogPlusOne:
+    case GraphOp::Real:
+    case GraphOp::Imag:
+    case GraphOp::Complex:
+    case GraphOp::Fft:
+    case GraphOp::UniformQuantize:
+    case GraphOp::UniformDequantize:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
                         std::string(core::graph_op_name(n.op)) +
                             (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
@@ -1006,7 +1017,9 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::Map && op != GraphOp::Scatter && op != GraphOp::BitcastConvert &&
          op != GraphOp::ReducePrecision && op != GraphOp::Atan2 && op != GraphOp::Cbrt &&
          op != GraphOp::ExponentialMinusOne && op != GraphOp::LogPlusOne &&
-         op != GraphOp::SelectAndScatter;
+         op != GraphOp::SelectAndScatter && op != GraphOp::Real && op != GraphOp::Imag &&
+         op != GraphOp::Complex && op != GraphOp::Fft && op != GraphOp::UniformQuantize &&
+         op != GraphOp::UniformDequantize;
 }
 
 } // namespace teval::ops

@@ -67,7 +67,7 @@ core::Tensor dot_general(const GraphNode& n, const core::Tensor& lhs, const core
   const std::vector<int64_t> ls = core::strides(lhs.shape()), rs = core::strides(rhs.shape());
   const std::vector<int64_t> os = core::strides(result.shape);
   const core::Scalar zero =
-      core::is_float(t) ? core::Scalar::of_float(t, 0.0) : core::Scalar::of_int(t, 0);
+      core::constant(t, 0);
   core::Tensor out(t, result.shape);
   for (int64_t at = 0; at < out.numel(); ++at) {
     core::poll_interrupt();

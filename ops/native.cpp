@@ -7,13 +7,16 @@
 #include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/dynamic_slice.h"
+#include "ops/fft.h"
 #include "ops/gather.h"
 #include "ops/pad.h"
 #include "ops/philox.h"
+#include "ops/quantize.h"
 #include "ops/reduce.h"
 #include "ops/regions.h"
 #include "ops/triangular_solve.h"
 
+#include "core/complex.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/interrupt.h"
@@ -73,7 +76,18 @@ private:
   // ui2 or ui4 values, or a float32 one holding a minifloat's
   // (core::carrier), converted, each value checked to be one of the type.
   Tensor narrowed(size_t i, const Tensor& given) const {
-    const DType t = g_.values[static_cast<size_t>(g_.inputs[i])].dtype;
+    const core::ValueType& type = g_.values[static_cast<size_t>(g_.inputs[i])];
+    const DType t = type.dtype;
+    if (type.quant) // the stored integers, each in the storage range
+      for (int64_t k = 0; k < given.numel(); ++k)
+        if (const int64_t v = given.get(k).i;
+            v < type.quant->storage_min || v > type.quant->storage_max)
+          throw core::Error(
+              core::ErrorKind::Range, g_.input_spans[i],
+              "input " + core::graph_input_name(i) + " holds " + std::to_string(v) +
+                  " at element " + std::to_string(k) + ", outside the storage range [" +
+                  std::to_string(type.quant->storage_min) + ", " +
+                  std::to_string(type.quant->storage_max) + "] of " + type.quant->text);
     if (given.dtype() == t)
       return given;
     TEVAL_ASSERT(core::carrier(t) == given.dtype(), "an input of another dtype");
@@ -142,8 +156,16 @@ private:
   // A function of teval's math library the Kernel IR has no operator for,
   // in the precision of t: float64's, or float32's (the float64 function
   // rounded to float) for the narrower ones, rounded to t.
-  Tensor library(double (*f)(double, double), bool binary) const {
+  // Of complex values, \p c (core/complex.h), computed in double and each
+  // part rounded to t's.
+  Tensor library(double (*f)(double, double), bool binary,
+                 core::Complex (*c)(core::Complex, core::Complex)) const {
     DType t = result_type(0).dtype;
+    if (core::is_complex(t))
+      return map([&](const Scalar& x, int64_t i) {
+        const Scalar y = binary ? in(1).get(i) : Scalar{};
+        return core::complex_result(t, c({x.f, x.im}, {y.f, y.im}));
+      });
     return map([&](const Scalar& x, int64_t i) {
       double r = f(x.f, binary ? in(1).get(i).f : 0);
       return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));
@@ -597,8 +619,12 @@ private:
     Tensor out(DType::Bool, a.shape());
     for (int64_t i = 0; i < a.numel(); ++i) {
       Scalar x = a.get(i), y = b.get(i);
-      bool lt, eq, gt; // exactly one holds, or none (unordered)
-      if (!core::is_float(x.dtype)) {
+      bool lt, eq, gt;                 // exactly one holds, or none (unordered)
+      if (core::is_complex(x.dtype)) { // lexicographic: (real, imaginary)
+        const bool re_eq = x.f == y.f;
+        lt = x.f < y.f || (re_eq && x.im < y.im), eq = re_eq && x.im == y.im;
+        gt = x.f > y.f || (re_eq && x.im > y.im);
+      } else if (!core::is_float(x.dtype)) {
         const __int128 u = x.int_value(), v = y.int_value();
         lt = u<v, eq = u == v, gt = u> v;
       } else if (total) {
@@ -714,8 +740,7 @@ private:
     Tensor out(t.dtype, t.shape);
     for (int64_t i = 0; i < out.numel(); ++i) {
       int64_t v = unflatten(i, t.shape)[axis];
-      out.set(i, core::is_float(t.dtype) ? Scalar::of_float(t.dtype, double(v))
-                                         : Scalar::of_int(t.dtype, v));
+      out.set(i, core::constant(t.dtype, v));
     }
     return out;
   }
@@ -723,6 +748,10 @@ private:
   // sign: 1, -1, or the value itself (0, -0, NaN), in its type.
   Tensor sign() const {
     DType t = result_type(0).dtype;
+    if (core::is_complex(t))
+      return map([&](const Scalar& x, int64_t) {
+        return core::complex_result(t, core::complex_sign({x.f, x.im}));
+      });
     return map([&](const Scalar& x, int64_t) {
       bool f = core::is_float(t);
       double v = x.as_double();
@@ -759,7 +788,37 @@ private:
     });
   }
 
+  // An elementwise op of per-tensor quantized tensors (the specification's
+  // dequantize_op_quantize): its operands dequantized, the op on the
+  // expressed values (a graph of that one node), the result quantized.
+  Tensor dequantize_op_quantize(const GraphNode& n) const {
+    core::Graph g;
+    std::vector<Tensor> inputs;
+    GraphNode op = n;
+    op.attrs.erase("dequantize_op_quantize");
+    op.operands.clear();
+    for (size_t i = 0; i < n.operands.size(); ++i) {
+      const core::ValueType& t = g_.values[static_cast<size_t>(n.operands[i])];
+      g.values.push_back({t.quant->expressed, t.shape});
+      g.value_names.push_back(g_.value_names[static_cast<size_t>(n.operands[i])]);
+      g.inputs.push_back(static_cast<int>(i));
+      g.input_spans.push_back(n.span);
+      op.operands.push_back(static_cast<int>(i));
+      inputs.push_back(detail::dequantize(in(i), *t.quant));
+    }
+    const core::ValueType& r = result_type(0);
+    g.values.push_back({r.quant->expressed, r.shape});
+    g.value_names.push_back(g_.value_names[static_cast<size_t>(n.results[0])]);
+    op.results = {static_cast<int>(n.operands.size())};
+    g.outputs = op.results;
+    g.output_spans.push_back(n.span);
+    g.nodes.push_back(std::move(op));
+    return detail::quantize(evaluate(g, inputs).at(0), *r.quant);
+  }
+
   void node(const GraphNode& n) {
+    if (n.attrs.count("dequantize_op_quantize"))
+      return set(0, dequantize_op_quantize(n));
     switch (n.op) {
     case GraphOp::Constant:
       return set(0, n.tensor_attr("value"));
@@ -774,7 +833,7 @@ private:
     case GraphOp::Maximum:
       return set(0, binary(Op::Max));
     case GraphOp::Power:
-      if (!core::is_float(result_type(0).dtype))
+      if (core::is_integer(result_type(0).dtype))
         return set(0, integer_power());
       return set(0, binary(Op::Pow));
     case GraphOp::Remainder: { // lhs - (lhs / rhs) * rhs, the quotient truncated
@@ -806,13 +865,42 @@ private:
     case GraphOp::Tanh:
       return set(0, unary(Op::Tanh));
     case GraphOp::Atan2: // atan2(lhs, rhs), as C's atan2(y, x)
-      return set(0, library(teval_atan2, true));
+      return set(0, library(teval_atan2, true, core::complex_atan2));
     case GraphOp::Cbrt:
-      return set(0, library([](double x, double) { return teval_cbrt(x); }, false));
+      return set(0, library([](double x, double) { return teval_cbrt(x); }, false,
+                            [](core::Complex z, core::Complex) { return core::complex_cbrt(z); }));
     case GraphOp::ExponentialMinusOne:
-      return set(0, library([](double x, double) { return teval_expm1(x); }, false));
+      return set(0, library([](double x, double) { return teval_expm1(x); }, false,
+                            [](core::Complex z, core::Complex) { return core::complex_expm1(z); }));
     case GraphOp::LogPlusOne:
-      return set(0, library([](double x, double) { return teval_log1p(x); }, false));
+      return set(0, library([](double x, double) { return teval_log1p(x); }, false,
+                            [](core::Complex z, core::Complex) { return core::complex_log1p(z); }));
+    case GraphOp::Real:
+    case GraphOp::Imag: {
+      DType t = result_type(0).dtype;
+      const bool real = n.op == GraphOp::Real;
+      return set(0, map([&](const Scalar& x, int64_t) {
+                   if (!core::is_complex(x.dtype)) // a float's imaginary part is 0
+                     return real ? x : Scalar::of_float(t, 0);
+                   return Scalar::of_float(t, real ? x.f : x.im);
+                 }));
+    }
+    case GraphOp::Complex: {
+      DType t = result_type(0).dtype;
+      return set(0, map([&](const Scalar& x, int64_t i) {
+                   return Scalar::of_complex(t, x.f, in(1).get(i).f);
+                 }));
+    }
+    case GraphOp::Fft:
+      return set(0, detail::fft(n, in(0), result_type(0)));
+    case GraphOp::UniformQuantize: { // of a quantized operand: requantized
+      const core::ValueType& x = g_.values[static_cast<size_t>(n.operands[0])];
+      return set(0, detail::quantize(x.quant ? detail::dequantize(in(0), *x.quant) : in(0),
+                                     *result_type(0).quant));
+    }
+    case GraphOp::UniformDequantize:
+      return set(0,
+                 detail::dequantize(in(0), *g_.values[static_cast<size_t>(n.operands[0])].quant));
     case GraphOp::Sqrt:
       return set(0, unary(Op::Sqrt));
     case GraphOp::Rsqrt:

@@ -57,12 +57,16 @@ core::Tensor triangular_solve(const core::GraphNode& g, const core::Tensor& a,
   auto at = [&](int64_t batch, int64_t p, int64_t k) {
     return batch * rows * cols + (s.left ? p * cols + k : k * cols + p);
   };
+  const bool adjoint = g.string_attr("transpose_a") == "ADJOINT";
   auto coef = [&](int64_t batch, int64_t p, int64_t q) {
     auto [r, c] = s.coefficient(p, q);
-    return a.get(batch * n * n + r * n + c);
+    Scalar v = a.get(batch * n * n + r * n + c);
+    if (adjoint) // the conjugate transpose; of reals, the transpose
+      v.im = -v.im;
+    return v;
   };
   core::Tensor x(t, result.shape);
-  const Scalar zero = Scalar::of_float(t, 0.0);
+  const Scalar zero = core::constant(t, 0);
   for (int64_t batch = 0; batch < batches; ++batch)
     for (int64_t k = 0; k < others; ++k)
       for (int64_t step = 0; step < n; ++step) {

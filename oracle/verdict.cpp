@@ -303,4 +303,39 @@ std::string describe(const OutputVerdict& v) {
   return o.str();
 }
 
+namespace {
+
+// \p t (complex) as its real or imaginary parts.
+core::Tensor part_of(const core::Tensor& t, bool real) {
+  core::Tensor out(core::complex_part(t.dtype()), t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i)
+    out.set(i, core::Scalar::of_float(out.dtype(), real ? t.get(i).f : t.get(i).im));
+  return out;
+}
+
+OutputVerdict judge_point(const std::string& name, const core::Tensor& candidate,
+                          const core::Tensor& value, const CheckOptions& options) {
+  BoundTensor point{value.dtype(), value.shape(), {}};
+  for (int64_t e = 0; e < value.numel(); ++e)
+    point.elements.push_back(Interval::point(value.get(e)));
+  return judge(name, candidate, value, value, point, options);
+}
+
+} // namespace
+
+std::vector<OutputVerdict> judge_against_value(const std::string& name,
+                                               const core::Tensor& candidate,
+                                               const core::Tensor& value,
+                                               const CheckOptions& options) {
+  if (std::optional<OutputVerdict> wrong =
+          wrong_type(name, candidate, value.dtype(), value.shape())) {
+    wrong->rule = options.rule;
+    return {*wrong};
+  }
+  if (!core::is_complex(value.dtype()))
+    return {judge_point(name, candidate, value, options)};
+  return {judge_point(name + ".real", part_of(candidate, true), part_of(value, true), options),
+          judge_point(name + ".imag", part_of(candidate, false), part_of(value, false), options)};
+}
+
 } // namespace teval::oracle

@@ -91,6 +91,15 @@ OutputVerdict judge(const std::string& name, const core::Tensor& candidate,
                     const core::Tensor& sequential, const core::Tensor& exact,
                     const BoundTensor& bound, const CheckOptions& options);
 
+/// The verdicts on \p candidate for output \p name where \p value is the
+/// only legal result teval knows (an MLIR function without a kernel: its
+/// native references' value): exact, or within options' ulps or tolerance
+/// of it; a complex output part by part, as NAME.real and NAME.imag.
+std::vector<OutputVerdict> judge_against_value(const std::string& name,
+                                               const core::Tensor& candidate,
+                                               const core::Tensor& value,
+                                               const CheckOptions& options);
+
 /// For a mismatch, fills in the values the worst element of output number
 /// \p output of \p kernel is computed from (dependencies()), so it can be
 /// redone by hand. Nothing for other verdicts.

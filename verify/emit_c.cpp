@@ -57,7 +57,8 @@ Layout layout(DType t) {
   case DType::Float32:
     return {"float", "<f4"};
   TEVAL_MINIFLOAT_CASES:
-    TEVAL_UNREACHABLE("kernels have no minifloats (kernel_dtype)");
+  TEVAL_COMPLEX_CASES:
+    TEVAL_UNREACHABLE("kernels have no minifloats and no complex values (kernel_dtype)");
   case DType::Float64:
     return {"double", "<f8"};
   }

@@ -72,7 +72,8 @@ std::string element_type(DType t) {
   case DType::Float32:
     return "f32";
   TEVAL_MINIFLOAT_CASES:
-    TEVAL_UNREACHABLE("kernels have no minifloats (kernel_dtype)");
+  TEVAL_COMPLEX_CASES:
+    TEVAL_UNREACHABLE("kernels have no minifloats and no complex values (kernel_dtype)");
   case DType::Float64:
     return "f64";
   case DType::BFloat16:

@@ -46,6 +46,8 @@ enum class DType : uint8_t {
   Float6E2M3FN,
   Float6E3M2FN,
   Float4E2M1FN,
+  Complex64,
+  Complex128,
 };
 
 /// The spelling programs use: "float32", "int8", "bool", ...

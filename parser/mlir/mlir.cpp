@@ -278,12 +278,13 @@ private:
     std::string name = core::graph_input_name(i);
     ValueType t = declared;
     if (auto it = inputs_.find(name); it != inputs_.end()) {
-      ValueType given{it->second.dtype, it->second.shape};
+      // An array of the storage type holds a quantized argument's integers.
+      ValueType given{it->second.dtype, it->second.shape, declared.quant};
       if (!fits(declared, given))
         throw Error(ErrorKind::Shape, p.span,
                     "argument " + p.name + " (input " + name + ") is declared " +
                         type_string(declared) + ", but the input given is " + type_string(given));
-      t = {declared.dtype, given.shape};
+      t = {declared.dtype, given.shape, declared.quant};
     } else if (std::count(declared.shape.begin(), declared.shape.end(), kDynamic)) {
       throw Error(ErrorKind::Shape, p.span,
                   "argument " + p.name + " of type " + type_string(declared) +
@@ -697,6 +698,11 @@ private:
       ValueType t = tensor_type(type);
       site.declared_ins.assign(site.operands.size(), t);
       site.declared_outs.push_back(t);
+      // `complex %re, %im : tensor<2xcomplex<f64>>`: the result's type,
+      // the operands' its parts'.
+      if (site.name == "complex" && core::is_complex(t.dtype))
+        for (ValueType& in : site.declared_ins)
+          in.dtype = core::complex_part(t.dtype);
     }
     if (site.declared_ins.size() != site.operands.size())
       throw Error(ErrorKind::Shape, type.span,

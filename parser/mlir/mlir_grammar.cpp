@@ -278,6 +278,14 @@ auto const mk_list = [](auto& ctx) {
                        ast::List{constify(fusion::at_c<1>(a))});
 };
 
+// `(1.0, -2.5)`, a complex element: the Tuple of its real and imaginary
+// parts.
+auto const mk_complex = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  x3::_val(ctx) = tuple_node(span_of(ctx, fusion::at_c<0>(a), fusion::at_c<3>(a)),
+                             {fusion::at_c<1>(a), fusion::at_c<2>(a)});
+};
+
 auto const mk_dict = [](auto& ctx) {
   auto& a = x3::_attr(ctx);
   ast::Dict dict;
@@ -643,14 +651,15 @@ auto const types_def = type[push] % ',';
 auto const type_def = tensor_type[set_val] | function_type[set_val] | scalar_type[set_val];
 
 auto const number_def = (pos >> number_text >> here)[mk_number];
-auto const plain_attr_def = (pos >> word("dense") >> '<' >> -plain_attr >> '>' >> here)[mk_dense] |
-                            (pos >> word("array") >> '<' >> x3::expect[type] >> array_items >>
-                             x3::expect['>'] >> here)[mk_array] |
-                            (pos >> '[' >> attr_list >> x3::expect[']'] >> here)[mk_list] |
-                            (pos >> '{' >> entries >> x3::expect['}'] >> here)[mk_dict] |
-                            (pos >> string_text >> here)[mk_string] | number[set_val] |
-                            tensor_type[set_val] | function_type[set_val] |
-                            (pos >> word_attr >> here)[mk_name_at];
+auto const plain_attr_def =
+    (pos >> word("dense") >> '<' >> -plain_attr >> '>' >> here)[mk_dense] |
+    (pos >> word("array") >> '<' >> x3::expect[type] >> array_items >> x3::expect['>'] >>
+     here)[mk_array] |
+    (pos >> '[' >> attr_list >> x3::expect[']'] >> here)[mk_list] |
+    (pos >> '{' >> entries >> x3::expect['}'] >> here)[mk_dict] |
+    (pos >> '(' >> plain_attr >> ',' >> plain_attr >> ')' >> here)[mk_complex] |
+    (pos >> string_text >> here)[mk_string] | number[set_val] | tensor_type[set_val] |
+    function_type[set_val] | (pos >> word_attr >> here)[mk_name_at];
 auto const attribute_def = plain_attr[set_val] >> -(pos >> ':' >> type)[mk_typed];
 auto const attr_list_def = -(attribute[push] % ',');
 auto const array_items_def = -(':' >> (plain_attr[push] % ','));

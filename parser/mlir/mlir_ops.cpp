@@ -68,6 +68,22 @@ public:
                       type_string(operand(site, i)));
   }
 
+  // A float or (for the ops the spec defines on them) a complex tensor.
+  void float_or_complex_operand(const OpSite& site, size_t i) {
+    if (!core::is_float(operand(site, i).dtype) && !core::is_complex(operand(site, i).dtype))
+      throw Error(ErrorKind::Type, site.span,
+                  std::string(core::graph_op_name(site.op)) +
+                      " takes a float or complex tensor, not " + type_string(operand(site, i)));
+  }
+
+  // Not a complex tensor: the ops the spec does not define on them.
+  void not_complex(const OpSite& site, const ValueType& t) {
+    if (core::is_complex(t.dtype))
+      throw Error(ErrorKind::Type, site.span,
+                  std::string(core::graph_op_name(site.op)) + " of " + type_string(t) +
+                      " is not defined (the spec defines it on integers and floats)");
+  }
+
   std::vector<ValueType> meaning(const OpSite& site, GraphNode& node) {
     switch (site.op) {
     case GraphOp::Constant: {
@@ -94,7 +110,9 @@ public:
       only(site, {});
       const ValueType& a = one_type(site);
       if (site.op == GraphOp::Atan2)
-        float_operand(site, 0);
+        float_or_complex_operand(site, 0);
+      if (site.op == GraphOp::Remainder)
+        not_complex(site, a);
       // The spec's add and multiply of booleans are or and and, as are
       // maximum and minimum.
       if (a.dtype == DType::Bool && site.op != GraphOp::Maximum && site.op != GraphOp::Minimum &&
@@ -117,7 +135,30 @@ public:
       if (operand(site, 0).dtype == DType::Bool)
         throw Error(ErrorKind::Type, site.span,
                     std::string(core::graph_op_name(site.op)) + " of i1 values is not defined");
-      return {operand(site, 0)};
+      ValueType t = operand(site, 0);
+      if (site.op == GraphOp::Abs && core::is_complex(t.dtype))
+        t.dtype = core::complex_part(t.dtype); // the modulus
+      return {t};
+    }
+    case GraphOp::Real:
+    case GraphOp::Imag: {
+      arity(site, 1);
+      only(site, {});
+      float_or_complex_operand(site, 0);
+      ValueType t = operand(site, 0);
+      if (core::is_complex(t.dtype))
+        t.dtype = core::complex_part(t.dtype);
+      return {t};
+    }
+    case GraphOp::Complex: {
+      arity(site, 2);
+      only(site, {});
+      ValueType t = one_type(site);
+      if (t.dtype != DType::Float32 && t.dtype != DType::Float64)
+        throw Error(ErrorKind::Type, site.span,
+                    "complex takes f32 or f64 parts, not " + type_string(t));
+      t.dtype = t.dtype == DType::Float32 ? DType::Complex64 : DType::Complex128;
+      return {t};
     }
     case GraphOp::Sign:
       arity(site, 1);
@@ -133,7 +174,7 @@ public:
     case GraphOp::Not:
       arity(site, 1);
       only(site, {});
-      if (core::is_float(operand(site, 0).dtype))
+      if (core::is_float(operand(site, 0).dtype) || core::is_complex(operand(site, 0).dtype))
         throw Error(ErrorKind::Type, site.span,
                     "not takes i1 or integer values, not " + type_string(operand(site, 0)));
       return {operand(site, 0)};
@@ -143,7 +184,7 @@ public:
       arity(site, 2);
       only(site, {});
       const ValueType& a = one_type(site);
-      if (core::is_float(a.dtype))
+      if (core::is_float(a.dtype) || core::is_complex(a.dtype))
         throw Error(ErrorKind::Type, site.span,
                     std::string(core::graph_op_name(site.op)) +
                         " takes i1 or integer values, not " + type_string(a));
@@ -185,7 +226,24 @@ public:
     case GraphOp::LogSoftmax:
     case GraphOp::Gelu: {
       arity(site, 1);
-      float_operand(site, 0);
+      switch (site.op) {
+      case GraphOp::Sine:
+      case GraphOp::Cosine:
+      case GraphOp::Tan:
+      case GraphOp::Logistic:
+      case GraphOp::Exponential:
+      case GraphOp::Log:
+      case GraphOp::Tanh:
+      case GraphOp::Sqrt:
+      case GraphOp::Rsqrt:
+      case GraphOp::Cbrt:
+      case GraphOp::ExponentialMinusOne:
+      case GraphOp::LogPlusOne:
+        float_or_complex_operand(site, 0);
+        break;
+      default:
+        float_operand(site, 0);
+      }
       if (site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax) {
         only(site, {"axis"});
         node.attrs["axis"] = axis_attr(site, "axis", operand(site, 0).shape.size());
@@ -620,6 +678,11 @@ public:
       arity(site, 1);
       only(site, {});
       ValueType r = bitcast_type(site, operand(site, 0));
+      if (core::is_complex(operand(site, 0).dtype) != core::is_complex(r.dtype)) // (C2)
+        throw Error(ErrorKind::Type, site.span,
+                    "bitcast_convert between " + core::mlir_element(operand(site, 0).dtype) +
+                        " and " + core::mlir_element(r.dtype) +
+                        ": a complex type converts only to a complex type");
       for (DType t : {operand(site, 0).dtype, r.dtype})
         if (core::carrier(t) != t)
           throw Error(ErrorKind::Unsupported, site.span,
@@ -672,6 +735,12 @@ public:
     case GraphOp::Pad:
       arity(site, 2);
       return {pad_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::Fft:
+      arity(site, 1);
+      return {fft_meaning(site, operand(site, 0), node)};
+    case GraphOp::UniformQuantize:
+    case GraphOp::UniformDequantize: // quantized_meaning's
+      TEVAL_UNREACHABLE("uniform_quantize and uniform_dequantize are quantized_meaning's");
     case GraphOp::TriangularSolve:
       arity(site, 2);
       return {triangular_solve_meaning(site, operand(site, 0), operand(site, 1), node)};
@@ -747,9 +816,9 @@ public:
                   "comparison_direction " + *direction + "; it is one of EQ, NE, GE, GT, LE, LT");
     // The spec's (C3): the type follows the element type; floats may ask
     // for TOTALORDER.
-    std::string fixed = core::is_float(a.dtype)                          ? "FLOAT"
-                        : core::kind(a.dtype) == core::DTypeKind::Signed ? "SIGNED"
-                                                                         : "UNSIGNED";
+    std::string fixed = core::is_float(a.dtype) || core::is_complex(a.dtype) ? "FLOAT"
+                        : core::kind(a.dtype) == core::DTypeKind::Signed     ? "SIGNED"
+                                                                             : "UNSIGNED";
     std::string type = enum_word(site, "compare_type", 1).value_or(fixed);
     if (type != fixed && !(core::is_float(a.dtype) && type == "TOTALORDER"))
       throw Error(ErrorKind::Type, site.attrs_span,
@@ -915,6 +984,8 @@ private:
 } // namespace
 
 std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNode& node) {
+  if (std::optional<std::vector<ValueType>> q = quantized_meaning(site, g, node))
+    return *q;
   if (std::optional<std::vector<ValueType>> alias = alias_meaning(site, g, node))
     return *alias;
   return OpMeaning(g).meaning(site, node);

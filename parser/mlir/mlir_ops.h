@@ -92,6 +92,10 @@ core::ValueType pad_type(const OpSite& site, const core::ValueType& x, const cor
 core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueType& a,
                                          const core::ValueType& b, core::GraphNode& node);
 
+/// fft (parser/mlir/mlir_fft.cpp) of \p x: the result type; the
+/// attributes fft_type and fft_length into \p node.
+core::ValueType fft_meaning(const OpSite& site, const core::ValueType& x, core::GraphNode& node);
+
 /// dynamic_slice and dynamic_update_slice
 /// (parser/mlir/mlir_dynamic_slice.cpp) of \p operands: the result type;
 /// dynamic_slice's attribute sizes into \p node.
@@ -105,6 +109,14 @@ core::ValueType dynamic_update_slice_meaning(const OpSite& site,
 /// get_dimension_size and the dynamic forms with static results
 /// (parser/mlir/mlir_dynamic.cpp), read as the static ops they are (a
 /// constant; iota, reshape, broadcast_in_dim); nothing for another op.
+/// The meaning of \p site where a quantized tensor is involved
+/// (parser/mlir/mlir_quant.cpp): uniform_quantize, uniform_dequantize,
+/// bitcast_convert to and from the storage type, the elementwise ops
+/// (dequantize_op_quantize, marked in \p node); an error for others;
+/// nothing when no value is quantized.
+std::optional<std::vector<core::ValueType>>
+quantized_meaning(const OpSite& site, const core::Graph& g, core::GraphNode& node);
+
 std::optional<std::vector<core::ValueType>> alias_meaning(const OpSite& site, const core::Graph& g,
                                                           core::GraphNode& node);
 

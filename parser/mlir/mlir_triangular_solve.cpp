@@ -21,9 +21,9 @@ core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueTy
   if (transpose != "NO_TRANSPOSE" && transpose != "TRANSPOSE" && transpose != "ADJOINT")
     throw Error(ErrorKind::Type, find(site, "transpose_a", true)->span,
                 "transpose_a is " + transpose + "; it is one of NO_TRANSPOSE, TRANSPOSE, ADJOINT");
-  if (!core::is_float(a.dtype))
+  if (!core::is_float(a.dtype) && !core::is_complex(a.dtype))
     throw Error(ErrorKind::Type, site.span,
-                "triangular_solve takes float tensors, not " + type_string(a));
+                "triangular_solve takes float or complex tensors, not " + type_string(a));
   if (a.dtype != b.dtype) // (C1)
     throw Error(ErrorKind::Type, site.span,
                 "triangular_solve's operands are " + type_string(a) + " and " + type_string(b) +

@@ -8,10 +8,11 @@ namespace teval::python {
 
 namespace {
 
-const DType kAll[] = {
-    DType::Bool,    DType::Int8,     DType::Int16,   DType::Int32,   DType::Int64,  DType::UInt8,
-    DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::UInt16, DType::UInt32,
-    DType::UInt64,  DType::Int2,     DType::Int4,    DType::UInt2,   DType::UInt4};
+const DType kAll[] = {DType::Bool,    DType::Int8,      DType::Int16,     DType::Int32,
+                      DType::Int64,   DType::UInt8,     DType::Float16,   DType::BFloat16,
+                      DType::Float32, DType::Float64,   DType::UInt16,    DType::UInt32,
+                      DType::UInt64,  DType::Int2,      DType::Int4,      DType::UInt2,
+                      DType::UInt4,   DType::Complex64, DType::Complex128};
 
 // The numpy dtype that holds \p t's elements.
 py::dtype numpy_dtype(DType t) {
@@ -46,6 +47,10 @@ py::dtype numpy_dtype(DType t) {
     return py::dtype("float32");
   case DType::Float64:
     return py::dtype("float64");
+  case DType::Complex64:
+    return py::dtype("complex64");
+  case DType::Complex128:
+    return py::dtype("complex128");
   case DType::Float8E4M3FN:
   case DType::Float8E5M2:
   case DType::Float8E4M3:
@@ -99,6 +104,10 @@ std::optional<DType> from_numpy(char kind, py::ssize_t size) {
       return DType::Float64;
     }
   }
+  if (kind == 'c' && size == 8)
+    return DType::Complex64;
+  if (kind == 'c' && size == 16)
+    return DType::Complex128;
   return std::nullopt;
 }
 

@@ -21,7 +21,8 @@ def teval():
 
 MLIR_TYPES = {np.float32: "f32", np.float16: "f16", np.float64: "f64", np.int32: "i32",
               np.int16: "i16", np.int64: "i64", np.int8: "i8", np.uint8: "ui8", np.bool_: "i1",
-              np.uint16: "ui16", np.uint32: "ui32", np.uint64: "ui64"}
+              np.uint16: "ui16", np.uint32: "ui32", np.uint64: "ui64",
+              np.complex64: "complex<f32>", np.complex128: "complex<f64>"}
 
 
 def tensor_type(a):
@@ -53,6 +54,10 @@ def run(tmp_path, body, inputs, result, engine, types=None):
 def assert_bits(got, want):
     assert got is not None
     assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+    if want.dtype.kind == "c":  # each part's bits
+        assert_bits(np.ascontiguousarray(got.real), np.ascontiguousarray(want.real))
+        assert_bits(np.ascontiguousarray(got.imag), np.ascontiguousarray(want.imag))
+        return
     assert np.array_equal(got, want, equal_nan=want.dtype.kind == "f"), (got, want)
     if want.dtype.kind == "f":  # signs of zeros and of NaNs too
         assert np.array_equal(np.signbit(got), np.signbit(want))

@@ -142,6 +142,14 @@ TEST(ApiMlir, AFunctionWithoutADecompositionRunsOnTheInterpreterOnly) {
     }
   }
   EXPECT_THROW(p.lower(), teval::Error);
+  // check() judges candidates against the native references' values.
+  bool want[] = {true, false}, other[] = {false, false};
+  auto v = p.check(in, {{"result0", {DType::Bool, {2}, want}}});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Exact) << v[0].text;
+  v = p.check(in, {{"result0", {DType::Bool, {2}, other}}});
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Mismatch) << v[0].text;
+  EXPECT_EQ(v[0].worst_index, std::vector<int64_t>{0});
 }
 
 TEST(ApiMlir, ErrorsPointIntoTheText) {

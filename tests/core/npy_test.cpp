@@ -183,9 +183,9 @@ TEST(Npy, Errors) {
             "a.astype(a.dtype.newbyteorder('<'))\n");
   EXPECT_EQ(error_of(npy("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", "")),
             "x.npy: error: object arrays are not supported\n");
-  EXPECT_EQ(error_of(npy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "")),
-            "x.npy: error: unsupported .npy dtype '<c8'; teval reads bool, int8/16/32/64, "
-            "uint8/16/32/64, float16/32/64 and bfloat16 (<V2)\n");
+  EXPECT_EQ(error_of(npy("{'descr': '<m8[s]', 'fortran_order': False, 'shape': (1,), }", "")),
+            "x.npy: error: unsupported .npy dtype '<m8[s]'; teval reads bool, int8/16/32/64, "
+            "uint8/16/32/64, float16/32/64, complex64/128 and bfloat16 (<V2)\n");
   EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
                          std::string(20, '\0'))),
             "x.npy: error: truncated data: shape [2, 3] of float32 needs 24 bytes, the file has "

@@ -28,7 +28,9 @@ TEST(Tensor, EveryDtypeStoresItsValues) {
   for (DType d : core::kAllDTypes) {
     SCOPED_TRACE(std::string(core::name(d)));
     Tensor t(d, {2});
-    Scalar v = core::is_float(d) ? Scalar::of_float(d, -1.5) : Scalar::of_int(d, 1);
+    Scalar v = core::is_complex(d) ? Scalar::of_complex(d, -1.5, 0.25)
+               : core::is_float(d) ? Scalar::of_float(d, -1.5)
+                                   : Scalar::of_int(d, 1);
     t.set(1, v);
     EXPECT_TRUE(core::identical(t.get(1), v));
     EXPECT_TRUE(core::identical(t.get(0), core::constant(d, 0)));

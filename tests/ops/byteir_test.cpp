@@ -396,7 +396,7 @@ TEST(MlirElaboration, Errors) {
       "dynamic_slice, dynamic_update_slice, convolution, gather, reduce_window, if, case, while, "
       "sort, map, scatter, "
       "bitcast_convert, reduce_precision, atan2, cbrt, exponential_minus_one, log_plus_one, "
-      "select_and_scatter, "
+      "select_and_scatter, real, imag, complex, fft, uniform_quantize, uniform_dequantize, "
       "get_dimension_size, "
       "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather, "
       "dynamic_conv\n"

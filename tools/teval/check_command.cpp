@@ -5,6 +5,7 @@
 #include "core/format.h"
 #include "core/interrupt.h"
 #include "core/json.h"
+#include "ops/native.h"
 #include "oracle/bounds.h"
 #include "oracle/evaluate.h"
 #include "oracle/verdict.h"
@@ -40,7 +41,10 @@ operation rounded to its dtype, documented math-library error; see
 docs/ORACLE.md), `mismatch` with the worst element, or `inconclusive`:
 no mismatch, but where teval cannot make an element's bound finite (a long
 float16 sum), only the exact and the sequential values pass, and the
-candidate has another value there.
+candidate has another value there. An MLIR function that has no einstein_v2
+decomposition (control flow, sort, complex values, ...) is judged against
+its native references' values: exact, or within --ulp or --rtol/--atol; a
+complex output part by part, as OUT.real and OUT.imag (docs/BYTEIR.md).
 
 options:
   --candidate OUT=PATH   the candidate for output OUT: a .npy file, or
@@ -302,6 +306,84 @@ void report(const CheckArgs& c, const std::string& verdict,
                    "was evaluated)\n";
 }
 
+// `teval check` of an MLIR function without a kernel (p.native): the
+// candidates are judged against its native references' values, the only
+// legal result teval knows there: exact, or within --ulp N or --rtol/--atol
+// of them (a complex output part by part, as OUT.real and OUT.imag).
+int check_native(const CheckArgs& c, const LoadedProgram& p) {
+  const core::Graph& g = *p.native;
+  const size_t outputs = g.outputs.size() - p.values.size();
+  auto type_of = [&](size_t o) -> const core::ValueType& {
+    return g.values[static_cast<size_t>(g.outputs[o])];
+  };
+  std::vector<size_t> which;
+  for (const auto& [name, path] : c.candidates) {
+    std::optional<size_t> found;
+    std::string names;
+    for (size_t o = 0; o < outputs; ++o) {
+      names += (o ? ", " : "") + core::graph_output_name(o);
+      if (core::graph_output_name(o) == name)
+        found = o;
+    }
+    if (auto v = p.values.find(name); !found && v != p.values.end())
+      found = v->second;
+    if (!found)
+      throw core::Error(core::ErrorKind::Name, "--candidate " + name + "=" + path,
+                        "the program has no output or value `" + name +
+                            "`; its outputs are: " + names +
+                            " (and the values teval run --dump-values writes, such as %0 "
+                            "or %2/%0)");
+    which.push_back(*found);
+  }
+  std::vector<core::Tensor> candidates;
+  for (const auto& [name, path] : c.candidates)
+    candidates.push_back(read_tensor_argument(name, path));
+  std::vector<oracle::OutputVerdict> wrong;
+  std::vector<std::string> unjudged;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const core::ValueType& t = type_of(which[i]);
+    if (auto v = oracle::wrong_type(c.candidates[i].first, candidates[i], t.dtype, t.shape)) {
+      v->rule = c.check.rule;
+      wrong.push_back(*v);
+    } else {
+      unjudged.push_back(c.candidates[i].first);
+    }
+  }
+  std::vector<std::string> unchecked;
+  for (size_t o = 0; o < outputs; ++o)
+    if (std::find(which.begin(), which.end(), o) == which.end())
+      unchecked.push_back(core::graph_output_name(o));
+  if (!wrong.empty()) {
+    report(c, "fail", wrong, unchecked, unjudged);
+    return 1;
+  }
+  if (!c.json)
+    std::cerr << "teval check: note: " << p.native_reason
+              << "\nteval check: note: so the candidates are compared with the native "
+                 "references' values (exact, or within --ulp or --rtol/--atol), not with "
+                 "rigorous bounds\n";
+  std::vector<core::Tensor> values;
+  auto evaluate = [&] { values = ops::evaluate(g, p.inputs); };
+  if (c.timeout > 0) {
+    auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
+    if (!core::run_within(budget, evaluate))
+      throw core::Error(core::ErrorKind::Limit, p.file->name(),
+                        "the evaluation did not finish within --timeout " + c.timeout_text + " s");
+  } else {
+    evaluate();
+  }
+  std::vector<oracle::OutputVerdict> verdicts;
+  bool fail = false;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    for (oracle::OutputVerdict& v : oracle::judge_against_value(
+             c.candidates[i].first, candidates[i], values[which[i]], c.check)) {
+      fail = fail || v.status == oracle::Status::Mismatch;
+      verdicts.push_back(std::move(v));
+    }
+  report(c, fail ? "fail" : "pass", verdicts, unchecked, std::nullopt);
+  return fail ? 1 : 0;
+}
+
 int check(const CheckArgs& c) {
   // An MLIR function's values may have candidates too (`%5`, `%2/%0`: a
   // compiler's per-layer dumps): they become outputs after its results.
@@ -311,6 +393,8 @@ int check(const CheckArgs& c) {
     if (!std::regex_match(name, result_name))
       named.push_back(name);
   LoadedProgram p = load_program(c.program, "teval check", named);
+  if (p.native)
+    return check_native(c, p);
   const core::Kernel& k = p.kernel;
   const size_t outputs = k.outputs.size() - p.values.size();
   // Every candidate must name an output (or a value).

@@ -146,22 +146,32 @@ core::Kernel decomposition_kernel(const core::Graph& g, Sources& sources,
 // inputs read from .npy files (and an MLIR function's constants). An MLIR
 // function's values named in \p values (core::find_value) become outputs
 // after its results, in order; \p found gets their names.
+// The graph of the MLIR function the options name, the values named in
+// \p values (core::find_value) appended to its outputs in order; \p found
+// gets their names.
+core::Graph graph_with_values(const Options& o, Sources& sources,
+                              std::map<std::string, core::Tensor>& given,
+                              const std::vector<std::string>& values,
+                              std::vector<std::string>* found) {
+  core::Graph g = elaborate_graph(o, *sources.file, given);
+  for (const std::string& name : values) {
+    if (int v = core::find_value(g, name); v >= 0) {
+      g.outputs.push_back(v);
+      if (found)
+        found->push_back(name);
+    }
+  }
+  return g;
+}
+
 core::Kernel elaborate(const Options& o, Sources& sources,
                        std::map<std::string, core::Tensor>& given,
                        const std::vector<std::string>& values = {},
                        std::vector<std::string>* found = nullptr) {
   sources.file = source_file(o);
-  if (is_mlir(o)) {
-    core::Graph g = elaborate_graph(o, *sources.file, given);
-    for (const std::string& name : values) {
-      if (int v = core::find_value(g, name); v >= 0) {
-        g.outputs.push_back(v);
-        if (found)
-          found->push_back(name);
-      }
-    }
-    return decomposition_kernel(g, sources, given);
-  }
+  if (is_mlir(o))
+    return decomposition_kernel(graph_with_values(o, sources, given, values, found), sources,
+                                given);
   // The inputs a name may be given for: those the program reads, and those
   // it declares (an input_dict entry, a function's parameter) without
   // reading them.
@@ -540,14 +550,31 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
   std::map<std::string, core::Tensor> given;
   Sources sources;
   std::vector<std::string> found;
-  p.kernel = elaborate(o, sources, given, values, &found);
+  p.graph_values = is_mlir(o);
+  if (p.graph_values) {
+    sources.file = source_file(o);
+    core::Graph g = graph_with_values(o, sources, given, values, &found);
+    try {
+      p.kernel = decomposition_kernel(g, sources, given);
+    } catch (const core::Error& e) {
+      if (e.kind() != core::ErrorKind::Unsupported)
+        throw;
+      // No kernel: the native references are the function's meaning.
+      p.native_reason = e.message();
+      p.inputs = graph_inputs(g, given, o.seed);
+      p.native = std::move(g);
+    }
+  } else {
+    p.kernel = elaborate(o, sources, given, values, &found);
+  }
   // The values that became outputs, after the function's own.
-  size_t first = p.kernel.outputs.size() - found.size();
+  size_t first = (p.native ? p.native->outputs.size() : p.kernel.outputs.size()) - found.size();
   for (const std::string& name : found)
     p.values.emplace(name, first++);
   p.file = sources.file;
   p.decomposition = sources.decomposition;
-  p.graph_values = is_mlir(o);
+  if (p.native) // elaborate_graph checked the input names
+    return p;
   for (const InputArg& in : o.inputs)
     if (std::none_of(p.kernel.tensors.begin(), p.kernel.tensors.end(), [&](const auto& t) {
           return t.name == in.name && t.role == core::TensorRole::Input;

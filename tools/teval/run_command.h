@@ -2,12 +2,14 @@
 // its loop nest or compiled code.
 #pragma once
 
+#include "core/graph.h"
 #include "core/kernel.h"
 #include "core/source.h"
 #include "core/tensor.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,13 @@ struct LoadedProgram {
   /// each is; graph_values: the program is an MLIR function.
   std::map<std::string, size_t> values;
   bool graph_values = false;
+  /// An MLIR function with no einstein_v2 decomposition (an op or an
+  /// element type kernels do not have: control flow, sort, complex
+  /// values, ...): its graph, whose outputs are its results and then the
+  /// values asked for, and why there is no kernel; `kernel` is empty and
+  /// `inputs` are the graph's.
+  std::optional<core::Graph> native;
+  std::string native_reason;
 };
 
 /// Reads the program that \p args name with `teval run`'s program and

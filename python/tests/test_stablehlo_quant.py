@@ -1,0 +1,169 @@
+"""StableHLO's quantized tensors (docs/SEMANTICS.md, "StableHLO's quantized
+tensors"): `!quant.uniform` types, uniform_quantize, uniform_dequantize,
+bitcast_convert to and from the storage type, and the elementwise ops as
+the specification's dequantize_op_quantize. Expected values follow the
+specification's quantize and dequantize, written here with numpy's float
+arithmetic in the expressed type. Kernels have no quantized values: ireval
+and the JIT decline them."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from test_stablehlo import assert_bits, rng, run, teval
+
+PER_TENSOR = "!quant.uniform<i8:f32, 0.1:-30>"
+OTHER = "!quant.uniform<i8:f32, 0.5:-20>"
+PER_AXIS = "!quant.uniform<i8<-100:100>:f32:1, {0.1:-30, 0.25:5, 2.0:0}>"
+
+
+def quantize(x, scales, zero_points, lo=-128, hi=127, axis=None):
+    """The specification's quantize: x / scale + zero_point in float32,
+    clamped, rounded to nearest even, stored as int8."""
+    x = x.astype(np.float32)
+    shape = [1] * x.ndim
+    if axis is not None:
+        shape[axis] = -1
+    s = np.asarray(scales, np.float32).reshape(shape)
+    z = np.asarray(zero_points, np.float32).reshape(shape)
+    v = x / s + z
+    return np.rint(np.clip(v, np.float32(lo), np.float32(hi))).astype(np.int8)
+
+
+def dequantize(i, scales, zero_points, axis=None):
+    shape = [1] * i.ndim
+    if axis is not None:
+        shape[axis] = -1
+    s = np.asarray(scales, np.float32).reshape(shape)
+    z = np.asarray(zero_points, np.int64).reshape(shape)
+    return (i.astype(np.int64) - z).astype(np.float32) * s
+
+
+def test_quantize_and_dequantize_per_tensor(tmp_path):
+    x = (rng(1).standard_normal(16) * 8).astype(np.float32)
+    q = f"tensor<16x{PER_TENSOR}>"
+    body = (f'  %q = "stablehlo.uniform_quantize"(%arg0) : (tensor<16xf32>) -> {q}\n'
+            f'  %b = "stablehlo.bitcast_convert"(%q) : ({q}) -> tensor<16xi8>\n'
+            "  return %b : tensor<16xi8>")
+    status, got, err = run(tmp_path, body, [x], "tensor<16xi8>", "interp")
+    assert status == 0, err
+    want = quantize(x, [0.1], [-30])
+    assert_bits(got, want)
+    body = (f'  %q = "stablehlo.bitcast_convert"(%arg0) : (tensor<16xi8>) -> {q}\n'
+            f'  %f = "stablehlo.uniform_dequantize"(%q) : ({q}) -> tensor<16xf32>\n'
+            "  return %f : tensor<16xf32>")
+    status, got, err = run(tmp_path, body, [want], "tensor<16xf32>", "interp")
+    assert status == 0, err
+    assert_bits(got, dequantize(want, [0.1], [-30]))
+
+
+def test_per_axis_quantization_and_its_storage_range(tmp_path):
+    x = (rng(2).standard_normal((4, 3)) * 30).astype(np.float32)
+    q = f"tensor<4x3x{PER_AXIS}>"
+    body = (f'  %q = stablehlo.uniform_quantize %arg0 : (tensor<4x3xf32>) -> {q}\n'
+            f'  %b = stablehlo.bitcast_convert %q : ({q}) -> tensor<4x3xi8>\n'
+            "  return %b : tensor<4x3xi8>")
+    status, got, err = run(tmp_path, body, [x], "tensor<4x3xi8>", "interp")
+    assert status == 0, err
+    assert_bits(got, quantize(x, [0.1, 0.25, 2.0], [-30, 5, 0], -100, 100, axis=1))
+
+
+def test_requantize_goes_through_the_expressed_values(tmp_path):
+    i = np.array([10, 10, -128, 127], np.int8)
+    a, b = PER_AXIS.replace("<-100:100>", ""), "!quant.uniform<i8:f32:0, {0.1:-20, 0.2:-30, 1.0:0, 3.0:1}>"
+    a = "!quant.uniform<i8:f32:0, {0.1:-30, 0.5:-20, 0.5:0, 0.25:3}>"
+    body = (f'  %q = stablehlo.bitcast_convert %arg0 : (tensor<4xi8>) -> tensor<4x{a}>\n'
+            f'  %r = stablehlo.uniform_quantize %q : (tensor<4x{a}>) -> tensor<4x{b}>\n'
+            f'  %b = stablehlo.bitcast_convert %r : (tensor<4x{b}>) -> tensor<4xi8>\n'
+            "  return %b : tensor<4xi8>")
+    status, got, err = run(tmp_path, body, [i], "tensor<4xi8>", "interp")
+    assert status == 0, err
+    f = dequantize(i, [0.1, 0.5, 0.5, 0.25], [-30, -20, 0, 3], axis=0)
+    assert_bits(got, quantize(f, [0.1, 0.2, 1.0, 3.0], [-20, -30, 0, 1], axis=0))
+
+
+@pytest.mark.parametrize("op,f", [("add", np.add), ("multiply", np.multiply),
+                                  ("maximum", np.maximum), ("tanh", np.tanh),
+                                  ("negate", np.negative)])
+def test_elementwise_ops_dequantize_compute_and_quantize(tmp_path, op, f):
+    a = rng(3).integers(-128, 128, 12).astype(np.int8)
+    b = rng(4).integers(-128, 128, 12).astype(np.int8)
+    unary = op in ("tanh", "negate")
+    ta, tb, tr = f"tensor<12x{PER_TENSOR}>", f"tensor<12x{OTHER}>", f"tensor<12x{OTHER}>"
+    operands = "%qa" if unary else "%qa, %qb"
+    types = f"({ta})" if unary else f"({ta}, {tb})"
+    body = (f"  %qa = stablehlo.bitcast_convert %arg0 : (tensor<12xi8>) -> {ta}\n"
+            f"  %qb = stablehlo.bitcast_convert %arg1 : (tensor<12xi8>) -> {tb}\n"
+            f'  %r = "stablehlo.{op}"({operands}) : {types} -> {tr}\n'
+            f"  %b = stablehlo.bitcast_convert %r : ({tr}) -> tensor<12xi8>\n"
+            "  return %b : tensor<12xi8>")
+    status, got, err = run(tmp_path, body, [a, b], "tensor<12xi8>", "interp")
+    assert status == 0, err
+    fa, fb = dequantize(a, [0.1], [-30]), dequantize(b, [0.5], [-20])
+    value = f(fa) if unary else f(fa, fb)
+    if op == "tanh":  # teval's tanh: the float64 function rounded to float32
+        value = np.tanh(fa.astype(np.float64)).astype(np.float32)
+    assert_bits(got, quantize(value.astype(np.float32), [0.5], [-20]))
+
+
+@pytest.mark.parametrize("engine", ["ireval", "jit"])
+def test_kernels_decline_quantized_values(tmp_path, engine):
+    q = f"tensor<3x{PER_TENSOR}>"
+    body = (f"  %q = stablehlo.uniform_quantize %arg0 : (tensor<3xf32>) -> {q}\n"
+            f"  %f = stablehlo.uniform_dequantize %q : ({q}) -> tensor<3xf32>\n"
+            "  return %f : tensor<3xf32>")
+    status, got, err = run(tmp_path, body, [np.ones(3, np.float32)], "tensor<3xf32>", engine)
+    assert status == 1 and got is None
+    assert "have no einstein_v2 decomposition" in err
+
+
+@pytest.mark.parametrize("element,message", [
+    ("!quant.uniform<i8:f32, -0.1:0>", "a scale must be positive and finite"),
+    ("!quant.uniform<i8:f32, 0.1:200>", "zero point 200 is outside the storage range"),
+    ("!quant.uniform<i8<5:5>:f32, 0.1>", "storage_min < storage_max"),
+    ("!quant.uniform<i8:f32, {0.1, 0.2}>", "a per-tensor type has one scale"),
+    ("!quant.uniform<i8:f32:3, {0.1, 0.2}>", "quantization_dimension 3 must be a dimension"),
+    ("!quant.uniform<f32:f32, 0.1>", "storage type `f32` is not an integer type"),
+    ("!quant.uniform<i8:i32, 0.1>", "expressed type `i32` is not a float type"),
+])
+def test_malformed_quantized_types(tmp_path, element, message):
+    src = tmp_path / "f.mlir"
+    src.write_text(f"func.func @main(%a: tensor<2x{element}>) -> tensor<2x{element}> {{\n"
+                   f"  return %a : tensor<2x{element}>\n}}\n")
+    done = subprocess.run([teval(), "run", str(src), "-i", "arg0=int8[2]"], capture_output=True,
+                          text=True)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert "f.mlir:1:" in done.stderr
+
+
+def test_other_ops_of_quantized_tensors_are_errors(tmp_path):
+    q = f"tensor<2x2x{PER_TENSOR}>"
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x2xi8>) -> {q}\n"
+            f"  %t = stablehlo.transpose %q, dims = [1, 0] : ({q}) -> {q}\n"
+            f"  %b = stablehlo.bitcast_convert %t : ({q}) -> tensor<2x2xi8>\n"
+            "  return %b : tensor<2x2xi8>")
+    status, _, err = run(tmp_path, body, [np.zeros((2, 2), np.int8)], "tensor<2x2xi8>", "interp")
+    assert status == 1
+    assert "transpose of quantized tensors is not read" in err
+    per_axis = f"tensor<2x3x{PER_AXIS}>"
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis}\n"
+            f'  %n = "stablehlo.negate"(%q) : ({per_axis}) -> {per_axis}\n'
+            f"  %b = stablehlo.bitcast_convert %n : ({per_axis}) -> tensor<2x3xi8>\n"
+            "  return %b : tensor<2x3xi8>")
+    status, _, err = run(tmp_path, body, [np.zeros((2, 3), np.int8)], "tensor<2x3xi8>", "interp")
+    assert status == 1 and "per-tensor quantized tensors only" in err
+
+
+def test_a_quantized_argument_holds_integers_of_its_storage_range(tmp_path):
+    t = f"tensor<2x3x{PER_AXIS}>"
+    body = (f"  %b = stablehlo.bitcast_convert %arg0 : ({t}) -> tensor<2x3xi8>\n"
+            "  return %b : tensor<2x3xi8>")
+    x = np.array([[0, 100, -100], [1, 2, 3]], np.int8)
+    status, got, err = run(tmp_path, body, [x], "tensor<2x3xi8>", "interp", types=[t])
+    assert status == 0, err
+    assert_bits(got, x)
+    x[1, 2] = 101
+    status, got, err = run(tmp_path, body, [x], "tensor<2x3xi8>", "interp", types=[t])
+    assert status == 1 and got is None
+    assert "input arg0 holds 101 at element 5, outside the storage range [-100, 100]" in err
