@@ -183,8 +183,10 @@ std::map<std::string, Tensor> Program::random_inputs(uint64_t seed) const {
   try {
     std::vector<core::Tensor> drawn;
     if (impl_->graph) // as `teval run FILE.mlir --seed` draws them
-      for (const TensorInfo& i : impl_->inputs)
-        drawn.push_back(interp::random_tensor(api::internal(i.dtype), i.shape, seed, i.name));
+      for (size_t i = 0; i < impl_->inputs.size(); ++i)
+        drawn.push_back(
+            interp::random_value(impl_->graph->values[static_cast<size_t>(impl_->graph->inputs[i])],
+                                 seed, impl_->inputs[i].name));
     else
       drawn = interp::make_inputs(impl_->kernel, {}, seed);
     std::map<std::string, Tensor> out;

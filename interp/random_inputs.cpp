@@ -154,6 +154,21 @@ core::Tensor random_tensor(core::DType dtype, const core::Shape& shape, uint64_t
   return random_tensor_in(dtype, shape, seed, name, b);
 }
 
+core::Tensor random_value(const core::ValueType& t, uint64_t seed, const std::string& name) {
+  if (!t.quant)
+    return random_tensor(t.dtype, t.shape, seed, name);
+  // random_tensor's [-10, 10], within the storage range (or its lowest 21
+  // integers where the range lies outside it).
+  RandomBounds b;
+  b.int_lo = std::max(b.int_lo, t.quant->storage_min);
+  b.int_hi = std::min(b.int_hi, t.quant->storage_max);
+  if (b.int_lo > b.int_hi) {
+    b.int_lo = t.quant->storage_min;
+    b.int_hi = std::min(t.quant->storage_max, t.quant->storage_min + 20);
+  }
+  return random_tensor_in(t.dtype, t.shape, seed, name, b);
+}
+
 std::vector<core::Tensor> make_inputs(const core::Kernel& kernel,
                                       const std::map<std::string, core::Tensor>& given,
                                       uint64_t seed) {

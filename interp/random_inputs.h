@@ -10,6 +10,7 @@
 // gathers, one-hots and scatters run without hand-made data.
 #pragma once
 
+#include "core/graph.h"
 #include "core/kernel.h"
 #include "core/tensor.h"
 
@@ -42,6 +43,10 @@ struct RandomBounds {
   double lo = -1;
   double hi = 1;
 };
+
+/// random_tensor() for a value of an MLIR function of type \p t: of a
+/// quantized type, stored integers within its storage range.
+core::Tensor random_value(const core::ValueType& t, uint64_t seed, const std::string& name);
 
 /// A tensor of \p dtype and \p shape drawn from \p seed and \p name within
 /// \p bounds, which the caller has checked: int_lo <= int_hi, both

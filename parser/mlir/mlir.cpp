@@ -279,8 +279,8 @@ private:
     ValueType t = declared;
     if (auto it = inputs_.find(name); it != inputs_.end()) {
       // An array of the storage type holds a quantized argument's integers.
-      ValueType given{it->second.dtype, it->second.shape, declared.quant};
-      if (!fits(declared, given))
+      ValueType given{it->second.dtype, it->second.shape};
+      if (!fits(declared, {given.dtype, given.shape, declared.quant}))
         throw Error(ErrorKind::Shape, p.span,
                     "argument " + p.name + " (input " + name + ") is declared " +
                         type_string(declared) + ", but the input given is " + type_string(given));

@@ -198,9 +198,10 @@ std::shared_ptr<const core::Quantization> quantization(const std::string& writte
     size_t end = std::min(params.find(',', at), params.size());
     std::string one = params.substr(at, end - at);
     size_t c = one.find(':');
+    const std::string scale_text = one.substr(0, c);
     char* stop = nullptr;
-    double scale = std::strtod(one.substr(0, c).c_str(), &stop);
-    if (one.empty() || *stop)
+    double scale = std::strtod(scale_text.c_str(), &stop);
+    if (scale_text.empty() || *stop)
       return fail("`" + one + "` is not scale:zero_point");
     scale = core::round_float(q->expressed, scale);
     if (!(scale > 0) || !std::isfinite(scale)) // (C5), (C6)

@@ -167,3 +167,22 @@ def test_a_quantized_argument_holds_integers_of_its_storage_range(tmp_path):
     status, got, err = run(tmp_path, body, [x], "tensor<2x3xi8>", "interp", types=[t])
     assert status == 1 and got is None
     assert "input arg0 holds 101 at element 5, outside the storage range [-100, 100]" in err
+
+
+def test_random_and_wrong_inputs_of_a_quantized_argument(tmp_path):
+    """Seeded random values of a quantized argument are stored integers in
+    its storage range; an array of another type is an error naming both."""
+    element = "!quant.uniform<i8<20:100>:f32, 0.5:40>"
+    src = tmp_path / "f.mlir"
+    src.write_text(f"func.func @main(%a: tensor<50x{element}>) -> tensor<50xi8> {{\n"
+                   f"  %b = stablehlo.bitcast_convert %a : (tensor<50x{element}>) -> tensor<50xi8>\n"
+                   "  return %b : tensor<50xi8>\n}\n")
+    done = subprocess.run([teval(), "run", str(src), "--seed", "3", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "out" / "result0.npy")
+    assert got.min() >= 20 and got.max() <= 100 and len(set(got.tolist())) > 5
+    done = subprocess.run([teval(), "run", str(src), "-i", "arg0=float32[50]"],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert f"is declared tensor<50x{element}>, but the input given is tensor<50xf32>" in done.stderr

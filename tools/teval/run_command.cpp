@@ -123,8 +123,7 @@ std::vector<core::Tensor> graph_inputs(const core::Graph& g,
     std::string name = core::graph_input_name(i);
     const core::ValueType& t = g.values[static_cast<size_t>(g.inputs[i])];
     auto it = given.find(name);
-    inputs.push_back(it != given.end() ? it->second
-                                       : interp::random_tensor(t.dtype, t.shape, seed, name));
+    inputs.push_back(it != given.end() ? it->second : interp::random_value(t, seed, name));
   }
   return inputs;
 }
