@@ -93,6 +93,10 @@ auto const opaque_def =
     x3::raw[x3::lexeme[x3::char_("#!") >> +(x3::alnum | x3::char_("_$.-")) >> -angled]] |
     x3::raw[x3::lexeme[(x3::alpha | x3::char_('_')) >> *id_char >> angled]];
 
+// The pretty forms' bare `<...>` attribute, kept as written.
+x3::rule<class bare_angled_class, std::string> const bare_angled = "attribute";
+auto const bare_angled_def = x3::raw[x3::lexeme[angled]];
+
 x3::rule<class string_class, std::string> const string_text = "string";
 auto const string_text_def = x3::raw[quoted];
 
@@ -658,8 +662,11 @@ auto const plain_attr_def =
     (pos >> '[' >> attr_list >> x3::expect[']'] >> here)[mk_list] |
     (pos >> '{' >> entries >> x3::expect['}'] >> here)[mk_dict] |
     (pos >> '(' >> plain_attr >> ',' >> plain_attr >> ')' >> here)[mk_complex] |
-    (pos >> string_text >> here)[mk_string] | number[set_val] | tensor_type[set_val] |
-    function_type[set_val] | (pos >> word_attr >> here)[mk_name_at];
+    // The pretty forms' bare `<...>` (dot_general's `algorithm = <...>`), as
+    // written.
+    (pos >> bare_angled >> here)[mk_name_at] | (pos >> string_text >> here)[mk_string] |
+    number[set_val] | tensor_type[set_val] | function_type[set_val] |
+    (pos >> word_attr >> here)[mk_name_at];
 auto const attribute_def = plain_attr[set_val] >> -(pos >> ':' >> type)[mk_typed];
 auto const attr_list_def = -(attribute[push] % ',');
 auto const array_items_def = -(':' >> (plain_attr[push] % ','));
@@ -813,11 +820,11 @@ auto const statement_def = (func_def[set_val] | module_def[set_val] | return_stm
 auto const statements_def = *statement[append_statements];
 auto const program_def = *(alias_def | statement[append_statements]);
 
-BOOST_SPIRIT_DEFINE(balanced, angled, bare_id, value_def_name, value_use_name, symbol, opaque,
-                    string_text, float_text, int_text, type, tensor_type, scalar_type, type_list,
-                    result_types, function_type, attribute, plain_attr, attr_list, array_items,
-                    types, func_arg, dims_text, attr_name, type_word, number_text, number,
-                    word_attr, operation, entry, entries, operand, operands, generic_op,
+BOOST_SPIRIT_DEFINE(balanced, angled, bare_angled, bare_id, value_def_name, value_use_name, symbol,
+                    opaque, string_text, float_text, int_text, type, tensor_type, scalar_type,
+                    type_list, result_types, function_type, attribute, plain_attr, attr_list,
+                    array_items, types, func_arg, dims_text, attr_name, type_word, number_text,
+                    number, word_attr, operation, entry, entries, operand, operands, generic_op,
                     reduce_applies, reducer, conv_op, while_op, pretty_op, results, block_arg,
                     block, region, statement, statements, return_stmt, func_parts, func_def,
                     module_def, alias_def, program)

@@ -186,7 +186,12 @@ def test_the_sum_is_sequential_in_the_result_type(tmp_path):
      "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
      "num_primitive_operations = 1, allow_imprecise_accumulation = false>} : "
      "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<3x3xf32>", "algorithm is not read"),
-
+    # The pretty form's bare `<...>` reads as an attribute too.
+    ("stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0], precision = [DEFAULT, "
+     "DEFAULT], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, "
+     "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
+     "num_primitive_operations = 1, allow_imprecise_accumulation = false> : "
+     "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<3x3xf32>", "algorithm is not read"),
 ])
 def test_errors_are_located(tmp_path, op, message):
     x = np.zeros((4, 3), np.float32)
