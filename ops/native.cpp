@@ -788,37 +788,13 @@ private:
     });
   }
 
-  // An elementwise op of per-tensor quantized tensors (the specification's
-  // dequantize_op_quantize): its operands dequantized, the op on the
-  // expressed values (a graph of that one node), the result quantized.
-  Tensor dequantize_op_quantize(const GraphNode& n) const {
-    core::Graph g;
-    std::vector<Tensor> inputs;
-    GraphNode op = n;
-    op.attrs.erase("dequantize_op_quantize");
-    op.operands.clear();
-    for (size_t i = 0; i < n.operands.size(); ++i) {
-      const core::ValueType& t = g_.values[static_cast<size_t>(n.operands[i])];
-      g.values.push_back({t.quant->expressed, t.shape});
-      g.value_names.push_back(g_.value_names[static_cast<size_t>(n.operands[i])]);
-      g.inputs.push_back(static_cast<int>(i));
-      g.input_spans.push_back(n.span);
-      op.operands.push_back(static_cast<int>(i));
-      inputs.push_back(detail::dequantize(in(i), *t.quant));
-    }
-    const core::ValueType& r = result_type(0);
-    g.values.push_back({r.quant->expressed, r.shape});
-    g.value_names.push_back(g_.value_names[static_cast<size_t>(n.results[0])]);
-    op.results = {static_cast<int>(n.operands.size())};
-    g.outputs = op.results;
-    g.output_spans.push_back(n.span);
-    g.nodes.push_back(std::move(op));
-    return detail::quantize(evaluate(g, inputs).at(0), *r.quant);
-  }
-
   void node(const GraphNode& n) {
-    if (n.attrs.count("dequantize_op_quantize"))
-      return set(0, dequantize_op_quantize(n));
+    if (n.attrs.count("dequantize_op_quantize")) {
+      std::vector<Tensor> operands;
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        operands.push_back(in(i));
+      return set(0, detail::dequantize_op_quantize(g_, n, operands));
+    }
     switch (n.op) {
     case GraphOp::Constant:
       return set(0, n.tensor_attr("value"));

@@ -1,6 +1,8 @@
 // Quantized tensors' native meanings (see quantize.h).
 #include "ops/quantize.h"
 
+#include "ops/native.h"
+
 #include "core/numeric.h"
 #include "core/scalar_ops.h"
 #include "core/shape.h"
@@ -63,6 +65,32 @@ Tensor quantize(const Tensor& x, const core::Quantization& q) {
     out.set(i, Scalar::of_int(q.storage, stored));
   }
   return out;
+}
+
+Tensor dequantize_op_quantize(const core::Graph& g, const core::GraphNode& n,
+                              const std::vector<Tensor>& operands) {
+  core::Graph one;
+  std::vector<Tensor> inputs;
+  core::GraphNode op = n;
+  op.attrs.erase("dequantize_op_quantize");
+  op.operands.clear();
+  for (size_t i = 0; i < n.operands.size(); ++i) {
+    const core::ValueType& t = g.values[static_cast<size_t>(n.operands[i])];
+    one.values.push_back({t.quant->expressed, t.shape});
+    one.value_names.push_back(g.value_names[static_cast<size_t>(n.operands[i])]);
+    one.inputs.push_back(static_cast<int>(i));
+    one.input_spans.push_back(n.span);
+    op.operands.push_back(static_cast<int>(i));
+    inputs.push_back(dequantize(operands[i], *t.quant));
+  }
+  const core::ValueType& r = g.values[static_cast<size_t>(n.results[0])];
+  one.values.push_back({r.quant->expressed, r.shape});
+  one.value_names.push_back(g.value_names[static_cast<size_t>(n.results[0])]);
+  op.results = {static_cast<int>(n.operands.size())};
+  one.outputs = op.results;
+  one.output_spans.push_back(n.span);
+  one.nodes.push_back(std::move(op));
+  return quantize(evaluate(one, inputs).at(0), *r.quant);
 }
 
 } // namespace teval::ops::detail

@@ -11,6 +11,10 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
 namespace teval::parser::mlir_detail {
 
@@ -20,6 +24,7 @@ using core::DType;
 using core::Error;
 using core::ErrorKind;
 using core::GraphOp;
+using core::Span;
 using core::ValueType;
 
 // The elementwise ops of no attribute whose meaning on quantized tensors is
@@ -78,6 +83,105 @@ bool binary(GraphOp op) {
 }
 
 } // namespace
+
+std::shared_ptr<const core::Quantization> quantized_element(const std::string& written, Span span) {
+  auto fail = [&](const std::string& why) -> std::shared_ptr<const core::Quantization> {
+    throw Error(ErrorKind::Type, span, "quantized type `" + written + "`: " + why);
+  };
+  std::string text;
+  for (char c : written)
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      text += c;
+  const std::string prefix = "!quant.uniform<";
+  if (!text.starts_with(prefix) || !text.ends_with(">"))
+    return fail("teval reads !quant.uniform<...> types");
+  std::string body = text.substr(prefix.size(), text.size() - prefix.size() - 1);
+  // The head (types, range, axis) ends at the first comma outside <...>.
+  size_t comma = std::string::npos;
+  for (size_t i = 0, depth = 0; i < body.size(); ++i) {
+    depth += body[i] == '<' ? 1 : 0;
+    depth -= body[i] == '>' && depth > 0 ? 1 : 0;
+    if (body[i] == ',' && depth == 0) {
+      comma = i;
+      break;
+    }
+  }
+  if (comma == std::string::npos)
+    return fail("expected `storage:expressed, scale:zero_point`");
+  std::string head = body.substr(0, comma), params = body.substr(comma + 1);
+  auto q = std::make_shared<core::Quantization>();
+  q->text = "!quant.uniform<" + body.substr(0, comma) + ", " + params + ">";
+  auto integer = [&](const std::string& t, const char* what) {
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(t.c_str(), &end, 10);
+    if (t.empty() || *end || errno)
+      fail(std::string(what) + " `" + t + "` is not an integer");
+    return static_cast<int64_t>(v);
+  };
+  // storage[<min:max>]
+  size_t colon = head.find(':', head.find('>') == std::string::npos ? 0 : head.find('>'));
+  std::string storage = head.substr(0, colon);
+  std::optional<std::pair<int64_t, int64_t>> range;
+  if (size_t lt = storage.find('<'); lt != std::string::npos) {
+    std::string r = storage.substr(lt + 1, storage.size() - lt - 2);
+    size_t c = r.find(':', 1);
+    if (!storage.ends_with(">") || c == std::string::npos)
+      return fail("expected `storage<min:max>`");
+    range = {integer(r.substr(0, c), "storage_min"), integer(r.substr(c + 1), "storage_max")};
+    storage = storage.substr(0, lt);
+  }
+  std::optional<DType> st = element_type(storage);
+  if (!st || !core::is_integer(*st) || *st == DType::UInt64)
+    return fail("its storage type `" + storage + "` is not an integer type teval has");
+  q->storage = *st;
+  q->storage_min = range ? range->first : core::int_min(*st);
+  q->storage_max = range ? range->second : core::int_max(*st);
+  if (q->storage_min < core::int_min(*st) || q->storage_max > core::int_max(*st) ||
+      q->storage_min >= q->storage_max) // (C1)-(C3)
+    return fail("storage_min and storage_max must satisfy " + std::to_string(core::int_min(*st)) +
+                " <= storage_min < storage_max <= " + std::to_string(core::int_max(*st)));
+  if (colon == std::string::npos)
+    return fail("expected `storage:expressed`");
+  std::string rest = head.substr(colon + 1);
+  size_t axis_colon = rest.find(':');
+  std::optional<DType> ex = element_type(rest.substr(0, axis_colon));
+  if (!ex || !core::is_float(*ex))
+    return fail("its expressed type `" + rest.substr(0, axis_colon) + "` is not a float type");
+  q->expressed = *ex;
+  if (axis_colon != std::string::npos) {
+    q->axis = integer(rest.substr(axis_colon + 1), "quantization_dimension");
+    if (*q->axis < 0) // (C11)
+      return fail("quantization_dimension must not be negative");
+  }
+  // scale[:zero_point], or {...} of them.
+  bool braced = params.starts_with("{") && params.ends_with("}");
+  if (braced)
+    params = params.substr(1, params.size() - 2);
+  for (size_t at = 0; at <= params.size();) {
+    size_t end = std::min(params.find(',', at), params.size());
+    std::string one = params.substr(at, end - at);
+    size_t c = one.find(':');
+    const std::string scale_text = one.substr(0, c);
+    char* stop = nullptr;
+    double scale = std::strtod(scale_text.c_str(), &stop);
+    if (scale_text.empty() || *stop)
+      return fail("`" + one + "` is not scale:zero_point");
+    scale = core::round_float(q->expressed, scale);
+    if (!(scale > 0) || !std::isfinite(scale)) // (C5), (C6)
+      return fail("a scale must be positive and finite, not " + one.substr(0, c));
+    int64_t zero = c == std::string::npos ? 0 : integer(one.substr(c + 1), "zero_point");
+    if (zero < q->storage_min || zero > q->storage_max) // (C7)
+      return fail("zero point " + std::to_string(zero) + " is outside the storage range [" +
+                  std::to_string(q->storage_min) + ", " + std::to_string(q->storage_max) + "]");
+    q->scales.push_back(scale);
+    q->zero_points.push_back(zero);
+    at = end + 1;
+  }
+  if (!q->axis && q->scales.size() != 1) // (C10)
+    return fail("a per-tensor type has one scale; a per-axis one names its dimension");
+  return q;
+}
 
 std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, const core::Graph& g,
                                                         core::GraphNode& node) {

@@ -8,6 +8,7 @@
 #include "parser/ast.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,12 @@ std::optional<core::DType> element_type(std::string_view name);
 std::string text(const ast::Expr& e);
 /// `tensor<4x?xf32>` (a `?` as kDynamic). Throws Error for another type.
 core::ValueType tensor_type(const ast::Expr& e);
+/// The quantized element type \p written (`!quant.uniform<i8<-127:127>:f32:1,
+/// {0.1:-30, 0.5}>`, spec "Types"; parser/mlir/mlir_quant.cpp), checked as
+/// (C1)-(C11) say ((C12), (C13) need the shape: tensor_type checks them).
+/// Throws Error at \p span.
+std::shared_ptr<const core::Quantization> quantized_element(const std::string& written,
+                                                            core::Span span);
 /// "tensor<4x?xf32>".
 std::string type_string(const core::ValueType& t);
 /// The declared type \p declared admits \p actual: same dtype and rank,
