@@ -94,7 +94,16 @@ public:
           site.positional.empty() ? find(site, "value", true) : site.positional[0];
       Typed t = typed(*value);
       ValueType type = t.type ? tensor_type(*t.type) : site.declared_outs[0];
-      node.attrs["value"] = dense_value(*t.value, type);
+      core::Tensor v = dense_value(*t.value, type);
+      if (type.quant) // stored integers, in the storage range
+        for (int64_t i = 0; i < v.numel(); ++i)
+          if (v.get(i).i < type.quant->storage_min || v.get(i).i > type.quant->storage_max)
+            throw Error(ErrorKind::Range, t.value->span,
+                        "element " + std::to_string(i) + " of the constant, " +
+                            std::to_string(v.get(i).i) + ", is outside the storage range [" +
+                            std::to_string(type.quant->storage_min) + ", " +
+                            std::to_string(type.quant->storage_max) + "] of " + type.quant->text);
+      node.attrs["value"] = std::move(v);
       return {type};
     }
     case GraphOp::Add:

@@ -186,3 +186,16 @@ def test_random_and_wrong_inputs_of_a_quantized_argument(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 1
     assert f"is declared tensor<50x{element}>, but the input given is tensor<50xf32>" in done.stderr
+
+
+def test_a_quantized_constant_holds_stored_integers_in_range(tmp_path):
+    element = "!quant.uniform<i8<-100:100>:f32, 0.5:0>"
+    t = f"tensor<3x{element}>"
+    body = (f"  %c = stablehlo.constant dense<[-100, 0, 100]> : {t}\n"
+            f"  %f = stablehlo.uniform_dequantize %c : ({t}) -> tensor<3xf32>\n"
+            "  return %f : tensor<3xf32>")
+    status, got, err = run(tmp_path, body, [], "tensor<3xf32>", "interp")
+    assert status == 0, err
+    assert_bits(got, np.array([-50, 0, 50], np.float32))
+    status, got, err = run(tmp_path, body.replace("100]", "101]"), [], "tensor<3xf32>", "interp")
+    assert status == 1 and "element 2 of the constant, 101, is outside the storage range" in err
