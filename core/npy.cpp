@@ -156,9 +156,9 @@ DType dtype_of_descr(const std::string& descr, const std::string& origin) {
     if (npy_descr(t).substr(1) == code)
       return t;
   }
-  return fail(
-      "unsupported .npy dtype '" + descr +
-      "'; teval reads bool, int8/16/32/64, uint8/16/32/64, float16/32/64, complex64/128 and bfloat16 (<V2)");
+  return fail("unsupported .npy dtype '" + descr +
+              "'; teval reads bool, int8/16/32/64, uint8/16/32/64, float16/32/64, complex64/128 "
+              "and bfloat16 (<V2)");
 }
 
 uint32_t read_le(std::string_view bytes, size_t offset, int width) {

@@ -64,8 +64,7 @@ core::Tensor convolution(const GraphNode& n, const core::Tensor& lhs, const core
   const DType t = result.dtype;
   const std::vector<int64_t> ls = core::strides(lhs.shape()), rs = core::strides(rhs.shape());
   const std::vector<int64_t> os = core::strides(result.shape);
-  const core::Scalar zero =
-      core::constant(t, 0);
+  const core::Scalar zero = core::constant(t, 0);
   core::Shape contract = g.window;
   contract.push_back(g.kernel_in);
   const int64_t terms = core::checked_numel(contract).value_or(0);

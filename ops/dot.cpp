@@ -66,8 +66,7 @@ core::Tensor dot_general(const GraphNode& n, const core::Tensor& lhs, const core
   const int64_t terms = core::checked_numel(contract).value_or(0);
   const std::vector<int64_t> ls = core::strides(lhs.shape()), rs = core::strides(rhs.shape());
   const std::vector<int64_t> os = core::strides(result.shape);
-  const core::Scalar zero =
-      core::constant(t, 0);
+  const core::Scalar zero = core::constant(t, 0);
   core::Tensor out(t, result.shape);
   for (int64_t at = 0; at < out.numel(); ++at) {
     core::poll_interrupt();

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -306,55 +307,89 @@ void report(const CheckArgs& c, const std::string& verdict,
                    "was evaluated)\n";
 }
 
-// `teval check` of an MLIR function without a kernel (p.native): the
-// candidates are judged against its native references' values, the only
-// legal result teval knows there: exact, or within --ulp N or --rtol/--atol
-// of them (a complex output part by part, as OUT.real and OUT.imag).
-int check_native(const CheckArgs& c, const LoadedProgram& p) {
-  const core::Graph& g = *p.native;
-  const size_t outputs = g.outputs.size() - p.values.size();
-  auto type_of = [&](size_t o) -> const core::ValueType& {
-    return g.values[static_cast<size_t>(g.outputs[o])];
-  };
+// The candidates matched to the outputs: each one's output (by name, or
+// an MLIR value asked for), the arrays read, the verdicts of those of the
+// wrong dtype or shape, and the outputs nobody gave a candidate for.
+struct Matched {
   std::vector<size_t> which;
+  std::vector<core::Tensor> candidates;
+  std::vector<oracle::OutputVerdict> wrong;
+  std::vector<std::string> unjudged, unchecked;
+};
+
+// \p names and \p types: the program's outputs, then the values asked for
+// (p.values says which output each is).
+Matched match(const CheckArgs& c, const LoadedProgram& p, const std::vector<std::string>& names,
+              const std::vector<std::pair<core::DType, core::Shape>>& types) {
+  const size_t outputs = names.size() - p.values.size();
+  Matched m;
   for (const auto& [name, path] : c.candidates) {
     std::optional<size_t> found;
-    std::string names;
+    std::string listed;
     for (size_t o = 0; o < outputs; ++o) {
-      names += (o ? ", " : "") + core::graph_output_name(o);
-      if (core::graph_output_name(o) == name)
+      listed += (o ? ", " : "") + names[o];
+      if (names[o] == name)
         found = o;
     }
     if (auto v = p.values.find(name); !found && v != p.values.end())
       found = v->second;
     if (!found)
       throw core::Error(core::ErrorKind::Name, "--candidate " + name + "=" + path,
-                        "the program has no output or value `" + name +
-                            "`; its outputs are: " + names +
-                            " (and the values teval run --dump-values writes, such as %0 "
-                            "or %2/%0)");
-    which.push_back(*found);
+                        "the program has no output " +
+                            std::string(p.graph_values ? "or value `" : "`") + name +
+                            "`; its outputs are: " + listed +
+                            (p.graph_values ? " (and the values teval run --dump-values writes, "
+                                              "such as %0 or %2/%0)"
+                                            : ""));
+    m.which.push_back(*found);
   }
-  std::vector<core::Tensor> candidates;
   for (const auto& [name, path] : c.candidates)
-    candidates.push_back(read_tensor_argument(name, path));
-  std::vector<oracle::OutputVerdict> wrong;
-  std::vector<std::string> unjudged;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const core::ValueType& t = type_of(which[i]);
-    if (auto v = oracle::wrong_type(c.candidates[i].first, candidates[i], t.dtype, t.shape)) {
+    m.candidates.push_back(read_tensor_argument(name, path));
+  // A candidate of the wrong dtype or shape fails before anything is
+  // evaluated (a large layer takes seconds to minutes).
+  for (size_t i = 0; i < m.candidates.size(); ++i) {
+    const auto& [dtype, shape] = types[m.which[i]];
+    if (auto v = oracle::wrong_type(c.candidates[i].first, m.candidates[i], dtype, shape)) {
       v->rule = c.check.rule;
-      wrong.push_back(*v);
+      m.wrong.push_back(*v);
     } else {
-      unjudged.push_back(c.candidates[i].first);
+      m.unjudged.push_back(c.candidates[i].first);
     }
   }
-  std::vector<std::string> unchecked;
+  // Outputs nobody gave a candidate for are named, not silently skipped.
   for (size_t o = 0; o < outputs; ++o)
-    if (std::find(which.begin(), which.end(), o) == which.end())
-      unchecked.push_back(core::graph_output_name(o));
-  if (!wrong.empty()) {
-    report(c, "fail", wrong, unchecked, unjudged);
+    if (std::find(m.which.begin(), m.which.end(), o) == m.which.end())
+      m.unchecked.push_back(names[o]);
+  return m;
+}
+
+// Runs \p evaluate, within --timeout when there is one.
+void within_timeout(const CheckArgs& c, const LoadedProgram& p,
+                    const std::function<void()>& evaluate) {
+  if (c.timeout <= 0)
+    return evaluate();
+  auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
+  if (!core::run_within(budget, evaluate))
+    throw core::Error(core::ErrorKind::Limit, p.file->name(),
+                      "the evaluation did not finish within --timeout " + c.timeout_text + " s");
+}
+
+// `teval check` of an MLIR function without a kernel (p.native): the
+// candidates are judged against its native references' values, the only
+// legal result teval knows there: exact, or within --ulp N or --rtol/--atol
+// of them (a complex output part by part, as OUT.real and OUT.imag).
+int check_native(const CheckArgs& c, const LoadedProgram& p) {
+  const core::Graph& g = *p.native;
+  std::vector<std::string> names;
+  std::vector<std::pair<core::DType, core::Shape>> types;
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const core::ValueType& t = g.values[static_cast<size_t>(g.outputs[o])];
+    names.push_back(o < g.outputs.size() - p.values.size() ? core::graph_output_name(o) : "");
+    types.emplace_back(t.dtype, t.shape);
+  }
+  Matched m = match(c, p, names, types);
+  if (!m.wrong.empty()) {
+    report(c, "fail", m.wrong, m.unchecked, m.unjudged);
     return 1;
   }
   if (!c.json)
@@ -363,24 +398,16 @@ int check_native(const CheckArgs& c, const LoadedProgram& p) {
                  "references' values (exact, or within --ulp or --rtol/--atol), not with "
                  "rigorous bounds\n";
   std::vector<core::Tensor> values;
-  auto evaluate = [&] { values = ops::evaluate(g, p.inputs); };
-  if (c.timeout > 0) {
-    auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
-    if (!core::run_within(budget, evaluate))
-      throw core::Error(core::ErrorKind::Limit, p.file->name(),
-                        "the evaluation did not finish within --timeout " + c.timeout_text + " s");
-  } else {
-    evaluate();
-  }
+  within_timeout(c, p, [&] { values = ops::evaluate(g, p.inputs); });
   std::vector<oracle::OutputVerdict> verdicts;
   bool fail = false;
-  for (size_t i = 0; i < candidates.size(); ++i)
+  for (size_t i = 0; i < m.candidates.size(); ++i)
     for (oracle::OutputVerdict& v : oracle::judge_against_value(
-             c.candidates[i].first, candidates[i], values[which[i]], c.check)) {
+             c.candidates[i].first, m.candidates[i], values[m.which[i]], c.check)) {
       fail = fail || v.status == oracle::Status::Mismatch;
       verdicts.push_back(std::move(v));
     }
-  report(c, fail ? "fail" : "pass", verdicts, unchecked, std::nullopt);
+  report(c, fail ? "fail" : "pass", verdicts, m.unchecked, std::nullopt);
   return fail ? 1 : 0;
 }
 
@@ -396,79 +423,34 @@ int check(const CheckArgs& c) {
   if (p.native)
     return check_native(c, p);
   const core::Kernel& k = p.kernel;
-  const size_t outputs = k.outputs.size() - p.values.size();
-  // Every candidate must name an output (or a value).
-  std::vector<int> which;
-  for (const auto& [name, path] : c.candidates) {
-    int found = -1;
-    std::string names;
-    for (size_t o = 0; o < outputs; ++o) {
-      const std::string& n = k.tensors[k.outputs[o]].name;
-      names += (o ? ", " : "") + n;
-      if (n == name)
-        found = static_cast<int>(o);
-    }
-    if (auto v = p.values.find(name); found < 0 && v != p.values.end())
-      found = static_cast<int>(v->second);
-    if (found < 0)
-      throw core::Error(core::ErrorKind::Name, "--candidate " + name + "=" + path,
-                        "the program has no output " +
-                            std::string(p.graph_values ? "or value `" : "`") + name +
-                            "`; its outputs are: " + names +
-                            (p.graph_values ? " (and the values teval run --dump-values writes, "
-                                              "such as %0 or %2/%0)"
-                                            : ""));
-    which.push_back(found);
+  std::vector<std::string> names;
+  std::vector<std::pair<core::DType, core::Shape>> types;
+  for (size_t o = 0; o < k.outputs.size(); ++o) {
+    const core::TensorDecl& t = k.tensors[k.outputs[o]];
+    names.push_back(t.name);
+    types.emplace_back(t.dtype, t.shape);
   }
-  std::vector<core::Tensor> candidates;
-  for (const auto& [name, path] : c.candidates)
-    candidates.push_back(read_tensor_argument(name, path));
-  // A candidate of the wrong dtype or shape fails before anything is
-  // evaluated (a large layer takes seconds to minutes).
-  std::vector<oracle::OutputVerdict> wrong;
-  std::vector<std::string> unjudged;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const core::TensorDecl& out = k.tensors[k.outputs[static_cast<size_t>(which[i])]];
-    if (auto v = oracle::wrong_type(c.candidates[i].first, candidates[i], out.dtype, out.shape)) {
-      v->rule = c.check.rule;
-      wrong.push_back(*v);
-    } else {
-      unjudged.push_back(c.candidates[i].first);
-    }
-  }
-  // Outputs nobody gave a candidate for are named, not silently skipped.
-  std::vector<std::string> unchecked;
-  for (size_t o = 0; o < outputs; ++o)
-    if (std::find(which.begin(), which.end(), static_cast<int>(o)) == which.end())
-      unchecked.push_back(k.tensors[k.outputs[o]].name);
-  if (!wrong.empty()) {
-    report(c, "fail", wrong, unchecked, unjudged);
+  Matched m = match(c, p, names, types);
+  if (!m.wrong.empty()) {
+    report(c, "fail", m.wrong, m.unchecked, m.unjudged);
     return 1;
   }
   oracle::Evaluation values;
-  auto evaluate = [&] { values = oracle::evaluate(k, p.inputs, c.bound, {.fast = !c.walk}); };
-  if (c.timeout > 0) {
-    auto budget = std::chrono::milliseconds(static_cast<int64_t>(c.timeout * 1000));
-    if (!core::run_within(budget, evaluate))
-      throw core::Error(core::ErrorKind::Limit, p.file->name(),
-                        "the evaluation did not finish within --timeout " + c.timeout_text + " s");
-  } else {
-    evaluate();
-  }
+  within_timeout(c, p, [&] { values = oracle::evaluate(k, p.inputs, c.bound, {.fast = !c.walk}); });
   std::vector<oracle::OutputVerdict> verdicts;
   bool fail = false, inconclusive = false;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    int o = which[i];
-    verdicts.push_back(oracle::judge(c.candidates[i].first, candidates[i], values.sequential[o],
+  for (size_t i = 0; i < m.candidates.size(); ++i) {
+    const size_t o = m.which[i];
+    verdicts.push_back(oracle::judge(c.candidates[i].first, m.candidates[i], values.sequential[o],
                                      values.exact[o], values.bounds[o], c.check));
-    oracle::explain(verdicts.back(), k, p.inputs, static_cast<size_t>(o));
+    oracle::explain(verdicts.back(), k, p.inputs, o);
     fail = fail || verdicts.back().status == oracle::Status::Mismatch;
     inconclusive = inconclusive || verdicts.back().status == oracle::Status::Inconclusive;
   }
   // A mismatch anywhere fails; else an undecided element makes the whole
   // check inconclusive, never a pass.
   const char* verdict = fail ? "fail" : inconclusive ? "inconclusive" : "pass";
-  report(c, verdict, verdicts, unchecked, std::nullopt);
+  report(c, verdict, verdicts, m.unchecked, std::nullopt);
   return fail ? 1 : inconclusive ? 3 : 0;
 }
 
