@@ -235,24 +235,16 @@ public:
     case GraphOp::LogSoftmax:
     case GraphOp::Gelu: {
       arity(site, 1);
-      switch (site.op) {
-      case GraphOp::Sine:
-      case GraphOp::Cosine:
-      case GraphOp::Tan:
-      case GraphOp::Logistic:
-      case GraphOp::Exponential:
-      case GraphOp::Log:
-      case GraphOp::Tanh:
-      case GraphOp::Sqrt:
-      case GraphOp::Rsqrt:
-      case GraphOp::Cbrt:
-      case GraphOp::ExponentialMinusOne:
-      case GraphOp::LogPlusOne:
-        float_or_complex_operand(site, 0);
-        break;
-      default:
+      // The spec defines these on floats only; the others on complex values too.
+      const bool floats_only = site.op == GraphOp::Floor || site.op == GraphOp::Ceil ||
+                               site.op == GraphOp::RoundNearestEven ||
+                               site.op == GraphOp::RoundNearestAfz || site.op == GraphOp::Erf ||
+                               site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax ||
+                               site.op == GraphOp::Gelu;
+      if (floats_only)
         float_operand(site, 0);
-      }
+      else
+        float_or_complex_operand(site, 0);
       if (site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax) {
         only(site, {"axis"});
         node.attrs["axis"] = axis_attr(site, "axis", operand(site, 0).shape.size());

@@ -27,9 +27,8 @@ using core::GraphOp;
 using core::Span;
 using core::ValueType;
 
-// The elementwise ops of no attribute whose meaning on quantized tensors is
-// dequantize_op_quantize.
-bool elementwise(GraphOp op) {
+// The binary ones of the elementwise ops below.
+bool binary(GraphOp op) {
   switch (op) {
   case GraphOp::Add:
   case GraphOp::Subtract:
@@ -40,6 +39,16 @@ bool elementwise(GraphOp op) {
   case GraphOp::Power:
   case GraphOp::Atan2:
   case GraphOp::Remainder:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// The elementwise ops of no attribute whose meaning on quantized tensors is
+// dequantize_op_quantize: the binary ones and these unary ones.
+bool elementwise(GraphOp op) {
+  switch (op) {
   case GraphOp::Abs:
   case GraphOp::Negate:
   case GraphOp::Exponential:
@@ -61,24 +70,7 @@ bool elementwise(GraphOp op) {
   case GraphOp::RoundNearestAfz:
     return true;
   default:
-    return false;
-  }
-}
-
-bool binary(GraphOp op) {
-  switch (op) {
-  case GraphOp::Add:
-  case GraphOp::Subtract:
-  case GraphOp::Multiply:
-  case GraphOp::Divide:
-  case GraphOp::Maximum:
-  case GraphOp::Minimum:
-  case GraphOp::Power:
-  case GraphOp::Atan2:
-  case GraphOp::Remainder:
-    return true;
-  default:
-    return false;
+    return binary(op);
   }
 }
 
