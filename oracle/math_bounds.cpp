@@ -100,6 +100,21 @@ Interval pow_bound(DType t, const Interval& x, const Interval& y, const BoundOpt
   }
   if (x.no_number() || y.no_number())
     return with_one(Interval::point(fl(t, NAN)));
+  // An integer power n of any x (x³ of a GELU): monotone on each side of
+  // 0, so its extremes are at x's ends and, for n > 0, at 0; a negative n
+  // has a pole at 0.
+  if (y.singleton() && std::isfinite(y.lo.f) && y.lo.f == std::trunc(y.lo.f)) {
+    const double n = y.lo.f;
+    const bool zero = x.lo.f <= 0 && x.hi.f >= 0;
+    if (zero && n < 0)
+      return Interval::everything(t);
+    double lo = INFINITY, hi = -INFINITY;
+    for (double a : {x.lo.f, x.hi.f, zero ? 0.0 : x.lo.f}) {
+      lo = std::min(lo, correctly_rounded(Op::Pow, t, a, n, Rounding::Down));
+      hi = std::max(hi, correctly_rounded(Op::Pow, t, a, n, Rounding::Up));
+    }
+    return with_one(bounded(lo, hi, x.nan));
+  }
   // x^y = exp(y·ln x) takes its extremes at the corners when x > 0.
   if (!(x.lo.f > 0) || !std::isfinite(x.hi.f) || !std::isfinite(y.lo.f) || !std::isfinite(y.hi.f))
     return Interval::everything(t);

@@ -239,6 +239,35 @@ private:
                         type_string(got) + ", but the call's type says " +
                         type_string(tensor_type(*declared_types[i])));
     }
+    bind(names, results);
+  }
+
+  // An op the specification defines as a composition of other ops
+  // (batch_norm_*): their nodes, named after its first result
+  // (parser/mlir/mlir_batch_norm.cpp).
+  void composition(const ast::Expr& value, const ast::Expr* target) {
+    OpSite site = read_site(value);
+    std::vector<const ast::Expr*> names = result_names(target);
+    std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
+    std::vector<int> results =
+        mlir_detail::batch_norm(site, g_, prefix_ + first.substr(0, first.find('#')) + "/");
+    if (names.size() != results.size() || site.declared_outs.size() != results.size())
+      throw Error(ErrorKind::Shape, target ? target->span : site.span,
+                  site.name + " gives " + std::to_string(results.size()) + " results; " +
+                      std::to_string(names.size()) + " are named and its type declares " +
+                      std::to_string(site.declared_outs.size()));
+    for (size_t i = 0; i < results.size(); ++i)
+      if (!fits(site.declared_outs[i], g_.values[static_cast<size_t>(results[i])]))
+        throw Error(ErrorKind::Shape, site.span,
+                    "result " + std::to_string(i) + " of " + site.name + " is " +
+                        type_string(g_.values[static_cast<size_t>(results[i])]) +
+                        ", but its type says " + type_string(site.declared_outs[i]));
+    bind(names, results);
+  }
+
+private:
+  // \p names (a call's or a composition's results) name the values \p results.
+  void bind(const std::vector<const ast::Expr*>& names, const std::vector<int>& results) {
     for (size_t i = 0; i < names.size(); ++i) {
       const std::string& id = ast::as_name(*names[i])->id;
       if (names_.count(id))
@@ -248,7 +277,6 @@ private:
     }
   }
 
-private:
   int define(const std::string& name, const ValueType& t, Span span) {
     if (names_.count(name))
       throw Error(ErrorKind::Name, span, "value " + name + " is defined twice");
@@ -345,6 +373,8 @@ private:
     if (call && (call->callee == "func.call" || call->callee == "call" ||
                  call->callee == "stablehlo.composite" || call->callee == "mhlo.composite"))
       return call_function(*call, *typed, target);
+    if (call && mlir_detail::is_batch_norm(call->callee.substr(call->callee.find('.') + 1)))
+      return composition(value, target);
     OpSite site = read_site(value);
     GraphNode node;
     node.op = site.op;
@@ -723,7 +753,7 @@ private:
     site.attrs_span = call->callee_span;
     if (site.name == "custom_call")
       custom_call(site);
-    else
+    else if (!mlir_detail::is_batch_norm(site.name))
       plain_op(site);
     return site;
   }

@@ -625,8 +625,6 @@ public:
       std::vector<int64_t> dims = ints_attr(site, stable ? "dims" : "broadcast_dimensions");
       ValueType t = site.declared_outs.at(0);
       const ValueType& in = operand(site, 0);
-      if (std::count(t.shape.begin(), t.shape.end(), kDynamic))
-        throw Error(ErrorKind::Shape, site.span, "broadcast_in_dim needs a static result type");
       if (dims.size() != in.shape.size())
         throw Error(ErrorKind::Shape, site.span,
                     "broadcast_in_dim maps " + std::to_string(dims.size()) +
@@ -637,13 +635,20 @@ public:
           throw Error(ErrorKind::Shape, site.span,
                       "broadcast_in_dim's dimensions must rise within the result's rank " +
                           std::to_string(t.shape.size()));
-        int64_t extent = t.shape[static_cast<size_t>(dims[i])];
+        int64_t& extent = t.shape[static_cast<size_t>(dims[i])];
+        if (extent == kDynamic && in.shape[i] != 1) // as shape refinement infers it
+          extent = in.shape[i];
         if (in.shape[i] != 1 && in.shape[i] != extent)
           throw Error(ErrorKind::Shape, site.span,
                       "operand dimension " + std::to_string(i) + " (" +
                           std::to_string(in.shape[i]) + ") broadcasts to neither 1 nor " +
                           std::to_string(extent));
       }
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        if (t.shape[d] == kDynamic)
+          throw Error(ErrorKind::Shape, site.span,
+                      "broadcast_in_dim's result dimension " + std::to_string(d) +
+                          " is `?`, and no operand dimension of extent other than 1 gives it");
       t.dtype = in.dtype;
       node.attrs["dims"] = dims;
       return {t};

@@ -134,4 +134,12 @@ core::ValueType select_and_scatter_meaning(const OpSite& site,
                                            const std::vector<core::ValueType>& operands,
                                            core::GraphNode& node);
 
+/// batch_norm_inference, batch_norm_training and batch_norm_grad
+/// (parser/mlir/mlir_batch_norm.cpp), which the specification defines as
+/// compositions of other ops: \p site's composition added to \p g as
+/// nodes of those ops, their values named \p prefix and a name; the ids of
+/// the op's results. is_batch_norm: \p name (after the dialect) is one.
+bool is_batch_norm(const std::string& name);
+std::vector<int> batch_norm(const OpSite& site, core::Graph& g, const std::string& prefix);
+
 } // namespace teval::parser::mlir_detail

@@ -146,3 +146,39 @@ def test_a_composite_without_its_decomposition(tmp_path):
     done = run_module(tmp_path, text, [np.zeros(3, np.float32)], "interp")
     assert done.returncode == 1
     assert "composite of @nowhere, which the module does not define" in done.stderr, done.stderr
+
+
+DYNAMIC_CALLEE = """module {{
+  func.func private @bias(%x: tensor<2x?xf32>, %b: tensor<?xf32>) -> tensor<2x?xf32> {{
+    %0 = stablehlo.broadcast_in_dim %b, dims = [{dims}] : (tensor<?xf32>) -> {result}
+    %1 = stablehlo.add %x, %0 : tensor<2x?xf32>
+    return %1 : tensor<2x?xf32>
+  }}
+  func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>) -> tensor<2x3xf32> {{
+    %0 = call @bias(%arg0, %arg1) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    return %0 : tensor<2x3xf32>
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_callee_of_dynamic_types_takes_the_calls_extents(tmp_path, engine):
+    # A `?` of broadcast_in_dim's result is the extent of the operand
+    # dimension mapped to it, as shape refinement infers it.
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([0.5, -1.0, 2.0], np.float32)
+    text = DYNAMIC_CALLEE.format(dims="1", result="tensor<2x?xf32>")
+    done = run_module(tmp_path, text, [x, b], engine)
+    assert done.returncode == 0, done.stderr
+    assert_bits(np.load(tmp_path / "out" / "result0.npy"), x + b)
+
+
+def test_a_dynamic_extent_nothing_gives_is_an_error(tmp_path):
+    text = DYNAMIC_CALLEE.format(dims="0", result="tensor<?x?xf32>").replace(
+        "%1 = stablehlo.add %x, %0 : tensor<2x?xf32>", "%1 = stablehlo.add %x, %x : tensor<2x?xf32>")
+    done = run_module(tmp_path, text, [np.zeros((2, 3), np.float32), np.zeros(3, np.float32)],
+                      "interp")
+    assert done.returncode == 1, done.stderr
+    assert "m.mlir:3:10: error: broadcast_in_dim's result dimension 1 is `?`" in done.stderr, \
+        done.stderr

@@ -196,6 +196,38 @@ TEST(Bounds, MathUlpOverridesTheMeasuredTable) {
 // corners lo·hi pair two different values of one x. A bfloat16 sum of
 // terms of both signs has a bound across 0; a variance built on it had
 // reached below 0, and its square root NaN.
+// An integer power of an interval holding negative values (the x³ of
+// GPT's tanh GELU) is bounded: monotone on each side of 0, so its ends are
+// at the interval's ends and, for a positive power, at 0. It had been
+// unbounded for any x that may be negative.
+TEST(Bounds, IntegerPowersOfNegativeValuesAreBounded) {
+  auto f = [](double v) { return core::Scalar::of_float(DType::Float32, v); };
+  auto pow = [&](double lo, double hi, double n) {
+    return pow_bound(DType::Float32, Interval{f(lo), f(hi)}, Interval::point(f(n)), {});
+  };
+  Interval cube = pow(-2, 1.5, 3); // [-8, 3.375]
+  EXPECT_TRUE(std::isfinite(cube.lo.f) && std::isfinite(cube.hi.f));
+  EXPECT_LE(cube.lo.f, -8.0);
+  EXPECT_GT(cube.lo.f, -8.0001);
+  EXPECT_GE(cube.hi.f, 3.375);
+  EXPECT_LT(cube.hi.f, 3.3751);
+  EXPECT_FALSE(cube.nan);
+  Interval square = pow(-2, 1.5, 2); // [0, 4]: the least value at 0
+  EXPECT_LE(square.lo.f, 0.0);
+  EXPECT_GT(square.lo.f, -1e-30);
+  EXPECT_GE(square.hi.f, 4.0);
+  EXPECT_LT(square.hi.f, 4.0001);
+  Interval inverse = pow(-4, -2, -1); // [-0.5, -0.25]
+  EXPECT_LE(inverse.lo.f, -0.5);
+  EXPECT_GE(inverse.hi.f, -0.25);
+  EXPECT_LT(inverse.hi.f, -0.2499);
+  Interval pole = pow(-1, 1, -2); // 1/x² has a pole at 0
+  EXPECT_TRUE(std::isinf(pole.hi.f));
+  // A non-integer power of a negative value is NaN: no finite bound.
+  Interval root = pow_bound(DType::Float32, Interval{f(-1), f(1)}, Interval::point(f(0.5)), {});
+  EXPECT_TRUE(std::isinf(root.lo.f) || root.nan);
+}
+
 TEST(Bounds, ASquareIsNeverNegative) {
   core::Tensor x(DType::BFloat16, {1, 512});
   for (int i = 0; i < 512; ++i)

@@ -30,7 +30,7 @@ using core::json_string;
 
 const char* const kCheckHelp =
     R"(usage: teval check (FILE | -e TEXT) [program options] --candidate OUT=PATH.npy ...
-                   [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
+                   [--given VALUE=PATH.npy]... [--json] [--bound rigorous | --ulp N | --rtol R --atol A] [--fma]
                    [--excess-precision] [--math-ulp N | --math-ulp FUNCTION=N]...
                    [--timeout SECONDS] [--walk]
 
@@ -52,6 +52,11 @@ options:
                          PATH.npz:KEY (repeat for several outputs); of an
                          MLIR function, OUT may also name any value it
                          computes (%5, %2/%0: as teval run --dump-values)
+  --given VALUE=PATH     of an MLIR function: judge as if its value VALUE
+                         (%5, %2/%0) were this array, a compiler's dump of
+                         an earlier layer; what follows is bounded from it,
+                         so each layer is judged on its own inputs
+                         (repeatable; docs/BYTEIR.md, "Every value")
   --json                 print one JSON object (docs/ORACLE.md, schema
                          teval.check/1) instead of text
   --bound rigorous       judge by the rigorous per-element bound (default)
@@ -89,7 +94,7 @@ struct CheckArgs {
   std::vector<std::string> program;
   double timeout = 0; // seconds; 0: none
   std::string timeout_text;
-  std::vector<std::pair<std::string, std::string>> candidates;
+  std::vector<std::pair<std::string, std::string>> candidates, givens;
   bool json = false;
   bool help = false;
   bool walk = false;
@@ -117,8 +122,9 @@ CheckArgs parse(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
       c.help = true;
-    } else if (a == "--candidate") {
+    } else if (a == "--candidate" || a == "--given") {
       // OUT is an output's name, or an MLIR value's (`%5`, `%2/%0`, `%1#0`).
+      const bool candidate = a == "--candidate";
       const std::string& spec = value(i);
       size_t eq = spec.find('=');
       std::string name = spec.substr(0, std::min(eq, spec.size()));
@@ -127,12 +133,14 @@ CheckArgs parse(const std::vector<std::string>& args) {
       };
       if (eq == std::string::npos || eq + 1 == spec.size() || name.empty() ||
           !std::all_of(name.begin(), name.end(), value_char))
-        throw UsageError{"--candidate takes OUT=PATH.npy, not '" + spec + "'"};
+        throw UsageError{a + (candidate ? " takes OUT=PATH.npy" : " takes VALUE=PATH.npy") +
+                         ", not '" + spec + "'"};
       std::string path = spec.substr(eq + 1);
-      for (const auto& seen : c.candidates)
+      auto& list = candidate ? c.candidates : c.givens;
+      for (const auto& seen : list)
         if (seen.first == name)
-          throw UsageError{"candidate '" + name + "' is given twice"};
-      c.candidates.emplace_back(name, path);
+          throw UsageError{(candidate ? "candidate '" : "value '") + name + "' is given twice"};
+      list.emplace_back(name, path);
     } else if (a == "--timeout") {
       c.timeout_text = value(i);
       c.timeout = parse_seconds(a, c.timeout_text);
@@ -419,7 +427,10 @@ int check(const CheckArgs& c) {
   for (const auto& [name, path] : c.candidates)
     if (!std::regex_match(name, result_name))
       named.push_back(name);
-  LoadedProgram p = load_program(c.program, "teval check", named);
+  std::vector<std::pair<std::string, core::Tensor>> givens;
+  for (const auto& [name, path] : c.givens)
+    givens.emplace_back(name, read_tensor_argument(name, path));
+  LoadedProgram p = load_program(c.program, "teval check", named, givens);
   if (p.native)
     return check_native(c, p);
   const core::Kernel& k = p.kernel;

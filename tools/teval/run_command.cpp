@@ -141,10 +141,6 @@ core::Kernel decomposition_kernel(const core::Graph& g, Sources& sources,
   return parser::elaborate_antares(source, parser::declared_inputs(source));
 }
 
-// The kernel of the program the options name; fills \p given with the
-// inputs read from .npy files (and an MLIR function's constants). An MLIR
-// function's values named in \p values (core::find_value) become outputs
-// after its results, in order; \p found gets their names.
 // The graph of the MLIR function the options name, the values named in
 // \p values (core::find_value) appended to its outputs in order; \p found
 // gets their names.
@@ -161,6 +157,43 @@ core::Graph graph_with_values(const Options& o, Sources& sources,
     }
   }
   return g;
+}
+
+// `teval check --given NAME=PATH`: the value \p name of \p g becomes a
+// new input holding \p t (in \p given), the node that computed it writing
+// a value nothing reads instead; what follows is computed from \p t.
+void give_value(core::Graph& g, std::map<std::string, core::Tensor>& given, const std::string& name,
+                core::Tensor t) {
+  const std::string where = "--given " + name;
+  int v = core::find_value(g, name);
+  if (v < 0)
+    throw core::Error(core::ErrorKind::Name, where,
+                      "the function has no value `" + name +
+                          "` (its values are named as teval run --dump-values names them)");
+  if (std::count(g.inputs.begin(), g.inputs.end(), v))
+    throw core::Error(core::ErrorKind::Name, where,
+                      "`" + name + "` is an argument of the function: give it with -i");
+  const core::ValueType type = g.values[static_cast<size_t>(v)];
+  if (t.dtype() != type.dtype || t.shape() != type.shape)
+    throw core::Error(core::ErrorKind::Shape, where,
+                      "`" + name + "` is " + core::to_string(type.dtype) + " of shape " +
+                          core::to_string(type.shape) + ", but the array given is " +
+                          core::to_string(t.dtype()) + " of shape " + core::to_string(t.shape()));
+  auto node = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const core::GraphNode& n) {
+    return std::count(n.results.begin(), n.results.end(), v);
+  });
+  if (node == g.nodes.end())
+    throw core::Error(core::ErrorKind::Unsupported, where,
+                      "`" + name +
+                          "` is computed inside a region (of if, while, ...); "
+                          "teval takes the values of the function's own body");
+  const int unread = static_cast<int>(g.values.size());
+  g.values.push_back(type);
+  g.value_names.push_back(g.value_names[static_cast<size_t>(v)]);
+  *std::find(node->results.begin(), node->results.end(), v) = unread;
+  g.inputs.push_back(v);
+  g.input_spans.push_back(node->span);
+  given[core::graph_input_name(g.inputs.size() - 1)] = std::move(t);
 }
 
 core::Kernel elaborate(const Options& o, Sources& sources,
@@ -540,7 +573,8 @@ int run(const Options& o) {
 } // namespace
 
 LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command,
-                           const std::vector<std::string>& values) {
+                           const std::vector<std::string>& values,
+                           const std::vector<std::pair<std::string, core::Tensor>>& givens) {
   Options o = parse_options(args);
   only_program_options(args, command);
   if (o.max_memory)
@@ -553,6 +587,8 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
   if (p.graph_values) {
     sources.file = source_file(o);
     core::Graph g = graph_with_values(o, sources, given, values, &found);
+    for (const auto& [name, t] : givens)
+      give_value(g, given, name, t);
     try {
       p.kernel = decomposition_kernel(g, sources, given);
     } catch (const core::Error& e) {
@@ -564,6 +600,8 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
       p.native = std::move(g);
     }
   } else {
+    if (!givens.empty())
+      throw UsageError{"--given applies to MLIR functions, whose values have names"};
     p.kernel = elaborate(o, sources, given, values, &found);
   }
   // The values that became outputs, after the function's own.

@@ -57,9 +57,12 @@ struct LoadedProgram {
 /// program or input. \p command names the caller in warnings. Of an MLIR
 /// function, the values \p values names (core::find_value: `%5`, `%2/%0`)
 /// become outputs too, after its results; a name that is no value is
-/// skipped.
+/// skipped. Each of \p givens (`teval check --given`) makes an MLIR
+/// function's value an input holding the array given: what is computed from
+/// it is computed from that array (give_value).
 LoadedProgram load_program(const std::vector<std::string>& args, const std::string& command,
-                           const std::vector<std::string>& values = {});
+                           const std::vector<std::string>& values = {},
+                           const std::vector<std::pair<std::string, core::Tensor>>& givens = {});
 
 /// The tensor a NAME=PATH argument names: a .npy file (C or Fortran
 /// order), array KEY of a .npz archive (PATH.npz:KEY), or the array named
