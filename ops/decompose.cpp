@@ -922,6 +922,11 @@ private:
         emit(std::move(line));
       return;
     case GraphOp::Reduce:
+      if (!n.regions.empty())
+        throw core::Error(core::ErrorKind::Unsupported, n.span,
+                          "reduce of several inputs or of a body other than one op (its body is "
+                          "a region) has no einstein_v2 decomposition; --engine interp evaluates "
+                          "the function with the ops' native references");
       for (std::string& line : detail::reduce_statements(
                n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),
                core::constant_value(g_, n.operands[1]), result_type(), result(),

@@ -973,6 +973,8 @@ private:
     case GraphOp::TriangularSolve:
       return set(0, detail::triangular_solve(n, in(0), in(1), result_type(0)));
     case GraphOp::Reduce:
+      if (!n.regions.empty())
+        return with_regions(n);
       return set(0, detail::reduce(n, in(0), in(1), result_type(0)));
     case GraphOp::ReduceWindow:
       return set(0, detail::reduce_window(n, in(0), in(1), result_type(0)));
@@ -1066,6 +1068,8 @@ private:
       out.push_back(detail::select_and_scatter(n, operands, run));
     else if (n.op == GraphOp::Map)
       out.push_back(detail::map(n, operands, result, run));
+    else if (n.op == GraphOp::Reduce)
+      out = detail::reduce_region(n, operands, run);
     else
       out = detail::control_flow(n, std::move(operands), run);
     node_ = &n;

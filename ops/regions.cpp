@@ -85,6 +85,47 @@ core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inpu
   return out;
 }
 
+std::vector<core::Tensor> reduce_region(const core::GraphNode& n,
+                                        const std::vector<core::Tensor>& operands,
+                                        const RegionRunner& run) {
+  const size_t count = operands.size() / 2;
+  const core::Shape& shape = operands[0].shape();
+  const auto& dims = n.ints_attr("dimensions");
+  core::Shape kept;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(d)))
+      kept.push_back(shape[d]);
+  std::vector<core::Tensor> results;
+  for (size_t i = 0; i < count; ++i) {
+    results.emplace_back(operands[count + i].dtype(), kept);
+    for (int64_t at = 0; at < results.back().numel(); ++at)
+      results.back().set(at, operands[count + i].get(0));
+  }
+  const std::vector<int64_t> out_strides = core::strides(kept);
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t at = 0; at < operands[0].numel(); ++at) {
+    // The result element the input element at \p index folds into.
+    int64_t to = 0;
+    for (size_t d = 0, k = 0; d < shape.size(); ++d)
+      if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(d)))
+        to += index[d] * out_strides[k++];
+    std::vector<core::Tensor> args;
+    for (size_t i = 0; i < count; ++i)
+      args.push_back(element(results[i], to));
+    for (size_t i = 0; i < count; ++i)
+      args.push_back(element(operands[i], at));
+    std::vector<core::Tensor> folded = run(n.regions[0], std::move(args));
+    for (size_t i = 0; i < count; ++i)
+      results[i].set(to, folded[i].get(0));
+    for (size_t d = shape.size(); d-- > 0;) // the next index in row-major order
+      if (++index[d] < shape[d])
+        break;
+      else
+        index[d] = 0;
+  }
+  return results;
+}
+
 core::Tensor select_and_scatter(const core::GraphNode& n, const std::vector<core::Tensor>& operands,
                                 const RegionRunner& run) {
   const core::Tensor &x = operands[0], &source = operands[1], &init = operands[2];

@@ -1,5 +1,6 @@
 // The ops whose meaning runs regions — if, case, while (StableHLO
-// specification, the sections of the same names), sort and map — as native
+// specification, the sections of the same names), sort, map, scatter,
+// select_and_scatter and reduce of a region — as native
 // references over a runner of regions the evaluator gives (native.cpp).
 // None has an einstein_v2 decomposition. Internal to ops/.
 #pragma once
@@ -44,6 +45,16 @@ core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inpu
 std::vector<core::Tensor> scatter(const core::GraphNode& n,
                                   const std::vector<core::Tensor>& operands,
                                   const RegionRunner& run);
+
+/// reduce of N inputs whose body is a region (\p operands: the N inputs,
+/// then the N initial values): each result element starts as its initial
+/// value; for each input element in row-major order, as the
+/// specification's reference interpreter does (the specification leaves
+/// the schedule to implementations), the body region of the running values
+/// and the inputs' elements there gives the new running values.
+std::vector<core::Tensor> reduce_region(const core::GraphNode& n,
+                                        const std::vector<core::Tensor>& operands,
+                                        const RegionRunner& run);
 
 /// select_and_scatter: \p operands the operand, the source and the
 /// initial value; the result starts as the initial value everywhere. For

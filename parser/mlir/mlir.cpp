@@ -388,6 +388,8 @@ private:
       return map(site, std::move(node), target);
     if (site.op == GraphOp::Scatter)
       return scatter(site, std::move(node), target);
+    if (site.op == GraphOp::Reduce && !mlir_detail::folds_one_op(site, operand_types(site)))
+      return reduce_region(site, std::move(node), target);
     if (site.op == GraphOp::SelectAndScatter)
       return select_and_scatter(site, std::move(node), target);
     if (!site.call->regions.empty() && site.op != GraphOp::Reduce &&
@@ -576,6 +578,26 @@ private:
         "scatter's update computation", site_name.substr(0, site_name.find('#')) + "/@0/"));
     define_results(site, std::move(node), target,
                    std::vector<ValueType>(operands.begin(), operands.begin() + n));
+  }
+
+  // reduce of several inputs, or whose body is not one op (spec
+  // "reduce"): the body a region taking the N running values and the N
+  // elements (rank 0) and returning the N new running values.
+  void reduce_region(const OpSite& site, GraphNode node, const ast::Expr* target) {
+    const std::vector<ValueType> results =
+        mlir_detail::reduce_region_types(site, operand_types(site), node);
+    if (site.call->regions.size() != 1)
+      throw Error(ErrorKind::Shape, site.span, "reduce needs its body, one region");
+    std::vector<ValueType> elements;
+    for (const ValueType& r : results)
+      elements.push_back({r.dtype, {}});
+    std::vector<ValueType> params = elements;
+    params.insert(params.end(), elements.begin(), elements.end());
+    std::vector<const ast::Expr*> names = result_names(target);
+    std::string site_name = names.empty() ? "@reduce" : ast::as_name(*names[0])->id;
+    node.regions.push_back(region(*site.call->regions[0], params, elements, "reduce's body",
+                                  site_name.substr(0, site_name.find('#')) + "/@0/"));
+    define_results(site, std::move(node), target, results);
   }
 
   std::vector<ValueType> operand_types(const OpSite& site) const {

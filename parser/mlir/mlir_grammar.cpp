@@ -5,6 +5,7 @@
 #include "parser/x3_support.hpp"
 
 #include <cstdlib>
+#include <iterator>
 
 namespace teval::parser {
 
@@ -705,8 +706,22 @@ auto const reduce_name = x3::rule<class reduce_name_class, std::string>{"reduce"
 auto const reducer_def = word("reducer") > '(' > (block_arg[push_block_arg] % ',') > ')' >
                          *('(' > (block_arg[push_block_arg] % ',') > ')') >
                          '{' > statements[push_statements] > '}';
+// The pairs as the op takes them: `(%x init: %c), (%y init: %d)` are the
+// operands x, y, c, d, and `reducer(%a: T, %b: T) (%e: U, %f: U)` the block
+// arguments a, e, b, f (the running values, then the elements).
+template <class T> void evens_then_odds(std::vector<T>& v) {
+  std::vector<T> evens, odds;
+  for (size_t i = 0; i < v.size(); ++i)
+    (i % 2 ? odds : evens).push_back(std::move(v[i]));
+  v = std::move(evens);
+  std::move(odds.begin(), odds.end(), std::back_inserter(v));
+}
+auto const inputs_then_inits = [](auto& ctx) { evens_then_odds(x3::_val(ctx).args); };
 auto const push_reducer = [](auto& ctx) {
-  x3::_val(ctx).regions.push_back(Region{x3::_attr(ctx)});
+  Block block = x3::_attr(ctx);
+  if (block.args.size() == x3::_val(ctx).args.size())
+    evens_then_odds(block.args);
+  x3::_val(ctx).regions.push_back(Region{std::move(block)});
 };
 auto const reduce_applies_def =
     (pos >> reduce_name >> here)[set_op_name] >>
@@ -714,8 +729,8 @@ auto const reduce_applies_def =
      ',') >>
     ((word("applies") > (pos >> bare_id >> here)[push_applies] > word("across")) | word("across")) >
     word("dimensions") > '=' > (pos >> plain_attr >> here)[push_dimensions] >
-    -('{' > entries[push_keywords] > '}') > ':' > types[set_types] > here[set_end] >
-    -reducer[push_reducer];
+    -('{' > entries[push_keywords] > '}') >
+    ':' > types[set_types] > here[set_end] > x3::eps[inputs_then_inits] > -reducer[push_reducer];
 // A composite's name, a string before its operands: `stablehlo.composite
 // "my.op" %a, %b {decomposition = @impl} : ...` (the generic form's `name`).
 auto const push_name_keyword = [](auto& ctx) {

@@ -68,6 +68,21 @@ core::ValueType gather_meaning(const OpSite& site, const core::ValueType& operan
 core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::ValueType>& operands,
                                core::GraphNode& node);
 
+/// Whether reduce \p site of \p operands is one reduce_meaning reads: one
+/// input and initial value, its body one op that folds them (`applies`, or
+/// a region of add, multiply, maximum, minimum, and, or). Another reduce
+/// (several inputs, any other body) keeps its body as a region that the
+/// native reference runs (reduce_region_types).
+bool folds_one_op(const OpSite& site, const std::vector<core::ValueType>& operands);
+
+/// The result types of reduce \p site of \p operands (N inputs, N initial
+/// values) whose body is a region, checked as the specification's
+/// (C1)-(C8) but for promotion (each initial value of its input's element
+/// type); `dimensions` (ascending) into \p node.
+std::vector<core::ValueType> reduce_region_types(const OpSite& site,
+                                                 const std::vector<core::ValueType>& operands,
+                                                 core::GraphNode& node);
+
 /// reduce_window (parser/mlir/mlir_reduce.cpp) of \p operands (input,
 /// initial value): the result type; the attributes window, strides,
 /// base_dilations, window_dilations, pad_low, pad_high and body into

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace teval::parser::mlir_detail {
 
@@ -44,18 +45,11 @@ const ast::Call* op_of(const ast::Expr& e) {
   return typed_call && typed_call->callee == ":" ? ast::as_call(*typed_call->args[0]) : nullptr;
 }
 
-// The op of a body `%r = OP(%a, %b); return %r` (either order), or an
-// error saying what teval reads.
-std::string region_body(const OpSite& site, const ast::Function& body) {
-  auto fail = [&]() -> Error {
-    return Error(ErrorKind::Unsupported, site.span,
-                 site.name +
-                     "'s body is read when it applies one of add, multiply, maximum, minimum, "
-                     "and, or to its two arguments and returns the result; this one is not read "
-                     "yet");
-  };
+// The op of a body `%r = OP(%a, %b); return %r` (either order), or
+// nothing for another body.
+std::optional<std::string> region_op(const ast::Function& body) {
   if (body.params.size() != 2 || body.body.size() != 2)
-    throw fail();
+    return std::nullopt;
   const auto* assign = std::get_if<ast::Assign>(&body.body[0]->node);
   const auto* ret = std::get_if<ast::ExprStmt>(&body.body[1]->node);
   const ast::Call* call = assign ? op_of(*assign->value) : nullptr;
@@ -64,18 +58,29 @@ std::string region_body(const OpSite& site, const ast::Function& body) {
   if (!call || !back || !result || body_op(back->callee) != "return" || back->args.size() != 1 ||
       !ast::as_name(*back->args[0]) || ast::as_name(*back->args[0])->id != result->id ||
       call->args.size() != 2 || !call->keywords.empty())
-    throw fail();
+    return std::nullopt;
   std::array<std::string, 2> args;
   for (size_t i = 0; i < 2; ++i) {
     const ast::Name* n = ast::as_name(*call->args[i]);
     if (!n)
-      throw fail();
+      return std::nullopt;
     args[i] = n->id;
   }
   std::array<std::string, 2> params = {body.params[0].name, body.params[1].name};
   if (args != params && args != std::array{params[1], params[0]})
-    throw fail();
+    return std::nullopt;
   return body_op(call->callee);
+}
+
+// The op of a body of one op, or an error saying what teval reads.
+std::string region_body(const OpSite& site, const ast::Function& body) {
+  if (std::optional<std::string> op = region_op(body))
+    return *op;
+  throw Error(ErrorKind::Unsupported, site.span,
+              site.name +
+                  "'s body is read when it applies one of add, multiply, maximum, minimum, "
+                  "and, or to its two arguments and returns the result; this one is not read "
+                  "yet");
 }
 
 // The body of a reduce or reduce_window of input \p x: `applies OP` or a
@@ -120,28 +125,14 @@ std::string body_of(const OpSite& site, const ValueType& x) {
   return op;
 }
 
-} // namespace
-
-ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& operands,
-                         core::GraphNode& node) {
-  if (operands.size() != 2)
-    throw Error(ErrorKind::Unsupported, site.span,
-                "reduce of " + std::to_string(operands.size() / 2) +
-                    " inputs is not read yet; teval reads reduce of one input and its initial "
-                    "value");
-  only(site, {"dimensions", "applies"});
-  const ValueType& x = operands[0];
-  const ValueType& init = operands[1];
-  if (!init.shape.empty() || init.dtype != x.dtype)
-    throw Error(ErrorKind::Shape, site.span,
-                "reduce's initial value is " + type_string(init) + "; it must be " +
-                    type_string(ValueType{x.dtype, {}}));
-  std::string op = body_of(site, x);
+// The shape \p x keeps when reduced over `dimensions` (distinct, in range),
+// which go into \p node in ascending order.
+core::Shape kept_shape(const OpSite& site, const ValueType& x, core::GraphNode& node) {
   std::vector<int64_t> dims = ints_attr(site, "dimensions");
-  ValueType out{x.dtype, {}};
+  core::Shape kept;
   for (size_t d = 0; d < x.shape.size(); ++d)
     if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(d)))
-      out.shape.push_back(x.shape[d]);
+      kept.push_back(x.shape[d]);
   for (int64_t d : dims)
     if (d < 0 || d >= static_cast<int64_t>(x.shape.size()) ||
         std::count(dims.begin(), dims.end(), d) > 1)
@@ -150,8 +141,69 @@ ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& opera
                       std::to_string(x.shape.size()));
   std::sort(dims.begin(), dims.end());
   node.attrs["dimensions"] = dims;
+  return kept;
+}
+
+} // namespace
+
+bool folds_one_op(const OpSite& site, const std::vector<ValueType>& operands) {
+  if (operands.size() != 2 || find(site, "applies", false))
+    return operands.size() == 2;
+  if (site.call->regions.size() != 1)
+    return true; // reduce_meaning says what is missing
+  std::optional<std::string> op = region_op(*site.call->regions[0]);
+  if (!op || std::find(kBodies.begin(), kBodies.end(), *op) == kBodies.end())
+    return false;
+  // and, or of integers: bitwise, which the region's own op computes.
+  return (*op != "and" && *op != "or") || operands[0].dtype == DType::Bool;
+}
+
+ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& operands,
+                         core::GraphNode& node) {
+  TEVAL_ASSERT(operands.size() == 2, "reduce of several inputs has a region (folds_one_op)");
+  only(site, {"dimensions", "applies"});
+  const ValueType& x = operands[0];
+  const ValueType& init = operands[1];
+  if (!init.shape.empty() || init.dtype != x.dtype)
+    throw Error(ErrorKind::Shape, site.span,
+                "reduce's initial value is " + type_string(init) + "; it must be " +
+                    type_string(ValueType{x.dtype, {}}));
+  std::string op = body_of(site, x);
+  ValueType out{x.dtype, kept_shape(site, x, node)};
   node.attrs["body"] = op;
   return out;
+}
+
+std::vector<ValueType> reduce_region_types(const OpSite& site,
+                                           const std::vector<ValueType>& operands,
+                                           core::GraphNode& node) {
+  only(site, {"dimensions"});
+  const size_t n = operands.size() / 2;
+  if (operands.empty() || operands.size() % 2)
+    throw Error(ErrorKind::Shape, site.span,
+                "reduce takes N inputs and N initial values, not " +
+                    std::to_string(operands.size()) + " operands");
+  if (find(site, "applies", false))
+    throw Error(ErrorKind::Unsupported, site.span,
+                "reduce of " + std::to_string(n) +
+                    " inputs with `applies` is not read; write its body as a region");
+  std::vector<ValueType> results;
+  for (size_t i = 0; i < n; ++i) {
+    const ValueType& x = operands[i];
+    const ValueType& init = operands[n + i];
+    if (x.shape != operands[0].shape) // (C1)
+      throw Error(ErrorKind::Shape, site.span,
+                  "reduce's inputs have one shape; input " + std::to_string(i) + " is " +
+                      type_string(x) + ", input 0 " + type_string(operands[0]));
+    if (!init.shape.empty() || init.dtype != x.dtype || init.quant || x.quant)
+      throw Error(ErrorKind::Shape, site.span,
+                  "reduce's initial value " + std::to_string(i) + " is " + type_string(init) +
+                      "; it must be " + type_string(ValueType{x.dtype, {}}));
+  }
+  const core::Shape kept = kept_shape(site, operands[0], node);
+  for (size_t i = 0; i < n; ++i)
+    results.push_back({operands[i].dtype, kept});
+  return results;
 }
 
 ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>& operands,

@@ -168,12 +168,6 @@ def test_a_constant_initial_value(tmp_path, engine):
 
 
 @pytest.mark.parametrize("op, message", [
-    ('"stablehlo.reduce"(%arg0, %arg1) ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n'
-     '    %r = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
-     '    %s = "stablehlo.add"(%r, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
-     '    "stablehlo.return"(%s) : (tensor<f32>) -> ()\n'
-     "  }) {dimensions = array<i64: 1>} : (tensor<4x3xf32>, tensor<f32>) -> tensor<4xf32>",
-     "reduce's body is read when it applies one of"),
     ("stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.add across dimensions = [1, 1] : "
      "(tensor<4x3xf32>, tensor<f32>) -> tensor<4xf32>", "distinct dimensions"),
     ("stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.add across dimensions = [2] : "
@@ -184,7 +178,12 @@ def test_a_constant_initial_value(tmp_path, engine):
      'tensor<f32>, %c: tensor<f32>, %d: tensor<f32>):\n'
      '    "stablehlo.return"(%a, %b) : (tensor<f32>, tensor<f32>) -> ()\n'
      "  }) {dimensions = array<i64: 1>} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, "
-     "tensor<f32>) -> tensor<4xf32>", "reduce of 2 inputs is not read yet"),
+     "tensor<f32>) -> tensor<4xf32>", "reduce gives 2 results; 1 are named"),
+    ('"stablehlo.reduce"(%arg0, %arg0, %arg1) ({\n  ^bb0(%a: tensor<f32>, %b: '
+     'tensor<f32>, %c: tensor<f32>):\n    "stablehlo.return"(%a) : (tensor<f32>) -> ()\n'
+     "  }) {dimensions = array<i64: 1>} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>) -> "
+     "tensor<4xf32>", "reduce takes N inputs and N initial values, not 3 operands"),
+
     ('"stablehlo.add"(%arg0, %arg0) ({\n  ^bb0(%a: tensor<f32>):\n'
      '    "stablehlo.return"(%a) : (tensor<f32>) -> ()\n'
      "  }) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>",
@@ -234,3 +233,96 @@ def test_softmax_example_matches_torch(tmp_path):
         assert done.returncode == 0, done.stderr
         got = np.load(tmp_path / "result0.npy")
         assert np.allclose(got, want, rtol=1e-5, atol=1e-7), (engine, got, want)
+
+
+# A reduce of several inputs, or whose body is more than one op, keeps its
+# body as a region that the interpreter runs (no decomposition): the fold
+# of the specification's reference interpreter, in row-major order.
+ARGMAX_GENERIC = """  %idx = stablehlo.iota dim = 1 : tensor<{n}x{k}xi64>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %r:2 = "stablehlo.reduce"(%arg0, %idx, %ninf, %zero) ({{
+  ^bb0(%av: tensor<f32>, %ai: tensor<i64>, %bv: tensor<f32>, %bi: tensor<i64>):
+{body}
+  }}) {{dimensions = array<i64: 1>}} : (tensor<{n}x{k}xf32>, tensor<{n}x{k}xi64>, tensor<f32>, tensor<i64>) -> (tensor<{n}xf32>, tensor<{n}xi64>)
+  return %r#1 : tensor<{n}xi64>"""
+
+ARGMAX_PRETTY = """  %idx = stablehlo.iota dim = 1 : tensor<{n}x{k}xi64>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %r:2 = stablehlo.reduce(%arg0 init: %ninf), (%idx init: %zero) across dimensions = [1] : (tensor<{n}x{k}xf32>, tensor<{n}x{k}xi64>, tensor<f32>, tensor<i64>) -> (tensor<{n}xf32>, tensor<{n}xi64>)
+   reducer(%av: tensor<f32>, %bv: tensor<f32>) (%ai: tensor<i64>, %bi: tensor<i64>) {{
+{body}
+  }}
+  return %r#1 : tensor<{n}xi64>"""
+
+# torch.argmax's body as frontends lower it: the larger value, the first
+# index among equal ones.
+ARGMAX_BODY = """    %gt = stablehlo.compare GT, %av, %bv, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %eq = stablehlo.compare EQ, %av, %bv, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %ai, %bi, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %tie = stablehlo.and %eq, %lt : tensor<i1>
+    %keep = stablehlo.or %gt, %tie : tensor<i1>
+    %v = stablehlo.select %keep, %av, %bv : tensor<i1>, tensor<f32>
+    %i = stablehlo.select %keep, %ai, %bi : tensor<i1>, tensor<i64>
+    stablehlo.return %v, %i : tensor<f32>, tensor<i64>"""
+
+
+@pytest.mark.parametrize("form", [ARGMAX_GENERIC, ARGMAX_PRETTY])
+def test_a_reduce_of_two_inputs_is_an_argmax(tmp_path, form):
+    r = rng(60)
+    x = r.integers(-3, 4, size=(6, 9)).astype(np.float32)  # ties in every row
+    body = form.format(n=6, k=9, body=ARGMAX_BODY)
+    status, got, err = run(tmp_path, body, [x], "tensor<6xi64>", "interp")
+    assert status == 0, err
+    assert_bits(got, np.argmax(x, axis=1).astype(np.int64))  # numpy: the first maximum
+
+
+def test_a_body_of_several_ops_folds_in_row_major_order(tmp_path):
+    # acc·0.5 + x³: not associative, so the order shows.
+    x = rng(61).standard_normal((3, 4, 5)).astype(np.float32)
+    init = np.array(1.0, np.float32)
+    text = ('  %0 = "stablehlo.reduce"(%arg0, %arg1) ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n'
+            "    %h = stablehlo.constant dense<0.5> : tensor<f32>\n"
+            "    %s = stablehlo.multiply %a, %h : tensor<f32>\n"
+            "    %q = stablehlo.multiply %b, %b : tensor<f32>\n"
+            "    %c = stablehlo.multiply %q, %b : tensor<f32>\n"
+            "    %r = stablehlo.add %s, %c : tensor<f32>\n"
+            '    "stablehlo.return"(%r) : (tensor<f32>) -> ()\n'
+            "  }) {dimensions = array<i64: 2, 0>} : (tensor<3x4x5xf32>, tensor<f32>) -> "
+            "tensor<4xf32>\n  return %0 : tensor<4xf32>")
+    status, got, err = run(tmp_path, text, [x, init], "tensor<4xf32>", "interp")
+    assert status == 0, err
+    want = np.zeros(4, np.float32)
+    for j in range(4):
+        acc = np.float32(1.0)
+        for i in range(3):  # row-major over the reduced dimensions 0 and 2
+            for k in range(5):
+                b = x[i, j, k]
+                acc = np.float32(acc * np.float32(0.5)) + np.float32(np.float32(b * b) * b)
+        want[j] = acc
+    assert_bits(got, want)
+
+
+@pytest.mark.parametrize("engine", ["ireval", "jit"])
+def test_a_reduce_with_a_region_runs_on_the_interpreter_only(tmp_path, engine):
+    x = np.zeros((2, 3), np.float32)
+    status, got, err = run(tmp_path, ARGMAX_GENERIC.format(n=2, k=3, body=ARGMAX_BODY), [x],
+                           "tensor<2xi64>", engine)
+    assert status == 1 and got is None
+    assert "reduce of several inputs or of a body other than one op" in err, err
+    assert "no einstein_v2 decomposition" in err and "f.mlir:5:" in err, err
+
+
+def test_a_body_returning_the_wrong_count_is_located_at_its_return(tmp_path):
+    x = np.zeros((4, 3), np.float32)
+    text = ('  %0 = "stablehlo.reduce"(%arg0, %arg1) ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n'
+            '    %r = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
+            '    %s = "stablehlo.add"(%r, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
+            '    "stablehlo.return"(%r, %s) : (tensor<f32>, tensor<f32>) -> ()\n'
+            "  }) {dimensions = array<i64: 1>} : (tensor<4x3xf32>, tensor<f32>) -> tensor<4xf32>\n"
+            "  return %0 : tensor<4xf32>")
+    status, got, err = run(tmp_path, text, [x, np.array(0.0, np.float32)], "tensor<4xf32>",
+                           "interp")
+    assert status == 1 and got is None
+    assert "f.mlir:6:5: error: reduce's body returns 2 values; 1 are needed" in err, err
