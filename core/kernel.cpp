@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
+#include <utility>
 
 #include <unistd.h>
 
@@ -153,6 +155,71 @@ bool injective(const Statement& s) {
     if (!u)
       return false;
   return true;
+}
+
+namespace {
+
+// The range of index expression \p e over \p s's box, or nothing when it is
+// not of the affine forms accesses_in_range reads.
+std::optional<std::pair<__int128, __int128>> index_range(const Statement& s, const Expr& e) {
+  using Range = std::pair<__int128, __int128>;
+  if (const auto* c = std::get_if<Const>(&e->node))
+    return is_integer(e->dtype) ? std::optional<Range>(Range{c->value.i, c->value.i})
+                                : std::nullopt;
+  if (const auto* v = std::get_if<VarRef>(&e->node)) {
+    const IndexVar& var = s.vars[static_cast<size_t>(v->var)];
+    if (var.end <= var.begin)
+      return std::nullopt;
+    return Range{var.begin, var.end - 1};
+  }
+  const auto* a = std::get_if<Apply>(&e->node);
+  if (!a || (a->op != Op::Add && a->op != Op::Sub && a->op != Op::Mul && a->op != Op::Neg))
+    return std::nullopt;
+  std::vector<Range> r;
+  for (const Expr& x : a->args) {
+    std::optional<Range> one = index_range(s, x);
+    if (!one)
+      return std::nullopt;
+    r.push_back(*one);
+  }
+  Range out;
+  if (a->op == Op::Neg)
+    out = {-r[0].second, -r[0].first};
+  else if (a->op == Op::Add)
+    out = {r[0].first + r[1].first, r[0].second + r[1].second};
+  else if (a->op == Op::Sub)
+    out = {r[0].first - r[1].second, r[0].second - r[1].first};
+  else {
+    const __int128 p[] = {r[0].first * r[1].first, r[0].first * r[1].second,
+                          r[0].second * r[1].first, r[0].second * r[1].second};
+    out = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+  }
+  // Within the dtype: no wrapping, so the range is the values' range.
+  const __int128 bits = 8 * static_cast<__int128>(size_bytes(e->dtype));
+  const __int128 limit = bits >= 64 ? __int128{INT64_MAX} : (__int128{1} << (bits - 1)) - 1;
+  if (out.first < -limit - 1 || out.second > limit)
+    return std::nullopt;
+  return out;
+}
+
+bool index_in_range(const Statement& s, const std::vector<Expr>& index, const Shape& shape) {
+  for (size_t d = 0; d < index.size(); ++d) {
+    std::optional<std::pair<__int128, __int128>> r = index_range(s, index[d]);
+    if (!r || r->first < 0 || r->second >= shape[d])
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool accesses_in_range(const Kernel& k, const Statement& s) {
+  bool in = index_in_range(s, s.out_index, k.tensors[static_cast<size_t>(s.target)].shape);
+  for_each_node(s.value, [&](const Expr& x) {
+    if (const auto* l = std::get_if<Load>(&x->node))
+      in = in && index_in_range(s, l->index, k.tensors[static_cast<size_t>(l->tensor)].shape);
+  });
+  return in;
 }
 
 void for_each_node(const Expr& e, const std::function<void(const Expr&)>& f) {

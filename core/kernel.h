@@ -210,6 +210,15 @@ bool next_point(const std::vector<IndexVar>& vars, std::vector<int64_t>& point);
 /// point, so assignments cannot collide.
 bool injective(const Statement& s);
 
+/// True when every tensor access of \p s — its reads anywhere in its value
+/// and its write — is in range at every point of its box: each index a sum,
+/// difference or product of its variables and integer constants whose range
+/// over the box lies inside the tensor's extent. Under OutOfRange::Skip
+/// such a statement skips no point (a Tile contraction whose reads the
+/// bounding box already keeps in range). Conservative: false when not
+/// proved.
+bool accesses_in_range(const Kernel& k, const Statement& s);
+
 /// The most index points one statement may walk: beyond this a run would
 /// take days, so elaboration reports it instead.
 inline constexpr int64_t kMaxIndexPoints = int64_t{1} << 40;

@@ -243,7 +243,7 @@ private:
     const core::TensorDecl& target = k_.tensors[s.target];
     if (!s.constraints.empty())
       throw Inexpressible{"a constraint on the index variables (Tile's)"};
-    if (s.out_of_range == core::OutOfRange::Skip)
+    if (s.out_of_range == core::OutOfRange::Skip && !core::accesses_in_range(k_, s))
       throw Inexpressible{"points skipped for an out-of-range access (Tile's)"};
     // The output's dimensions: distinct variables over the whole dimension.
     std::vector<bool> parallel(s.vars.size(), false);

@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <map>
 
 namespace teval::verify::mlir {
 
@@ -127,8 +129,8 @@ void Body::find_operands(const Expr& e, bool lazy) {
           const core::Shape& shape = k_.tensors[n.tensor].shape;
           for (size_t d = 0; d < n.index.size() && operand; ++d) {
             std::optional<std::string> a = affine(n.index[d]);
-            std::optional<int> v = plain_var(n.index[d]);
-            operand = a && (!v || s_.vars[*v].end == shape[d]);
+            std::optional<int> v = pure_dim(n.index[d]);
+            operand = a && (!v || s_.vars[*v].end - s_.vars[*v].begin == shape[d]);
             o.map += (d ? ", " : "") + a.value_or("");
             o.permutation &= v && std::find(o.bound.begin(), o.bound.end(), *v) == o.bound.end();
             if (v)
@@ -200,14 +202,57 @@ std::optional<std::string> Body::affine(const Expr& e) const {
   }
 }
 
-// The variable \p e is, when it is one starting at 0 (through widening).
-std::optional<int> Body::plain_var(const Expr& e) const {
-  if (const auto* c = std::get_if<core::Cast>(&e->node))
-    return affine(e) ? plain_var(c->value) : std::nullopt;
-  const auto* v = std::get_if<core::VarRef>(&e->node);
-  if (!v || s_.vars[v->var].begin != 0)
+// The loop dimension \p e is once MLIR simplifies its affine map: the
+// variable whose shifted dimension d (the variable minus its begin) it is,
+// 1·d + 0 (`i - 1` of a variable from 1 is d0). linalg takes that loop's
+// range from the operand's dimension there.
+std::optional<int> Body::pure_dim(const Expr& e) const {
+  if (!affine(e))
     return std::nullopt;
-  return v->var;
+  std::map<int, __int128> coeffs;
+  __int128 constant = 0;
+  std::function<bool(const Expr&, __int128)> linear = [&](const Expr& x, __int128 scale) {
+    if (const auto* c = std::get_if<core::Const>(&x->node)) {
+      constant += scale * c->value.i;
+      return true;
+    }
+    if (const auto* v = std::get_if<core::VarRef>(&x->node)) {
+      coeffs[v->var] += scale;
+      constant += scale * s_.vars[v->var].begin;
+      return true;
+    }
+    if (const auto* c = std::get_if<core::Cast>(&x->node))
+      return linear(c->value, scale);
+    const auto* a = std::get_if<core::Apply>(&x->node);
+    if (!a)
+      return false;
+    switch (a->op) {
+    case core::Op::Add:
+      return linear(a->args[0], scale) && linear(a->args[1], scale);
+    case core::Op::Sub:
+      return linear(a->args[0], scale) && linear(a->args[1], -scale);
+    case core::Op::Neg:
+      return linear(a->args[0], -scale);
+    case core::Op::Mul: {
+      const int k = std::holds_alternative<core::Const>(a->args[1]->node) ? 1 : 0;
+      const auto& c = std::get<core::Const>(a->args[static_cast<size_t>(k)]->node);
+      return linear(a->args[static_cast<size_t>(1 - k)], scale * c.value.i);
+    }
+    default:
+      return false;
+    }
+  };
+  if (!linear(e, 1) || constant != 0)
+    return std::nullopt;
+  std::optional<int> dim;
+  for (const auto& [v, c] : coeffs) {
+    if (c == 0)
+      continue;
+    if (c != 1 || dim)
+      return std::nullopt;
+    dim = v;
+  }
+  return dim;
 }
 
 std::string Body::line(const std::string& text) {

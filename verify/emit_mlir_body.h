@@ -59,7 +59,7 @@ public:
 private:
   void find_operands(const core::Expr& e, bool lazy);
   std::optional<std::string> affine(const core::Expr& e) const;
-  std::optional<int> plain_var(const core::Expr& e) const;
+  std::optional<int> pure_dim(const core::Expr& e) const;
 
   std::string emit(const core::Expr& e);
   std::string op(const std::string& text);

@@ -2,6 +2,7 @@
 #include "verify/profile.h"
 
 #include "core/kernel_json.h"
+#include "verify/emit_mlir.h"
 
 #include <algorithm>
 #include <functional>
@@ -79,6 +80,8 @@ std::string Profile::text() const {
   }
   if (no_gather)
     word("no-gather");
+  if (linalg)
+    word("linalg");
   return t;
 }
 
@@ -87,6 +90,8 @@ std::optional<Profile> Profile::parse(const std::string& text, std::string* why)
   for (const std::string& w : split(text, ' ')) {
     if (w == "no-gather") {
       p.no_gather = true;
+    } else if (w == "linalg") {
+      p.linalg = true;
     } else if (w.starts_with("dtypes=")) {
       for (const std::string& d : split(w.substr(7), ',')) {
         std::optional<core::DType> t = core::dtype_from_name(d);
@@ -119,11 +124,13 @@ std::optional<Profile> Profile::named(const std::string& name) {
     return parse("dtypes=float32 no-gather", &why);
   if (name == "float-dense")
     return parse("dtypes=float32,float64,float16,bfloat16 no-gather", &why);
+  if (name == "linalg")
+    return parse("linalg", &why);
   return std::nullopt;
 }
 
 std::string profile_names() {
-  return "float32-dense, float-dense";
+  return "float32-dense, float-dense, linalg";
 }
 
 // True when \p e is index arithmetic: an integer or bool value that reads no
@@ -159,7 +166,16 @@ bool admits(const Profile& p, const core::Kernel& k) {
             ok &= has(p.ops, a->op);
         },
         gather);
-  return ok && !(p.no_gather && gather);
+  if (!ok || (p.no_gather && gather))
+    return false;
+  if (p.linalg) {
+    try {
+      emit_mlir(k, "<profile>", {});
+    } catch (const Inexpressible&) {
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace teval::verify

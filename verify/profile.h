@@ -22,8 +22,13 @@ struct Profile {
   std::vector<core::Op> ops;
   /// No read at an index computed from another read (a gather).
   bool no_gather = false;
+  /// Only programs MLIR's linalg on tensors expresses (`teval emit --to
+  /// mlir` does not decline them): no Tile constraint or point skipped for
+  /// an access out of range, each write one element per point of its
+  /// dimensions, no bfloat16, ...
+  bool linalg = false;
 
-  bool empty() const { return dtypes.empty() && ops.empty() && !no_gather; }
+  bool empty() const { return dtypes.empty() && ops.empty() && !no_gather && !linalg; }
   /// The canonical text ("dtypes=float32 no-gather"), which parse() reads
   /// back; "" for the empty profile.
   std::string text() const;
@@ -32,7 +37,8 @@ struct Profile {
   static std::optional<Profile> parse(const std::string& text, std::string* why);
   /// A named profile: "float32-dense" (float32 tensors and values, no
   /// gathers), "float-dense" (float16, bfloat16, float32, float64, no
-  /// gathers); nothing for another name.
+  /// gathers), "linalg" (what MLIR's linalg expresses); nothing for another
+  /// name.
   static std::optional<Profile> named(const std::string& name);
 };
 

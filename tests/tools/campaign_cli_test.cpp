@@ -147,8 +147,9 @@ TEST(Fuzz, AProfileLetsTheCasesReachTheCompiler) {
   EXPECT_NE(r.err.find("unknown operator 'frobnicate'"), std::string::npos) << r.err;
   r = teval("gen --cases 1 -o g --profile dense", dir);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown --profile 'dense'; teval knows: float32-dense, float-dense"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("unknown --profile 'dense'; teval knows: float32-dense, float-dense, linalg"),
+      std::string::npos)
       << r.err;
 }
 

@@ -84,10 +84,15 @@ std::string builtin_backend(const std::string& name) {
 }
 
 // The generator profile a built-in backend campaigns with unless told:
-// MLIR's and Halide's exclude bfloat16, which their backends decline.
+// MLIR's only what linalg expresses (verify::Profile::linalg: no Tile
+// constraint, no bfloat16, ...), Halide's no bfloat16, which their
+// backends decline.
 std::optional<std::string> backend_profile(const std::string& name) {
-  if (name.starts_with("mlir:") || name == "halide")
-    return "dtypes=bool,int8,int16,int32,int64,uint8,float16,float32,float64";
+  const std::string dtypes = "dtypes=bool,int8,int16,int32,int64,uint8,float16,float32,float64";
+  if (name.starts_with("mlir:"))
+    return dtypes + " linalg";
+  if (name == "halide")
+    return dtypes;
   return std::nullopt;
 }
 

@@ -87,8 +87,10 @@ options:
   --jobs J               worker processes (default 1)
   --shard I/N            run shard I of N (case k is case I + N*k)
   --profile P            generate only what a compiler supports:
-                         float32-dense (float32 values, no gathers) or
-                         float-dense (every float dtype, no gathers)
+                         float32-dense (float32 values, no gathers),
+                         float-dense (every float dtype, no gathers) or
+                         linalg (what MLIR's linalg expresses: teval emit
+                         --to mlir declines none)
   --dtypes LIST          only these dtypes for tensors and values (index
                          arithmetic excepted): float32,float16,...
   --ops LIST             only these operators on values, by the names of
