@@ -195,6 +195,8 @@ private:
     std::string site = names.empty() ? "@" + name : ast::as_name(*names[0])->id;
     prefix_ += site.substr(0, site.find('#')) + "/";
     std::swap(scope, names_);
+    std::map<std::string, Tuple> outer_tuples;
+    std::swap(outer_tuples, tuples_);
     calls_.push_back(name);
     body(*fn, [&](const ast::Return& r, Span span) {
       const ast::Call* c = ast::as_call(*r.value);
@@ -218,6 +220,7 @@ private:
     });
     calls_.pop_back();
     std::swap(scope, names_);
+    std::swap(outer_tuples, tuples_);
     prefix_ = prefix;
     const ast::Call* fn_type = ast::as_call(*typed.args[1]);
     std::vector<const ast::Expr*> declared_types;
@@ -295,9 +298,75 @@ private:
     auto it = names_.find(n->id);
     if (it == names_.end() && n->id.find('#') == std::string::npos)
       it = names_.find(n->id + "#0");
+    if (it == names_.end() && tuples_.count(n->id))
+      throw Error(ErrorKind::Unsupported, e.span,
+                  n->id + " is a tuple; teval reads tuples in tuple and get_tuple_element only");
     if (it == names_.end())
       throw Error(ErrorKind::Name, e.span, "use of undefined value " + n->id);
     return it->second;
+  }
+
+  // tuple and get_tuple_element (spec "tuple", "get_tuple_element"): a
+  // tuple of values and tuples, known while the function is read;
+  // get_tuple_element names its element `index`.
+  void tuple_op(const ast::Call& call, const ast::Call& typed, const ast::Expr* target) {
+    const bool make = call.callee.ends_with(".tuple");
+    const std::string op = make ? "tuple" : "get_tuple_element";
+    std::vector<const ast::Expr*> names = result_names(target);
+    if (names.size() != 1)
+      throw Error(ErrorKind::Shape, target ? target->span : call.callee_span,
+                  op + " gives one result");
+    const std::string& id = ast::as_name(*names[0])->id;
+    if (names_.count(id) || tuples_.count(id))
+      throw Error(ErrorKind::Name, names[0]->span, "value " + id + " is defined twice");
+    auto tuple_of = [&](const ast::Expr& e) -> const Tuple* {
+      const ast::Name* n = ast::as_name(e);
+      auto it = n ? tuples_.find(n->id) : tuples_.end();
+      return it == tuples_.end() ? nullptr : &it->second;
+    };
+    for (const ast::Keyword& k : call.keywords)
+      if (make || k.name != "index")
+        throw Error(ErrorKind::Syntax, k.span, op + " takes no attribute `" + k.name + "`");
+    if (make) {
+      Tuple t;
+      for (const ast::ExprPtr& a : call.args) {
+        const Tuple* inner = tuple_of(*a);
+        t.items.push_back(inner ? Tuple::Item{-1, std::make_shared<const Tuple>(*inner)}
+                                : Tuple::Item{use(*a), nullptr});
+      }
+      tuples_[id] = std::move(t);
+      return;
+    }
+    const Tuple* t = call.args.size() == 1 ? tuple_of(*call.args[0]) : nullptr;
+    if (!t)
+      throw Error(ErrorKind::Shape, call.args.empty() ? call.callee_span : call.args[0]->span,
+                  "get_tuple_element takes one tuple");
+    const ast::Keyword* index = nullptr;
+    for (const ast::Keyword& k : call.keywords)
+      index = &k;
+    const ast::Expr* value = index ? index->value.get() : nullptr;
+    if (const ast::Call* c = value ? ast::as_call(*value) : nullptr; c && c->callee == ":")
+      value = c->args[0].get(); // `0 : i32`
+    const auto* i = value ? std::get_if<ast::IntLit>(&value->node) : nullptr;
+    if (!i || i->value >= t->items.size())
+      throw Error(ErrorKind::Shape, index ? index->span : call.callee_span,
+                  "get_tuple_element needs an index below the tuple's " +
+                      std::to_string(t->items.size()) + " elements");
+    const Tuple::Item& item = t->items[i->value];
+    if (item.tuple) {
+      tuples_[id] = *item.tuple;
+      return;
+    }
+    const ast::Call* fn_type = ast::as_call(*typed.args[1]);
+    const ast::Expr& declared = fn_type && fn_type->callee == "->"
+                                    ? *std::get<ast::Tuple>(fn_type->args[1]->node).items.at(0)
+                                    : *typed.args[1];
+    const ValueType& actual = g_.values[static_cast<size_t>(item.value)];
+    if (!fits(tensor_type(declared), actual))
+      throw Error(ErrorKind::Shape, declared.span,
+                  "element " + std::to_string(i->value) + " is " + type_string(actual) +
+                      ", but get_tuple_element's type says " + text(declared));
+    bind(names, {item.value});
   }
 
   void argument(size_t i) {
@@ -375,6 +444,10 @@ private:
       return call_function(*call, *typed, target);
     if (call && mlir_detail::is_batch_norm(call->callee.substr(call->callee.find('.') + 1)))
       return composition(value, target);
+    if (call &&
+        (call->callee == "stablehlo.tuple" || call->callee == "mhlo.tuple" ||
+         call->callee == "stablehlo.get_tuple_element" || call->callee == "mhlo.get_tuple_element"))
+      return tuple_op(*call, *typed, target);
     OpSite site = read_site(value);
     GraphNode node;
     node.op = site.op;
@@ -832,6 +905,16 @@ private:
   std::string prefix_;             ///< their call sites' paths (`%2/%1/`)
   core::Graph g_;
   std::map<std::string, int> names_;
+  /// The tuples (spec "tuple"): aggregates while the function is read,
+  /// never values of the graph.
+  struct Tuple {
+    struct Item {
+      int value = -1; ///< a value, or
+      std::shared_ptr<const Tuple> tuple;
+    };
+    std::vector<Item> items;
+  };
+  std::map<std::string, Tuple> tuples_;
 };
 
 } // namespace

@@ -387,6 +387,15 @@ auto const push_slice = [](auto& ctx) {
         ast::Keyword{kNames[k], make(span, ast::List{constify(parts[k])}), span});
 };
 
+// `%t[1]` of a pretty get_tuple_element: the keyword `index`.
+auto const push_tuple_index = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  const uint64_t i = fusion::at_c<1>(a);
+  x3::_val(ctx).keywords.push_back(
+      ast::Keyword{"index", make(span, ast::IntLit{i, std::to_string(i)}), span});
+};
+
 // `applies stablehlo.add` and `dimensions = [1]` of a pretty reduce: the
 // keywords `applies` (the op's name) and `dimensions`.
 auto const push_applies = [](auto& ctx) {
@@ -691,7 +700,8 @@ auto const slice_range = x3::ulong_long >> ':' >> x3::ulong_long >> -(':' >> x3:
 auto const slice_text = x3::rule<class slice_text_class, std::string>{"slice ranges"} =
     x3::raw['[' >> (slice_range % ',') >> ']'];
 auto const pretty_item =
-    (operand[push_arg_node] >> -(pos >> slice_text >> here)[push_slice]) |
+    (operand[push_arg_node] >> -(pos >> slice_text >> here)[push_slice] >>
+     -(pos >> ('[' >> x3::ulong_long >> ']') >> here)[push_tuple_index]) |
     ((pos >> symbol >> here)[set_target] >> '(' >> -(operand[push_arg_node] % ',') > ')') |
     (pos >> bare_id >> here >> '=' >> plain_attr >> word("x") >> plain_attr >>
      here)[push_pair_keyword] |
