@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/dtype.h"
+#include "core/error.h"
 #include "core/shape.h"
 #include "core/source.h"
 #include "core/tensor.h"
@@ -126,6 +127,9 @@ struct Graph {
   std::vector<int> outputs;
   /// Where each input and output is declared, for messages.
   std::vector<Span> input_spans, output_spans;
+  /// What reading the function noticed and let pass (a frontend's
+  /// attribute that is not the op's), for the user to see.
+  std::vector<Diagnostic> warnings;
 };
 
 /// The name a value is best known by: of value_paths' names for it, the

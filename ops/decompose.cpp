@@ -984,6 +984,8 @@ private:
     case GraphOp::Fft:
     case GraphOp::UniformQuantize:
     case GraphOp::UniformDequantize:
+    case GraphOp::Repeat:
+    case GraphOp::NonZero:
       throw core::Error(core::ErrorKind::Unsupported, n.span,
                         std::string(core::graph_op_name(n.op)) +
                             (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
@@ -995,6 +997,8 @@ private:
                                  ? " (its select and scatter functions are regions)"
                              : n.op == GraphOp::BitcastConvert || n.op == GraphOp::ReducePrecision
                                  ? " (a view of the elements' bits)"
+                             : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
+                                 ? " (its result's shape depends on values)"
                                  : " (a math function the Kernel IR has no operator for)") +
                             " has no einstein_v2 decomposition; --engine interp evaluates the "
                             "function with the ops' native references");
@@ -1024,7 +1028,7 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::ExponentialMinusOne && op != GraphOp::LogPlusOne &&
          op != GraphOp::SelectAndScatter && op != GraphOp::Real && op != GraphOp::Imag &&
          op != GraphOp::Complex && op != GraphOp::Fft && op != GraphOp::UniformQuantize &&
-         op != GraphOp::UniformDequantize;
+         op != GraphOp::UniformDequantize && op != GraphOp::Repeat && op != GraphOp::NonZero;
 }
 
 } // namespace teval::ops

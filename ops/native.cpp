@@ -15,6 +15,7 @@
 #include "ops/reduce.h"
 #include "ops/regions.h"
 #include "ops/triangular_solve.h"
+#include "ops/value_shaped.h"
 
 #include "core/complex.h"
 #include "core/error.h"
@@ -1006,6 +1007,10 @@ private:
       return set(0, resize());
     case GraphOp::RngUniform:
       return set(0, rng_uniform());
+    case GraphOp::Repeat:
+      return set(0, detail::repeat(n, in(0), in(1), result_type(0)));
+    case GraphOp::NonZero:
+      return set(0, detail::non_zero(n, in(0), result_type(0)));
     case GraphOp::If:
     case GraphOp::Case:
     case GraphOp::While:

@@ -474,6 +474,29 @@ private:
                       "scatter and select_and_scatter");
     std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
     std::vector<const ast::Expr*> names = result_names(target);
+    // A softmax of f16 declared f32 (as ByteIR's frontends emit it): the
+    // softmax in the operand's dtype, then converted, as ByteIR lowers it
+    // (HloToCat: cat.softmax, mhlo.convert).
+    if ((site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax) && names.size() == 1 &&
+        site.declared_outs.size() == 1 && core::is_float(site.declared_outs[0].dtype) &&
+        site.declared_outs[0].dtype != results[0].dtype &&
+        fits(site.declared_outs[0], {site.declared_outs[0].dtype, results[0].shape})) {
+      const std::string& id = ast::as_name(*names[0])->id;
+      const int computed = static_cast<int>(g_.values.size());
+      g_.values.push_back(results[0]);
+      g_.value_names.push_back(id + "/" + std::string(core::graph_op_name(site.op)));
+      g_.value_paths.emplace(prefix_ + g_.value_names.back(), computed);
+      node.results.push_back(computed);
+      g_.nodes.push_back(std::move(node));
+      GraphNode convert;
+      convert.op = GraphOp::Convert;
+      convert.operands = {computed};
+      convert.span = site.span;
+      convert.results.push_back(
+          define(id, {site.declared_outs[0].dtype, results[0].shape}, names[0]->span));
+      g_.nodes.push_back(std::move(convert));
+      return;
+    }
     if (names.size() != results.size())
       throw Error(ErrorKind::Shape, target ? target->span : site.span,
                   site.call->callee + " gives " + std::to_string(results.size()) + " result" +
@@ -888,8 +911,20 @@ private:
       if (!dict)
         throw Error(ErrorKind::Type, it->second->span, "byteir_attrs must be a dictionary");
       for (const auto& [k, v] : dict->items) {
-        attrs[ast::as_name(*k)->id] = v.get();
-        names[ast::as_name(*k)->id] = k->span;
+        const std::string& key = ast::as_name(*k)->id;
+        // What a TensorFlow frontend carries over from the TF op: its
+        // internal attributes (`_grappler_...`, `_output_shapes`) and its
+        // type parameters (`T = f16`, `Trepeats = i64`). Not the op's.
+        const ast::Name* type = ast::as_name(*v);
+        if (key.starts_with("_") ||
+            (key.starts_with("T") && type && mlir_detail::element_type(type->id))) {
+          g_.warnings.push_back({core::Severity::Warning, k->span, "",
+                                 "`" + key + "` is a TensorFlow attribute that " + s->value +
+                                     " does not take; ignored"});
+          continue;
+        }
+        attrs[key] = v.get();
+        names[key] = k->span;
       }
       site.attrs_span = it->second->span;
     }

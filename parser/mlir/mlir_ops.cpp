@@ -549,6 +549,9 @@ public:
       node.attrs["coordinate_transformation_mode"] = map;
       return {out};
     }
+    case GraphOp::Repeat:
+    case GraphOp::NonZero:
+      return value_shaped_meaning(site, g_);
     case GraphOp::RngUniform: {
       only(site, {});
       if (site.operands.size() != 4 && site.operands.size() != 5)

@@ -149,6 +149,11 @@ core::ValueType select_and_scatter_meaning(const OpSite& site,
                                            const std::vector<core::ValueType>& operands,
                                            core::GraphNode& node);
 
+/// byteir.repeat and byteir.non_zero (parser/mlir/mlir_value_shaped.cpp):
+/// the result type, its extent that depends on values the declared one (or
+/// for repeat the sum of constant repeats).
+std::vector<core::ValueType> value_shaped_meaning(const OpSite& site, const core::Graph& g);
+
 /// batch_norm_inference, batch_norm_training and batch_norm_grad
 /// (parser/mlir/mlir_batch_norm.cpp), which the specification defines as
 /// compositions of other ops: \p site's composition added to \p g as

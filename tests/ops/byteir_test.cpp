@@ -345,7 +345,7 @@ TEST(MlirElaboration, Errors) {
             "meaning to byteir.softmax, byteir.log_softmax, byteir.gelu, byteir.erf, "
             "byteir.layer_norm, byteir.l2_norm, byteir.addn, byteir.arg_max, byteir.arg_min, "
             "byteir.top_k, byteir.one_hot, byteir.quantize, byteir.dequantize, byteir.resize, "
-            "byteir.rng_uniform\n"
+            "byteir.rng_uniform, byteir.repeat, byteir.non_zero\n"
             "  %0 = stablehlo.custom_call @byteir.softmaxx(%a) : (tensor<4x8xf32>) -> "
             "tensor<4x8xf32>\n"
             "                             ^~~~~~~~~~~~~~~~\n");

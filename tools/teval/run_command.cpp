@@ -111,7 +111,10 @@ core::Graph elaborate_graph(const Options& o, const core::SourceFile& file,
   for (const parser::MlirArgument& a : parser::mlir_arguments(program, o.entry))
     names.insert(a.name);
   check_input_names(o, names);
-  return parser::elaborate_mlir(program, o.entry, input_types(o.inputs, {}, given));
+  core::Graph g = parser::elaborate_mlir(program, o.entry, input_types(o.inputs, {}, given));
+  for (const core::Diagnostic& w : g.warnings)
+    std::cerr << core::render(w);
+  return g;
 }
 
 // One tensor per graph input: given, or seeded random data.
