@@ -381,6 +381,14 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
                     "functions, modules, reduce, reduce_window, if, case, while, sort, map, "
                     "scatter and select_and_scatter");
   std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
+  if (moves_elements(site.op)) // moved stored integers keep their quantization
+    for (int v : site.operands)
+      if (const ValueType& t = g_.values[static_cast<size_t>(v)]; t.quant) {
+        for (ValueType& r : results)
+          if (r.dtype == t.dtype)
+            r.quant = t.quant;
+        break;
+      }
   std::vector<const ast::Expr*> names = result_names(target);
   // A softmax of f16 declared f32 (as ByteIR's frontends emit it): the
   // softmax in the operand's dtype, then converted, as ByteIR lowers it

@@ -131,6 +131,11 @@ core::ValueType dynamic_update_slice_meaning(const OpSite& site,
 /// nothing when no value is quantized.
 std::optional<std::vector<core::ValueType>>
 quantized_meaning(const OpSite& site, const core::Graph& g, core::GraphNode& node);
+/// The ops that only move elements, whose quantized forms keep the
+/// operand's (per-tensor) quantization (spec): reshape, transpose,
+/// broadcast_in_dim, slice, concatenate, reverse, dynamic_slice,
+/// dynamic_update_slice.
+bool moves_elements(core::GraphOp op);
 
 std::optional<std::vector<core::ValueType>> alias_meaning(const OpSite& site, const core::Graph& g,
                                                           core::GraphNode& node);

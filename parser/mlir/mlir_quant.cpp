@@ -47,6 +47,26 @@ bool binary(GraphOp op) {
 
 // The elementwise ops of no attribute whose meaning on quantized tensors is
 // dequantize_op_quantize: the binary ones and these unary ones.
+} // namespace
+
+bool moves_elements(GraphOp op) {
+  switch (op) {
+  case GraphOp::Reshape:
+  case GraphOp::Transpose:
+  case GraphOp::BroadcastInDim:
+  case GraphOp::Slice:
+  case GraphOp::Concatenate:
+  case GraphOp::Reverse:
+  case GraphOp::DynamicSlice:
+  case GraphOp::DynamicUpdateSlice:
+    return true;
+  default:
+    return false;
+  }
+}
+
+namespace {
+
 bool elementwise(GraphOp op) {
   switch (op) {
   case GraphOp::Abs:
@@ -188,6 +208,24 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
   if ((!any && !quantize && !dequantize) || site.op == GraphOp::Constant)
     return std::nullopt; // a constant of a quantized type holds stored integers
   const std::string op(core::graph_op_name(site.op));
+  if (moves_elements(site.op)) {
+    // The stored integers move; every quantized value is per-tensor, of
+    // the first one's quantization (the results carry it: moved_quantization).
+    const ValueType* first = nullptr;
+    for (const ValueType& t : ins)
+      if (t.quant && !first)
+        first = &t;
+    for (const std::vector<ValueType>* list :
+         {static_cast<const std::vector<ValueType>*>(&ins), &site.declared_outs})
+      for (const ValueType& t : *list)
+        if (t.quant && (t.quant->axis || !first || !core::same_quantization(t, *first)))
+          throw Error(ErrorKind::Unsupported, site.span,
+                      op + " of " + type_string(t) +
+                          (t.quant->axis
+                               ? ": per-axis quantized values moved by " + op + " are not read yet"
+                               : ": its quantized values must share one quantization"));
+    return std::nullopt;
+  }
   if (!elementwise(site.op) && !quantize && !dequantize && site.op != GraphOp::BitcastConvert)
     throw Error(ErrorKind::Unsupported, site.span,
                 op + " of quantized tensors is not read: teval reads uniform_quantize, "

@@ -137,15 +137,52 @@ def test_malformed_quantized_types(tmp_path, element, message):
     assert "f.mlir:1:" in done.stderr
 
 
+@pytest.mark.parametrize("op, out, f", [
+    ("stablehlo.transpose %q, dims = [1, 0] : ({q}) -> tensor<3x2x{e}>", (3, 2), lambda a: a.T),
+    ("stablehlo.reshape %q : ({q}) -> tensor<6x{e}>", (6,), lambda a: a.reshape(6)),
+    ("stablehlo.slice %q [0:2, 1:3] : ({q}) -> tensor<2x2x{e}>", (2, 2), lambda a: a[:, 1:3]),
+    ("stablehlo.reverse %q, dims = [1] : {q}", (2, 3), lambda a: a[:, ::-1]),
+    ("stablehlo.broadcast_in_dim %q, dims = [1, 2] : ({q}) -> tensor<2x2x3x{e}>", (2, 2, 3),
+     lambda a: np.broadcast_to(a, (2, 2, 3))),
+    ("stablehlo.concatenate %q, %q, dim = 0 : ({q}, {q}) -> tensor<4x3x{e}>", (4, 3),
+     lambda a: np.concatenate([a, a])),
+])
+def test_ops_that_move_elements_keep_the_quantization(tmp_path, op, out, f):
+    # The stored integers move; the result's type carries the operand's
+    # quantization (and says so: another one is an error).
+    i = rng(90).integers(-128, 128, size=(2, 3)).astype(np.int8)
+    q, e = f"tensor<2x3x{PER_TENSOR}>", PER_TENSOR
+    dims = "x".join(str(d) for d in out)
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {q}\n"
+            f"  %t = {op.format(q=q, e=e)}\n"
+            f"  %b = stablehlo.bitcast_convert %t : (tensor<{dims}x{e}>) -> tensor<{dims}xi8>\n"
+            f"  return %b : tensor<{dims}xi8>")
+    status, got, err = run(tmp_path, body, [i], f"tensor<{dims}xi8>", "interp")
+    assert status == 0, err
+    assert_bits(got, np.ascontiguousarray(f(i)))
+    line = op.format(q=q, e=e)
+    wrong = body.replace(line, line.replace(f"-> tensor<{dims}x{e}>", f"-> tensor<{dims}x{OTHER}>"))
+    if wrong != body:
+        status, _, err = run(tmp_path, wrong, [i], f"tensor<{dims}xi8>", "interp")
+        assert status == 1 and "its quantized values must share one quantization" in err, err
+
+
 def test_other_ops_of_quantized_tensors_are_errors(tmp_path):
     q = f"tensor<2x2x{PER_TENSOR}>"
     body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x2xi8>) -> {q}\n"
-            f"  %t = stablehlo.transpose %q, dims = [1, 0] : ({q}) -> {q}\n"
+            f"  %t = stablehlo.dot_general %q, %q, contracting_dims = [1] x [0] : ({q}, {q}) -> {q}\n"
             f"  %b = stablehlo.bitcast_convert %t : ({q}) -> tensor<2x2xi8>\n"
             "  return %b : tensor<2x2xi8>")
     status, _, err = run(tmp_path, body, [np.zeros((2, 2), np.int8)], "tensor<2x2xi8>", "interp")
     assert status == 1
-    assert "transpose of quantized tensors is not read" in err
+    assert "dot_general of quantized tensors is not read" in err
+    per_axis_t = f"tensor<2x3x{PER_AXIS}>"
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis_t}\n"
+            f"  %t = stablehlo.reverse %q, dims = [1] : {per_axis_t}\n"
+            f"  %b = stablehlo.bitcast_convert %t : ({per_axis_t}) -> tensor<2x3xi8>\n"
+            "  return %b : tensor<2x3xi8>")
+    status, _, err = run(tmp_path, body, [np.zeros((2, 3), np.int8)], "tensor<2x3xi8>", "interp")
+    assert status == 1 and "per-axis quantized values moved by reverse are not read yet" in err, err
     per_axis = f"tensor<2x3x{PER_AXIS}>"
     body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis}\n"
             f'  %n = "stablehlo.negate"(%q) : ({per_axis}) -> {per_axis}\n'
