@@ -368,11 +368,15 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
   };
   write_reports(false);
 
+  // Whether the run was cut short (--time, --stop-after, a signal): then
+  // running cases get 30 s (none after a signal); once every case of
+  // --cases is handed out, the run waits for the last ones to finish.
+  bool cut_short = false;
   for (;;) {
     if (dispatching && run.time && elapsed() >= std::chrono::duration<double>(*run.time).count())
-      dispatching = false;
+      dispatching = false, cut_short = true;
     if (dispatching && run.stop_after > 0 && run_findings >= run.stop_after)
-      dispatching = false;
+      dispatching = false, cut_short = true;
     if (dispatching)
       for (Worker& w : workers) {
         if (w.busy)
@@ -391,7 +395,7 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
       any_busy = any_busy || w.busy;
     if (!dispatching && !any_busy)
       break;
-    if (!dispatching && !drain_deadline)
+    if (!dispatching && !drain_deadline && (cut_short || summary.interrupted))
       drain_deadline = Clock::now() + std::chrono::seconds(summary.interrupted ? 0 : 30);
     if (drain_deadline && Clock::now() >= *drain_deadline)
       break; // in-flight cases are left for a resumed run

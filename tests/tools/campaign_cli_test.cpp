@@ -112,6 +112,19 @@ TEST(Fuzz, AProgramTheCommandDeclinesIsUnsupportedNotAFinding) {
   EXPECT_FALSE(fs::exists(dir / "camp/findings") && !fs::is_empty(dir / "camp/findings"));
 }
 
+// Once every case of --cases is handed out, the campaign waits for the
+// last ones, however long their command takes within its budget: a case
+// that took over 30 s had been left unlogged (finished: false), as if the
+// run had been cut short by --time.
+TEST(Fuzz, TheLastCaseIsWaitedForHoweverLongItTakes) {
+  fs::path dir = test::scratch_dir("fuzz_last_case");
+  Result r = teval("fuzz --out camp --cases 1 --quiet --backend-cmd 'sleep 35; exit 77'", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string report = test::read_file(dir / "camp/report.json");
+  EXPECT_NE(report.find("\"finished\": true"), std::string::npos) << report;
+  EXPECT_EQ(test::read_file(dir / "camp/cases.log"), "0 unsupported\n");
+}
+
 // A profile narrows the generator to what a compiler supports: against a
 // float32-only compiler (backend.sh decline-not-float32), most cases are
 // declined without one and at least 90% reach it with --profile
