@@ -127,6 +127,13 @@ struct Graph {
   std::vector<int> outputs;
   /// Where each input and output is declared, for messages.
   std::vector<Span> input_spans, output_spans;
+  /// A new value of type \p t named \p name (for messages); its id. Its
+  /// paths, if any, are the caller's to add.
+  int add_value(const ValueType& t, std::string name) {
+    values.push_back(t);
+    value_names.push_back(std::move(name));
+    return static_cast<int>(values.size()) - 1;
+  }
   /// What reading the function noticed and let pass (a frontend's
   /// attribute that is not the op's), for the user to see.
   std::vector<Diagnostic> warnings;

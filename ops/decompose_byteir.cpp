@@ -23,8 +23,6 @@
 namespace teval::ops::detail {
 
 using core::DType;
-using core::GraphNode;
-using core::GraphOp;
 using core::Shape;
 
 // softmax: m = max over the axis, e = exp(x - m), s = sum of e, e / s;

@@ -23,7 +23,6 @@
 namespace teval::ops::detail {
 
 using core::DType;
-using core::GraphNode;
 using core::GraphOp;
 using core::Shape;
 

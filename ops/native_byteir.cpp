@@ -32,10 +32,6 @@
 namespace teval::ops::detail {
 
 using core::DType;
-using core::Error;
-using core::ErrorKind;
-using core::GraphNode;
-using core::GraphOp;
 using core::Op;
 using core::Scalar;
 using core::Shape;

@@ -373,10 +373,12 @@ FuzzSummary run_fuzz(const std::string& dir, const CampaignSettings& settings, c
   // --cases is handed out, the run waits for the last ones to finish.
   bool cut_short = false;
   for (;;) {
-    if (dispatching && run.time && elapsed() >= std::chrono::duration<double>(*run.time).count())
-      dispatching = false, cut_short = true;
-    if (dispatching && run.stop_after > 0 && run_findings >= run.stop_after)
-      dispatching = false, cut_short = true;
+    if (dispatching &&
+        ((run.time && elapsed() >= std::chrono::duration<double>(*run.time).count()) ||
+         (run.stop_after > 0 && run_findings >= run.stop_after))) {
+      dispatching = false;
+      cut_short = true;
+    }
     if (dispatching)
       for (Worker& w : workers) {
         if (w.busy)

@@ -23,10 +23,8 @@ namespace teval::parser {
 
 namespace mlir_detail {
 
-using core::DType;
 using core::Error;
 using core::ErrorKind;
-using core::GraphAttr;
 using core::GraphNode;
 using core::GraphOp;
 using core::Shape;
@@ -196,9 +194,7 @@ void Elaborator::bind(const std::vector<const ast::Expr*>& names, const std::vec
 int Elaborator::define(const std::string& name, const ValueType& t, Span span) {
   if (names_.count(name))
     throw Error(ErrorKind::Name, span, "value " + name + " is defined twice");
-  int id = static_cast<int>(g_.values.size());
-  g_.values.push_back(t);
-  g_.value_names.push_back(name);
+  const int id = g_.add_value(t, name);
   g_.value_paths.emplace(prefix_ + name, id);
   names_[name] = id;
   return id;
@@ -381,14 +377,6 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
                     "functions, modules, reduce, reduce_window, if, case, while, sort, map, "
                     "scatter and select_and_scatter");
   std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
-  if (moves_elements(site.op)) // moved stored integers keep their quantization
-    for (int v : site.operands)
-      if (const ValueType& t = g_.values[static_cast<size_t>(v)]; t.quant) {
-        for (ValueType& r : results)
-          if (r.dtype == t.dtype)
-            r.quant = t.quant;
-        break;
-      }
   std::vector<const ast::Expr*> names = result_names(target);
   // A softmax of f16 declared f32 (as ByteIR's frontends emit it): the
   // softmax in the operand's dtype, then converted, as ByteIR lowers it
@@ -398,10 +386,9 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
       site.declared_outs[0].dtype != results[0].dtype &&
       fits(site.declared_outs[0], {site.declared_outs[0].dtype, results[0].shape})) {
     const std::string& id = ast::as_name(*names[0])->id;
-    const int computed = static_cast<int>(g_.values.size());
-    g_.values.push_back(results[0]);
-    g_.value_names.push_back(id + "/" + std::string(core::graph_op_name(site.op)));
-    g_.value_paths.emplace(prefix_ + g_.value_names.back(), computed);
+    const std::string inner = id + "/" + std::string(core::graph_op_name(site.op));
+    const int computed = g_.add_value(results[0], inner);
+    g_.value_paths.emplace(prefix_ + inner, computed);
     node.results.push_back(computed);
     g_.nodes.push_back(std::move(node));
     GraphNode convert;

@@ -41,9 +41,7 @@ public:
     n.operands = std::move(operands);
     n.attrs = std::move(attrs);
     n.span = site_.span;
-    const int id = static_cast<int>(g_.values.size());
-    g_.values.push_back(t);
-    g_.value_names.push_back(prefix_ + name);
+    const int id = g_.add_value(t, prefix_ + name);
     g_.value_paths.emplace(prefix_ + name, id);
     n.results.push_back(id);
     g_.nodes.push_back(std::move(n));

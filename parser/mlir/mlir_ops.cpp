@@ -997,7 +997,16 @@ std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNo
     return *q;
   if (std::optional<std::vector<ValueType>> alias = alias_meaning(site, g, node))
     return *alias;
-  return OpMeaning(g).meaning(site, node);
+  std::vector<ValueType> results = OpMeaning(g).meaning(site, node);
+  if (moves_elements(site.op)) // moved stored integers keep their quantization
+    for (int v : site.operands)
+      if (const ValueType& t = g.values[static_cast<size_t>(v)]; t.quant) {
+        for (ValueType& r : results)
+          if (r.dtype == t.dtype)
+            r.quant = t.quant;
+        break;
+      }
+  return results;
 }
 
 } // namespace teval::parser::mlir_detail

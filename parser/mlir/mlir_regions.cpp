@@ -20,7 +20,6 @@ namespace teval::parser::mlir_detail {
 using core::DType;
 using core::Error;
 using core::ErrorKind;
-using core::GraphAttr;
 using core::GraphNode;
 using core::GraphOp;
 using core::Shape;

@@ -16,11 +16,8 @@
 
 namespace teval::parser::mlir_detail {
 
-using core::DType;
 using core::Error;
 using core::ErrorKind;
-using core::GraphAttr;
-using core::GraphNode;
 using core::GraphOp;
 using core::Shape;
 using core::Span;

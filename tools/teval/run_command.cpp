@@ -190,9 +190,7 @@ void give_value(core::Graph& g, std::map<std::string, core::Tensor>& given, cons
                       "`" + name +
                           "` is computed inside a region (of if, while, ...); "
                           "teval takes the values of the function's own body");
-  const int unread = static_cast<int>(g.values.size());
-  g.values.push_back(type);
-  g.value_names.push_back(g.value_names[static_cast<size_t>(v)]);
+  const int unread = g.add_value(type, g.value_names[static_cast<size_t>(v)]);
   *std::find(node->results.begin(), node->results.end(), v) = unread;
   g.inputs.push_back(v);
   g.input_spans.push_back(node->span);
