@@ -121,11 +121,23 @@ void load_mlir(Program::Impl& p, const LoadOptions& o) {
   if (!o.ints.empty() || !o.int_lists.empty())
     fail("integer parameters apply to Tile functions");
   p.graph = parser::elaborate_mlir(parser::read_mlir(*p.file), o.entry, given_types(o));
-  const core::Graph& g = *p.graph;
+  core::Graph& g = *p.graph;
+  const size_t arguments = g.inputs.size(), results = g.outputs.size();
+  for (const std::string& name : o.values) {
+    int v = core::find_value(g, name);
+    if (v < 0)
+      fail("the function has no value `" + name +
+           "` (its values are named as teval run --dump-values names them)");
+    g.outputs.push_back(v);
+  }
+  for (const std::string& name : o.given)
+    core::give_value(g, name, "given value " + name);
   for (size_t i = 0; i < g.inputs.size(); ++i)
-    p.inputs.push_back(info(core::graph_input_name(i), g.values[g.inputs[i]]));
+    p.inputs.push_back(info(i < arguments ? core::graph_input_name(i) : o.given[i - arguments],
+                            g.values[g.inputs[i]]));
   for (size_t i = 0; i < g.outputs.size(); ++i)
-    p.outputs.push_back(info(core::graph_output_name(i), g.values[g.outputs[i]]));
+    p.outputs.push_back(info(i < results ? core::graph_output_name(i) : o.values[i - results],
+                             g.values[g.outputs[i]]));
   try {
     ops::Decomposition d = ops::decompose(g);
     p.decomposition =
@@ -159,6 +171,8 @@ Program Program::load(std::string text, const LoadOptions& options) {
       load_mlir(*impl, options);
       return Program(std::move(impl));
     }
+    if (!options.values.empty() || !options.given.empty())
+      fail("values and given apply to MLIR functions, whose values have names");
     impl->kernel = elaborate(*impl->file, options);
     impl->input_ids = interp::input_ids(impl->kernel);
     for (int id : impl->input_ids)
@@ -285,13 +299,13 @@ std::vector<core::Tensor> kernel_inputs(const Program::Impl& p,
     return all;
   }
   kernel(p);
+  // The decomposition names graph input i as core::graph_input_name does.
   for (int id : p.input_ids) {
     const std::string& name = p.kernel.tensors[static_cast<size_t>(id)].name;
-    auto graph_input = std::find_if(p.inputs.begin(), p.inputs.end(),
-                                    [&](const TensorInfo& i) { return i.name == name; });
-    all.push_back(view(graph_input != p.inputs.end()
-                           ? given[static_cast<size_t>(graph_input - p.inputs.begin())]
-                           : p.constants.at(name)));
+    size_t i = 0;
+    while (i < given.size() && core::graph_input_name(i) != name)
+      ++i;
+    all.push_back(view(i < given.size() ? given[i] : p.constants.at(name)));
   }
   return all;
 }

@@ -181,6 +181,31 @@ int find_value(const Graph& g, std::string_view name) {
   return it == g.value_paths.end() ? -1 : it->second;
 }
 
+int give_value(Graph& g, const std::string& name, const std::string& where) {
+  int v = find_value(g, name);
+  if (v < 0)
+    throw Error(ErrorKind::Name, where,
+                "the function has no value `" + name +
+                    "` (its values are named as teval run --dump-values names them)");
+  if (std::count(g.inputs.begin(), g.inputs.end(), v))
+    throw Error(ErrorKind::Name, where,
+                "`" + name + "` is an argument of the function, an input already");
+  auto node = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const GraphNode& n) {
+    return std::count(n.results.begin(), n.results.end(), v);
+  });
+  if (node == g.nodes.end())
+    throw Error(ErrorKind::Unsupported, where,
+                "`" + name +
+                    "` is computed inside a region (of if, while, ...); "
+                    "teval takes the values of the function's own body");
+  const int unread =
+      g.add_value(g.values[static_cast<size_t>(v)], g.value_names[static_cast<size_t>(v)]);
+  *std::find(node->results.begin(), node->results.end(), v) = unread;
+  g.inputs.push_back(v);
+  g.input_spans.push_back(node->span);
+  return v;
+}
+
 std::string graph_input_name(size_t i) {
   return "arg" + std::to_string(i);
 }

@@ -147,6 +147,13 @@ std::vector<std::string> value_path_names(const Graph& g);
 /// The value \p name names (a value_paths name, its `%` optional), or -1.
 int find_value(const Graph& g, std::string_view name);
 
+/// The value \p name of \p g made a new, last input (`teval check
+/// --given`): the node that computed it writes a value nothing reads
+/// instead, and what follows is computed from the input. Returns the
+/// value's id. Errors (at \p where): no such value, an argument, a value
+/// computed inside a region.
+int give_value(Graph& g, const std::string& name, const std::string& where);
+
 /// Calls \p f on every node of \p g, those of regions too (a node before
 /// the nodes of its regions).
 void for_each_node(const Graph& g, const std::function<void(const GraphNode&)>& f);

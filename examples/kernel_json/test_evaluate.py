@@ -24,10 +24,10 @@ TEVAL = os.environ.get("TEVAL", "teval")
 EXAMPLES = Path(__file__).resolve().parent.parent
 
 
-def generated_cases(default=120):
-    """Generated programs per run of an emitter's test: a size CI's time
-    allows, or TEVAL_EXAMPLE_CASES=N for a longer run (the campaigns of
-    docs/CAMPAIGNS.md are the long runs)."""
+def generated_cases(default=250):
+    """Generated programs per run of an emitter's test: two runs of 250 give
+    each emitter 500 programs in CI's time, or TEVAL_EXAMPLE_CASES=N for
+    another size (the campaigns of docs/CAMPAIGNS.md are the long runs)."""
     return int(os.environ.get("TEVAL_EXAMPLE_CASES", default))
 
 

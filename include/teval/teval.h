@@ -289,6 +289,16 @@ struct LoadOptions {
   /// of an MLIR argument's `?` dimensions). Declared inputs given here
   /// must agree with their declaration.
   std::map<std::string, TensorType> inputs;
+  /// Values of an MLIR function, named as `teval run --dump-values` names
+  /// them ("%5", "%2/%0"), that become outputs after its results, under
+  /// those names: run() returns them, and check() judges a compiler's
+  /// per-layer dumps of them.
+  std::vector<std::string> values;
+  /// Values of an MLIR function that become inputs after its arguments,
+  /// under those names: what follows such a value is computed from the
+  /// array given for it, so that check() judges each layer on its own
+  /// inputs (`teval check --given`). A value of a region cannot be given.
+  std::vector<std::string> given;
 };
 
 /// A program, read and elaborated: immutable, cheap to copy, safe to run

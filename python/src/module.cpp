@@ -75,7 +75,9 @@ void add_types(LoadOptions& o, const std::optional<py::dict>& inputs) {
 LoadOptions load_options(const std::string& notation, const std::string& name,
                          const std::optional<std::string>& entry,
                          const std::optional<py::dict>& params,
-                         const std::optional<py::dict>& inputs) {
+                         const std::optional<py::dict>& inputs,
+                         const std::optional<std::vector<std::string>>& values,
+                         const std::optional<std::vector<std::string>>& given) {
   LoadOptions o;
   o.notation = notation_named(notation);
   o.name = name;
@@ -83,6 +85,10 @@ LoadOptions load_options(const std::string& notation, const std::string& name,
     o.entry = *entry;
   add_params(o, params);
   add_types(o, inputs);
+  if (values)
+    o.values = *values;
+  if (given)
+    o.given = *given;
   return o;
 }
 
@@ -381,14 +387,16 @@ PYBIND11_MODULE(_teval, m) {
   py::class_<Program>(m, "Program")
       .def(py::init([](std::string text, const std::string& notation, const std::string& name,
                        const std::optional<std::string>& entry,
-                       const std::optional<py::dict>& params,
-                       const std::optional<py::dict>& inputs) {
-             return Program::load(std::move(text),
-                                  load_options(notation, name, entry, params, inputs));
+                       const std::optional<py::dict>& params, const std::optional<py::dict>& inputs,
+                       const std::optional<std::vector<std::string>>& values,
+                       const std::optional<std::vector<std::string>>& given) {
+             return Program::load(std::move(text), load_options(notation, name, entry, params,
+                                                                inputs, values, given));
            }),
            py::arg("text"), py::kw_only(), py::arg("notation") = "detect",
            py::arg("name") = "<program>", py::arg("entry") = py::none(),
-           py::arg("params") = py::none(), py::arg("inputs") = py::none())
+           py::arg("params") = py::none(), py::arg("inputs") = py::none(),
+           py::arg("values") = py::none(), py::arg("given") = py::none())
       .def_property_readonly("inputs", &Program::inputs)
       .def_property_readonly("outputs", &Program::outputs)
       .def("run", &run_program, py::arg("inputs") = py::none(), py::kw_only(),

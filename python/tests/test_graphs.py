@@ -171,3 +171,61 @@ def test_the_python_module_runs_and_checks_a_graph():
     got = p.run(inputs)["result0"]
     assert np.allclose(got, d["ref_result0"], rtol=1e-4, atol=1e-5)
     assert p.check(inputs, {"result0": d["result0"]})["result0"].passed
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_the_python_module_judges_layers_as_teval_check_does(graph):
+    # A candidate named as a value is judged against that value; an input
+    # so named is given, the layers after it judged on their own inputs.
+    d = data(graph)
+    with open(program(graph)) as f:
+        text = f.read()
+    inputs = {k: d[k] for k in d if k.startswith("arg")}
+    layers = {k.split(":", 1)[1]: d[k] for k in d if k.startswith("value:")}
+    verdicts = tv.check(text, inputs, layers)
+    assert sorted(verdicts) == sorted(layers)
+    assert all(v.passed for v in verdicts.values()), verdicts
+    layer = LAYER[graph]
+    given = dict(inputs, **{layer: d["value:" + layer]})
+    result = d["result0"].copy()
+    assert tv.check(text, given, {"result0": result})["result0"].passed
+    result.flat[int(np.argmax(np.abs(result)))] *= np.float32(1.001)
+    assert not tv.check(text, given, {"result0": result})["result0"].passed
+
+
+def test_a_program_loaded_with_values_and_given_outputs_and_reads_them():
+    d = data("bert_layer")
+    with open(program("bert_layer")) as f:
+        p = tv.Program(f.read(), values=["%probs"], given=["%h"])
+    assert [o.name for o in p.outputs] == ["result0", "%probs"]
+    assert [i.name for i in p.inputs][-1] == "%h"
+    assert p.inputs[-1].shape == d["value:%h"].shape
+    inputs = {k: d[k] for k in d if k.startswith("arg")}
+    inputs["%h"] = d["value:%h"]
+    out = p.run(inputs)
+    assert np.allclose(out["%probs"], d["value:%probs"], rtol=1e-4, atol=1e-6)
+    # what follows %h is computed from the array given for it
+    inputs["%h"] = np.zeros_like(d["value:%h"])
+    assert not np.allclose(p.run(inputs)["result0"], out["result0"])
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"values": ["%nothing"]}, "the function has no value `%nothing`"),
+    ({"given": ["%nothing"]}, "the function has no value `%nothing`"),
+    ({"given": ["%x"]}, "`%x` is an argument of the function"),
+])
+def test_values_and_given_that_do_not_exist_are_errors(options, message):
+    with open(program("bert_layer")) as f:
+        text = f.read()
+    with pytest.raises(tv.Error, match=message):
+        tv.Program(text, **options)
+
+
+def test_values_and_given_apply_to_mlir_functions():
+    with pytest.raises(tv.Error, match="values and given apply to MLIR functions"):
+        tv.Program("output0[N] = input0[N] * 2.0", inputs={"input0": np.zeros(3, np.float32)},
+                   values=["%1"])
+    with pytest.raises(tv.Error, match="values and given apply to MLIR functions"):
+        tv.check("output0[N] = input0[N] * 2.0",
+                 {"input0": np.zeros(3, np.float32), "%1": np.zeros(3, np.float32)},
+                 {"output0": np.zeros(3, np.float32)})

@@ -57,8 +57,12 @@ def from_bfloat16(array):
 ENGINES = ("interp", "ireval", "jit", "exact")
 
 
-def _program(program, inputs, entry, params, notation):
-    """A Program from text (with the types of the given arrays) or as it is."""
+def _program(program, inputs, entry, params, notation, candidates=None):
+    """A Program from text (with the types of the given arrays) or as it is.
+
+    Of an MLIR function, names of values (`%5`, `%2/%0`) among `inputs`
+    are given values and among `candidates` values made outputs, as
+    `teval check --given` and `--candidate` take them."""
     if isinstance(program, Program):
         if entry is not None or params is not None or notation != "detect":
             raise ValueError("entry, params and notation apply to program text, "
@@ -66,8 +70,12 @@ def _program(program, inputs, entry, params, notation):
         return program
     if not isinstance(program, str):
         raise TypeError("program must be program text or a teval.Program")
+    inputs = dict(inputs) if inputs else {}
+    given = [name for name in inputs if name.startswith("%")]
+    values = [name for name in candidates or () if name.startswith("%")]
+    types = {name: a for name, a in inputs.items() if not name.startswith("%")}
     return Program(program, notation=notation, entry=entry, params=params,
-                   inputs=dict(inputs) if inputs else None)
+                   inputs=types or None, values=values or None, given=given or None)
 
 
 def run(program, inputs=None, engine="interp", entry=None, params=None, seed=None,
@@ -120,9 +128,16 @@ def check(program, inputs, candidates, ulp=None, rtol=None, atol=None, fma=False
     table (docs/ORACLE.md); `excess_precision` lets float16 and bfloat16
     values be kept in float32 between operations, as libraries computing
     them in float32 do; `timeout` bounds the check in seconds.
+
+    Of an MLIR function given as text, a compiler's per-layer dumps are
+    judged too: a candidate named as `teval run --dump-values` names a value
+    (`"%5"`, `"%2/%0"`) is judged against that value's bound, and an input
+    so named is a given value (`teval check --given`): what follows it is
+    bounded from the array given, each layer on its own inputs. (A loaded
+    teval.Program takes them as Program(text, values=[...], given=[...]).)
     Returns {name: teval.Verdict}.
     """
-    p = _program(program, inputs, entry, params, notation)
+    p = _program(program, inputs, entry, params, notation, candidates)
     return p.check(inputs, candidates, seed=seed, ulp=ulp, rtol=rtol, atol=atol, fma=fma,
                    timeout=timeout, math_ulp=math_ulp, excess_precision=excess_precision)
 

@@ -78,6 +78,59 @@ TEST(ApiMlir, CandidatesForTheResultsAreJudged) {
   EXPECT_THROW(p.check(inputs, {{"result2", ref(max, {})}}), teval::Error);
 }
 
+// A compiler's per-layer dumps: values made outputs are judged; a given
+// value is an input, what follows it computed from the array given.
+TEST(ApiMlir, ValuesBecomeOutputsAndGivenValuesInputs) {
+  teval::LoadOptions o;
+  o.values = {"%0"};
+  o.given = {"%1"};
+  teval::Program p = teval::Program::load(kGraph, o);
+  ASSERT_EQ(p.outputs().size(), 3u);
+  EXPECT_EQ(p.outputs()[2].name, "%0");
+  EXPECT_EQ(p.outputs()[2].shape, std::vector<int64_t>{2});
+  ASSERT_EQ(p.inputs().size(), 3u);
+  EXPECT_EQ(p.inputs()[2].name, "%1");
+  std::vector<float> a{1, 2, 3, 4, 5, 6}, x{1, 1, 1}, layer{-3, 2.5f};
+  std::map<std::string, TensorRef> inputs{
+      {"arg0", ref(a, {2, 3})}, {"arg1", ref(x, {3})}, {"%1", ref(layer, {2})}};
+  for (Engine e : kEngines) {
+    auto out = p.run(inputs, e);
+    EXPECT_EQ(floats(out.at("%0"))[0], 6.0f) << static_cast<int>(e);
+    EXPECT_EQ(floats(out.at("%0"))[1], 15.0f) << static_cast<int>(e);
+    // %1 is the array given, not %0 + [0.5, -4]
+    EXPECT_EQ(floats(out.at("result0"))[1], 2.5f) << static_cast<int>(e);
+    EXPECT_EQ(floats(out.at("result1"))[0], 2.5f) << static_cast<int>(e);
+  }
+  std::vector<float> dot{6, 15}, wrong{6, 16}, max{2.5f};
+  auto v = p.check(inputs, {{"%0", ref(dot, {2})}, {"result1", ref(max, {})}});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].name, "%0");
+  EXPECT_TRUE(v[0].passed()) << v[0].text;
+  EXPECT_TRUE(v[1].passed()) << v[1].text;
+  v = p.check(inputs, {{"%0", ref(wrong, {2})}});
+  EXPECT_EQ(v[0].status, teval::Verdict::Status::Mismatch);
+  EXPECT_EQ(v[0].worst_index, std::vector<int64_t>{1});
+  // the given value is an input like the arguments: required, typed
+  EXPECT_THROW(p.run({{"arg0", ref(a, {2, 3})}, {"arg1", ref(x, {3})}}), teval::Error);
+  EXPECT_THROW(p.run({{"arg0", ref(a, {2, 3})}, {"arg1", ref(x, {3})}, {"%1", ref(x, {3})}}),
+               teval::Error);
+  // names that are no value, an argument, and a notation without values
+  auto error = [](const std::string& text, const teval::LoadOptions& options) {
+    try {
+      teval::Program::load(text, options);
+    } catch (const teval::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_NE(error(kGraph, {.values = {"%9"}}).find("no value `%9`"), std::string::npos);
+  EXPECT_NE(error(kGraph, {.given = {"%9"}}).find("no value `%9`"), std::string::npos);
+  EXPECT_NE(error(kGraph, {.given = {"%a"}}).find("`%a` is an argument"), std::string::npos);
+  EXPECT_NE(error("output0[N] = input0[N] * 2.0", {.values = {"%0"}})
+                .find("values and given apply to MLIR functions"),
+            std::string::npos);
+}
+
 TEST(ApiMlir, TheEntryAndDynamicExtentsComeFromTheLoadOptions) {
   const char* text = R"(
 func.func private @twice(%x: tensor<?xf32>) -> tensor<?xf32> {

@@ -163,37 +163,19 @@ core::Graph graph_with_values(const Options& o, Sources& sources,
 }
 
 // `teval check --given NAME=PATH`: the value \p name of \p g becomes a
-// new input holding \p t (in \p given), the node that computed it writing
-// a value nothing reads instead; what follows is computed from \p t.
+// new input holding \p t (in \p given); what follows is computed from \p t.
 void give_value(core::Graph& g, std::map<std::string, core::Tensor>& given, const std::string& name,
                 core::Tensor t) {
   const std::string where = "--given " + name;
-  int v = core::find_value(g, name);
-  if (v < 0)
-    throw core::Error(core::ErrorKind::Name, where,
-                      "the function has no value `" + name +
-                          "` (its values are named as teval run --dump-values names them)");
-  if (std::count(g.inputs.begin(), g.inputs.end(), v))
+  if (int v = core::find_value(g, name); v >= 0 && std::count(g.inputs.begin(), g.inputs.end(), v))
     throw core::Error(core::ErrorKind::Name, where,
                       "`" + name + "` is an argument of the function: give it with -i");
-  const core::ValueType type = g.values[static_cast<size_t>(v)];
+  const core::ValueType& type = g.values[static_cast<size_t>(core::give_value(g, name, where))];
   if (t.dtype() != type.dtype || t.shape() != type.shape)
     throw core::Error(core::ErrorKind::Shape, where,
                       "`" + name + "` is " + core::to_string(type.dtype) + " of shape " +
                           core::to_string(type.shape) + ", but the array given is " +
                           core::to_string(t.dtype()) + " of shape " + core::to_string(t.shape()));
-  auto node = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const core::GraphNode& n) {
-    return std::count(n.results.begin(), n.results.end(), v);
-  });
-  if (node == g.nodes.end())
-    throw core::Error(core::ErrorKind::Unsupported, where,
-                      "`" + name +
-                          "` is computed inside a region (of if, while, ...); "
-                          "teval takes the values of the function's own body");
-  const int unread = g.add_value(type, g.value_names[static_cast<size_t>(v)]);
-  *std::find(node->results.begin(), node->results.end(), v) = unread;
-  g.inputs.push_back(v);
-  g.input_spans.push_back(node->span);
   given[core::graph_input_name(g.inputs.size() - 1)] = std::move(t);
 }
 
