@@ -254,6 +254,12 @@ Scalar complex_apply(Op op, const Scalar* args, DType result) {
     return complex_result(t, tan(a));
   case Op::Tanh:
     return complex_result(t, tanh(a));
+  case Op::Sinh: { // -i sin(iz)
+    const Complex v = sin({-a.im, a.re});
+    return complex_result(t, {v.im, -v.re});
+  }
+  case Op::Cosh: // cos(iz)
+    return complex_result(t, cos({-a.im, a.re}));
   case Op::Sigmoid: {
     Complex e = exp({-a.re, -a.im});
     return complex_result(t, divide({1, 0}, {1 + e.re, e.im}));

@@ -20,7 +20,8 @@ struct Complex {
 /// The complex operators of the Kernel IR that apply() takes for complex
 /// operands: + - * / neg abs (a float result), max, min (lexicographic),
 /// the comparisons (==, != of both parts; the others lexicographic),
-/// exp, log, sqrt, rsqrt, sin, cos, tan, tanh, sigmoid and pow.
+/// exp, log, sqrt, rsqrt, sin, cos, tan, tanh, sinh (-i sin(iz)), cosh
+/// (cos(iz)), sigmoid and pow.
 Scalar complex_apply(Op op, const Scalar* args, DType result);
 
 /// The functions only MLIR functions' native references call.

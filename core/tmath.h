@@ -37,6 +37,12 @@ double teval_expm1(double x);
 double teval_log1p(double x);
 double teval_cbrt(double x);
 double teval_atan2(double y, double x);
+/* The inverse hyperbolic functions (CHLO's asinh, acosh, atanh), in
+   double-double and rounded once, as the others; only the interpreter's
+   native references call them. */
+double teval_asinh(double x);
+double teval_acosh(double x);
+double teval_atanh(double x);
 
 /* The constants of teval_expf's fast path (exp_log.c), for code generators
    that emit the same operations on vectors (jit/vector_math.cpp): x times

@@ -297,6 +297,26 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::IsFinite:
     return assign("(" + same(0) + " - " + same(0) +
                   " == " + typed_constant_of(type(n.operands[0]).dtype, "0.0") + ").cast(`bool`)");
+  case GraphOp::IsInf:
+  case GraphOp::IsPosInf:
+  case GraphOp::IsNegInf: { // a number x - x is not 0 of: infinities and NaN
+    const std::string zero = typed_constant_of(type(n.operands[0]).dtype, "0.0");
+    const std::string sign = n.op == GraphOp::IsPosInf   ? " & (" + same(0) + " > " + zero + ")"
+                             : n.op == GraphOp::IsNegInf ? " & (" + same(0) + " < " + zero + ")"
+                                                         : "";
+    return assign("((" + same(0) + " == " + same(0) + ") & (" + same(0) + " - " + same(0) +
+                  " != " + zero + ")" + sign + ").cast(`bool`)");
+  }
+  case GraphOp::Asin:
+    return call("asin");
+  case GraphOp::Acos:
+    return call("acos");
+  case GraphOp::Atan:
+    return call("atan");
+  case GraphOp::Sinh:
+    return call("sinh");
+  case GraphOp::Cosh:
+    return call("cosh");
   case GraphOp::Not:
   case GraphOp::And:
   case GraphOp::Or:
@@ -347,6 +367,11 @@ void Decomposer::node(const GraphNode& n) {
       emit(std::move(line));
     return;
   case GraphOp::ReduceWindow:
+    if (!n.regions.empty())
+      throw core::Error(core::ErrorKind::Unsupported, n.span,
+                        "reduce_window of several inputs or of a body other than one op (its "
+                        "body is a region) has no einstein_v2 decomposition; --engine interp "
+                        "evaluates the function with the ops' native references");
     for (std::string& line : detail::reduce_window_statements(
              n, type(n.operands[0]), names_.at(n.operands[0]), names_.at(n.operands[1]),
              core::constant_value(g_, n.operands[1]), result_type(), result(),
@@ -410,6 +435,11 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::Cbrt:
   case GraphOp::ExponentialMinusOne:
   case GraphOp::LogPlusOne:
+  case GraphOp::Asinh:
+  case GraphOp::Acosh:
+  case GraphOp::Atanh:
+  case GraphOp::Erfc:
+  case GraphOp::NextAfter:
   case GraphOp::Real:
   case GraphOp::Imag:
   case GraphOp::Complex:
@@ -431,6 +461,8 @@ void Decomposer::node(const GraphNode& n) {
                                ? " (a view of the elements' bits)"
                            : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
                                ? " (its result's shape depends on values)"
+                           : n.op == GraphOp::NextAfter
+                               ? " (a step through the type's bits)"
                                : " (a math function the Kernel IR has no operator for)") +
                           " has no einstein_v2 decomposition; --engine interp evaluates the "
                           "function with the ops' native references");
@@ -452,7 +484,9 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::ExponentialMinusOne && op != GraphOp::LogPlusOne &&
          op != GraphOp::SelectAndScatter && op != GraphOp::Real && op != GraphOp::Imag &&
          op != GraphOp::Complex && op != GraphOp::Fft && op != GraphOp::UniformQuantize &&
-         op != GraphOp::UniformDequantize && op != GraphOp::Repeat && op != GraphOp::NonZero;
+         op != GraphOp::UniformDequantize && op != GraphOp::Repeat && op != GraphOp::NonZero &&
+         op != GraphOp::Asinh && op != GraphOp::Acosh && op != GraphOp::Atanh &&
+         op != GraphOp::Erfc && op != GraphOp::NextAfter;
 }
 
 } // namespace teval::ops

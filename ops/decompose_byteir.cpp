@@ -144,6 +144,12 @@ void Decomposer::arg_extreme(bool max) {
 // top_k: each element's rank, the index of each of the first k ranks, and
 // a gather.
 void Decomposer::top_k() {
+  if (node_->attrs.count("total_order") && core::is_float(type(node_->operands[0]).dtype))
+    throw core::Error(core::ErrorKind::Unsupported, node_->span,
+                      "chlo.top_k of floats (StableHLO's total order tells NaNs and zeros apart "
+                      "by their sign bits, which einstein_v2 cannot read) has no einstein_v2 "
+                      "decomposition; --engine interp evaluates the function with the ops' "
+                      "native references");
   size_t axis = static_cast<size_t>(node_->int_attr("axis"));
   Reduced r = reduced_over({static_cast<int64_t>(axis)});
   std::string rank = ranks(r, axis, true, false);

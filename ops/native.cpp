@@ -233,6 +233,38 @@ void Evaluator::node(const GraphNode& n) {
   case GraphOp::LogPlusOne:
     return set(0, library([](double x, double) { return teval_log1p(x); }, false,
                           [](core::Complex z, core::Complex) { return core::complex_log1p(z); }));
+  case GraphOp::Asin:
+    return set(0, unary(Op::Asin));
+  case GraphOp::Acos:
+    return set(0, unary(Op::Acos));
+  case GraphOp::Atan:
+    return set(0, unary(Op::Atan));
+  case GraphOp::Sinh:
+    return set(0, unary(Op::Sinh));
+  case GraphOp::Cosh:
+    return set(0, unary(Op::Cosh));
+  case GraphOp::Asinh:
+    return set(0, library([](double x, double) { return teval_asinh(x); }, false, nullptr));
+  case GraphOp::Acosh:
+    return set(0, library([](double x, double) { return teval_acosh(x); }, false, nullptr));
+  case GraphOp::Atanh:
+    return set(0, library([](double x, double) { return teval_atanh(x); }, false, nullptr));
+  case GraphOp::Erfc:
+    return set(0, library([](double x, double) { return teval_erfc(x); }, false, nullptr));
+  case GraphOp::NextAfter:
+    return set(0, next_after());
+  case GraphOp::IsInf:
+  case GraphOp::IsPosInf:
+  case GraphOp::IsNegInf: {
+    Tensor out(DType::Bool, result_type(0).shape);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const double x = in(0).get(i).f;
+      const bool inf =
+          std::isinf(x) && (n.op == GraphOp::IsInf || (x > 0) == (n.op == GraphOp::IsPosInf));
+      out.set(i, Scalar::of_int(DType::Bool, inf));
+    }
+    return set(0, std::move(out));
+  }
   case GraphOp::Real:
   case GraphOp::Imag: {
     DType t = result_type(0).dtype;
@@ -358,6 +390,8 @@ void Evaluator::node(const GraphNode& n) {
       return with_regions(n);
     return set(0, detail::reduce(n, in(0), in(1), result_type(0)));
   case GraphOp::ReduceWindow:
+    if (!n.regions.empty())
+      return with_regions(n);
     return set(0, detail::reduce_window(n, in(0), in(1), result_type(0)));
   case GraphOp::Softmax:
     return set(0, softmax(false));
@@ -455,6 +489,8 @@ void Evaluator::with_regions(const GraphNode& n) {
     out.push_back(detail::map(n, operands, result, run));
   else if (n.op == GraphOp::Reduce)
     out = detail::reduce_region(n, operands, run);
+  else if (n.op == GraphOp::ReduceWindow)
+    out = detail::reduce_window_region(n, operands, result_type(0).shape, run);
   else
     out = detail::control_flow(n, std::move(operands), run);
   node_ = &n;

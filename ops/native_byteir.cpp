@@ -143,10 +143,19 @@ Tensor Evaluator::l2_norm() const {
 
 // The orders of arg_max, arg_min and top_k: x beats y when it is larger
 // (smaller for arg_min), NaN beating every number; x ties y when they
-// are equal (-0 and 0) or both NaN.
-bool Evaluator::beats(const Scalar& x, const Scalar& y, bool larger) {
+// are equal (-0 and 0) or both NaN. With \p total, floats are in
+// StableHLO's total order instead (chlo.top_k's): -NaN < -inf < ... < -0 <
+// 0 < ... < inf < NaN, NaNs of one sign tied.
+bool Evaluator::beats(const Scalar& x, const Scalar& y, bool larger, bool total) {
   if (!core::is_float(x.dtype))
     return larger ? x.int_value() > y.int_value() : x.int_value() < y.int_value();
+  if (total) {
+    auto key = [](double v) {
+      const int side = std::signbit(v) ? -1 : 1;
+      return std::isnan(v) ? std::make_tuple(2 * side, 0.0, 0) : std::make_tuple(0, v, side);
+    };
+    return larger ? key(x.f) > key(y.f) : key(x.f) < key(y.f);
+  }
   if (std::isnan(x.f) || std::isnan(y.f))
     return std::isnan(x.f) && !std::isnan(y.f);
   return larger ? x.f > y.f : x.f < y.f;
@@ -182,6 +191,7 @@ void Evaluator::top_k() {
   const Tensor& x = in(0);
   int64_t axis = node_->int_attr("axis");
   int64_t k = node_->int_attr("k");
+  const bool total = node_->attrs.count("total_order") != 0;
   Reduction r = reduction(x.shape(), {axis});
   const core::ValueType& index_type = result_type(1);
   Tensor values(x.dtype(), result_type(0).shape), indices(index_type.dtype, index_type.shape);
@@ -193,7 +203,7 @@ void Evaluator::top_k() {
     const std::vector<int64_t>& members = r.members[static_cast<size_t>(g)];
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
       return beats(x.get(members[static_cast<size_t>(a)]), x.get(members[static_cast<size_t>(b)]),
-                   true);
+                   true, total);
     });
     // The group's first output position: its first member's index with
     // the axis at 0, in the output's strides.

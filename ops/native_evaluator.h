@@ -87,7 +87,7 @@ private:
 
   core::Tensor l2_norm() const;
 
-  static bool beats(const core::Scalar& x, const core::Scalar& y, bool larger);
+  static bool beats(const core::Scalar& x, const core::Scalar& y, bool larger, bool total = false);
 
   void arg_extreme(bool max);
 
@@ -146,6 +146,8 @@ private:
   core::Tensor sign() const;
 
   core::Tensor round(bool even) const;
+
+  core::Tensor next_after() const;
 
   core::Tensor logic() const;
 

@@ -22,6 +22,7 @@
 #include "core/format.h"
 #include "core/interrupt.h"
 #include "core/kernel.h"
+#include "core/numeric.h"
 #include "core/scalar_ops.h"
 #include "core/tmath.h"
 
@@ -219,6 +220,33 @@ Tensor Evaluator::round(bool even) const {
   DType t = result_type(0).dtype;
   return map([&](const Scalar& x, int64_t) {
     return Scalar::of_float(t, even ? std::nearbyint(x.f) : std::round(x.f));
+  });
+}
+
+// chlo.next_after(x, y): the value of x's type next to x in the direction
+// of y (C's nextafter): y when they are equal (so -0 toward 0 is 0), NaN
+// when either is, the smallest subnormal of y's sign after a zero.
+Tensor Evaluator::next_after() const {
+  DType t = result_type(0).dtype;
+  return map([&](const Scalar& x, int64_t i) {
+    const double y = in(1).get(i).f;
+    if (t == DType::Float64)
+      return Scalar::of_float(t, std::nextafter(x.f, y));
+    if (t == DType::Float32)
+      return Scalar::of_float(t, std::nextafterf(static_cast<float>(x.f), static_cast<float>(y)));
+    if (std::isnan(x.f) || std::isnan(y)) // a NaN operand, as C's nextafter returns it
+      return Scalar::of_float(t, x.f + y);
+    if (x.f == y)
+      return Scalar::of_float(t, y);
+    const bool half = t == DType::Float16; // else bfloat16: 16 bits each
+    uint16_t bits = half ? core::float16_bits(x.f) : core::bfloat16_bits(x.f);
+    if (x.f == 0)
+      bits = static_cast<uint16_t>((y < 0 ? 0x8000 : 0) | 1);
+    else if ((x.f < y) == (x.f > 0)) // away from zero
+      ++bits;
+    else
+      --bits;
+    return Scalar::of_float(t, half ? core::float16_value(bits) : core::bfloat16_value(bits));
   });
 }
 

@@ -176,24 +176,25 @@ fold_statements(const std::string& op, DType t, const std::string& term,
 
 } // namespace
 
-namespace {
+Window::Window(const core::GraphNode& n)
+    : window(n.ints_attr("window")), strides(n.ints_attr("strides")),
+      base(n.ints_attr("base_dilations")), dilations(n.ints_attr("window_dilations")),
+      low(n.ints_attr("pad_low")) {}
 
-// The window geometry both meanings of reduce_window read: window position
-// w of output position y along dimension d is padded position y·stride +
-// w·window_dilation, input element (that - low) / base_dilation when it
-// divides and is in range, else the initial value.
-struct Window {
-  std::vector<int64_t> window, strides, base, dilations, low;
-  Window(const core::GraphNode& n)
-      : window(n.ints_attr("window")), strides(n.ints_attr("strides")),
-        base(n.ints_attr("base_dilations")), dilations(n.ints_attr("window_dilations")),
-        low(n.ints_attr("pad_low")) {}
-  int64_t offset(size_t d, int64_t y, int64_t w) const {
-    return y * strides[d] + w * dilations[d] - low[d];
+int64_t Window::input_at(const core::Shape& in, const core::Shape& out, int64_t at,
+                         int64_t k) const {
+  int64_t from = 0, out_stride = 1, window_stride = 1, in_stride = 1;
+  for (size_t d = in.size(); d-- > 0;) {
+    const int64_t q = offset(d, at / out_stride % out[d], k / window_stride % window[d]);
+    if (q < 0 || q % base[d] != 0 || q / base[d] >= in[d])
+      return -1;
+    from += q / base[d] * in_stride;
+    out_stride *= out[d];
+    window_stride *= window[d];
+    in_stride *= in[d];
   }
-};
-
-} // namespace
+  return from;
+}
 
 core::Tensor reduce_window(const core::GraphNode& n, const core::Tensor& x,
                            const core::Tensor& init, const core::ValueType& result) {
@@ -202,21 +203,13 @@ core::Tensor reduce_window(const core::GraphNode& n, const core::Tensor& x,
   const std::string op = body_of(n, t);
   const core::Shape& in = x.shape();
   const int64_t terms = core::checked_numel(g.window).value_or(0);
-  const std::vector<int64_t> xs = core::strides(in), os = core::strides(result.shape),
-                             ws = core::strides(g.window);
   core::Tensor out(t, result.shape);
   for (int64_t at = 0; at < out.numel(); ++at) {
     core::poll_interrupt();
     Scalar acc = init.get(0);
     for (int64_t k = 0; k < terms; ++k) {
-      int64_t from = 0;
-      bool inside = true;
-      for (size_t d = 0; d < in.size() && inside; ++d) {
-        int64_t q = g.offset(d, at / os[d] % result.shape[d], k / ws[d] % g.window[d]);
-        inside = q >= 0 && q % g.base[d] == 0 && q / g.base[d] < in[d];
-        from += inside ? q / g.base[d] * xs[d] : 0;
-      }
-      acc = fold(op, t, acc, inside ? x.get(from) : init.get(0));
+      const int64_t from = g.input_at(in, result.shape, at, k);
+      acc = fold(op, t, acc, from >= 0 ? x.get(from) : init.get(0));
     }
     out.set(at, acc);
   }

@@ -29,6 +29,23 @@ reduce_statements(const core::GraphNode& n, const core::ValueType& x, const std:
                   const core::ValueType& result, const std::string& target,
                   const std::function<std::string(const std::string&)>& helper);
 
+/// The window geometry every meaning of reduce_window reads (attributes
+/// window, strides, base_dilations, window_dilations, pad_low): window
+/// position w of output position y along dimension d is padded position
+/// y·stride + w·window_dilation, input element (that - low) / base_dilation
+/// when it divides and is in range, else the initial value.
+struct Window {
+  std::vector<int64_t> window, strides, base, dilations, low;
+  explicit Window(const core::GraphNode& n);
+  int64_t offset(size_t d, int64_t y, int64_t w) const {
+    return y * strides[d] + w * dilations[d] - low[d];
+  }
+  /// The flat index into an input of shape \p in of window element \p k
+  /// (row-major over the window) of output element \p at (of a result of
+  /// shape \p out), or -1 where it is padding or between dilated elements.
+  int64_t input_at(const core::Shape& in, const core::Shape& out, int64_t at, int64_t k) const;
+};
+
 /// reduce_window (StableHLO specification, "reduce_window") of \p n
 /// (attributes window, strides, base_dilations, window_dilations, pad_low,
 /// pad_high and body) of type \p result: each element the fold, from

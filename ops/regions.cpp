@@ -1,6 +1,8 @@
 // The ops whose meaning runs regions (see regions.h).
 #include "ops/regions.h"
 
+#include "ops/reduce.h"
+
 #include <algorithm>
 
 namespace teval::ops::detail {
@@ -122,6 +124,32 @@ std::vector<core::Tensor> reduce_region(const core::GraphNode& n,
         break;
       else
         index[d] = 0;
+  }
+  return results;
+}
+
+std::vector<core::Tensor> reduce_window_region(const core::GraphNode& n,
+                                               const std::vector<core::Tensor>& operands,
+                                               const core::Shape& shape, const RegionRunner& run) {
+  const size_t count = operands.size() / 2;
+  const Window g(n);
+  const int64_t terms = core::checked_numel(g.window).value_or(0);
+  std::vector<core::Tensor> results;
+  for (size_t i = 0; i < count; ++i)
+    results.emplace_back(operands[count + i].dtype(), shape);
+  for (int64_t at = 0; at < results[0].numel(); ++at) {
+    std::vector<core::Tensor> running;
+    for (size_t i = 0; i < count; ++i)
+      running.push_back(operands[count + i]);
+    for (int64_t k = 0; k < terms; ++k) {
+      const int64_t from = g.input_at(operands[0].shape(), shape, at, k);
+      std::vector<core::Tensor> args = running;
+      for (size_t i = 0; i < count; ++i)
+        args.push_back(from >= 0 ? element(operands[i], from) : operands[count + i]);
+      running = run(n.regions[0], std::move(args));
+    }
+    for (size_t i = 0; i < count; ++i)
+      results[i].set(at, running[i].get(0));
   }
   return results;
 }

@@ -1,6 +1,6 @@
 // The ops whose meaning runs regions — if, case, while (StableHLO
 // specification, the sections of the same names), sort, map, scatter,
-// select_and_scatter and reduce of a region — as native
+// select_and_scatter and reduce and reduce_window of a region — as native
 // references over a runner of regions the evaluator gives (native.cpp).
 // None has an einstein_v2 decomposition. Internal to ops/.
 #pragma once
@@ -55,6 +55,16 @@ std::vector<core::Tensor> scatter(const core::GraphNode& n,
 std::vector<core::Tensor> reduce_region(const core::GraphNode& n,
                                         const std::vector<core::Tensor>& operands,
                                         const RegionRunner& run);
+
+/// reduce_window of N inputs whose body is a region (\p operands: the N
+/// inputs, then the N initial values): each result element starts as its
+/// initial values and folds, by the body region, its window's elements in
+/// row-major order of the window — the initial values where the window
+/// lies in padding or between dilated elements, as the specification pads
+/// with them. \p shape is the results' shape.
+std::vector<core::Tensor> reduce_window_region(const core::GraphNode& n,
+                                               const std::vector<core::Tensor>& operands,
+                                               const core::Shape& shape, const RegionRunner& run);
 
 /// select_and_scatter: \p operands the operand, the source and the
 /// initial value; the result starts as the initial value everywhere. For

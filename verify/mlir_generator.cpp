@@ -245,8 +245,8 @@ void MlirBuilder::selection() {
 }
 
 // The other elementwise ops: float functions and roundings, sign,
-// is_finite, not, the logical and, or, xor of i1 values and the bitwise
-// ones of integers, the shifts, popcnt and count_leading_zeros.
+// is_finite, CHLO's functions and infinity tests, not, the logical and, or, xor of i1 values and
+// the bitwise ones of integers, the shifts, popcnt and count_leading_zeros.
 void MlirBuilder::elementwise() {
   const bool pretty = chance(50);
   auto unary = [&](const std::string& op, const Val& x, const Val& to) {
@@ -291,7 +291,19 @@ void MlirBuilder::elementwise() {
   }
   case 1: {
     Val x = operand(float_dtype());
-    return unary("is_finite", x, Val{"", DType::Bool, x.shape});
+    if (chance(50))
+      return unary("is_finite", x, Val{"", DType::Bool, x.shape});
+    // CHLO's ops with a decomposition, in its printed form `T -> U` or
+    // the generic one.
+    const char* ops[] = {"asin", "acos",   "atan",       "sinh",
+                         "cosh", "is_inf", "is_pos_inf", "is_neg_inf"};
+    const std::string op = ops[pick(0, 7)];
+    Val to = op.starts_with("is_") ? Val{"", DType::Bool, x.shape} : x;
+    define((pretty ? "chlo." + op + " " + x.name + " : " + type_of(x) + " -> "
+                   : "\"chlo." + op + "\"(" + x.name + ") : (" + type_of(x) + ") -> ") +
+               type_of(to),
+           {to});
+    return;
   }
   case 2: {
     Val x = operand(chance(50) ? DType::Bool : one_of(kIntegerDTypes));

@@ -57,6 +57,73 @@ double teval_tanh(double x) {
   return with_sign_of(x, v);
 }
 
+/* --- asinh, acosh, atanh ---------------------------------------------------- */
+
+/* log(1 + u) for a double-double u > -1 as a double-double: 1 + u = v.hi +
+   v.lo, log(v.hi) plus log(1 + v.lo / v.hi) = r - r^2 / 2 (|r| <= 2^-52). */
+static dd log1p_dd(dd u) {
+  dd v = two_sum(1, u.hi);
+  v = fast_two_sum(v.hi, v.lo + u.lo);
+  double r = v.lo / v.hi;
+  return dd_add(teval_tm_log(v.hi), dd_of(r - r * r * 0.5));
+}
+
+/* log(2 |x|) for |x| >= 2^28, where the other terms are below 2^-58 of it. */
+static double log_twice(double ax) {
+  static const dd LN2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
+  dd r = dd_add(teval_tm_log(ax), LN2);
+  return r.hi + r.lo;
+}
+
+/* asinh |x| = log(1 + |x| + x^2 / (1 + sqrt(1 + x^2))), odd. */
+double teval_asinh(double x) {
+  if (is_nan(x))
+    return x + x;
+  double ax = abs_of(x);
+  if (ax < 0x1p-28 || ax == INF)
+    return x; /* x - x^3 / 6 rounds to x */
+  if (ax > 0x1p28)
+    return with_sign_of(x, log_twice(ax));
+  dd x2 = two_prod(ax, ax);
+  dd root = dd_sqrt(dd_add(dd_of(1), x2));
+  dd u = dd_add(dd_of(ax), dd_div(x2, dd_add(dd_of(1), root)));
+  dd r = log1p_dd(u);
+  return with_sign_of(x, r.hi + r.lo);
+}
+
+/* acosh x = log(1 + t + sqrt(t (2 + t))) with t = x - 1 (exact below
+   2^53); NaN below 1. */
+double teval_acosh(double x) {
+  if (is_nan(x))
+    return x + x;
+  if (x < 1)
+    return quiet_nan();
+  if (x == INF)
+    return x;
+  if (x > 0x1p28)
+    return log_twice(x);
+  double t = x - 1;
+  dd root = dd_sqrt(dd_mul(dd_of(t), two_sum(2, t)));
+  dd r = log1p_dd(dd_add(dd_of(t), root));
+  return r.hi + r.lo;
+}
+
+/* atanh |x| = log(1 + 2 |x| / (1 - |x|)) / 2, odd; +-infinity at +-1, NaN
+   beyond. */
+double teval_atanh(double x) {
+  if (is_nan(x))
+    return x + x;
+  double ax = abs_of(x);
+  if (ax > 1)
+    return quiet_nan();
+  if (ax == 1)
+    return with_sign_of(x, INF);
+  if (ax < 0x1p-28)
+    return x; /* x + x^3 / 3 rounds to x */
+  dd r = log1p_dd(dd_div(dd_of(2 * ax), two_sum(1, -ax)));
+  return with_sign_of(x, 0.5 * (r.hi + r.lo));
+}
+
 /* --- erf, erfc -------------------------------------------------------------- */
 
 /* erf(x) for |x| <= 1 as a double-double: 2/sqrt(pi) times the alternating

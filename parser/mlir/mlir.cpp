@@ -366,7 +366,8 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
     return map(site, std::move(node), target);
   if (site.op == GraphOp::Scatter)
     return scatter(site, std::move(node), target);
-  if (site.op == GraphOp::Reduce && !mlir_detail::folds_one_op(site, operand_types(site)))
+  if ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) &&
+      !mlir_detail::folds_one_op(site, operand_types(site)))
     return reduce_region(site, std::move(node), target);
   if (site.op == GraphOp::SelectAndScatter)
     return select_and_scatter(site, std::move(node), target);

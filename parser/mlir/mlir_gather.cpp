@@ -47,7 +47,10 @@ ValueType gather_meaning(const OpSite& site, const ValueType& operand, const Val
     auto it = fields->find(key);
     return it == fields->end() ? std::vector<int64_t>{} : it->second;
   };
-  if (!fields || !fields->count("index_vector_dim") || fields->at("index_vector_dim").size() != 1 ||
+  // StableHLO's printer leaves out a field that is empty or 0: an absent
+  // index_vector_dim is 0, as its parser reads it.
+  if (!fields ||
+      (fields->count("index_vector_dim") && fields->at("index_vector_dim").size() != 1) ||
       std::any_of(fields->begin(), fields->end(), [](const auto& f) {
         return f.first != "offset_dims" && f.first != "collapsed_slice_dims" &&
                f.first != "operand_batching_dims" && f.first != "start_indices_batching_dims" &&
@@ -64,7 +67,8 @@ ValueType gather_meaning(const OpSite& site, const ValueType& operand, const Val
                              operand_batching = list("operand_batching_dims"),
                              indices_batching = list("start_indices_batching_dims"),
                              start_index_map = list("start_index_map");
-  const int64_t index_vector_dim = fields->at("index_vector_dim")[0];
+  const int64_t index_vector_dim =
+      fields->count("index_vector_dim") ? fields->at("index_vector_dim")[0] : 0;
   auto fail = [&](const std::string& why) -> Error {
     return Error(ErrorKind::Shape, site.attrs_span.valid() ? site.attrs_span : site.span,
                  "gather of " + type_string(operand) + " at " + type_string(indices) + ": " + why);

@@ -806,11 +806,35 @@ auto const while_op_def = (pos >> while_name >> here)[set_op_name] >> '(' >>
                             ',') >>
                           ')' >> ':' >> types[set_types] >> word("cond") > region[push_region] >
                           word("do") > region[push_region] > here[finish_while];
-auto const pretty_op_def = (pos >> bare_id >> here)[set_op_name] >>
-                           -(&(string_text >> '%') >>
-                             (pos >> string_text >> here)[push_name_keyword]) >>
-                           -(pretty_item % ',') >> -('{' > entries[push_keywords] > '}') >
-                           ':' > types[set_types] > here[set_end];
+// `T -> U` after the colon (CHLO prints its ops' types so): the function
+// type `(T) -> U`.
+auto const set_arrow_type = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Operation& op = x3::_val(ctx);
+  It arrow = fusion::at_c<0>(a);
+  const Nodes& outs = fusion::at_c<1>(a);
+  It end = fusion::at_c<2>(a);
+  Nodes ins;
+  if (const auto* several = std::get_if<ast::Tuple>(&op.type->node))
+    for (const ast::ExprPtr& t : several->items)
+      ins.push_back(std::const_pointer_cast<ast::Expr>(t));
+  else
+    ins.push_back(op.type);
+  const Span from = op.type->span;
+  op.type = make(from.to(span_of(ctx, arrow, end)),
+                 ast::Call{"->",
+                           span_of(ctx, arrow, arrow + 2),
+                           {tuple_node(from, ins), tuple_node(span_of(ctx, arrow + 2, end), outs)},
+                           {},
+                           false});
+};
+auto const
+    pretty_op_def = (pos >> bare_id >> here)[set_op_name] >>
+                    -(&(string_text >> '%') >> (pos >> string_text >> here)[push_name_keyword]) >>
+                    // CHLO's `chlo.top_k(%x, k = 2)`: the items in parentheses
+                    (('(' >> &x3::lit('%') >> (pretty_item % ',') >> ')') | -(pretty_item % ',')) >>
+                    -('{' > entries[push_keywords] > '}') > ':' > types[set_types] >
+                    -(pos >> x3::lit("->") > result_types > here)[set_arrow_type] > here[set_end];
 
 auto const results_def =
     ((pos >> value_def_name >> -(':' >> x3::uint_) >> here)[push_result] % ',') >> '=';

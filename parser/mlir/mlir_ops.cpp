@@ -114,12 +114,17 @@ public:
     case GraphOp::Minimum:
     case GraphOp::Power:
     case GraphOp::Remainder:
-    case GraphOp::Atan2: {
+    case GraphOp::Atan2:
+    case GraphOp::NextAfter: {
       arity(site, 2);
       only(site, {});
       const ValueType& a = one_type(site);
       if (site.op == GraphOp::Atan2)
         float_or_complex_operand(site, 0);
+      if (site.op == GraphOp::NextAfter && a.dtype != DType::Float16 &&
+          a.dtype != DType::BFloat16 && a.dtype != DType::Float32 && a.dtype != DType::Float64)
+        throw Error(ErrorKind::Type, site.span,
+                    "chlo.next_after takes f16, bf16, f32 or f64 values, not " + type_string(a));
       if (site.op == GraphOp::Remainder)
         not_complex(site, a);
       // The spec's add and multiply of booleans are or and and, as are
@@ -176,6 +181,9 @@ public:
         throw Error(ErrorKind::Type, site.span, "sign of i1 values is not defined");
       return {operand(site, 0)};
     case GraphOp::IsFinite:
+    case GraphOp::IsInf:
+    case GraphOp::IsPosInf:
+    case GraphOp::IsNegInf:
       arity(site, 1);
       only(site, {});
       float_operand(site, 0);
@@ -233,14 +241,27 @@ public:
     case GraphOp::Erf:
     case GraphOp::Softmax:
     case GraphOp::LogSoftmax:
-    case GraphOp::Gelu: {
+    case GraphOp::Gelu:
+    case GraphOp::Asin:
+    case GraphOp::Acos:
+    case GraphOp::Atan:
+    case GraphOp::Sinh:
+    case GraphOp::Cosh:
+    case GraphOp::Asinh:
+    case GraphOp::Acosh:
+    case GraphOp::Atanh:
+    case GraphOp::Erfc: {
       arity(site, 1);
-      // The spec defines these on floats only; the others on complex values too.
+      // The spec defines these on floats only; the others on complex values
+      // too (of CHLO's, tan, sinh and cosh; its inverse functions of complex
+      // values are not read).
       const bool floats_only = site.op == GraphOp::Floor || site.op == GraphOp::Ceil ||
                                site.op == GraphOp::RoundNearestEven ||
                                site.op == GraphOp::RoundNearestAfz || site.op == GraphOp::Erf ||
                                site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax ||
-                               site.op == GraphOp::Gelu;
+                               site.op == GraphOp::Gelu ||
+                               (site.name.starts_with("chlo.") && site.op != GraphOp::Tan &&
+                                site.op != GraphOp::Sinh && site.op != GraphOp::Cosh);
       if (floats_only)
         float_operand(site, 0);
       else
@@ -324,7 +345,13 @@ public:
       bool top = site.op == GraphOp::TopK;
       int64_t axis = 0;
       ValueType values = x;
-      if (top) {
+      if (top && site.name == "chlo.top_k") { // along the last dimension, sorted
+        only(site, {"k"});
+        if (x.shape.empty())
+          throw Error(ErrorKind::Shape, site.span,
+                      "chlo.top_k selects along the last dimension; its operand is 0-d");
+        axis = static_cast<int64_t>(x.shape.size()) - 1;
+      } else if (top) {
         only(site, {"k", "axis", "sorted"});
         std::vector<int64_t> axes = axes_attr(site, "axis", x.shape.size());
         if (axes.size() != 1)
@@ -332,6 +359,8 @@ public:
                       "byteir.top_k selects along one axis; `axis` lists " +
                           std::to_string(axes.size()));
         axis = axes[0];
+      }
+      if (top) {
         int64_t k = int_attr(site, "k");
         int64_t extent = x.shape[static_cast<size_t>(axis)];
         if (k < 1 || k > extent)
@@ -340,7 +369,9 @@ public:
                           std::to_string(extent) + "], the extent of axis " + std::to_string(axis));
         node.attrs["k"] = k;
         node.attrs["axis"] = axis;
-        node.attrs["sorted"] = bool_attr(site, "sorted", true);
+        node.attrs["sorted"] = site.name == "chlo.top_k" || bool_attr(site, "sorted", true);
+        if (site.name == "chlo.top_k")
+          node.attrs["total_order"] = true;
         values.shape[static_cast<size_t>(axis)] = k;
       } else {
         only(site, {"axis", "keep_dims", "select_last_index"});

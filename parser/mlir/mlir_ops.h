@@ -83,6 +83,12 @@ std::vector<core::ValueType> reduce_region_types(const OpSite& site,
                                                  const std::vector<core::ValueType>& operands,
                                                  core::GraphNode& node);
 
+/// The types of a reduce_window whose body is a region (several inputs,
+/// or a body other than one op), its attributes into \p node.
+std::vector<core::ValueType>
+reduce_window_region_types(const OpSite& site, const std::vector<core::ValueType>& operands,
+                           core::GraphNode& node);
+
 /// reduce_window (parser/mlir/mlir_reduce.cpp) of \p operands (input,
 /// initial value): the result type; the attributes window, strides,
 /// base_dilations, window_dilations, pad_low, pad_high and body into

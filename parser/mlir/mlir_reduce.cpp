@@ -206,22 +206,11 @@ std::vector<ValueType> reduce_region_types(const OpSite& site,
   return results;
 }
 
-ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>& operands,
-                                core::GraphNode& node) {
-  if (operands.size() != 2)
-    throw Error(ErrorKind::Unsupported, site.span,
-                "reduce_window of " + std::to_string(operands.size() / 2) +
-                    " inputs is not read yet; teval reads reduce_window of one input and its "
-                    "initial value");
-  only(site,
-       {"window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding"});
-  const ValueType& x = operands[0];
-  const ValueType& init = operands[1];
-  if (!init.shape.empty() || init.dtype != x.dtype)
-    throw Error(ErrorKind::Shape, site.span,
-                "reduce_window's initial value is " + type_string(init) + "; it must be " +
-                    type_string(ValueType{x.dtype, {}}) + " (C3)");
-  const std::string op = body_of(site, x);
+namespace {
+
+// reduce_window's attributes of an input \p x (C4)-(C12), into \p node;
+// the results' shape (C15).
+core::Shape window_shape(const OpSite& site, const ValueType& x, core::GraphNode& node) {
   const size_t rank = x.shape.size();
   // (C4)-(C12): one value per dimension (two of padding), positive but
   // the padding.
@@ -248,7 +237,7 @@ ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>
   const std::vector<int64_t> dilations = list("window_dilations", rank, 1, 1);
   const std::vector<int64_t> padding = list("padding", 2 * rank, 0, -INT32_MAX);
   // (C15): the number of windows along each dimension.
-  ValueType out{x.dtype, {}};
+  core::Shape shape;
   std::vector<int64_t> low, high;
   for (size_t d = 0; d < rank; ++d) {
     low.push_back(padding[2 * d]);
@@ -260,7 +249,7 @@ ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>
       throw Error(ErrorKind::Shape, site.span,
                   "reduce_window's negative padding of dimension " + std::to_string(d) +
                       " removes more than its " + std::to_string(dilated) + " elements");
-    out.shape.push_back(padded == 0 || extent > padded ? 0 : (padded - extent) / strides[d] + 1);
+    shape.push_back(padded == 0 || extent > padded ? 0 : (padded - extent) / strides[d] + 1);
   }
   node.attrs["window"] = window;
   node.attrs["strides"] = strides;
@@ -268,8 +257,58 @@ ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>
   node.attrs["window_dilations"] = dilations;
   node.attrs["pad_low"] = low;
   node.attrs["pad_high"] = high;
-  node.attrs["body"] = op;
-  return out;
+  return shape;
+}
+
+// The attributes of reduce_window.
+void only_window_attributes(const OpSite& site) {
+  only(site,
+       {"window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding"});
+}
+
+} // namespace
+
+ValueType reduce_window_meaning(const OpSite& site, const std::vector<ValueType>& operands,
+                                core::GraphNode& node) {
+  TEVAL_ASSERT(operands.size() == 2, "reduce_window of several inputs has a region (folds_one_op)");
+  only_window_attributes(site);
+  const ValueType& x = operands[0];
+  const ValueType& init = operands[1];
+  if (!init.shape.empty() || init.dtype != x.dtype)
+    throw Error(ErrorKind::Shape, site.span,
+                "reduce_window's initial value is " + type_string(init) + "; it must be " +
+                    type_string(ValueType{x.dtype, {}}) + " (C3)");
+  node.attrs["body"] = body_of(site, x);
+  return {x.dtype, window_shape(site, x, node)};
+}
+
+std::vector<ValueType> reduce_window_region_types(const OpSite& site,
+                                                  const std::vector<ValueType>& operands,
+                                                  core::GraphNode& node) {
+  only_window_attributes(site);
+  const size_t n = operands.size() / 2;
+  if (operands.empty() || operands.size() % 2)
+    throw Error(ErrorKind::Shape, site.span,
+                "reduce_window takes N inputs and N initial values, not " +
+                    std::to_string(operands.size()) + " operands (C1)");
+  for (size_t i = 0; i < n; ++i) {
+    const ValueType& x = operands[i];
+    const ValueType& init = operands[n + i];
+    if (x.shape != operands[0].shape)
+      throw Error(ErrorKind::Shape, site.span,
+                  "reduce_window's inputs have one shape; input " + std::to_string(i) + " is " +
+                      type_string(x) + ", input 0 " + type_string(operands[0]) + " (C2)");
+    if (!init.shape.empty() || init.dtype != x.dtype || init.quant || x.quant)
+      throw Error(ErrorKind::Shape, site.span,
+                  "reduce_window's initial value " + std::to_string(i) + " is " +
+                      type_string(init) + "; it must be " + type_string(ValueType{x.dtype, {}}) +
+                      " (C3)");
+  }
+  const core::Shape shape = window_shape(site, operands[0], node);
+  std::vector<ValueType> results;
+  for (size_t i = 0; i < n; ++i)
+    results.push_back({operands[i].dtype, shape});
+  return results;
 }
 
 } // namespace teval::parser::mlir_detail

@@ -167,18 +167,21 @@ void Elaborator::scatter(const OpSite& site, GraphNode node, const ast::Expr* ta
 }
 
 void Elaborator::reduce_region(const OpSite& site, GraphNode node, const ast::Expr* target) {
+  const bool window = site.op == GraphOp::ReduceWindow;
+  const std::string op = window ? "reduce_window" : "reduce";
   const std::vector<ValueType> results =
-      mlir_detail::reduce_region_types(site, operand_types(site), node);
+      window ? mlir_detail::reduce_window_region_types(site, operand_types(site), node)
+             : mlir_detail::reduce_region_types(site, operand_types(site), node);
   if (site.call->regions.size() != 1)
-    throw Error(ErrorKind::Shape, site.span, "reduce needs its body, one region");
+    throw Error(ErrorKind::Shape, site.span, op + " needs its body, one region");
   std::vector<ValueType> elements;
   for (const ValueType& r : results)
     elements.push_back({r.dtype, {}});
   std::vector<ValueType> params = elements;
   params.insert(params.end(), elements.begin(), elements.end());
   std::vector<const ast::Expr*> names = result_names(target);
-  std::string site_name = names.empty() ? "@reduce" : ast::as_name(*names[0])->id;
-  node.regions.push_back(region(*site.call->regions[0], params, elements, "reduce's body",
+  std::string site_name = names.empty() ? "@" + op : ast::as_name(*names[0])->id;
+  node.regions.push_back(region(*site.call->regions[0], params, elements, op + "'s body",
                                 site_name.substr(0, site_name.find('#')) + "/@0/"));
   define_results(site, std::move(node), target, results);
 }

@@ -54,7 +54,9 @@ std::vector<ValueType> scatter_meaning(const OpSite& site, const std::vector<Val
     auto it = fields->find(key);
     return it == fields->end() ? std::vector<int64_t>{} : it->second;
   };
-  if (!fields || !fields->count("index_vector_dim") || fields->at("index_vector_dim").size() != 1)
+  // StableHLO's printer leaves out a field that is empty or 0: an absent
+  // index_vector_dim is 0, as its parser reads it.
+  if (!fields || (fields->count("index_vector_dim") && fields->at("index_vector_dim").size() != 1))
     throw Error(ErrorKind::Type, e->span,
                 "scatter_dimension_numbers must be #stablehlo.scatter<update_window_dims = "
                 "[...], inserted_window_dims = [...], input_batching_dims = [...], "
@@ -65,7 +67,8 @@ std::vector<ValueType> scatter_meaning(const OpSite& site, const std::vector<Val
                              input_batching = list("input_batching_dims"),
                              indices_batching = list("scatter_indices_batching_dims"),
                              to_operand = list("scatter_dims_to_operand_dims");
-  const int64_t vector_dim = fields->at("index_vector_dim")[0];
+  const int64_t vector_dim =
+      fields->count("index_vector_dim") ? fields->at("index_vector_dim")[0] : 0;
   const int64_t rank = static_cast<int64_t>(inputs[0].shape.size());
   const int64_t index_rank = static_cast<int64_t>(indices.shape.size());
   const core::Shape& updates = type(n + 1).shape;

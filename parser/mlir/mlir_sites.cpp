@@ -27,7 +27,7 @@ const std::vector<std::pair<std::string_view, GraphOp>>& plain_ops() {
   static const std::vector<std::pair<std::string_view, GraphOp>> ops = [] {
     std::vector<std::pair<std::string_view, GraphOp>> v;
 #define TEVAL_GRAPH_OP(e, name)                                                                    \
-  if (std::string_view(name).substr(0, 7) != "byteir.")                                            \
+  if (std::string_view(name).find('.') == std::string_view::npos)                                  \
     v.emplace_back(name, GraphOp::e);
 #include "core/graph_ops.def"
     // Read as the static ops they are (parser/mlir/mlir_dynamic.cpp).
@@ -48,6 +48,22 @@ const std::vector<std::pair<std::string_view, GraphOp>>& byteir_ops() {
     std::vector<std::pair<std::string_view, GraphOp>> v;
 #define TEVAL_GRAPH_OP(e, name)                                                                    \
   if (std::string_view(name).substr(0, 7) == "byteir.")                                            \
+    v.emplace_back(name, GraphOp::e);
+#include "core/graph_ops.def"
+    return v;
+  }();
+  return ops;
+}
+
+// The CHLO ops teval reads: its own, and those with a StableHLO op's
+// meaning (chlo.tan is tan; chlo.erf is the erf of byteir.erf; chlo.top_k
+// the largest k along the last dimension, as byteir.top_k orders them).
+const std::vector<std::pair<std::string_view, GraphOp>>& chlo_ops() {
+  static const std::vector<std::pair<std::string_view, GraphOp>> ops = [] {
+    std::vector<std::pair<std::string_view, GraphOp>> v{
+        {"chlo.tan", GraphOp::Tan}, {"chlo.erf", GraphOp::Erf}, {"chlo.top_k", GraphOp::TopK}};
+#define TEVAL_GRAPH_OP(e, name)                                                                    \
+  if (std::string_view(name).substr(0, 5) == "chlo.")                                              \
     v.emplace_back(name, GraphOp::e);
 #include "core/graph_ops.def"
     return v;
@@ -76,10 +92,12 @@ OpSite Elaborator::read_site(const ast::Expr& value) {
       site.name = call->callee.substr(dialect.size());
   if (call->callee == "arith.constant") // a tensor constant, as stablehlo.constant
     site.name = "constant";
+  if (call->callee.starts_with("chlo."))
+    site.name = call->callee;
   if (site.name.empty())
     throw Error(ErrorKind::Unsupported, call->callee_span,
                 "unknown operation `" + call->callee +
-                    "`; teval reads mhlo and stablehlo ops, ByteIR custom calls, func.call "
+                    "`; teval reads mhlo, stablehlo and chlo ops, ByteIR custom calls, func.call "
                     "and arith.constant");
   for (const ast::ExprPtr& a : call->args) {
     const ast::Name* n = ast::as_name(*a);
@@ -146,11 +164,16 @@ OpSite Elaborator::read_site(const ast::Expr& value) {
 }
 
 void Elaborator::plain_op(OpSite& site) {
-  for (const auto& [name, op] : plain_ops())
+  const bool chlo = site.name.starts_with("chlo.");
+  for (const auto& [name, op] : chlo ? chlo_ops() : plain_ops())
     if (name == site.name) {
       site.op = op;
       return;
     }
+  if (chlo)
+    throw Error(ErrorKind::Unsupported, site.call->callee_span,
+                "`" + site.call->callee + "` is not an op teval reads; of CHLO it reads " +
+                    name_list(chlo_ops()));
   throw Error(ErrorKind::Unsupported, site.call->callee_span,
               "`" + site.call->callee +
                   "` is not an op teval reads; between custom calls it "

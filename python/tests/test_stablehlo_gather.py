@@ -50,9 +50,10 @@ def reference(operand, indices, dn, slice_sizes):
 
 
 def program(operand, indices, dn, slice_sizes, result, dynamic=False):
-    fields = ", ".join(f"{k} = {v}" for k, v in dn.items() if k != "index_vector_dim")
-    numbers = (f"#stablehlo.gather<{fields}{', ' if fields else ''}"
-               f"index_vector_dim = {dn['index_vector_dim']}>")
+    # As StableHLO prints it: index_vector_dim = 0 left out (its default).
+    fields = ", ".join(f"{k} = {v}" for k, v in dn.items()
+                       if k != "index_vector_dim" or v != 0)
+    numbers = f"#stablehlo.gather<{fields}>"
     sizes = ", ".join(map(str, slice_sizes))
     if dynamic:
         op = (f"%s = stablehlo.constant dense<[{sizes}]> : tensor<{len(slice_sizes)}xi64>\n"

@@ -48,9 +48,9 @@ def reference(inputs, indices, updates, dn, combine):
 def program(inputs, indices, updates, dn, body):
     n = len(inputs)
     scalar = [f"tensor<{MLIR_TYPES[x.dtype.type]}>" for x in inputs]
-    fields = ", ".join(f"{k} = {v}" for k, v in dn.items() if k != "index_vector_dim" and v)
-    numbers = (f"#stablehlo.scatter<{fields}{', ' if fields else ''}"
-               f"index_vector_dim = {dn['index_vector_dim']}>")
+    # As StableHLO prints it: empty lists and index_vector_dim = 0 left out.
+    fields = ", ".join(f"{k} = {v}" for k, v in dn.items() if v)
+    numbers = f"#stablehlo.scatter<{fields}>"
     args = [f"%in{i}: {tensor_type(x)}" for i, x in enumerate(inputs)]
     args.append(f"%idx: {tensor_type(indices)}")
     args += [f"%up{i}: {tensor_type(u)}" for i, u in enumerate(updates)]
@@ -117,6 +117,24 @@ def test_scatter_add_with_repeated_indices_is_torchs(tmp_path):
     torch_want = torch.from_numpy(x).index_add(0, torch.from_numpy(idx[:, 0]).long(),
                                                torch.from_numpy(up)).numpy()
     np.testing.assert_allclose(got, torch_want, rtol=1e-6, atol=1e-6)
+
+
+def test_index_vector_dim_left_out_is_0(tmp_path):
+    # As JAX exports a scatter into one column: `#stablehlo.scatter<
+    # update_window_dims = [0], inserted_window_dims = [1],
+    # scatter_dims_to_operand_dims = [1]>`, the indices one vector [col].
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([2], np.int32)
+    up = np.array([10, 20, 30], np.float32)
+    dn = {"update_window_dims": [0], "inserted_window_dims": [1],
+          "scatter_dims_to_operand_dims": [1], "index_vector_dim": 0}
+    text = program([x], idx, [up], dn, ADD)
+    assert "index_vector_dim" not in text
+    done = run(tmp_path, text, [x, idx, up])
+    assert done.returncode == 0, done.stderr
+    want = x.copy()
+    want[:, 2] += up
+    assert_bits(np.load(tmp_path / "out" / "result0.npy"), want)
 
 
 def test_two_inputs_and_out_of_bounds_updates(tmp_path):

@@ -1,0 +1,241 @@
+"""CHLO's ops (docs/SEMANTICS.md, "CHLO's ops"): the math functions, next_after,
+is_inf, is_pos_inf, is_neg_inf and top_k, in CHLO's printed form
+(`chlo.asinh %x : T -> T`) and the generic one. The expected values are
+mpmath's at 300 bits, numpy's nextafter and isinf, and hand-written orders,
+never teval's."""
+
+import mpmath
+import numpy as np
+import pytest
+
+from test_stablehlo import ENGINES, assert_bits, rng, run, tensor_type
+from test_stablehlo_math import ulps_from_exact
+
+mpmath.mp.prec = 300
+
+
+def acosh(x):
+    return mpmath.acosh(x) if x >= 1 else mpmath.nan
+
+
+def atanh(x):
+    if abs(x) > 1:
+        return mpmath.nan
+    if abs(x) == 1:
+        return mpmath.mpf("inf") * x
+    return mpmath.atanh(x)
+
+
+REFERENCE = {
+    "asin": lambda x: mpmath.asin(x) if abs(x) <= 1 else mpmath.nan,
+    "acos": lambda x: mpmath.acos(x) if abs(x) <= 1 else mpmath.nan,
+    "atan": mpmath.atan,
+    "sinh": mpmath.sinh,
+    "cosh": mpmath.cosh,
+    "asinh": mpmath.asinh,
+    "acosh": acosh,
+    "atanh": atanh,
+    "erfc": mpmath.erfc,
+}
+
+
+def operands(op, seed, n=400):
+    r = rng(seed)
+    if op in ("asin", "acos", "atanh"):
+        return np.concatenate([r.uniform(-1, 1, n), 1 - 10.0 ** r.uniform(-16, -1, n // 4),
+                               10.0 ** r.uniform(-300, -1, n // 4)])
+    if op == "acosh":
+        return np.concatenate([1 + 10.0 ** r.uniform(-16, 2, n), 10.0 ** r.uniform(0, 300, n // 4)])
+    if op in ("sinh", "cosh"):
+        return r.uniform(-700, 700, n) * 10.0 ** r.uniform(-6, 0, n)
+    if op == "erfc":
+        return r.uniform(-6, 27, n)
+    return r.standard_normal(n) * 10.0 ** r.uniform(-30, 30, n)
+
+
+def chlo(op, t, generic=False):
+    if generic:
+        return f'  %0 = "chlo.{op}"(%arg0) : ({t}) -> {t}\n  return %0 : {t}'
+    return f"  %0 = chlo.{op} %arg0 : {t} -> {t}\n  return %0 : {t}"
+
+
+@pytest.mark.parametrize("op", sorted(REFERENCE))
+def test_float64_within_an_ulp_of_the_exact_value(tmp_path, op):
+    x = operands(op, 1)
+    t = tensor_type(x)
+    status, got, err = run(tmp_path, chlo(op, t, generic=op in ("acos", "atanh")), [x], t, "interp")
+    assert status == 0, err
+    worst = max(ulps_from_exact(got[i], REFERENCE[op](mpmath.mpf(float(x[i]))))
+                for i in range(x.size))
+    assert worst < 1, (op, worst)
+
+
+@pytest.mark.parametrize("op", ["asinh", "acosh", "atanh", "erfc"])
+def test_float32_is_the_float64_value_rounded(tmp_path, op):
+    with np.errstate(over="ignore"):  # acosh's largest become infinities
+        x = operands(op, 2, 200).astype(np.float32)
+    t = tensor_type(x)
+    status, got, err = run(tmp_path, chlo(op, t), [x], t, "interp")
+    assert status == 0, err
+    with np.errstate(all="ignore"):
+        want = np.array([float(REFERENCE[op](mpmath.mpf(float(v)))) for v in x]).astype(np.float32)
+    # Within an ulp of float64, the rounding to float32 can differ from the
+    # exact value's only at a tie: none among these points.
+    assert_bits(got, want)
+
+
+def test_special_values(tmp_path):
+    inf, nan = np.inf, np.nan
+    cases = {
+        "asinh": [(0.0, 0.0), (-0.0, -0.0), (inf, inf), (-inf, -inf), (nan, nan), (1e-300, 1e-300),
+                  (-1e300, -float(mpmath.asinh(mpmath.mpf(1e300))))],
+        "acosh": [(1.0, 0.0), (0.5, nan), (-1.0, nan), (inf, inf), (-inf, nan), (nan, nan)],
+        "atanh": [(0.0, 0.0), (-0.0, -0.0), (1.0, inf), (-1.0, -inf), (2.0, nan), (-inf, nan),
+                  (nan, nan)],
+        "erfc": [(inf, 0.0), (-inf, 2.0), (0.0, 1.0), (nan, nan), (30.0, 0.0)],
+    }
+    for op, pairs in cases.items():
+        x = np.array([p[0] for p in pairs])
+        t = tensor_type(x)
+        status, got, err = run(tmp_path, chlo(op, t), [x], t, "interp")
+        assert status == 0, err
+        with np.errstate(invalid="ignore"):
+            want = np.array([p[1] for p in pairs])
+        assert np.array_equal(got, want, equal_nan=True), (op, got, want)
+        assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_functions_with_a_kernel_operator_run_on_every_engine(tmp_path, engine):
+    # asin, acos, atan, sinh and cosh are the Kernel IR's: every engine
+    # gives the same bits, the library's.
+    x = np.array([-0.75, -0.0, 0.25, 0.5, 1.0, 2.0, np.nan], np.float32)
+    t = tensor_type(x)
+    for op in ["asin", "acos", "atan", "sinh", "cosh"]:
+        status, got, err = run(tmp_path, chlo(op, t), [x], t, engine)
+        assert status == 0, err
+        with np.errstate(invalid="ignore"):
+            want = np.array([float(REFERENCE[op](mpmath.mpf(float(v)))) if not np.isnan(v)
+                             else np.nan for v in x]).astype(np.float32)
+        assert np.array_equal(got, want, equal_nan=True), (op, got, want)
+
+
+@pytest.mark.parametrize("engine", [e for e in ENGINES if e != "interp"])
+def test_kernel_engines_decline_the_others(tmp_path, engine):
+    x = np.array([0.5, 1.5], np.float32)
+    t = tensor_type(x)
+    for op in ["asinh", "acosh", "atanh", "erfc"]:
+        status, _, err = run(tmp_path, chlo(op, t), [x], t, engine)
+        assert status == 1 and f"chlo.{op} (a math function the Kernel IR has no operator" in err
+    status, _, err = run(tmp_path, f"  %0 = chlo.next_after %arg0, %arg0 : {t}, {t} -> {t}\n"
+                         f"  return %0 : {t}", [x, x], t, engine)
+    assert status == 1 and "chlo.next_after (a step through the type's bits)" in err
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_next_after_is_numpys_nextafter(tmp_path, dtype):
+    r = rng(5)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0,
+                         np.finfo(dtype).max, np.finfo(dtype).tiny], dtype)
+    x = np.concatenate([specials, np.repeat(specials, 3),
+                        r.standard_normal(40).astype(dtype)])
+    y = np.concatenate([specials[::-1], np.tile(specials[:3], specials.size),
+                        r.standard_normal(40).astype(dtype)])
+    t = tensor_type(x)
+    status, got, err = run(tmp_path, f"  %0 = chlo.next_after %arg0, %arg1 : {t}, {t} -> {t}\n"
+                           f"  return %0 : {t}", [x, y], t, "interp")
+    assert status == 0, err
+    # C's nextafter gives y when x == y (numpy's float16 one gives x)
+    with np.errstate(over="ignore"):
+        assert_bits(got, np.where(x == y, y, np.nextafter(x, y)))
+
+
+def test_next_after_of_bfloat16_steps_its_bits(tmp_path):
+    # 1 + 2^-7 is the bfloat16 after 1; 2^-133 its smallest subnormal; the
+    # largest finite value 0x7F7F steps to infinity.
+    bits = np.array([0x3F80, 0x3F80, 0x0000, 0x8000, 0x7F7F, 0x7F80, 0x3F80], np.uint16)
+    toward = np.array([0x4000, 0x0000, 0xBF80, 0x3F80, 0x7F80, 0x0000, 0x3F80], np.uint16)
+    want = np.array([0x3F81, 0x3F7F, 0x8001, 0x0001, 0x7F80, 0x7F7F, 0x3F80], np.uint16)
+    t = "tensor<7xbf16>"
+    status, got, err = run(tmp_path, f"  %0 = chlo.next_after %arg0, %arg1 : {t}, {t} -> {t}\n"
+                           f"  return %0 : {t}", [bits.view("V2"), toward.view("V2")], t, "interp",
+                           types=[t, t])
+    assert status == 0, err
+    assert np.array_equal(got.view(np.uint16), want), got.view(np.uint16)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_is_inf_is_pos_inf_and_is_neg_inf(tmp_path, engine):
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e308, -3.0], np.float64)
+    t, b = tensor_type(x), "tensor<7xi1>"
+    for op, want in [("is_inf", np.isinf(x)), ("is_pos_inf", np.isposinf(x)),
+                     ("is_neg_inf", np.isneginf(x))]:
+        status, got, err = run(tmp_path, f"  %0 = chlo.{op} %arg0 : {t} -> {b}\n"
+                               f"  return %0 : {b}", [x], b, engine)
+        assert status == 0, err
+        assert np.array_equal(got, want), (op, got)
+
+
+def top_k(x, k, engine, tmp_path):
+    """The indices of chlo.top_k(x, k)."""
+    t = tensor_type(x)
+    element = t[t.rindex("x") + 1:-1]
+    dims = "".join(f"{d}x" for d in x.shape[:-1] + (k,))
+    values, indices = f"tensor<{dims}{element}>", f"tensor<{dims}i32>"
+    body = (f"  %v, %i = chlo.top_k(%arg0, k = {k}) : {t} -> ({values}, {indices})\n"
+            f"  return %i : {indices}")
+    return run(tmp_path, body, [x], indices, engine)
+
+
+def test_top_k_orders_floats_totally(tmp_path):
+    # StableHLO's total order: -NaN < -inf < ... < -0 < 0 < ... < inf < NaN;
+    # equal values by index.
+    neg_nan = -np.abs(np.float32(np.nan))
+    x = np.array([np.inf, np.nan, neg_nan, -np.inf, 3.0, -0.0, 0.0, 3.0], np.float32)
+    status, got, err = top_k(x, 8, "interp", tmp_path)
+    assert status == 0, err
+    assert got.tolist() == [1, 0, 4, 7, 6, 5, 3, 2]
+    # the kernel engines have no decomposition of it for floats
+    status, _, err = top_k(x, 2, "jit", tmp_path)
+    assert status == 1 and "total order" in err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_top_k_of_integers_along_the_last_dimension(tmp_path, engine):
+    x = rng(7).integers(-5, 5, (3, 6)).astype(np.int32)
+    status, got, err = top_k(x, 4, engine, tmp_path)
+    assert status == 0, err
+    want = np.argsort(-x.astype(np.int64), axis=-1, kind="stable")[:, :4]
+    assert np.array_equal(got, want), (x, got)
+
+
+@pytest.mark.parametrize("body,message", [
+    ("  %0 = chlo.lgamma %arg0 : tensor<2xf32> -> tensor<2xf32>\n"
+     "  return %0 : tensor<2xf32>", "`chlo.lgamma` is not an op teval reads; of CHLO it reads"),
+    ("  %0 = chlo.asinh %arg0 : tensor<2xi32> -> tensor<2xi32>\n"
+     "  return %0 : tensor<2xi32>", "chlo.asinh takes a float tensor"),
+    ("  %0 = chlo.next_after %arg0, %arg0 : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>\n"
+     "  return %0 : tensor<2xi32>", "chlo.next_after takes f16, bf16, f32 or f64 values"),
+    ("  %v, %i = chlo.top_k(%arg0, k = 3) : tensor<2xi32> -> (tensor<3xi32>, tensor<3xi32>)\n"
+     "  return %i : tensor<3xi32>", "`k` is 3; it must be in [1, 2]"),
+    ("  %0 = chlo.frobnicate %arg0 : tensor<2xi32> -> tensor<2xi32>\n"
+     "  return %0 : tensor<2xi32>", "`chlo.frobnicate` is not an op teval reads"),
+])
+def test_errors_are_located(tmp_path, body, message):
+    x = np.array([1, 2], np.float32 if "tensor<2xf32>" in body else np.int32)
+    result = body[body.rindex(": ") + 2:]
+    status, _, err = run(tmp_path, body, [x], result, "interp")
+    assert status == 1 and message in err, err
+    assert "f.mlir:2:" in err, err
+
+
+@pytest.mark.parametrize("op,reference", [("tan", np.tan), ("sinh", np.sinh), ("cosh", np.cosh)])
+def test_complex_tan_sinh_and_cosh(tmp_path, op, reference):
+    # chlo.tan is StableHLO's tan; sinh(z) = -i sin(iz), cosh(z) = cos(iz)
+    r = rng(9)
+    z = (r.uniform(-3, 3, 50) + 1j * r.uniform(-3, 3, 50)).astype(np.complex128)
+    t = tensor_type(z)
+    status, got, err = run(tmp_path, chlo(op, t), [z], t, "interp")
+    assert status == 0, err
+    want = reference(z)
+    assert np.all(np.abs(got - want) <= 8 * np.spacing(np.abs(want))), (got - want)
