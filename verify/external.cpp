@@ -104,6 +104,7 @@ std::vector<std::string> environment_with(const std::map<std::string, std::strin
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGPIPE, SIG_DFL);
   int in = ::open("/dev/null", O_RDONLY);
   int out = ::open((work_dir / "stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

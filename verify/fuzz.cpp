@@ -160,8 +160,12 @@ state::LogLine work_on_case(const std::string& dir, const CampaignSettings& sett
 [[noreturn]] void worker_main(int in_fd, int out_fd, const std::string& dir,
                               const CampaignSettings& settings, const FuzzRun& run) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Ctrl-C, `timeout` and job control signal the whole process group: the
+  // coordinator alone decides (it stops workers with SIGKILL), so that a
+  // case in flight is left for a resumed run, never logged as lost. The
+  // sandboxed children inherit this; the commands they run do not.
   std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGTERM, SIG_IGN);
   std::string buffer;
   char chunk[256];
   for (;;) {

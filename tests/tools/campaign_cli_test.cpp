@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace teval {
 namespace {
@@ -342,6 +343,47 @@ TEST(Fuzz, SigintPrintsTheSummaryAndLeavesAResumableCampaign) {
   std::string report = test::read_file(dir / "camp/report.json");
   EXPECT_NE(report.find("\"interrupted\": true"), std::string::npos) << report;
   EXPECT_FALSE(fs::exists(dir / "camp/tmp"));
+}
+
+// Ctrl-C in a terminal, `timeout` and a cancelled CI job signal the whole
+// process group, workers and the commands they run too. The cases in
+// flight are left for the resumed run: never logged as lost (nor as
+// findings), as they had been when a worker died of the signal first.
+TEST(Fuzz, ASignalToTheProcessGroupLeavesTheCasesInFlightForTheResumedRun) {
+  fs::path dir = test::scratch_dir("fuzz_group_signal");
+  std::ofstream(dir / "campaign.sh")
+      << "exec " << teval_path() << " fuzz --out camp --cases 16 --jobs 2 --quiet --engine none "
+      << "--backend-cmd "
+      << test::shell_quoted("sleep 0.4; sh " +
+                            (test::source_dir() / "tests/data/fuzz/backend.sh").string() + " " +
+                            teval_path() + " ok {program} {inputs} {outdir} {entry}")
+      << " > out.txt 2>&1\n";
+  for (int round = 0; round < 3; ++round) {
+    // The campaign leads its own process group; once it has logged 4 more
+    // cases, with 2 in flight, the group gets SIGTERM: the workers first
+    // (the order that had lost their cases), then the coordinator. The
+    // resumed runs continue the count of 16.
+    Result r = sh("setsid sh campaign.sh & pid=$!; "
+                  "for i in $(seq 200); do "
+                  "[ \"$(cat camp/cases.log 2>/dev/null | wc -l)\" -ge " +
+                      std::to_string(4 * (round + 1)) +
+                      " ] && break; sleep 0.1; done; sleep 0.2; "
+                      "for s in /proc/[0-9]*/stat; do "
+                      "{ read -r p c st pp pg rest < $s; } 2>/dev/null || continue; "
+                      "[ \"$pg\" = $pid ] && [ $p != $pid ] && kill -TERM $p; done; "
+                      "sleep 0.5; kill -TERM $pid; wait $pid; echo \"status $?\"",
+                  dir);
+    EXPECT_NE(r.out.find("status 0"), std::string::npos) << r.out << r.err;
+    std::string log = test::read_file(dir / "camp/cases.log");
+    EXPECT_EQ(log.find("lost"), std::string::npos) << log;
+    EXPECT_EQ(log.find("finding"), std::string::npos) << log;
+  }
+  // The resumed run does every case, each once.
+  Result r = teval("fuzz --out camp --cases 16 --jobs 2 --quiet", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string report = test::read_file(dir / "camp/report.json");
+  EXPECT_NE(report.find("\"finding_cases\": 0"), std::string::npos) << report;
+  EXPECT_EQ(test::read_file(dir / "camp/cases.log").find("lost"), std::string::npos);
 }
 
 TEST(Fuzz, ShardsNeverRepeatACaseAndMergeIntoOneReport) {
