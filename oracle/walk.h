@@ -72,7 +72,37 @@ public:
   int64_t read_count() const { return read_count_; }
 
   Walk(const core::Kernel& k, D& domain)
-      : k_(k), d_(domain), inputs_(k.tensors.size()), values_(k.tensors.size()) {}
+      : k_(k), d_(domain), inputs_(k.tensors.size()), values_(k.tensors.size()),
+        product_added_(k.tensors.size(), false) {
+    // Tensors that are products another statement adds (an operand of + or
+    // -, a term of a sum): a compiler that fuses the two ops (an MLIR
+    // graph's multiply and add, one statement inlined into another) adds
+    // the product unrounded, so with fma the product's exact value is legal
+    // for them too. Not outputs: those are stored rounded.
+    std::vector<bool> added(k.tensors.size(), false);
+    auto mark = [&](const core::Expr& e) {
+      if (const auto* load = std::get_if<core::Load>(&e->node))
+        added[static_cast<size_t>(load->tensor)] = true;
+    };
+    for (const core::Statement& s : k.statements) {
+      if (s.aggregation == core::Aggregation::Sum)
+        mark(s.value);
+      core::for_each_node(s.value, [&](const core::Expr& e) {
+        const auto* a = std::get_if<core::Apply>(&e->node);
+        if (a && (a->op == core::Op::Add || a->op == core::Op::Sub))
+          for (const core::Expr& arg : a->args)
+            mark(arg);
+      });
+    }
+    for (const core::Statement& s : k.statements) {
+      const auto* root = std::get_if<core::Apply>(&s.value->node);
+      const auto t = static_cast<size_t>(s.target);
+      product_added_[t] =
+          root && root->op == core::Op::Mul && added[t] &&
+          s.aggregation == core::Aggregation::Assign &&
+          std::find(k.outputs.begin(), k.outputs.end(), s.target) == k.outputs.end();
+    }
+  }
 
   /// Gives tensor \p tensor the values \p values: the statement that
   /// computes it is not walked (its values were computed otherwise).
@@ -174,7 +204,8 @@ private:
         flat = location(s, decl);
         tracing_ = flat && s.target == trace_tensor_ && *flat == trace_flat_;
         if (flat) {
-          Value v = eval(s.value, /*fusable=*/s.aggregation == core::Aggregation::Sum);
+          Value v = eval(s.value, /*fusable=*/s.aggregation == core::Aggregation::Sum ||
+                                      product_added_[static_cast<size_t>(s.target)]);
           if (assign)
             assign_value(s, target, written, *flat, v);
           else
@@ -539,6 +570,7 @@ private:
   int64_t read_count_ = 0;
   std::vector<const core::Tensor*> inputs_; // by tensor id; null for the others
   std::vector<Values> values_;
+  std::vector<bool> product_added_; // by tensor id (the constructor's comment)
   std::vector<int> provided_;
   const core::Statement* s_ = nullptr;
   std::vector<int64_t> strides_;

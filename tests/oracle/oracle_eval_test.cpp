@@ -118,6 +118,38 @@ TEST(Bounds, ANegatedProductMayBeFusedToo) {
   EXPECT_TRUE(fma.contains(fused));
 }
 
+// The product in a statement of its own, added by the next (an MLIR graph's
+// multiply then add, as its decomposition writes them): a compiler fusing
+// the two ops adds it unrounded, so with --fma the fused value is legal
+// (XLA's contracted results of JAX's bessel_i0e polynomial were rejected).
+// A product that is an output is stored rounded: no wider than without.
+TEST(Bounds, AProductAddedByAnotherStatementMayBeFused) {
+  double a = 1 + std::ldexp(1.0, -12);
+  core::Tensor x = test::tensor(DType::Float32, {1}, {a});
+  core::Tensor c = test::tensor(DType::Float32, {1}, {-1});
+  std::vector<core::Tensor> in{x, c};
+  core::Scalar rounded = core::Scalar::of_float(DType::Float32, std::ldexp(1.0, -11));
+  core::Scalar fused =
+      core::Scalar::of_float(DType::Float32, std::ldexp(1.0, -11) + std::ldexp(1.0, -24));
+  core::Kernel k = test::elaborate("p[N] = input0[N] * input0[N]; output0[N] = p[N] + input1[N]",
+                                   {{"input0", x}, {"input1", c}});
+  Interval plain = bounds(k, in)[0].elements[0];
+  EXPECT_TRUE(plain.contains(rounded));
+  EXPECT_FALSE(plain.contains(fused));
+  Interval fma = bounds(k, in, {.fma = true})[0].elements[0];
+  EXPECT_TRUE(fma.contains(rounded));
+  EXPECT_TRUE(fma.contains(fused));
+  // p an output too: p itself is the rounded product, with or without fma.
+  core::Kernel both = test::elaborate("- einstein_v2(\"p[N] = input0[N] * input0[N]; output0[N] = "
+                                      "p[N] + input1[N]\", extra_outputs=[\"p\"])",
+                                      {{"input0", x}, {"input1", c}});
+  for (const Interval& product :
+       {bounds(both, in)[0].elements[0], bounds(both, in, {.fma = true})[0].elements[0]}) {
+    EXPECT_TRUE(product.contains(core::Scalar::of_float(DType::Float32, 1 + std::ldexp(1.0, -11))));
+    EXPECT_EQ(product.lo.f, product.hi.f);
+  }
+}
+
 // A math function may be off by its allowance in ulps of the result, no more.
 TEST(Bounds, MathFunctionsMayErrByTheirAllowance) {
   core::Tensor x = test::tensor(DType::Float32, {1}, {0.7});
