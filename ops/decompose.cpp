@@ -435,6 +435,7 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::Cbrt:
   case GraphOp::ExponentialMinusOne:
   case GraphOp::LogPlusOne:
+  case GraphOp::Cholesky:
   case GraphOp::Asinh:
   case GraphOp::Acosh:
   case GraphOp::Atanh:
@@ -461,8 +462,9 @@ void Decomposer::node(const GraphNode& n) {
                                ? " (a view of the elements' bits)"
                            : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
                                ? " (its result's shape depends on values)"
-                           : n.op == GraphOp::NextAfter
-                               ? " (a step through the type's bits)"
+                           : n.op == GraphOp::NextAfter ? " (a step through the type's bits)"
+                           : n.op == GraphOp::Cholesky
+                               ? " (a factorization checked as it runs, not decomposed yet)"
                                : " (a math function the Kernel IR has no operator for)") +
                           " has no einstein_v2 decomposition; --engine interp evaluates the "
                           "function with the ops' native references");
@@ -486,7 +488,7 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::Complex && op != GraphOp::Fft && op != GraphOp::UniformQuantize &&
          op != GraphOp::UniformDequantize && op != GraphOp::Repeat && op != GraphOp::NonZero &&
          op != GraphOp::Asinh && op != GraphOp::Acosh && op != GraphOp::Atanh &&
-         op != GraphOp::Erfc && op != GraphOp::NextAfter;
+         op != GraphOp::Erfc && op != GraphOp::NextAfter && op != GraphOp::Cholesky;
 }
 
 } // namespace teval::ops

@@ -385,6 +385,8 @@ void Evaluator::node(const GraphNode& n) {
   }
   case GraphOp::TriangularSolve:
     return set(0, detail::triangular_solve(n, in(0), in(1), result_type(0)));
+  case GraphOp::Cholesky:
+    return set(0, detail::cholesky(n, in(0), n.span));
   case GraphOp::Reduce:
     if (!n.regions.empty())
       return with_regions(n);

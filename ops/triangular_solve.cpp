@@ -3,8 +3,12 @@
 
 #include "ops/text.h"
 
+#include "core/error.h"
+#include "core/format.h"
 #include "core/interrupt.h"
 #include "core/scalar_ops.h"
+
+#include <cmath>
 
 namespace teval::ops::detail {
 
@@ -90,6 +94,66 @@ core::Tensor triangular_solve(const core::GraphNode& g, const core::Tensor& a,
         x.set(at(batch, p, k), v);
       }
   return x;
+}
+
+core::Tensor cholesky(const core::GraphNode& g, const core::Tensor& a, core::Span where) {
+  const core::DType t = a.dtype();
+  const size_t rank = a.shape().size();
+  const int64_t n = a.shape()[rank - 1];
+  const bool lower = g.bool_attr("lower");
+  const int64_t batches = n == 0 ? 0 : core::checked_numel(a.shape()).value_or(0) / (n * n);
+  core::Tensor l(t, a.shape()); // zeros
+  auto op = [&](core::Op o, Scalar x, Scalar y = {}) {
+    Scalar args[2] = {x, y};
+    return core::apply(o, args, t, core::Overflow::Wrap);
+  };
+  auto batch_text = [&](int64_t batch) {
+    std::string s;
+    for (size_t d = rank - 2, rest = static_cast<size_t>(batch); d-- > 0;) {
+      s = std::to_string(rest % static_cast<size_t>(a.shape()[d])) + (s.empty() ? "" : ", ") + s;
+      rest /= static_cast<size_t>(a.shape()[d]);
+    }
+    return rank == 2 ? std::string() : " of batch [" + s + "]";
+  };
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    const int64_t base = batch * n * n;
+    // Element (r, c) of the lower factor's view: a's, or its transpose's.
+    auto in = [&](int64_t r, int64_t c) { return a.get(base + (lower ? r * n + c : c * n + r)); };
+    auto at = [&](int64_t r, int64_t c) { return base + (lower ? r * n + c : c * n + r); };
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < r; ++c)
+        if (const double x = a.get(base + r * n + c).f, y = a.get(base + c * n + r).f;
+            !(x == y) && !(std::isnan(x) && std::isnan(y))) // NaNs: the pivots say
+          throw core::Error(core::ErrorKind::Arithmetic, where,
+                            "cholesky of a matrix that is not symmetric" + batch_text(batch) +
+                                ": [" + std::to_string(r) + ", " + std::to_string(c) + "] is " +
+                                core::format_scalar(a.get(base + r * n + c)) + ", [" +
+                                std::to_string(c) + ", " + std::to_string(r) + "] is " +
+                                core::format_scalar(a.get(base + c * n + r)) +
+                                "; the specification leaves its result undefined");
+    for (int64_t j = 0; j < n; ++j) {
+      core::poll_interrupt();
+      for (int64_t i = j; i < n; ++i) {
+        Scalar sum = core::constant(t, 0);
+        for (int64_t k = 0; k < j; ++k)
+          sum = op(core::Op::Add, sum, op(core::Op::Mul, l.get(at(j, k)), l.get(at(i, k))));
+        Scalar v = j > 0 ? op(core::Op::Sub, in(i, j), sum) : in(i, j);
+        if (i == j) {
+          if (!(v.f > 0))
+            throw core::Error(core::ErrorKind::Arithmetic, where,
+                              "cholesky of a matrix that is not positive-definite" +
+                                  batch_text(batch) + ": pivot " + std::to_string(j) + " is " +
+                                  core::format_scalar(v) +
+                                  "; the specification leaves its result undefined");
+          v = op(core::Op::Sqrt, v);
+        } else {
+          v = op(core::Op::Div, v, l.get(at(j, j)));
+        }
+        l.set(at(i, j), v);
+      }
+    }
+  }
+  return l;
 }
 
 std::vector<std::string>

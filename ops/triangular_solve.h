@@ -1,7 +1,7 @@
 // triangular_solve of floats: its native reference and its einstein_v2
 // statements, side by side so the two say the same thing (StableHLO
 // specification, "triangular_solve"; docs/SEMANTICS.md, "StableHLO's
-// triangular_solve"). Internal to ops/.
+// triangular_solve and cholesky"); and cholesky's native reference. Internal to ops/.
 #pragma once
 
 #include "core/graph.h"
@@ -20,6 +20,17 @@ namespace teval::ops::detail {
 /// solved before it, in ascending order of theirs.
 core::Tensor triangular_solve(const core::GraphNode& n, const core::Tensor& a,
                               const core::Tensor& b, const core::ValueType& result);
+
+/// cholesky of \p a (attribute lower), batch by batch: the lower factor L of
+/// a = L·Lᵀ (the upper U = Lᵀ of a = Uᵀ·U, read from a's upper triangle, when
+/// lower is false), column by column: L[j][j] = sqrt(a[j][j] - s) and
+/// L[i][j] = (a[i][j] - s) / L[j][j] below it, where s sums from zero the
+/// products L[j][k]·L[i][k] over k < j in ascending order, every operation
+/// rounded to the type; 0 in the other triangle. A matrix that is not
+/// symmetric, or whose pivot a[j][j] - s is not positive (not positive-
+/// definite, in this arithmetic), is an error at \p where: the
+/// specification leaves the result undefined.
+core::Tensor cholesky(const core::GraphNode& n, const core::Tensor& a, core::Span where);
 
 /// The einstein_v2 statements giving \p target the same values from the
 /// tensors \p a_name and \p b_name; two per unknown row (or column): its

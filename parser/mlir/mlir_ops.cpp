@@ -784,6 +784,9 @@ public:
     case GraphOp::TriangularSolve:
       arity(site, 2);
       return {triangular_solve_meaning(site, operand(site, 0), operand(site, 1), node)};
+    case GraphOp::Cholesky:
+      arity(site, 1);
+      return {cholesky_meaning(site, operand(site, 0), node)};
     case GraphOp::Reduce:
     case GraphOp::ReduceWindow:
     case GraphOp::DynamicSlice:

@@ -113,6 +113,11 @@ core::ValueType pad_type(const OpSite& site, const core::ValueType& x, const cor
 core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueType& a,
                                          const core::ValueType& b, core::GraphNode& node);
 
+/// cholesky's result type (the operand's: a float tensor of rank >= 2,
+/// square in its last two dimensions), its `lower` into \p node.
+core::ValueType cholesky_meaning(const OpSite& site, const core::ValueType& a,
+                                 core::GraphNode& node);
+
 /// fft (parser/mlir/mlir_fft.cpp) of \p x: the result type; the
 /// attributes fft_type and fft_length into \p node.
 core::ValueType fft_meaning(const OpSite& site, const core::ValueType& x, core::GraphNode& node);

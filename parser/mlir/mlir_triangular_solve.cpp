@@ -1,6 +1,7 @@
-// triangular_solve (StableHLO specification, "triangular_solve"): the
-// generic form's left_side, lower, unit_diagonal and transpose_a, checked
-// as the specification's constraints (C1)-(C4) say.
+// triangular_solve and cholesky (StableHLO specification, the sections of
+// those names): the generic form's left_side, lower, unit_diagonal and
+// transpose_a, and cholesky's lower, checked as the specification's
+// constraints say.
 #include "parser/mlir/mlir_attributes.h"
 #include "parser/mlir/mlir_ops.h"
 #include "parser/mlir/mlir_values.h"
@@ -51,6 +52,25 @@ core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueTy
   node.attrs["unit_diagonal"] = bool_attr(site, "unit_diagonal", false);
   node.attrs["transpose_a"] = transpose;
   return b; // (C4)
+}
+
+core::ValueType cholesky_meaning(const OpSite& site, const core::ValueType& a,
+                                 core::GraphNode& node) {
+  using core::Error;
+  using core::ErrorKind;
+  only(site, {"lower"});
+  if (!core::is_float(a.dtype) || a.quant)
+    throw Error(ErrorKind::Type, site.span,
+                "cholesky takes a float tensor, not " + type_string(a) +
+                    " (complex and quantized ones are not read yet)");
+  const size_t rank = a.shape.size();
+  if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2]) // (C2), (C3)
+    throw Error(ErrorKind::Shape, site.span,
+                "cholesky of " + type_string(a) +
+                    ": its operand must have rank 2 or more and be square in its last two "
+                    "dimensions (C2, C3)");
+  node.attrs["lower"] = bool_attr(site, "lower", false);
+  return a; // (C1)
 }
 
 } // namespace teval::parser::mlir_detail

@@ -1,5 +1,5 @@
 """StableHLO's triangular_solve (docs/SEMANTICS.md, "StableHLO's
-triangular_solve"), run as users run it (`teval run FILE.mlir`) on every
+triangular_solve and cholesky"), run as users run it (`teval run FILE.mlir`) on every
 engine. The expected values are the substitution written here as plain
 loops over numpy scalars, one rounding per operation; each solution is
 also checked to solve its system in float64 (op(a) @ x close to b)."""

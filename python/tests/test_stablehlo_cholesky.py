@@ -1,0 +1,124 @@
+"""stablehlo.cholesky (StableHLO specification, "cholesky"; docs/SEMANTICS.md,
+"StableHLO's triangular_solve and cholesky"): the specification's example,
+random symmetric positive-definite batches against the factorization
+written as plain loops over numpy scalars (and against numpy's cholesky in
+float64), the upper factor, and the inputs whose result the specification
+leaves undefined, which are errors."""
+
+import numpy as np
+import pytest
+
+from test_stablehlo import ENGINES, assert_bits, rng, run, tensor_type
+
+
+def factor(a, lower):
+    """The lower factor column by column, every operation in a's dtype:
+    L[j][j] = sqrt(a[j][j] - s), L[i][j] = (a[i][j] - s) / L[j][j], s the
+    sum from zero of L[j][k] * L[i][k] over k < j; the upper one is the
+    transpose of the lower factor of a's transpose."""
+    t = a.dtype.type
+    out = np.zeros_like(a)
+    for batch in np.ndindex(*a.shape[:-2]):
+        m = a[batch] if lower else a[batch].T
+        n = m.shape[0]
+        f = np.zeros_like(m)
+        for j in range(n):
+            for i in range(j, n):
+                s = t(0)
+                for k in range(j):
+                    s = t(s + t(f[j, k] * f[i, k]))
+                v = t(m[i, j] - s) if j else m[i, j]
+                f[i, j] = t(np.sqrt(v)) if i == j else t(v / f[j, j])
+        out[batch] = f if lower else f.T
+    return out
+
+
+def spd(shape, dtype, seed):
+    """Symmetric positive-definite matrices: B·Bᵀ + n·I, symmetric exactly."""
+    r = rng(seed)
+    n = shape[-1]
+    b = r.standard_normal(shape)
+    a = b @ np.swapaxes(b, -1, -2) + n * np.eye(n)
+    a = (a + np.swapaxes(a, -1, -2)) / 2
+    return a.astype(dtype)
+
+
+def body(t, lower, generic):
+    flag = "true" if lower else "false"
+    if generic:
+        return (f'  %0 = "stablehlo.cholesky"(%arg0) {{lower = {flag}}} : ({t}) -> {t}\n'
+                f"  return %0 : {t}")
+    return f"  %0 = stablehlo.cholesky %arg0, lower = {flag} : {t}\n  return %0 : {t}"
+
+
+def test_the_specifications_example(tmp_path):
+    a = np.array([[1, 2, 3], [2, 20, 26], [3, 26, 70]], np.float32)
+    t = tensor_type(a)
+    status, got, err = run(tmp_path, body(t, True, True), [a], t, "interp")
+    assert status == 0, err
+    assert_bits(got, np.array([[1, 0, 0], [2, 4, 0], [3, 5, 6]], np.float32))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_random_batches_are_the_columnwise_factorization(tmp_path, lower, dtype):
+    a = spd((2, 3, 5, 5), dtype, 4)
+    t = tensor_type(a)
+    status, got, err = run(tmp_path, body(t, lower, generic=dtype == np.float64), [a], t, "interp")
+    assert status == 0, err
+    assert_bits(got, factor(a, lower))
+    want = np.linalg.cholesky(a.astype(np.float64))
+    if not lower:
+        want = np.swapaxes(want, -1, -2)
+    assert np.allclose(got.astype(np.float64), want, rtol=5e-2 if dtype == np.float16 else 1e-4)
+
+
+def test_the_default_is_the_upper_factor(tmp_path):
+    a = spd((4, 4), np.float32, 5)
+    t = tensor_type(a)
+    status, got, err = run(tmp_path, f'  %0 = "stablehlo.cholesky"(%arg0) : ({t}) -> {t}\n'
+                           f"  return %0 : {t}", [a], t, "interp")
+    assert status == 0, err
+    assert_bits(got, factor(a, False))
+
+
+@pytest.mark.parametrize("matrix,message", [
+    ([[4, 1], [2, 5]], "not symmetric: [1, 0] is 2.0, [0, 1] is 1.0"),
+    ([[1, 2], [2, 1]], "not positive-definite: pivot 1 is -3"),
+    ([[-1, 0], [0, 1]], "not positive-definite: pivot 0 is -1"),
+    ([[np.nan, 0], [0, 1]], "not positive-definite: pivot 0 is nan"),
+    ([[1, np.nan], [np.nan, 1]], "not positive-definite: pivot 1 is nan"),
+])
+def test_an_undefined_result_is_an_error(tmp_path, matrix, message):
+    a = np.array(matrix, np.float32)
+    t = tensor_type(a)
+    status, _, err = run(tmp_path, body(t, True, False), [a], t, "interp")
+    assert status == 1 and message in err, err
+    assert "f.mlir:2:" in err and "leaves its result undefined" in err
+
+
+def test_the_batch_of_the_error_is_named(tmp_path):
+    a = spd((3, 2, 2), np.float64, 6)
+    a[2] = [[1, 3], [3, 1]]
+    t = tensor_type(a)
+    status, _, err = run(tmp_path, body(t, True, False), [a], t, "interp")
+    assert status == 1 and "not positive-definite of batch [2]" in err, err
+
+
+@pytest.mark.parametrize("operand,message", [
+    ("tensor<3xf32>", "rank 2 or more and be square"),
+    ("tensor<2x3xf32>", "rank 2 or more and be square"),
+    ("tensor<2x2xi32>", "cholesky takes a float tensor"),
+])
+def test_types_the_specification_rules_out(tmp_path, operand, message):
+    status, _, err = run(tmp_path, body(operand, True, True), [], operand, "interp",
+                         types=[operand])
+    assert status == 1 and message in err, err
+
+
+@pytest.mark.parametrize("engine", [e for e in ENGINES if e != "interp"])
+def test_the_kernel_engines_decline(tmp_path, engine):
+    a = spd((3, 3), np.float32, 7)
+    t = tensor_type(a)
+    status, _, err = run(tmp_path, body(t, True, False), [a], t, engine)
+    assert status == 1 and "cholesky (a factorization checked as it runs" in err, err
