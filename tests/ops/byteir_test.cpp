@@ -393,6 +393,7 @@ TEST(MlirElaboration, Errors) {
       "ceil, round_nearest_even, round_nearest_afz, sign, is_finite, not, and, or, xor, "
       "shift_left, shift_right_arithmetic, shift_right_logical, popcnt, count_leading_zeros, "
       "dot_general, dot, reduce, pad, power, remainder, optimization_barrier, triangular_solve, "
+      "cholesky, "
       "dynamic_slice, dynamic_update_slice, convolution, gather, reduce_window, if, case, while, "
       "sort, map, scatter, "
       "bitcast_convert, reduce_precision, atan2, cbrt, exponential_minus_one, log_plus_one, "
