@@ -60,8 +60,8 @@ Tensor quantize(const Tensor& x, const core::Quantization& q) {
     double c = std::isnan(v.f) ? v.f : std::fmin(std::fmax(v.f, lo), hi);
     c = std::nearbyint(c); // ties to even in the default rounding mode
     // NaN has no integer: the specification's convert leaves it TBD; teval
-    // stores the zero point (the value 0).
-    const int64_t stored = std::isnan(c) ? q.zero_points[p] : static_cast<int64_t>(c);
+    // stores 0, as XLA's and the reference interpreter's conversions do.
+    const int64_t stored = std::isnan(c) ? 0 : static_cast<int64_t>(c);
     out.set(i, Scalar::of_int(q.storage, stored));
   }
   return out;

@@ -407,6 +407,27 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
 std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNode& node) {
   if (std::optional<std::vector<ValueType>> q = quantized_meaning(site, g, node))
     return *q;
+  if (node.attrs.count("dequantize_op_quantize")) {
+    // A contraction of quantized tensors (quantized_meaning): its attributes
+    // as of the expressed types, its result the declared quantized type.
+    core::Graph expressed;
+    expressed.values = g.values;
+    auto plain = [](ValueType t) { return ValueType{t.quant->expressed, t.shape}; };
+    for (int v : site.operands)
+      expressed.values[static_cast<size_t>(v)] = plain(g.values[static_cast<size_t>(v)]);
+    OpSite as_expressed = site;
+    for (ValueType& t : as_expressed.declared_ins)
+      t = plain(t);
+    for (ValueType& t : as_expressed.declared_outs)
+      t = plain(t);
+    std::vector<ValueType> results = OpMeaning(expressed).meaning(as_expressed, node);
+    if (results.size() != 1 || results[0].shape != site.declared_outs.at(0).shape)
+      throw Error(ErrorKind::Shape, site.span,
+                  std::string(core::graph_op_name(site.op)) + " gives " +
+                      type_string(results.at(0)) + ", not " +
+                      type_string(site.declared_outs.at(0)));
+    return {site.declared_outs[0]};
+  }
   if (std::optional<std::vector<ValueType>> alias = alias_meaning(site, g, node))
     return *alias;
   std::vector<ValueType> results = OpMeaning(g).meaning(site, node);

@@ -59,6 +59,8 @@ bool moves_elements(GraphOp op) {
   case GraphOp::Reverse:
   case GraphOp::DynamicSlice:
   case GraphOp::DynamicUpdateSlice:
+  case GraphOp::Gather:
+  case GraphOp::Pad:
     return true;
   default:
     return false;
@@ -226,11 +228,31 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
                                : ": its quantized values must share one quantization"));
     return std::nullopt;
   }
+  if (site.op == GraphOp::DotGeneral || site.op == GraphOp::Dot ||
+      site.op == GraphOp::Convolution) {
+    // The op on the dequantized operands, quantized to the result's type
+    // (the specification's dequantize_op_quantize): per-tensor quantized
+    // operands and result, of one expressed type (meaning() then reads
+    // the op's attributes on the expressed types).
+    const core::DType expressed = ins[0].quant ? ins[0].quant->expressed : ins[0].dtype;
+    for (const std::vector<ValueType>* list :
+         {static_cast<const std::vector<ValueType>*>(&ins), &site.declared_outs})
+      for (const ValueType& t : *list)
+        if (!t.quant || t.quant->axis || t.quant->expressed != expressed)
+          throw Error(ErrorKind::Unsupported, site.span,
+                      op +
+                          " of quantized tensors takes per-tensor quantized operands and "
+                          "gives a per-tensor quantized result, of one expressed type; not " +
+                          type_string(t) + " (hybrid and per-axis forms are not read yet)");
+    node.attrs["dequantize_op_quantize"] = true;
+    return std::nullopt;
+  }
   if (!elementwise(site.op) && !quantize && !dequantize && site.op != GraphOp::BitcastConvert)
     throw Error(ErrorKind::Unsupported, site.span,
                 op + " of quantized tensors is not read: teval reads uniform_quantize, "
-                     "uniform_dequantize, bitcast_convert to and from the storage type, and the "
-                     "elementwise ops (dequantize_op_quantize)");
+                     "uniform_dequantize, bitcast_convert to and from the storage type, the "
+                     "elementwise ops, dot_general and convolution (dequantize_op_quantize) and "
+                     "the ops that move elements");
   const size_t arity = binary(site.op) ? 2 : 1;
   if (site.operands.size() != arity || site.declared_outs.size() != 1)
     throw Error(ErrorKind::Shape, site.span,
