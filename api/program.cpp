@@ -123,6 +123,11 @@ void load_mlir(Program::Impl& p, const LoadOptions& o) {
   p.graph = parser::elaborate_mlir(parser::read_mlir(*p.file), o.entry, given_types(o));
   core::Graph& g = *p.graph;
   const size_t arguments = g.inputs.size(), results = g.outputs.size();
+  for (const std::vector<std::string>* names : {&o.values, &o.given})
+    for (size_t i = 0; i < names->size(); ++i)
+      if (std::count(names->begin(), names->begin() + static_cast<std::ptrdiff_t>(i), (*names)[i]))
+        fail("value `" + (*names)[i] +
+             "` is named twice in LoadOptions::" + (names == &o.values ? "values" : "given"));
   for (const std::string& name : o.values) {
     int v = core::find_value(g, name);
     if (v < 0)

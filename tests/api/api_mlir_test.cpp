@@ -126,6 +126,8 @@ TEST(ApiMlir, ValuesBecomeOutputsAndGivenValuesInputs) {
   EXPECT_NE(error(kGraph, {.values = {"%9"}}).find("no value `%9`"), std::string::npos);
   EXPECT_NE(error(kGraph, {.given = {"%9"}}).find("no value `%9`"), std::string::npos);
   EXPECT_NE(error(kGraph, {.given = {"%a"}}).find("`%a` is an argument"), std::string::npos);
+  EXPECT_NE(error(kGraph, {.values = {"%0", "%0"}}).find("`%0` is named twice"), std::string::npos);
+  EXPECT_NE(error(kGraph, {.given = {"%1", "%1"}}).find("`%1` is named twice"), std::string::npos);
   EXPECT_NE(error("output0[N] = input0[N] * 2.0", {.values = {"%0"}})
                 .find("values and given apply to MLIR functions"),
             std::string::npos);
