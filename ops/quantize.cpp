@@ -74,23 +74,24 @@ Tensor dequantize_op_quantize(const core::Graph& g, const core::GraphNode& n,
   core::GraphNode op = n;
   op.attrs.erase("dequantize_op_quantize");
   op.operands.clear();
-  for (size_t i = 0; i < n.operands.size(); ++i) {
+  for (size_t i = 0; i < n.operands.size(); ++i) { // select's predicate is not quantized
     const core::ValueType& t = g.values[static_cast<size_t>(n.operands[i])];
-    one.values.push_back({t.quant->expressed, t.shape});
+    one.values.push_back({t.quant ? t.quant->expressed : t.dtype, t.shape});
     one.value_names.push_back(g.value_names[static_cast<size_t>(n.operands[i])]);
     one.inputs.push_back(static_cast<int>(i));
     one.input_spans.push_back(n.span);
     op.operands.push_back(static_cast<int>(i));
-    inputs.push_back(dequantize(operands[i], *t.quant));
+    inputs.push_back(t.quant ? dequantize(operands[i], *t.quant) : operands[i]);
   }
   const core::ValueType& r = g.values[static_cast<size_t>(n.results[0])];
-  one.values.push_back({r.quant->expressed, r.shape});
+  one.values.push_back({r.quant ? r.quant->expressed : r.dtype, r.shape});
   one.value_names.push_back(g.value_names[static_cast<size_t>(n.results[0])]);
   op.results = {static_cast<int>(n.operands.size())};
   one.outputs = op.results;
   one.output_spans.push_back(n.span);
   one.nodes.push_back(std::move(op));
-  return quantize(evaluate(one, inputs).at(0), *r.quant);
+  Tensor result = evaluate(one, inputs).at(0);
+  return r.quant ? quantize(result, *r.quant) : result; // compare's i1 is not quantized
 }
 
 } // namespace teval::ops::detail

@@ -408,11 +408,12 @@ std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNo
   if (std::optional<std::vector<ValueType>> q = quantized_meaning(site, g, node))
     return *q;
   if (node.attrs.count("dequantize_op_quantize")) {
-    // A contraction of quantized tensors (quantized_meaning): its attributes
-    // as of the expressed types, its result the declared quantized type.
+    // An op of quantized tensors that is not elementwise (quantized_meaning):
+    // its attributes as of the expressed types, its result the declared
+    // type.
     core::Graph expressed;
     expressed.values = g.values;
-    auto plain = [](ValueType t) { return ValueType{t.quant->expressed, t.shape}; };
+    auto plain = [](ValueType t) { return t.quant ? ValueType{t.quant->expressed, t.shape} : t; };
     for (int v : site.operands)
       expressed.values[static_cast<size_t>(v)] = plain(g.values[static_cast<size_t>(v)]);
     OpSite as_expressed = site;

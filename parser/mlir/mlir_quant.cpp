@@ -247,12 +247,42 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
     node.attrs["dequantize_op_quantize"] = true;
     return std::nullopt;
   }
+  if (site.op == GraphOp::Compare || site.op == GraphOp::Select || site.op == GraphOp::Clamp) {
+    // The specification's dequantize_compare, dequantize_select_quantize
+    // and dequantize_op_quantize(clamp): the op on the dequantized
+    // operands (select's predicate as it is), compare's i1 as it is,
+    // select's and clamp's result quantized to its type.
+    const ValueType* first = nullptr;
+    for (const ValueType& t : ins)
+      if (t.quant && !first)
+        first = &t;
+    const bool compare = site.op == GraphOp::Compare;
+    const size_t quantized_from = site.op == GraphOp::Select ? 1 : 0;
+    for (size_t i = quantized_from; i < ins.size(); ++i)
+      if (!ins[i].quant || ins[i].quant->axis || ins[i].quant->expressed != first->quant->expressed)
+        throw Error(ErrorKind::Unsupported, site.span,
+                    op +
+                        " of quantized tensors takes per-tensor quantized operands of one "
+                        "expressed type; not " +
+                        type_string(ins[i]));
+    for (const ValueType& t : site.declared_outs)
+      if (compare ? t.quant != nullptr
+                  : !t.quant || t.quant->axis || t.quant->expressed != first->quant->expressed)
+        throw Error(ErrorKind::Type, site.span,
+                    op +
+                        (compare ? " of quantized tensors gives i1 values, not "
+                                 : " of quantized tensors gives a per-tensor quantized result of "
+                                   "their expressed type, not ") +
+                        type_string(t));
+    node.attrs["dequantize_op_quantize"] = true;
+    return std::nullopt;
+  }
   if (!elementwise(site.op) && !quantize && !dequantize && site.op != GraphOp::BitcastConvert)
     throw Error(ErrorKind::Unsupported, site.span,
                 op + " of quantized tensors is not read: teval reads uniform_quantize, "
                      "uniform_dequantize, bitcast_convert to and from the storage type, the "
-                     "elementwise ops, dot_general and convolution (dequantize_op_quantize) and "
-                     "the ops that move elements");
+                     "elementwise ops, compare, select, clamp, dot_general and convolution "
+                     "(dequantize_op_quantize) and the ops that move elements");
   const size_t arity = binary(site.op) ? 2 : 1;
   if (site.operands.size() != arity || site.declared_outs.size() != 1)
     throw Error(ErrorKind::Shape, site.span,

@@ -323,3 +323,34 @@ def test_a_quantized_constant_holds_stored_integers_in_range(tmp_path):
     assert_bits(got, np.array([-50, 0, 50], np.float32))
     status, got, err = run(tmp_path, body.replace("100]", "101]"), [], "tensor<3xf32>", "interp")
     assert status == 1 and "element 2 of the constant, 101, is outside the storage range" in err
+
+
+def test_compare_select_and_clamp_dequantize_first(tmp_path):
+    # compare: the dequantized values compared (two stored integers of
+    # different quantizations can be equal values); select: the chosen
+    # dequantized value quantized to the result's type; clamp: as the
+    # elementwise ops.
+    a = np.array([-30, -20, 0, 100, -128], np.int8)  # 0.1 * (a + 30): 0, 1, 3, 13, -9.8
+    b = np.array([-20, -18, -14, 6, -128], np.int8)  # 0.5 * (b + 20): 0, 1, 3, 13, -54
+    qa, qb = f"tensor<5x{PER_TENSOR}>", f"tensor<5x{OTHER}>"
+    body = (f"  %a = stablehlo.bitcast_convert %arg0 : (tensor<5xi8>) -> {qa}\n"
+            f"  %b = stablehlo.bitcast_convert %arg1 : (tensor<5xi8>) -> {qb}\n"
+            f"  %e = stablehlo.compare EQ, %a, %b, FLOAT : ({qa}, {qb}) -> tensor<5xi1>\n"
+            "  return %e : tensor<5xi1>")
+    status, got, err = run(tmp_path, body, [a, b], "tensor<5xi1>", "interp")
+    assert status == 0, err
+    va, vb = dequantize(a, [0.1], [-30]), dequantize(b, [0.5], [-20])
+    assert got.tolist() == (va == vb).tolist()
+    body = (f"  %a = stablehlo.bitcast_convert %arg0 : (tensor<5xi8>) -> {qa}\n"
+            f"  %b = stablehlo.bitcast_convert %arg1 : (tensor<5xi8>) -> {qb}\n"
+            f"  %p = stablehlo.compare GT, %a, %b, FLOAT : ({qa}, {qb}) -> tensor<5xi1>\n"
+            f"  %s = stablehlo.select %p, %a, %b : (tensor<5xi1>, {qa}, {qb}) -> {qa}\n"
+            f"  %c = stablehlo.clamp %b, %s, %a : ({qb}, {qa}, {qa}) -> {qa}\n"
+            f"  %r = stablehlo.bitcast_convert %c : ({qa}) -> tensor<5xi8>\n"
+            "  return %r : tensor<5xi8>")
+    status, got, err = run(tmp_path, body, [a, b], "tensor<5xi8>", "interp")
+    assert status == 0, err
+    s = quantize(np.where(va > vb, va, vb), [0.1], [-30])
+    vs = dequantize(s, [0.1], [-30])
+    want = quantize(np.minimum(np.maximum(vs, vb), va), [0.1], [-30])
+    assert_bits(got, want)
