@@ -422,6 +422,13 @@ std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNo
     for (ValueType& t : as_expressed.declared_outs)
       t = plain(t);
     std::vector<ValueType> results = OpMeaning(expressed).meaning(as_expressed, node);
+    if (site.op == GraphOp::DotGeneral || site.op == GraphOp::Dot ||
+        site.op == GraphOp::Convolution) {
+      std::vector<ValueType> ins;
+      for (int v : site.operands)
+        ins.push_back(g.values[static_cast<size_t>(v)]);
+      check_quantized_contraction(site, ins, site.declared_outs.at(0), node);
+    }
     if (results.size() != 1 || results[0].shape != site.declared_outs.at(0).shape)
       throw Error(ErrorKind::Shape, site.span,
                   std::string(core::graph_op_name(site.op)) + " gives " +

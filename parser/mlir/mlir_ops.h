@@ -148,6 +148,12 @@ quantized_meaning(const OpSite& site, const core::Graph& g, core::GraphNode& nod
 /// dynamic_update_slice.
 bool moves_elements(core::GraphOp op);
 
+/// The specification's constraints on dot_general, dot and convolution of
+/// quantized tensors (dot_general (C14)-(C20), convolution (C28)-(C34)),
+/// once \p node holds the op's dimension attributes: an error at the op.
+void check_quantized_contraction(const OpSite& site, const std::vector<core::ValueType>& ins,
+                                 const core::ValueType& out, const core::GraphNode& node);
+
 std::optional<std::vector<core::ValueType>> alias_meaning(const OpSite& site, const core::Graph& g,
                                                           core::GraphNode& node);
 

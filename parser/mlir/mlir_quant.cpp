@@ -231,19 +231,9 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
   if (site.op == GraphOp::DotGeneral || site.op == GraphOp::Dot ||
       site.op == GraphOp::Convolution) {
     // The op on the dequantized operands, quantized to the result's type
-    // (the specification's dequantize_op_quantize): per-tensor quantized
-    // operands and result, of one expressed type (meaning() then reads
-    // the op's attributes on the expressed types).
-    const core::DType expressed = ins[0].quant ? ins[0].quant->expressed : ins[0].dtype;
-    for (const std::vector<ValueType>* list :
-         {static_cast<const std::vector<ValueType>*>(&ins), &site.declared_outs})
-      for (const ValueType& t : *list)
-        if (!t.quant || t.quant->axis || t.quant->expressed != expressed)
-          throw Error(ErrorKind::Unsupported, site.span,
-                      op +
-                          " of quantized tensors takes per-tensor quantized operands and "
-                          "gives a per-tensor quantized result, of one expressed type; not " +
-                          type_string(t) + " (hybrid and per-axis forms are not read yet)");
+    // (dequantize_op_quantize; of a float lhs, hybrid_dequantize_then_op):
+    // meaning() reads the op on the expressed types, then checks the
+    // constraints (check_quantized_contraction).
     node.attrs["dequantize_op_quantize"] = true;
     return std::nullopt;
   }
@@ -338,6 +328,50 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
                       type_string(in) + " and " + type_string(out));
   node.attrs["dequantize_op_quantize"] = true;
   return std::vector<ValueType>{out};
+}
+
+void check_quantized_contraction(const OpSite& site, const std::vector<ValueType>& ins,
+                                 const ValueType& out, const core::GraphNode& node) {
+  const bool conv = site.op == GraphOp::Convolution;
+  const std::string op(core::graph_op_name(site.op));
+  auto fail = [&](const std::string& why, int dot_c, int conv_c) {
+    throw Error(ErrorKind::Type, site.span,
+                op + " of " + type_string(ins[0]) + " and " + type_string(ins[1]) + " to " +
+                    type_string(out) + ": " + why + " (C" + std::to_string(conv ? conv_c : dot_c) +
+                    ")");
+  };
+  const core::Quantization *lhs = ins[0].quant.get(), *rhs = ins[1].quant.get(),
+                           *res = out.quant.get();
+  if (!rhs || (lhs != nullptr) != (res != nullptr))
+    fail("the lhs is quantized exactly when the rhs and the result are", 14, 28);
+  if (!conv && std::any_of(rhs->zero_points.begin(), rhs->zero_points.end(),
+                           [](int64_t z) { return z != 0; }))
+    fail("the rhs's zero points must be 0", 15, 0);
+  if (rhs->axis) {
+    const int64_t axis = *rhs->axis;
+    auto contracts = [&] {
+      const auto& dims = node.ints_attr("rhs_contract");
+      return std::count(dims.begin(), dims.end(), axis) != 0;
+    };
+    if (conv ? axis != node.int_attr("kernel_out") : contracts())
+      fail(conv ? "a per-axis rhs is quantized along the kernel's output feature dimension"
+                : "a per-axis rhs is not quantized along a contracting dimension",
+           16, 29);
+  }
+  if (conv && res && res->axis && *res->axis != node.int_attr("output_feature"))
+    fail("a per-axis result is quantized along the output feature dimension", 0, 30);
+  if (lhs) {
+    if (lhs->axis)
+      fail("the lhs is per-tensor quantized", 14, 28);
+    if (lhs->storage != rhs->storage)
+      fail("the lhs and the rhs have one storage type", 17, 31);
+    if (lhs->expressed != rhs->expressed || rhs->expressed != res->expressed)
+      fail("the operands and the result have one expressed type", 18, 32);
+    if (!rhs->axis && res->axis)
+      fail("a per-tensor rhs gives a per-tensor result", 19, 33);
+  } else if (ins[0].dtype != rhs->expressed || out.dtype != rhs->expressed) {
+    fail("a float lhs and the result are of the rhs's expressed type", 20, 34);
+  }
 }
 
 } // namespace teval::parser::mlir_detail

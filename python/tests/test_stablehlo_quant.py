@@ -190,6 +190,7 @@ def float32_dot(a, b):
 
 
 RESULT = "!quant.uniform<i32:f32, 0.005:3>"
+WEIGHTS = "!quant.uniform<i8:f32, 0.5>"  # dot_general's rhs: zero point 0 (C15)
 
 
 def test_dot_general_dequantizes_computes_and_quantizes(tmp_path):
@@ -197,7 +198,7 @@ def test_dot_general_dequantizes_computes_and_quantizes(tmp_path):
     # JAX's tests have it): the specification's dequantize_op_quantize.
     a = rng(91).integers(-128, 128, size=(3, 4)).astype(np.int8)
     b = rng(92).integers(-128, 128, size=(4, 2)).astype(np.int8)
-    qa, qb, qr = (f"tensor<3x4x{PER_TENSOR}>", f"tensor<4x2x{OTHER}>", f"tensor<3x2x{RESULT}>")
+    qa, qb, qr = (f"tensor<3x4x{PER_TENSOR}>", f"tensor<4x2x{WEIGHTS}>", f"tensor<3x2x{RESULT}>")
     body = (f"  %a = stablehlo.bitcast_convert %arg0 : (tensor<3x4xi8>) -> {qa}\n"
             f"  %b = stablehlo.bitcast_convert %arg1 : (tensor<4x2xi8>) -> {qb}\n"
             f"  %t = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({qa}, {qb}) -> {qr}\n"
@@ -205,10 +206,40 @@ def test_dot_general_dequantizes_computes_and_quantizes(tmp_path):
             "  return %r : tensor<3x2xi32>")
     status, got, err = run(tmp_path, body, [a, b], "tensor<3x2xi32>", "interp")
     assert status == 0, err
-    v = float32_dot(dequantize(a, [0.1], [-30]), dequantize(b, [0.5], [-20]))
+    v = float32_dot(dequantize(a, [0.1], [-30]), dequantize(b, [0.5], [0]))
     scaled = v / np.float32(0.005) + np.float32(3)
     want = np.rint(np.clip(scaled, np.float32(-2**31), np.float32(2**31 - 1))).astype(np.int32)
     assert_bits(got, want)
+    # A float lhs (hybrid_dequantize_then_op): the rhs dequantized, a float result.
+    x = rng(95).standard_normal((3, 4)).astype(np.float32)
+    body = (f"  %b = stablehlo.bitcast_convert %arg1 : (tensor<4x2xi8>) -> {qb}\n"
+            f"  %t = stablehlo.dot_general %arg0, %b, contracting_dims = [1] x [0] : "
+            f"(tensor<3x4xf32>, {qb}) -> tensor<3x2xf32>\n"
+            "  return %t : tensor<3x2xf32>")
+    status, got, err = run(tmp_path, body, [x, b], "tensor<3x2xf32>", "interp")
+    assert status == 0, err
+    assert_bits(got, float32_dot(x, dequantize(b, [0.5], [0])))
+
+
+@pytest.mark.parametrize("rhs,result,dims,message", [
+    ("tensor<4x2x!quant.uniform<i8:f32, 0.5:-20>>", "tensor<3x2x{r}>", "[1] x [0]",
+     "the rhs's zero points must be 0 (C15)"),
+    ("tensor<4x2x!quant.uniform<i8:f32:0, {{0.5, 0.5, 0.5, 0.5}}>>", "tensor<3x2x{r}>", "[1] x [0]",
+     "not quantized along a contracting dimension (C16)"),
+    ("tensor<4x2x!quant.uniform<i16:f32, 0.5>>", "tensor<3x2x{r}>", "[1] x [0]",
+     "one storage type (C17)"),
+    ("tensor<4x2x{w}>", "tensor<3x2xf32>", "[1] x [0]",
+     "quantized exactly when the rhs and the result are (C14)"),
+])
+def test_the_constraints_of_quantized_contractions(tmp_path, rhs, result, dims, message):
+    qa = f"tensor<3x4x{PER_TENSOR}>"
+    rhs, result = rhs.format(w=WEIGHTS), result.format(r=RESULT)
+    body = (f"  %a = stablehlo.bitcast_convert %arg0 : (tensor<3x4xi8>) -> {qa}\n"
+            f"  %c = stablehlo.constant dense<1> : {rhs}\n"
+            f"  %t = stablehlo.dot_general %a, %c, contracting_dims = {dims} : ({qa}, {rhs}) -> {result}\n"
+            f"  return %t : {result}")
+    status, _, err = run(tmp_path, body, [np.zeros((3, 4), np.int8)], result, "interp")
+    assert status == 1 and message in err, err
 
 
 def test_convolution_dequantizes_computes_and_quantizes(tmp_path):
@@ -255,14 +286,7 @@ def test_other_ops_of_quantized_tensors_are_errors(tmp_path):
     status, _, err = run(tmp_path, body, [np.zeros((2, 2), np.int8)], "tensor<2x2xi8>", "interp")
     assert status == 1
     assert "cholesky of quantized tensors is not read" in err
-    # a hybrid dot_general (float operand, quantized one) is not read yet
-    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x2xi8>) -> {q}\n"
-            "  %f = stablehlo.constant dense<1.0> : tensor<2x2xf32>\n"
-            f"  %t = stablehlo.dot_general %f, %q, contracting_dims = [1] x [0] : "
-            f"(tensor<2x2xf32>, {q}) -> tensor<2x2xf32>\n"
-            "  return %t : tensor<2x2xf32>")
-    status, _, err = run(tmp_path, body, [np.zeros((2, 2), np.int8)], "tensor<2x2xf32>", "interp")
-    assert status == 1 and "hybrid and per-axis forms are not read yet" in err, err
+
     per_axis_t = f"tensor<2x3x{PER_AXIS}>"
     body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis_t}\n"
             f"  %t = stablehlo.reverse %q, dims = [1] : {per_axis_t}\n"
@@ -354,3 +378,33 @@ def test_compare_select_and_clamp_dequantize_first(tmp_path):
     vs = dequantize(s, [0.1], [-30])
     want = quantize(np.minimum(np.maximum(vs, vb), va), [0.1], [-30])
     assert_bits(got, want)
+
+
+def test_convolution_with_per_channel_weights(tmp_path):
+    # Weights quantized per output feature (C29), as quantized models store
+    # them: each kernel output feature dequantized with its own scale.
+    a = rng(96).integers(-128, 128, size=(1, 5, 1)).astype(np.int8)
+    k = rng(97).integers(-128, 128, size=(3, 1, 2)).astype(np.int8)
+    weights = "!quant.uniform<i8:f32:2, {0.5, 0.25:4}>"
+    qa, qk, qr = (f"tensor<1x5x1x{PER_TENSOR}>", f"tensor<3x1x2x{weights}>",
+                  f"tensor<1x3x2x{RESULT}>")
+    conv = (f"stablehlo.convolution(%a, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], "
+            f"window = {{}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : "
+            f"({qa}, {qk}) -> {qr}")
+    body = (f"  %a = stablehlo.bitcast_convert %arg0 : (tensor<1x5x1xi8>) -> {qa}\n"
+            f"  %k = stablehlo.bitcast_convert %arg1 : (tensor<3x1x2xi8>) -> {qk}\n"
+            f"  %t = {conv}\n"
+            f"  %r = stablehlo.bitcast_convert %t : ({qr}) -> tensor<1x3x2xi32>\n"
+            "  return %r : tensor<1x3x2xi32>")
+    status, got, err = run(tmp_path, body, [a, k], "tensor<1x3x2xi32>", "interp")
+    assert status == 0, err
+    x = dequantize(a, [0.1], [-30])[0, :, 0]
+    w = dequantize(k, [0.5, 0.25], [0, 4], axis=2)[:, 0, :]
+    v = np.array([[float32_dot(x[None, p:p + 3], w[:, o:o + 1])[0, 0] for o in range(2)]
+                  for p in range(3)], np.float32)
+    want = np.rint(v / np.float32(0.005) + np.float32(3)).astype(np.int32).reshape(1, 3, 2)
+    assert_bits(got, want)
+    # quantized along another dimension than the kernel's output feature
+    wrong = body.replace(weights, "!quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>")
+    status, _, err = run(tmp_path, wrong, [a, k], "tensor<1x3x2xi32>", "interp")
+    assert status == 1 and "the kernel's output feature dimension (C29)" in err, err
