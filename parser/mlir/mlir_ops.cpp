@@ -442,9 +442,15 @@ std::vector<ValueType> meaning(const OpSite& site, const core::Graph& g, GraphNo
   if (moves_elements(site.op)) // moved stored integers keep their quantization
     for (int v : site.operands)
       if (const ValueType& t = g.values[static_cast<size_t>(v)]; t.quant) {
-        for (ValueType& r : results)
-          if (r.dtype == t.dtype)
-            r.quant = t.quant;
+        for (size_t i = 0; i < results.size(); ++i) {
+          if (results[i].dtype != t.dtype)
+            continue;
+          results[i].quant = t.quant;
+          if (t.quant->axis && i < site.declared_outs.size() && site.declared_outs[i].quant) {
+            check_moved_axis(site, t, site.declared_outs[i], node);
+            results[i].quant = site.declared_outs[i].quant;
+          }
+        }
         break;
       }
   return results;

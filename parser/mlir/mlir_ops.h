@@ -148,6 +148,14 @@ quantized_meaning(const OpSite& site, const core::Graph& g, core::GraphNode& nod
 /// dynamic_update_slice.
 bool moves_elements(core::GraphOp op);
 
+/// A per-axis quantized operand \p from moved to \p to by \p site's op
+/// (moves_elements), once \p node holds its attributes: the result must be
+/// quantized along the dimension the op moves the operand's to, of the
+/// same extent (transpose: by the permutation; broadcast_in_dim: by its
+/// dimensions; reshape: a dimension kept whole; the others: the same).
+void check_moved_axis(const OpSite& site, const core::ValueType& from, const core::ValueType& to,
+                      const core::GraphNode& node);
+
 /// The specification's constraints on dot_general, dot and convolution of
 /// quantized tensors (dot_general (C14)-(C20), convolution (C28)-(C34)),
 /// once \p node holds the op's dimension attributes: an error at the op.

@@ -219,13 +219,23 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
         first = &t;
     for (const std::vector<ValueType>* list :
          {static_cast<const std::vector<ValueType>*>(&ins), &site.declared_outs})
-      for (const ValueType& t : *list)
-        if (t.quant && (t.quant->axis || !first || !core::same_quantization(t, *first)))
+      for (const ValueType& t : *list) {
+        // Per-axis: the same parameters, along the dimension the op moves
+        // the operand's to (check_moved_axis, once the attributes are read).
+        core::Quantization moved = t.quant ? *t.quant : core::Quantization{};
+        if (t.quant && first && first->quant->axis && moved.axis)
+          moved.axis = first->quant->axis;
+        if (t.quant && first &&
+            (t.quant->axis.has_value() != first->quant->axis.has_value() ||
+             !(moved == *first->quant)))
           throw Error(ErrorKind::Unsupported, site.span,
                       op + " of " + type_string(t) +
-                          (t.quant->axis
-                               ? ": per-axis quantized values moved by " + op + " are not read yet"
-                               : ": its quantized values must share one quantization"));
+                          ": its quantized values must share one quantization");
+        if (t.quant && t.quant->axis && site.op == GraphOp::Gather)
+          throw Error(ErrorKind::Unsupported, site.span,
+                      op + " of " + type_string(t) +
+                          ": per-axis quantized values gathered are not read yet");
+      }
     return std::nullopt;
   }
   if (site.op == GraphOp::DotGeneral || site.op == GraphOp::Dot ||
@@ -328,6 +338,44 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
                       type_string(in) + " and " + type_string(out));
   node.attrs["dequantize_op_quantize"] = true;
   return std::vector<ValueType>{out};
+}
+
+void check_moved_axis(const OpSite& site, const ValueType& from, const ValueType& to,
+                      const core::GraphNode& node) {
+  const int64_t axis = *from.quant->axis;
+  std::optional<int64_t> moved = axis; // where the op takes the dimension
+  switch (site.op) {
+  case GraphOp::Transpose: {
+    const auto& perm = node.ints_attr("permutation");
+    moved = std::find(perm.begin(), perm.end(), axis) - perm.begin();
+    break;
+  }
+  case GraphOp::BroadcastInDim:
+    moved = node.ints_attr("dims")[static_cast<size_t>(axis)];
+    break;
+  case GraphOp::Reshape: { // a dimension kept whole, after as many elements
+    int64_t before = 1, after = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      before *= from.shape[static_cast<size_t>(d)];
+    moved.reset();
+    for (size_t d = 0; d < to.shape.size() && !moved; ++d) {
+      if (after == before && to.shape[d] == from.shape[static_cast<size_t>(axis)])
+        moved = static_cast<int64_t>(d);
+      after *= to.shape[d];
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  const std::string op(core::graph_op_name(site.op));
+  if (!moved || to.quant->axis != moved ||
+      to.shape[static_cast<size_t>(*moved)] != from.shape[static_cast<size_t>(axis)])
+    throw Error(ErrorKind::Type, site.span,
+                op + " of " + type_string(from) + " to " + type_string(to) +
+                    (moved ? ": the result is quantized along dimension " + std::to_string(*moved) +
+                                 ", where " + op + " moves the operand's, with its extent"
+                           : ": the reshape splits or merges the quantized dimension"));
 }
 
 void check_quantized_contraction(const OpSite& site, const std::vector<ValueType>& ins,

@@ -287,13 +287,6 @@ def test_other_ops_of_quantized_tensors_are_errors(tmp_path):
     assert status == 1
     assert "cholesky of quantized tensors is not read" in err
 
-    per_axis_t = f"tensor<2x3x{PER_AXIS}>"
-    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis_t}\n"
-            f"  %t = stablehlo.reverse %q, dims = [1] : {per_axis_t}\n"
-            f"  %b = stablehlo.bitcast_convert %t : ({per_axis_t}) -> tensor<2x3xi8>\n"
-            "  return %b : tensor<2x3xi8>")
-    status, _, err = run(tmp_path, body, [np.zeros((2, 3), np.int8)], "tensor<2x3xi8>", "interp")
-    assert status == 1 and "per-axis quantized values moved by reverse are not read yet" in err, err
     per_axis = f"tensor<2x3x{PER_AXIS}>"
     body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis}\n"
             f'  %n = "stablehlo.negate"(%q) : ({per_axis}) -> {per_axis}\n'
@@ -408,3 +401,58 @@ def test_convolution_with_per_channel_weights(tmp_path):
     wrong = body.replace(weights, "!quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>")
     status, _, err = run(tmp_path, wrong, [a, k], "tensor<1x3x2xi32>", "interp")
     assert status == 1 and "the kernel's output feature dimension (C29)" in err, err
+
+
+AXIS0 = "!quant.uniform<i8<-100:100>:f32:0, {0.1:-30, 0.25:5, 2.0:0}>"
+AXIS2 = "!quant.uniform<i8<-100:100>:f32:2, {0.1:-30, 0.25:5, 2.0:0}>"
+
+
+@pytest.mark.parametrize("op,out,axis_type,f", [
+    ("stablehlo.transpose %q, dims = [1, 0] : ({q}) -> tensor<3x2x{a}>", (3, 2), AXIS0,
+     lambda a: a.T),
+    ("stablehlo.reverse %q, dims = [0] : ({q}) -> tensor<2x3x{a}>", (2, 3), PER_AXIS,
+     lambda a: a[::-1]),
+    ("stablehlo.reshape %q : ({q}) -> tensor<1x2x3x{a}>", (1, 2, 3), AXIS2,
+     lambda a: a.reshape(1, 2, 3)),
+    ("stablehlo.broadcast_in_dim %q, dims = [1, 2] : ({q}) -> tensor<4x2x3x{a}>", (4, 2, 3),
+     AXIS2, lambda a: np.broadcast_to(a, (4, 2, 3))),
+    ("stablehlo.slice %q [0:1, 0:3] : ({q}) -> tensor<1x3x{a}>", (1, 3), PER_AXIS,
+     lambda a: a[0:1]),
+])
+def test_per_axis_quantization_moves_with_its_dimension(tmp_path, op, out, axis_type, f):
+    # The stored integers move; the result is quantized along the dimension
+    # the op takes the operand's quantized dimension (1) to.
+    i = rng(98).integers(-100, 101, size=(2, 3)).astype(np.int8)
+    q = f"tensor<2x3x{PER_AXIS}>"
+    dims = "x".join(str(d) for d in out)
+    line = op.format(q=q, a=axis_type)
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {q}\n"
+            f"  %t = {line}\n"
+            f"  %b = stablehlo.bitcast_convert %t : (tensor<{dims}x{axis_type}>) -> "
+            f"tensor<{dims}xi8>\n"
+            f"  return %b : tensor<{dims}xi8>")
+    status, got, err = run(tmp_path, body, [i], f"tensor<{dims}xi8>", "interp")
+    assert status == 0, err
+    assert_bits(got, np.ascontiguousarray(f(i)))
+
+
+def test_a_result_quantized_along_another_dimension_is_an_error(tmp_path):
+    # broadcast_in_dim takes dimension 1 to 2; dimension 0 has extent 3 too.
+    q = f"tensor<2x3x{PER_AXIS}>"
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {q}\n"
+            f"  %t = stablehlo.broadcast_in_dim %q, dims = [1, 2] : ({q}) -> tensor<3x2x3x{AXIS0}>\n"
+            f"  %b = stablehlo.bitcast_convert %t : (tensor<3x2x3x{AXIS0}>) -> tensor<3x2x3xi8>\n"
+            "  return %b : tensor<3x2x3xi8>")
+    status, _, err = run(tmp_path, body, [np.zeros((2, 3), np.int8)], "tensor<3x2x3xi8>", "interp")
+    assert status == 1 and "the result is quantized along dimension 2, where" in err, err
+
+
+def test_a_reshape_that_merges_the_quantized_dimension_is_an_error(tmp_path):
+    q = f"tensor<2x3x{PER_AXIS}>"
+    flat = "!quant.uniform<i8<-100:100>:f32:0, {0.1:-30, 0.25:5, 2.0:0, 0.1:-30, 0.25:5, 2.0:0}>"
+    body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {q}\n"
+            f"  %t = stablehlo.reshape %q : ({q}) -> tensor<6x{flat}>\n"
+            f"  %b = stablehlo.bitcast_convert %t : (tensor<6x{flat}>) -> tensor<6xi8>\n"
+            "  return %b : tensor<6xi8>")
+    status, _, err = run(tmp_path, body, [np.zeros((2, 3), np.int8)], "tensor<6xi8>", "interp")
+    assert status == 1 and "must share one quantization" in err, err
