@@ -223,19 +223,9 @@ def test_a_body_of_several_ops_folds_each_window_in_row_major_order(tmp_path):
     # The window at (0, 0): two padding elements, then 1 and 2, after the
     # initial value 7.
     assert want[0, 0] == 77712
-    done = run_many(tmp_path, region_program([x], [init], DIGITS, c, [want]), [x, init], "interp")
+    done, _ = run(tmp_path, region_program([x], [init], DIGITS, c, [want]), [x, init], "interp")
     assert done.returncode == 0, done.stderr
     assert_bits(np.load(tmp_path / "out" / "result0.npy"), want)
-
-
-def run_many(tmp_path, text, inputs, engine):
-    (tmp_path / "rw.mlir").write_text(text)
-    command = [teval(), "run", str(tmp_path / "rw.mlir"), "--engine", engine,
-               "-o", str(tmp_path / "out")]
-    for k, a in enumerate(inputs):
-        np.save(tmp_path / f"in{k}.npy", a)
-        command += ["-i", f"arg{k}={tmp_path / f'in{k}.npy'}"]
-    return subprocess.run(command, capture_output=True, text=True)
 
 
 # The larger value of each window and the first index of it (as JAX's
@@ -259,7 +249,7 @@ def test_two_inputs_pair_each_window_maximum_with_its_index(tmp_path, seed):
     def fold(acc, e):
         return [e[0], e[1]] if e[0] > acc[0] else acc
     want = folded_windows([x, index], inits, fold, c)
-    done = run_many(tmp_path, region_program([x, index], inits, ARGMAX, c, want),
+    done, _ = run(tmp_path, region_program([x, index], inits, ARGMAX, c, want),
                     [x, index] + inits, "interp")
     assert done.returncode == 0, done.stderr
     assert_bits(np.load(tmp_path / "out" / "result0.npy"), want[0])
@@ -273,7 +263,7 @@ def test_a_region_body_runs_on_the_interpreter_only(tmp_path, engine):
     c = {"window": [1, 2], "strides": [1, 1], "base": [1, 1], "dilations": [1, 1],
          "padding": [(0, 0), (0, 0)]}
     want = folded_windows([x], [init], lambda a, e: [a[0] * 10 + e[0]], c)[0]
-    done = run_many(tmp_path, region_program([x], [init], DIGITS, c, [want]), [x, init], engine)
+    done, _ = run(tmp_path, region_program([x], [init], DIGITS, c, [want]), [x, init], engine)
     assert done.returncode == 1
     assert "reduce_window of several inputs or of a body other than one op" in done.stderr
     assert "--engine interp" in done.stderr
