@@ -4,6 +4,7 @@
 #include "core/format.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -318,7 +319,22 @@ OutputVerdict judge_point(const std::string& name, const core::Tensor& candidate
   BoundTensor point{value.dtype(), value.shape(), {}};
   for (int64_t e = 0; e < value.numel(); ++e)
     point.elements.push_back(Interval::point(value.get(e)));
-  return judge(name, candidate, value, value, point, options);
+  OutputVerdict v = judge(name, candidate, value, value, point, options);
+  // Not "the exact result" nor "every legal result": teval's own value of
+  // functions it has no bound for (math functions' low bits are the
+  // implementation's), which only --ulp or --rtol/--atol widen.
+  if (v.status == Status::Mismatch && v.kind == "value" && v.worst &&
+      options.rule == Rule::Rigorous) {
+    const ElementReport& w = *v.worst;
+    char ulps[32];
+    std::snprintf(ulps, sizeof ulps, "%.3g", w.ulps);
+    v.message = "element [" + core::format_index(w.index) + "] is " +
+                core::format_scalar(w.candidate) + "; teval's native reference gives " +
+                core::format_scalar(w.exact) + ", " + ulps +
+                " ulp away (no rigorous bound here: only that value passes unless --ulp N or "
+                "--rtol R --atol A allow others)";
+  }
+  return v;
 }
 
 } // namespace
