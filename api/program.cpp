@@ -136,7 +136,7 @@ void load_mlir(Program::Impl& p, const LoadOptions& o) {
     g.outputs.push_back(v);
   }
   for (const std::string& name : o.given)
-    core::give_value(g, name, "given value " + name);
+    core::give_value(g, name, "given value " + name, ", an input already");
   for (size_t i = 0; i < g.inputs.size(); ++i)
     p.inputs.push_back(info(i < arguments ? core::graph_input_name(i) : o.given[i - arguments],
                             g.values[g.inputs[i]]));

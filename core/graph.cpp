@@ -181,7 +181,8 @@ int find_value(const Graph& g, std::string_view name) {
   return it == g.value_paths.end() ? -1 : it->second;
 }
 
-int give_value(Graph& g, const std::string& name, const std::string& where) {
+int give_value(Graph& g, const std::string& name, const std::string& where,
+               const std::string& argument_hint) {
   int v = find_value(g, name);
   if (v < 0)
     throw Error(ErrorKind::Name, where,
@@ -189,7 +190,7 @@ int give_value(Graph& g, const std::string& name, const std::string& where) {
                     "` (its values are named as teval run --dump-values names them)");
   if (std::count(g.inputs.begin(), g.inputs.end(), v))
     throw Error(ErrorKind::Name, where,
-                "`" + name + "` is an argument of the function, an input already");
+                "`" + name + "` is an argument of the function" + argument_hint);
   auto node = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const GraphNode& n) {
     return std::count(n.results.begin(), n.results.end(), v);
   });

@@ -150,9 +150,10 @@ int find_value(const Graph& g, std::string_view name);
 /// The value \p name of \p g made a new, last input (`teval check
 /// --given`): the node that computed it writes a value nothing reads
 /// instead, and what follows is computed from the input. Returns the
-/// value's id. Errors (at \p where): no such value, an argument, a value
-/// computed inside a region.
-int give_value(Graph& g, const std::string& name, const std::string& where);
+/// value's id. Errors (at \p where): no such value, an argument (the
+/// message ends with \p argument_hint), a value computed inside a region.
+int give_value(Graph& g, const std::string& name, const std::string& where,
+               const std::string& argument_hint);
 
 /// Calls \p f on every node of \p g, those of regions too (a node before
 /// the nodes of its regions).

@@ -1,6 +1,7 @@
 // triangular_solve's two meanings (see triangular_solve.h).
 #include "ops/triangular_solve.h"
 
+#include "ops/native_evaluator.h"
 #include "ops/text.h"
 
 #include "core/error.h"
@@ -107,13 +108,10 @@ core::Tensor cholesky(const core::GraphNode& g, const core::Tensor& a, core::Spa
     Scalar args[2] = {x, y};
     return core::apply(o, args, t, core::Overflow::Wrap);
   };
+  const core::Shape batch_shape(a.shape().begin(), a.shape().end() - 2);
   auto batch_text = [&](int64_t batch) {
-    std::string s;
-    for (size_t d = rank - 2, rest = static_cast<size_t>(batch); d-- > 0;) {
-      s = std::to_string(rest % static_cast<size_t>(a.shape()[d])) + (s.empty() ? "" : ", ") + s;
-      rest /= static_cast<size_t>(a.shape()[d]);
-    }
-    return rank == 2 ? std::string() : " of batch [" + s + "]";
+    return rank == 2 ? std::string()
+                     : " of batch [" + core::format_index(unflatten(batch, batch_shape)) + "]";
   };
   for (int64_t batch = 0; batch < batches; ++batch) {
     const int64_t base = batch * n * n;

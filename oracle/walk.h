@@ -196,6 +196,10 @@ private:
       point_[i] = s.vars[i].begin;
       empty |= s.vars[i].begin >= s.vars[i].end;
     }
+    // The value may be fused into the fold of a sum, or into the addition
+    // of a later statement (the constructor's product_added_).
+    const bool fusable =
+        s.aggregation == core::Aggregation::Sum || product_added_[static_cast<size_t>(s.target)];
     for (int64_t number = 0; !empty; ++number) {
       if ((number & 1023) == 0)
         core::poll_interrupt();
@@ -204,8 +208,7 @@ private:
         flat = location(s, decl);
         tracing_ = flat && s.target == trace_tensor_ && *flat == trace_flat_;
         if (flat) {
-          Value v = eval(s.value, /*fusable=*/s.aggregation == core::Aggregation::Sum ||
-                                      product_added_[static_cast<size_t>(s.target)]);
+          Value v = eval(s.value, fusable);
           if (assign)
             assign_value(s, target, written, *flat, v);
           else

@@ -23,13 +23,23 @@ using core::Shape;
 using core::Span;
 using core::ValueType;
 
-const std::vector<std::pair<std::string_view, GraphOp>>& plain_ops() {
-  static const std::vector<std::pair<std::string_view, GraphOp>> ops = [] {
-    std::vector<std::pair<std::string_view, GraphOp>> v;
+using OpTable = std::vector<std::pair<std::string_view, GraphOp>>;
+
+// The rows of graph_ops.def whose name has \p prefix (a dialect's ops, ""
+// for the plain ones, which have no dialect in their name).
+OpTable graph_ops_named(std::string_view prefix) {
+  OpTable v;
 #define TEVAL_GRAPH_OP(e, name)                                                                    \
-  if (std::string_view(name).find('.') == std::string_view::npos)                                  \
+  if (prefix.empty() ? std::string_view(name).find('.') == std::string_view::npos                  \
+                     : std::string_view(name).starts_with(prefix))                                 \
     v.emplace_back(name, GraphOp::e);
 #include "core/graph_ops.def"
+  return v;
+}
+
+const OpTable& plain_ops() {
+  static const OpTable ops = [] {
+    OpTable v = graph_ops_named("");
     // Read as the static ops they are (parser/mlir/mlir_dynamic.cpp).
     v.emplace_back("get_dimension_size", GraphOp::Constant);
     v.emplace_back("dynamic_iota", GraphOp::Iota);
@@ -43,35 +53,26 @@ const std::vector<std::pair<std::string_view, GraphOp>>& plain_ops() {
   return ops;
 }
 
-const std::vector<std::pair<std::string_view, GraphOp>>& byteir_ops() {
-  static const std::vector<std::pair<std::string_view, GraphOp>> ops = [] {
-    std::vector<std::pair<std::string_view, GraphOp>> v;
-#define TEVAL_GRAPH_OP(e, name)                                                                    \
-  if (std::string_view(name).substr(0, 7) == "byteir.")                                            \
-    v.emplace_back(name, GraphOp::e);
-#include "core/graph_ops.def"
-    return v;
-  }();
+const OpTable& byteir_ops() {
+  static const OpTable ops = graph_ops_named("byteir.");
   return ops;
 }
 
 // The CHLO ops teval reads: its own, and those with a StableHLO op's
 // meaning (chlo.tan is tan; chlo.erf is the erf of byteir.erf; chlo.top_k
 // the largest k along the last dimension, as byteir.top_k orders them).
-const std::vector<std::pair<std::string_view, GraphOp>>& chlo_ops() {
-  static const std::vector<std::pair<std::string_view, GraphOp>> ops = [] {
-    std::vector<std::pair<std::string_view, GraphOp>> v{
+const OpTable& chlo_ops() {
+  static const OpTable ops = [] {
+    OpTable v{
         {"chlo.tan", GraphOp::Tan}, {"chlo.erf", GraphOp::Erf}, {"chlo.top_k", GraphOp::TopK}};
-#define TEVAL_GRAPH_OP(e, name)                                                                    \
-  if (std::string_view(name).substr(0, 5) == "chlo.")                                              \
-    v.emplace_back(name, GraphOp::e);
-#include "core/graph_ops.def"
+    OpTable own = graph_ops_named("chlo.");
+    v.insert(v.end(), own.begin(), own.end());
     return v;
   }();
   return ops;
 }
 
-std::string name_list(const std::vector<std::pair<std::string_view, GraphOp>>& ops) {
+std::string name_list(const OpTable& ops) {
   std::string s;
   for (const auto& [name, op] : ops)
     s += (s.empty() ? "" : ", ") + std::string(name);

@@ -167,10 +167,8 @@ core::Graph graph_with_values(const Options& o, Sources& sources,
 void give_value(core::Graph& g, std::map<std::string, core::Tensor>& given, const std::string& name,
                 core::Tensor t) {
   const std::string where = "--given " + name;
-  if (int v = core::find_value(g, name); v >= 0 && std::count(g.inputs.begin(), g.inputs.end(), v))
-    throw core::Error(core::ErrorKind::Name, where,
-                      "`" + name + "` is an argument of the function: give it with -i");
-  const core::ValueType& type = g.values[static_cast<size_t>(core::give_value(g, name, where))];
+  const core::ValueType& type =
+      g.values[static_cast<size_t>(core::give_value(g, name, where, ": give it with -i"))];
   if (t.dtype() != type.dtype || t.shape() != type.shape)
     throw core::Error(core::ErrorKind::Shape, where,
                       "`" + name + "` is " + core::to_string(type.dtype) + " of shape " +
