@@ -9,6 +9,7 @@
 #include "interp/random_inputs.h"
 #include "ops/decompose.h"
 #include "ops/native.h"
+#include "ops/split.h"
 #include "oracle/bounds.h"
 #include "oracle/evaluate.h"
 #include "oracle/exact_eval.h"
@@ -25,26 +26,40 @@
 
 namespace teval {
 
-struct Program::Impl {
-  std::shared_ptr<const core::SourceFile> file;
-  // An MLIR function's op graph, which the interpreter evaluates with the
-  // ops' native references (ops/native.h); the kernel is then the graph's
-  // einstein_v2 decomposition, read from `decomposition`, which the other
-  // engines and check() evaluate, its inputs the graph's and `constants`.
-  // `unsupported` says why a graph has no decomposition (an op without
-  // one): the interpreter runs it, nothing else.
-  std::optional<core::Graph> graph;
+namespace api {
+
+/// A kernel the engines run: a program's, or an einstein_v2 decomposition
+/// of an MLIR function's ops (of the whole function, or of one segment of
+/// it: ops/split.h) with the constants it reads as inputs.
+struct Part {
   std::shared_ptr<const core::SourceFile> decomposition;
   std::map<std::string, core::Tensor> constants;
-  std::optional<core::Error> unsupported;
   core::Kernel kernel;
-  std::vector<TensorInfo> inputs, outputs;
-  std::vector<int> input_ids; // kernel tensor ids, in inputs order
+  std::vector<int> input_ids; // kernel tensor ids, in interp::input_ids() order
   // Compiled on first use, once for each combination of the float
   // freedoms (any order: bit 1, fma: bit 0); a compiled program may run
   // concurrently.
-  mutable std::mutex jit_mutex;
   mutable std::unique_ptr<api::JitProgram> compiled[4];
+};
+
+} // namespace api
+
+struct Program::Impl {
+  std::shared_ptr<const core::SourceFile> file;
+  // An MLIR function's op graph, which the interpreter evaluates with the
+  // ops' native references (ops/native.h); `whole` is then the graph's
+  // einstein_v2 decomposition, which the other engines and check()
+  // evaluate. `unsupported` says why a graph has none (an op without one):
+  // IREval and the JIT then run the graph cut into segments with
+  // decompositions between the nodes the native references evaluate
+  // (ops/split.h; `split` and `segments`, made on first use).
+  std::optional<core::Graph> graph;
+  std::optional<core::Error> unsupported;
+  api::Part whole;
+  std::vector<TensorInfo> inputs, outputs;
+  mutable std::mutex mutex; // guards the compiled programs and the split
+  mutable std::optional<ops::Split> split;
+  mutable std::vector<api::Part> segments;
 };
 
 namespace {
@@ -115,6 +130,17 @@ TensorInfo info(const std::string& name, const core::ValueType& t) {
   return {name, api::public_dtype(t.dtype), t.shape};
 }
 
+// The kernel of decomposition \p d, its text named \p name.
+api::Part make_part(ops::Decomposition d, const std::string& name) {
+  api::Part p;
+  p.decomposition = core::SourceFile::make(name, std::move(d.program));
+  parser::AntaresSource source = parser::read_antares(*p.decomposition);
+  p.kernel = parser::elaborate_antares(source, parser::declared_inputs(source));
+  p.constants = std::move(d.constants);
+  p.input_ids = interp::input_ids(p.kernel);
+  return p;
+}
+
 // An MLIR function: its graph, and the graph's decomposition when every op
 // has one.
 void load_mlir(Program::Impl& p, const LoadOptions& o) {
@@ -144,13 +170,7 @@ void load_mlir(Program::Impl& p, const LoadOptions& o) {
     p.outputs.push_back(info(i < results ? core::graph_output_name(i) : o.values[i - results],
                              g.values[g.outputs[i]]));
   try {
-    ops::Decomposition d = ops::decompose(g);
-    p.decomposition =
-        core::SourceFile::make("<decomposition of " + p.file->name() + ">", d.program);
-    parser::AntaresSource source = parser::read_antares(*p.decomposition);
-    p.kernel = parser::elaborate_antares(source, parser::declared_inputs(source));
-    p.constants = std::move(d.constants);
-    p.input_ids = interp::input_ids(p.kernel);
+    p.whole = make_part(ops::decompose(g), "<decomposition of " + p.file->name() + ">");
   } catch (const core::Error& e) {
     if (e.kind() != core::ErrorKind::Unsupported && e.kind() != core::ErrorKind::Limit)
       throw;
@@ -178,12 +198,13 @@ Program Program::load(std::string text, const LoadOptions& options) {
     }
     if (!options.values.empty() || !options.given.empty())
       fail("values and given apply to MLIR functions, whose values have names");
-    impl->kernel = elaborate(*impl->file, options);
-    impl->input_ids = interp::input_ids(impl->kernel);
-    for (int id : impl->input_ids)
-      impl->inputs.push_back(info(impl->kernel.tensors[id]));
-    for (int id : impl->kernel.outputs)
-      impl->outputs.push_back(info(impl->kernel.tensors[id]));
+    api::Part& whole = impl->whole;
+    whole.kernel = elaborate(*impl->file, options);
+    whole.input_ids = interp::input_ids(whole.kernel);
+    for (int id : whole.input_ids)
+      impl->inputs.push_back(info(whole.kernel.tensors[id]));
+    for (int id : whole.kernel.outputs)
+      impl->outputs.push_back(info(whole.kernel.tensors[id]));
     return Program(std::move(impl));
   } catch (const core::Error& e) {
     throw api::public_error(e);
@@ -207,7 +228,7 @@ std::map<std::string, Tensor> Program::random_inputs(uint64_t seed) const {
             interp::random_value(impl_->graph->values[static_cast<size_t>(impl_->graph->inputs[i])],
                                  seed, impl_->inputs[i].name));
     else
-      drawn = interp::make_inputs(impl_->kernel, {}, seed);
+      drawn = interp::make_inputs(impl_->whole.kernel, {}, seed);
     std::map<std::string, Tensor> out;
     for (size_t i = 0; i < drawn.size(); ++i)
       out.emplace(impl_->inputs[i].name, api::move_out(std::move(drawn[i])));
@@ -223,7 +244,7 @@ namespace {
 const core::Kernel& kernel(const Program::Impl& p) {
   if (p.unsupported)
     throw *p.unsupported;
-  return p.kernel;
+  return p.whole.kernel;
 }
 
 } // namespace
@@ -289,36 +310,87 @@ std::vector<core::Tensor> named_inputs(const Program::Impl& p,
   return given;
 }
 
-// An MLIR function's decomposition's inputs, in interp::input_ids() order:
-// views of \p given (the graph's inputs, in order) and of the
-// decomposition's constants. For any other program, views of \p given.
-std::vector<core::Tensor> kernel_inputs(const Program::Impl& p,
+// The inputs of \p part, in interp::input_ids() order: views of \p given
+// (the program's inputs, or a decomposition's arg0, arg1, ... in order)
+// and of a decomposition's constants.
+std::vector<core::Tensor> kernel_inputs(const api::Part& part,
                                         const std::vector<core::Tensor>& given) {
   auto view = [](const core::Tensor& t) {
     return core::Tensor::borrow(t.dtype(), t.shape(), t.bytes().data());
   };
   std::vector<core::Tensor> all;
-  if (!p.graph) {
+  if (!part.decomposition) {
     for (const core::Tensor& t : given)
       all.push_back(view(t));
     return all;
   }
-  kernel(p);
-  // The decomposition names graph input i as core::graph_input_name does.
-  for (int id : p.input_ids) {
-    const std::string& name = p.kernel.tensors[static_cast<size_t>(id)].name;
+  // A decomposition names graph input i as core::graph_input_name does.
+  for (int id : part.input_ids) {
+    const std::string& name = part.kernel.tensors[static_cast<size_t>(id)].name;
     size_t i = 0;
     while (i < given.size() && core::graph_input_name(i) != name)
       ++i;
-    all.push_back(view(i < given.size() ? given[i] : p.constants.at(name)));
+    all.push_back(view(i < given.size() ? given[i] : part.constants.at(name)));
   }
   return all;
 }
 
-// The outputs of \p p on \p given, computed by \p engine. \p in_place
-// (one entry per output, or empty) offers memory the JIT may write an
-// output into when the program cannot fail; such an output comes back as
-// a view of it.
+// The outputs of \p part on \p given, computed by \p options' engine.
+// \p in_place (one entry per output, or empty) offers memory the JIT may
+// write an output into when the program cannot fail; such an output comes
+// back as a view of it.
+std::vector<core::Tensor> run_part(const Program::Impl& p, const api::Part& part,
+                                   const std::vector<core::Tensor>& given,
+                                   const RunOptions& options,
+                                   std::span<std::byte* const> in_place = {}) {
+  const std::vector<core::Tensor> inputs = kernel_inputs(part, given);
+  switch (options.engine) {
+  case Engine::Interpreter:
+    return interp::run(part.kernel, inputs);
+  case Engine::IREval:
+    return interp::ireval(core::lower(part.kernel), inputs);
+  case Engine::Exact:
+    return oracle::run_exact(part.kernel, inputs);
+  case Engine::Jit:
+    break;
+  }
+  if (!teval_api_compile_jit)
+    no_jit("Engine::Jit");
+  const bool any_order = options.order == RunOptions::Order::Any;
+  const api::JitProgram* compiled = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    std::unique_ptr<api::JitProgram>& slot = part.compiled[any_order * 2 + options.fma];
+    if (!slot)
+      slot.reset(teval_api_compile_jit(core::lower(part.kernel), any_order, options.fma));
+    compiled = slot.get();
+  }
+  const int threads = options.threads;
+  return compiled->run(
+      inputs,
+      threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())),
+      compiled->cannot_fail() ? in_place : std::span<std::byte* const>{});
+}
+
+// An MLIR function without a decomposition of its whole: cut into
+// segments (ops/split.h), each segment's kernel made once.
+const ops::Split& split(const Program::Impl& p) {
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (!p.split) {
+    ops::Split s = ops::split(*p.graph);
+    std::vector<api::Part> segments;
+    for (size_t k = 0; k < s.segments.size(); ++k)
+      segments.push_back(make_part(std::move(s.segments[k].decomposition),
+                                   "<decomposition of " + p.file->name() + ", segment " +
+                                       std::to_string(k + 1) + " of " +
+                                       std::to_string(s.segments.size()) + ">"));
+    p.segments = std::move(segments);
+    p.split = std::move(s);
+  }
+  return *p.split;
+}
+
+// The outputs of \p p on \p given, computed by \p engine (see run_part).
 std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<core::Tensor>& given,
                                    const RunOptions& options,
                                    std::span<std::byte* const> in_place = {}) {
@@ -328,38 +400,15 @@ std::vector<core::Tensor> evaluate(const Program::Impl& p, const std::vector<cor
          "sequential result");
   if (p.graph && options.engine == Engine::Interpreter)
     return ops::evaluate(*p.graph, given);
-  const std::vector<core::Tensor> inputs = kernel_inputs(p, given);
-  std::vector<core::Tensor> out;
-  switch (options.engine) {
-  case Engine::Interpreter:
-    out = interp::run(p.kernel, inputs);
-    break;
-  case Engine::IREval:
-    out = interp::ireval(core::lower(kernel(p)), inputs);
-    break;
-  case Engine::Exact:
-    out = oracle::run_exact(kernel(p), inputs);
-    break;
-  case Engine::Jit: {
-    if (!teval_api_compile_jit)
-      no_jit("Engine::Jit");
-    const api::JitProgram* compiled = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(p.jit_mutex);
-      std::unique_ptr<api::JitProgram>& slot = p.compiled[any_order * 2 + options.fma];
-      if (!slot)
-        slot.reset(teval_api_compile_jit(core::lower(kernel(p)), any_order, options.fma));
-      compiled = slot.get();
-    }
-    const int threads = options.threads;
-    out = compiled->run(
-        inputs,
-        threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency())),
-        compiled->cannot_fail() ? in_place : std::span<std::byte* const>{});
-    break;
+  if (p.graph && p.unsupported && options.engine != Engine::Exact) {
+    const ops::Split& s = split(p);
+    return ops::evaluate(*p.graph, given, s,
+                         [&](size_t k, const std::vector<core::Tensor>& inputs) {
+                           return run_part(p, p.segments[k], inputs, options);
+                         });
   }
-  }
-  return out;
+  kernel(p);
+  return run_part(p, p.whole, given, options, in_place);
 }
 
 } // namespace
@@ -499,7 +548,7 @@ std::vector<Verdict> Program::check(const std::map<std::string, TensorRef>& inpu
     }
     const core::Kernel& k = kernel(p);
     std::vector<core::Tensor> graph_inputs = named_inputs(p, inputs);
-    std::vector<core::Tensor> given = kernel_inputs(p, graph_inputs);
+    std::vector<core::Tensor> given = kernel_inputs(p.whole, graph_inputs);
     oracle::Evaluation values;
     oracle::BoundOptions bound_options;
     bound_options.fma = options.fma;

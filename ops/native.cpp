@@ -55,14 +55,33 @@ std::vector<int64_t> unflatten(int64_t at, const Shape& shape) {
   return index;
 }
 
-std::vector<Tensor> Evaluator::run(const std::vector<Tensor>& inputs) {
+std::vector<Tensor> Evaluator::run(const std::vector<Tensor>& inputs, const Split* split,
+                                   const SegmentRun* segment) {
   TEVAL_ASSERT(inputs.size() == g_.inputs.size(), "one tensor per graph input");
   for (size_t i = 0; i < inputs.size(); ++i)
     values_[static_cast<size_t>(g_.inputs[i])] = narrowed(i, inputs[i]);
-  for (const GraphNode& n : g_.nodes) {
+  auto native = [&](const GraphNode& n) {
     core::poll_interrupt();
     node_ = &n;
     node(n);
+  };
+  if (!split)
+    std::for_each(g_.nodes.begin(), g_.nodes.end(), native);
+  for (const Split::Step& step : split ? split->steps : std::vector<Split::Step>{}) {
+    if (!step.segment) {
+      native(g_.nodes[step.index]);
+      continue;
+    }
+    const Segment& s = split->segments[step.index];
+    std::vector<Tensor> in;
+    for (int v : s.inputs) { // views: the values stay here while the segment runs
+      const Tensor& t = values_[static_cast<size_t>(v)];
+      in.push_back(Tensor::borrow(t.dtype(), t.shape(), t.bytes().data()));
+    }
+    std::vector<Tensor> out = (*segment)(step.index, in);
+    TEVAL_ASSERT(out.size() == s.outputs.size(), "one tensor per segment output");
+    for (size_t i = 0; i < out.size(); ++i)
+      values_[static_cast<size_t>(s.outputs[i])] = std::move(out[i]);
   }
   std::vector<Tensor> out;
   for (int v : g_.outputs)

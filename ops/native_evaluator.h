@@ -9,6 +9,7 @@
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
 #include "core/tensor.h"
+#include "ops/split.h"
 
 #include <cstdint>
 #include <functional>
@@ -29,7 +30,10 @@ class Evaluator {
 public:
   Evaluator(const core::Graph& g) : g_(g), values_(g.values.size()) {}
 
-  std::vector<core::Tensor> run(const std::vector<core::Tensor>& inputs);
+  /// The graph's outputs on \p inputs; with \p split, each of its segments
+  /// computed by \p segment.
+  std::vector<core::Tensor> run(const std::vector<core::Tensor>& inputs,
+                                const Split* split = nullptr, const SegmentRun* segment = nullptr);
 
 private:
   core::Tensor narrowed(size_t i, const core::Tensor& given) const;

@@ -42,7 +42,9 @@ inline std::string element(DType t) {
 
 class MlirBuilder {
 public:
-  explicit MlirBuilder(Program& p) : p_(p) {}
+  /// With \p natives, ops without an einstein_v2 decomposition are drawn
+  /// too (mlir_generator_native.cpp).
+  explicit MlirBuilder(Program& p, bool natives = false) : p_(p), natives_(natives) {}
 
   std::string function() {
     int ops = pick(1, 5);
@@ -221,8 +223,16 @@ private:
   // resize by sizes or scales, nearest or linear, each coordinate mapping.
   void resize();
 
+  // An op without an einstein_v2 decomposition: sort, while, if, reduce
+  // with a body of several ops, map, scatter, atan2 and the other math
+  // functions the Kernel IR lacks, compare TOTALORDER, power of integers,
+  // reduce_precision, bitcast_convert, a detour through ui64. Regions read
+  // values of the function.
+  void native();
+
   static inline const core::Shape kScalar{};
   Program& p_;
+  bool natives_ = false;
   std::vector<Val> values_;
   std::string body_;
   int next_ = 0;

@@ -11,6 +11,8 @@ namespace teval::verify {
 namespace mlir_gen {
 
 void MlirBuilder::op() {
+  if (natives_ && chance(35))
+    return native();
   switch (pick(0, 18)) {
   case 0:
   case 1: { // x op y, y an earlier value, an argument or a splat constant
@@ -325,6 +327,15 @@ rc::Gen<Program> mlir_program() {
     Program p;
     p.lang = "mlir";
     p.text = mlir_gen::MlirBuilder(p).function();
+    return p;
+  });
+}
+
+rc::Gen<Program> mlir_graph_program() {
+  return rc::gen::exec([] {
+    Program p;
+    p.lang = "mlir";
+    p.text = mlir_gen::MlirBuilder(p, true).function();
     return p;
   });
 }

@@ -165,7 +165,10 @@ enum class Notation : uint8_t {
 /// Who evaluates a program. Interpreter, IREval and Jit give identical
 /// results and errors; Exact accumulates every float sum and product
 /// exactly and rounds it once, with correctly rounded math functions
-/// (docs/ORACLE.md).
+/// (docs/ORACLE.md). An MLIR function's ops without an einstein_v2
+/// decomposition run with their native references on IREval and Jit,
+/// between the compiled segments of the others; Exact declines them
+/// (docs/SEMANTICS.md, "Engines on graphs").
 enum class Engine : uint8_t { Interpreter, IREval, Jit, Exact };
 
 namespace api {

@@ -446,9 +446,11 @@ Lowering::Typed Lowering::const_call(const ast::Expr& e, const ast::Call& c) {
     out.expr = core::make_const(core::Scalar::of_float(t, out.float_value), e.span);
     return out;
   }
-  if (int_lit->value > static_cast<uint64_t>(INT64_MAX))
+  // -9223372036854775808, the least int64, is a literal too.
+  if (int_lit->value > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0))
     throw Error(ErrorKind::Range, c.args[0]->span, "integer literal does not fit in 64 bits");
-  out.int_value = static_cast<int64_t>(int_lit->value) * (negative ? -1 : 1);
+  out.int_value = negative && int_lit->value > 0 ? -static_cast<int64_t>(int_lit->value - 1) - 1
+                                                 : static_cast<int64_t>(int_lit->value);
   if (core::is_float(t)) {
     out.expr =
         core::make_const(core::Scalar::of_float(t, core::int_to_float(t, out.int_value)), e.span);

@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from test_stablehlo import ENGINES, assert_bits, rng, run, tensor_type
+from test_stablehlo import ENGINES, assert_bits, lower_reports, rng, run, tensor_type
 from test_stablehlo_math import ulps_from_exact
 
 mpmath.mp.prec = 300
@@ -121,15 +121,21 @@ def test_the_functions_with_a_kernel_operator_run_on_every_engine(tmp_path, engi
 
 
 @pytest.mark.parametrize("engine", [e for e in ENGINES if e != "interp"])
-def test_kernel_engines_decline_the_others(tmp_path, engine):
-    x = np.array([0.5, 1.5], np.float32)
+def test_the_others_run_natively_on_every_engine(tmp_path, engine):
+    x = np.array([0.5, 1.5, -0.0, np.inf, np.nan, 1.0], np.float32)
     t = tensor_type(x)
-    for op in ["asinh", "acosh", "atanh", "erfc"]:
-        status, _, err = run(tmp_path, chlo(op, t), [x], t, engine)
-        assert status == 1 and f"chlo.{op} (a math function the Kernel IR has no operator" in err
-    status, _, err = run(tmp_path, f"  %0 = chlo.next_after %arg0, %arg0 : {t}, {t} -> {t}\n"
-                         f"  return %0 : {t}", [x, x], t, engine)
-    assert status == 1 and "chlo.next_after (a step through the type's bits)" in err
+    for op, message in [(op, f"chlo.{op} (a math function the Kernel IR has no operator")
+                        for op in ["asinh", "acosh", "atanh", "erfc"]] + [
+            ("next_after", "chlo.next_after (a step through the type's bits)")]:
+        body = (chlo(op, t) if op != "next_after" else
+                f"  %0 = chlo.next_after %arg0, %arg1 : {t}, {t} -> {t}\n  return %0 : {t}")
+        inputs = [x] if op != "next_after" else [x, x[::-1].copy()]
+        status, want, err = run(tmp_path, body, inputs, t, "interp")
+        assert status == 0, err
+        status, got, err = run(tmp_path, body, inputs, t, engine)
+        assert status == 0, err
+        assert_bits(got, want)
+        assert lower_reports(tmp_path, message)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
@@ -195,9 +201,11 @@ def test_top_k_orders_floats_totally(tmp_path):
     status, got, err = top_k(x, 8, "interp", tmp_path)
     assert status == 0, err
     assert got.tolist() == [1, 0, 4, 7, 6, 5, 3, 2]
-    # the kernel engines have no decomposition of it for floats
-    status, _, err = top_k(x, 2, "jit", tmp_path)
-    assert status == 1 and "total order" in err
+    # no decomposition of it for floats: natively on the other engines
+    for engine in ["ireval", "jit"]:
+        status, got, err = top_k(x, 8, engine, tmp_path)
+        assert status == 0, err
+        assert got.tolist() == [1, 0, 4, 7, 6, 5, 3, 2]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import teval as tv
-from test_stablehlo import assert_bits, teval
+from test_stablehlo import assert_bits, lower_reports, teval
 
 # sum of 1..n and n! by a while loop whose body calls into a nested if:
 # odd i adds i, even i adds 2i (so the branches are taken alternately).
@@ -56,10 +56,11 @@ def result(tmp_path, i):
     return np.load(tmp_path / "out" / f"result{i}.npy")
 
 
+@pytest.mark.parametrize("engine", ["interp", "ireval", "jit"])
 @pytest.mark.parametrize("n", [0, 1, 6, 9])
-def test_a_while_loop_with_an_if_inside(tmp_path, n):
+def test_a_while_loop_with_an_if_inside(tmp_path, n, engine):
     x = np.array([1.0, -3.0, 0.75], np.float32)
-    done = run(tmp_path, LOOP, [np.array(n, np.int64), x])
+    done = run(tmp_path, LOOP, [np.array(n, np.int64), x], engine)
     assert done.returncode == 0, done.stderr
     want_sum, y = 0, x.copy()
     for i in range(1, n + 1):
@@ -117,9 +118,11 @@ def test_case_takes_its_branch_and_the_last_out_of_range(tmp_path, index, branch
         assert_bits(result(tmp_path, 0), want)
 
 
-def test_values_of_regions_are_dumped_and_checked(tmp_path):
+@pytest.mark.parametrize("engine", ["interp", "jit"])
+def test_values_of_regions_are_dumped_and_checked(tmp_path, engine):
+    # On the JIT too: the loop natively, its values the same files.
     x = np.array([1.0, -3.0, 0.75], np.float32)
-    done = run(tmp_path, LOOP, [np.array(3, np.int64), x],
+    done = run(tmp_path, LOOP, [np.array(3, np.int64), x], engine,
                extra=["--dump-values", str(tmp_path / "d")])
     assert done.returncode == 0, done.stderr
     rows = {r["name"]: r for r in json.loads((tmp_path / "d" / "values.json").read_text())
@@ -132,7 +135,7 @@ def test_values_of_regions_are_dumped_and_checked(tmp_path):
                 np.array(4, np.int64))
     assert_bits(np.load(tmp_path / "d" / "i.npy"), np.array(4, np.int64))
     # With n = 1 the else branch never runs: its value has no file.
-    done = run(tmp_path, LOOP, [np.array(1, np.int64), x],
+    done = run(tmp_path, LOOP, [np.array(1, np.int64), x], engine,
                extra=["--dump-values", str(tmp_path / "d1")])
     assert done.returncode == 0, done.stderr
     rows = {r["name"]: r for r in json.loads((tmp_path / "d1" / "values.json").read_text())
@@ -144,14 +147,17 @@ def test_values_of_regions_are_dumped_and_checked(tmp_path):
 def test_the_boundary_and_the_errors(tmp_path):
     x = np.array([1.0, 2.0, 3.0], np.float32)
     n = np.array(2, np.int64)
-    for engine in ["ireval", "jit"]:
+    for engine in ["ireval", "jit"]:  # the loop natively, between the segments
         done = run(tmp_path, LOOP, [n, x], engine)
-        assert done.returncode == 1
-        assert "while (control flow) has no einstein_v2 decomposition" in done.stderr
+        assert done.returncode == 0, done.stderr
+        assert result(tmp_path, 1) == 1 + 4
+        assert_bits(result(tmp_path, 2), x * np.float32(0.25))
+        out = tv.Program(LOOP).run({"arg0": n, "arg1": x}, engine=engine)
+        assert out["result1"] == 1 + 4
+    assert lower_reports(tmp_path / "cf.mlir",
+                         "while (control flow) has no einstein_v2 decomposition")
     with pytest.raises(tv.Error, match="no einstein_v2 decomposition"):
-        tv.Program(LOOP).run({"arg0": n, "arg1": x}, engine="jit")
-    out = tv.Program(LOOP).run({"arg0": n, "arg1": x})
-    assert out["result1"] == 1 + 4
+        tv.Program(LOOP).lower()
     bad = CASE.replace("%r = \"stablehlo.case\"(%i)", "%r = \"stablehlo.case\"(%x)").replace(
         "(tensor<i32>) -> tensor<2xf32>", "(tensor<2xf32>) -> tensor<2xf32>")
     done = run(tmp_path, bad, [np.array(0, np.int32), x[:2]])
@@ -188,6 +194,9 @@ def test_map_applies_its_computation_at_each_index(tmp_path):
     done = run(tmp_path, MAP.replace("array<i64: 0, 1>", "array<i64: 1, 0>"), [a, b])
     assert done.returncode == 1
     assert "map's dimensions must be every dimension in order, [0, ..., 1] (C3)" in done.stderr
-    done = run(tmp_path, MAP, [a, b], "jit")
-    assert done.returncode == 1
-    assert "map (its computation is a region) has no einstein_v2 decomposition" in done.stderr
+    for engine in ["ireval", "jit"]:  # the region natively
+        done = run(tmp_path, MAP, [a, b], engine)
+        assert done.returncode == 0, done.stderr
+        assert_bits(result(tmp_path, 0), (a.astype(np.float32) * b + b).astype(np.float32))
+    assert lower_reports(tmp_path / "cf.mlir",
+                         "map (its computation is a region) has no einstein_v2 decomposition")

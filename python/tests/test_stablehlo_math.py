@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from test_stablehlo import ENGINES, assert_bits, rng, run, tensor_type
+from test_stablehlo import ENGINES, assert_bits, lower_reports, rng, run, tensor_type
 
 mpmath.mp.prec = 300
 
@@ -124,16 +124,19 @@ def test_special_values(tmp_path):
 
 
 @pytest.mark.parametrize("engine", [e for e in ENGINES if e != "interp"])
-def test_kernel_engines_decline(tmp_path, engine):
-    x = np.array([0.5, 1.5], np.float32)
+def test_kernel_engines_run_them_natively(tmp_path, engine):
+    x = np.array([0.5, 1.5, -0.0, np.inf, -1.0, 1e-30], np.float32)
     t = tensor_type(x)
-    for op in ["cbrt", "exponential_minus_one", "log_plus_one"]:
-        status, _, err = run(tmp_path, f"  %0 = stablehlo.{op} %arg0 : {t}\n  return %0 : {t}",
-                             [x], t, engine)
-        assert status == 1 and f"{op} (a math function the Kernel IR has no operator for)" in err
-    status, _, err = run(tmp_path, f"  %0 = stablehlo.atan2 %arg0, %arg0 : {t}\n"
-                         f"  return %0 : {t}", [x, x], t, engine)
-    assert status == 1 and "atan2 (a math function" in err and "--engine interp" in err
+    for op, inputs in [("cbrt", [x]), ("exponential_minus_one", [x]), ("log_plus_one", [x]),
+                       ("atan2", [x, x[::-1].copy()])]:
+        operands = ", ".join(f"%arg{i}" for i in range(len(inputs)))
+        text = f"  %0 = stablehlo.{op} {operands} : {t}\n  return %0 : {t}"
+        status, want, err = run(tmp_path, text, inputs, t, "interp")
+        assert status == 0, err
+        status, got, err = run(tmp_path, text, inputs, t, engine)
+        assert status == 0, err
+        assert_bits(got, want)
+        assert lower_reports(tmp_path, f"{op} (a math function the Kernel IR has no operator for)")
 
 
 def test_integer_operands_are_errors(tmp_path):

@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from test_stablehlo import assert_bits, rng, run, teval
+from test_stablehlo import assert_bits, lower_reports, rng, run, teval
 
 PER_TENSOR = "!quant.uniform<i8:f32, 0.1:-30>"
 OTHER = "!quant.uniform<i8:f32, 0.5:-20>"
@@ -108,14 +108,20 @@ def test_elementwise_ops_dequantize_compute_and_quantize(tmp_path, op, f):
 
 
 @pytest.mark.parametrize("engine", ["ireval", "jit"])
-def test_kernels_decline_quantized_values(tmp_path, engine):
+def test_kernels_run_quantized_values_natively(tmp_path, engine):
     q = f"tensor<3x{PER_TENSOR}>"
-    body = (f"  %q = stablehlo.uniform_quantize %arg0 : (tensor<3xf32>) -> {q}\n"
+    body = (f"  %s = stablehlo.multiply %arg0, %arg0 : tensor<3xf32>\n"
+            f"  %q = stablehlo.uniform_quantize %s : (tensor<3xf32>) -> {q}\n"
             f"  %f = stablehlo.uniform_dequantize %q : ({q}) -> tensor<3xf32>\n"
-            "  return %f : tensor<3xf32>")
-    status, got, err = run(tmp_path, body, [np.ones(3, np.float32)], "tensor<3xf32>", engine)
-    assert status == 1 and got is None
-    assert "have no einstein_v2 decomposition" in err
+            f"  %r = stablehlo.add %f, %arg0 : tensor<3xf32>\n"
+            "  return %r : tensor<3xf32>")
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    status, want, err = run(tmp_path, body, [x], "tensor<3xf32>", "interp")
+    assert status == 0, err
+    status, got, err = run(tmp_path, body, [x], "tensor<3xf32>", engine)
+    assert status == 0, err
+    assert_bits(got, want)
+    assert lower_reports(tmp_path, "have no einstein_v2 decomposition")
 
 
 @pytest.mark.parametrize("element,message", [

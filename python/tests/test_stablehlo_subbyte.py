@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from test_stablehlo import assert_bits, rng, teval
+from test_stablehlo import assert_bits, lower_reports, rng, teval
 
 # (MLIR name, bits, signed, carrier)
 TYPES = [("i2", 2, True, np.int8), ("i4", 4, True, np.int8),
@@ -163,12 +163,14 @@ def test_values_out_of_range_are_errors(tmp_path):
 
 
 @pytest.mark.parametrize("engine", ["ireval", "jit"])
-def test_kernel_engines_decline(tmp_path, engine):
-    t = "tensor<2xi4>"
+def test_kernel_engines_run_them_natively(tmp_path, engine):
+    t = "tensor<3xi4>"
     text = (f"func.func @main(%arg0: {t}) -> {t} {{\n  %0 = stablehlo.add %arg0, %arg0 : {t}\n"
             f"  return %0 : {t}\n}}\n")
-    status, _, err = run_function(tmp_path, text, [np.array([1, 2], np.int8)], 1, engine)
-    assert status == 1 and "values of i4 have no einstein_v2 decomposition" in err, err
+    status, got, err = run_function(tmp_path, text, [np.array([1, 2, 5], np.int8)], 1, engine)
+    assert status == 0, err
+    assert_bits(got[0], np.array([2, 4, -6], np.int8))  # 10 wraps to -6 in i4
+    assert lower_reports(tmp_path, "values of i4 have no einstein_v2 decomposition")
 
 
 def test_python_program_takes_int8_arrays_for_i4(tmp_path):

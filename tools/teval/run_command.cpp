@@ -19,6 +19,7 @@
 #include "jit/jit.h"
 #include "ops/decompose.h"
 #include "ops/native.h"
+#include "ops/split.h"
 #include "oracle/exact_eval.h"
 #include "parser/antares/antares.h"
 #include "parser/mlir/mlir.h"
@@ -131,17 +132,24 @@ std::vector<core::Tensor> graph_inputs(const core::Graph& g,
   return inputs;
 }
 
+// The kernel of einstein_v2 decomposition \p d, its text named \p name
+// (kept in \p text), its constants added to \p given.
+core::Kernel decomposition_kernel(ops::Decomposition d, const std::string& name,
+                                  std::shared_ptr<const core::SourceFile>& text,
+                                  std::map<std::string, core::Tensor>& given) {
+  text = core::SourceFile::make(name, std::move(d.program));
+  parser::AntaresSource source = parser::read_antares(*text);
+  for (auto& [constant, t] : d.constants)
+    given.emplace(constant, std::move(t));
+  return parser::elaborate_antares(source, parser::declared_inputs(source));
+}
+
 // The kernel of the graph's einstein_v2 decomposition, its constants added
 // to \p given.
 core::Kernel decomposition_kernel(const core::Graph& g, Sources& sources,
                                   std::map<std::string, core::Tensor>& given) {
-  ops::Decomposition d = ops::decompose(g);
-  sources.decomposition =
-      core::SourceFile::make("<decomposition of " + sources.file->name() + ">", d.program);
-  parser::AntaresSource source = parser::read_antares(*sources.decomposition);
-  for (auto& [name, t] : d.constants)
-    given.emplace(name, std::move(t));
-  return parser::elaborate_antares(source, parser::declared_inputs(source));
+  return decomposition_kernel(ops::decompose(g), "<decomposition of " + sources.file->name() + ">",
+                              sources.decomposition, given);
 }
 
 // The graph of the MLIR function the options name, the values named in
@@ -418,6 +426,48 @@ std::string values_json(const core::Graph& g, const std::vector<std::string>& fi
   return s + "\n]}\n";
 }
 
+// Why \p g has no decomposition as a whole (an op without one), or
+// nothing: the decomposition is then in \p sources.
+std::optional<core::Error> no_decomposition(const core::Graph& g, Sources& sources) {
+  try {
+    std::map<std::string, core::Tensor> constants;
+    decomposition_kernel(g, sources, constants);
+    return std::nullopt;
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::Unsupported && e.kind() != core::ErrorKind::Limit)
+      throw;
+    return e;
+  }
+}
+
+// \p g on \p inputs, cut into segments (ops/split.h) that --engine runs
+// between the nodes the native references evaluate.
+std::vector<core::Tensor> evaluate_split(const Options& o, const core::Graph& g,
+                                         const Sources& sources,
+                                         const std::vector<core::Tensor>& inputs) {
+  ops::Split split = ops::split(g);
+  std::vector<core::Kernel> kernels(split.segments.size());
+  std::vector<std::map<std::string, core::Tensor>> constants(split.segments.size());
+  std::vector<std::shared_ptr<const core::SourceFile>> texts(split.segments.size());
+  for (size_t k = 0; k < split.segments.size(); ++k)
+    kernels[k] = decomposition_kernel(std::move(split.segments[k].decomposition),
+                                      "<decomposition of " + sources.file->name() + ", segment " +
+                                          std::to_string(k + 1) + " of " +
+                                          std::to_string(split.segments.size()) + ">",
+                                      texts[k], constants[k]);
+  return ops::evaluate(g, inputs, split, [&](size_t k, const std::vector<core::Tensor>& in) {
+    auto view = [](const core::Tensor& t) {
+      return core::Tensor::borrow(t.dtype(), t.shape(), t.bytes().data());
+    };
+    std::map<std::string, core::Tensor> all;
+    for (const auto& [name, t] : constants[k])
+      all.emplace(name, view(t));
+    for (size_t i = 0; i < in.size(); ++i)
+      all.emplace(core::graph_input_name(i), view(in[i]));
+    return evaluate(o, kernels[k], interp::make_inputs(kernels[k], all, o.seed));
+  });
+}
+
 int run_mlir(const Options& o) {
   Sources sources;
   sources.file = source_file(o);
@@ -436,13 +486,19 @@ int run_mlir(const Options& o) {
   std::vector<core::Tensor> outputs;
   if (o.engine == "interp" && !o.exact) {
     evaluate_within(o, *sources.file, [&] { outputs = ops::evaluate(g, inputs); });
-  } else {
+  } else if (std::optional<core::Error> unsupported = no_decomposition(g, sources); !unsupported) {
     std::map<std::string, core::Tensor> all;
     for (size_t i = 0; i < inputs.size(); ++i)
       all.emplace(core::graph_input_name(i), inputs[i]);
     core::Kernel kernel = decomposition_kernel(g, sources, all);
     std::vector<core::Tensor> kernel_inputs = interp::make_inputs(kernel, all, o.seed);
     evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, kernel, kernel_inputs); });
+  } else {
+    // The ops without a decomposition natively, the segments between them
+    // on the engine (ops/split.h); --exact has no such mix.
+    if (o.exact)
+      throw *unsupported;
+    evaluate_within(o, *sources.file, [&] { outputs = evaluate_split(o, g, sources, inputs); });
   }
   core::OutputSet files;
   std::deque<core::Tensor> widened;
