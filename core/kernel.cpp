@@ -48,10 +48,11 @@ OpRule rule(Op op) {
 
 const std::vector<Op>& named_functions() {
   static const std::vector<Op> functions = {
-      Op::Exp,  Op::Log,     Op::Sqrt,    Op::Rsqrt, Op::Pow,  Op::Sin,  Op::Cos,
-      Op::Tan,  Op::Asin,    Op::Acos,    Op::Atan,  Op::Sinh, Op::Cosh, Op::Tanh,
-      Op::Erf,  Op::NormCdf, Op::Sigmoid, Op::Abs,   Op::Max,  Op::Min,  Op::Floor,
-      Op::Ceil, Op::RFloor,  Op::RCeil,   Op::Frac};
+      Op::Exp,  Op::Log,     Op::Sqrt,    Op::Rsqrt, Op::Pow,  Op::Sin,   Op::Cos,
+      Op::Tan,  Op::Asin,    Op::Acos,    Op::Atan,  Op::Sinh, Op::Cosh,  Op::Tanh,
+      Op::Erf,  Op::NormCdf, Op::Sigmoid, Op::Abs,   Op::Max,  Op::Min,   Op::Floor,
+      Op::Ceil, Op::RFloor,  Op::RCeil,   Op::Frac,  Op::Erfc, Op::Expm1, Op::Log1p,
+      Op::Cbrt, Op::Asinh,   Op::Acosh,   Op::Atanh, Op::Atan2};
   return functions;
 }
 

@@ -48,6 +48,20 @@ std::string_view json_name(Op op) {
     return "tanh";
   case Op::Erf:
     return "erf";
+  case Op::Erfc:
+    return "erfc";
+  case Op::Expm1:
+    return "expm1";
+  case Op::Log1p:
+    return "log1p";
+  case Op::Cbrt:
+    return "cbrt";
+  case Op::Asinh:
+    return "asinh";
+  case Op::Acosh:
+    return "acosh";
+  case Op::Atanh:
+    return "atanh";
   case Op::NormCdf:
     return "normcdf";
   case Op::Sigmoid:
@@ -80,6 +94,8 @@ std::string_view json_name(Op op) {
     return "min";
   case Op::Pow:
     return "pow";
+  case Op::Atan2:
+    return "atan2";
   case Op::Shl:
     return "shl";
   case Op::Shr:

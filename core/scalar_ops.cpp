@@ -192,6 +192,20 @@ template <class F> F math(Op op, F x, F y) {
     return pick<F>(teval_tanh, teval_tanhf)(x);
   case Op::Erf:
     return pick<F>(teval_erf, teval_erff)(x);
+  case Op::Erfc:
+    return pick<F>(teval_erfc, teval_erfcf)(x);
+  case Op::Expm1:
+    return pick<F>(teval_expm1, teval_expm1f)(x);
+  case Op::Log1p:
+    return pick<F>(teval_log1p, teval_log1pf)(x);
+  case Op::Cbrt:
+    return pick<F>(teval_cbrt, teval_cbrtf)(x);
+  case Op::Asinh:
+    return pick<F>(teval_asinh, teval_asinhf)(x);
+  case Op::Acosh:
+    return pick<F>(teval_acosh, teval_acoshf)(x);
+  case Op::Atanh:
+    return pick<F>(teval_atanh, teval_atanhf)(x);
   case Op::NormCdf:
     return F(0.5) * pick<F>(teval_erfc, teval_erfcf)(-x * F(0.70710678118654752440));
   case Op::Sigmoid:
@@ -207,6 +221,11 @@ template <class F> F math(Op op, F x, F y) {
       return teval_pow(x, y);
     else
       return teval_powf(x, y);
+  case Op::Atan2: // x.call(`atan2`, [y]) is the angle of the point (y, x): C's atan2(x, y)
+    if constexpr (std::is_same_v<F, double>)
+      return teval_atan2(x, y);
+    else
+      return teval_atan2f(x, y);
   default:
     break;
   }

@@ -17,7 +17,8 @@ extern "C" {
    rounded to float; teval_expf gives the same bits by a faster way
    (exp_log.c), checked on every float by `scripts/dev exhaustive-math`. */
 #define TEVAL_TMATH_ROUNDED(F)                                                                     \
-  F(log) F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt)
+  F(log) F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt) \
+      F(expm1) F(log1p) F(cbrt) F(asinh) F(acosh) F(atanh)
 
 #define TEVAL_TMATH_DECLARE(name)                                                                  \
   double teval_##name(double x);                                                                   \
@@ -29,20 +30,12 @@ double teval_pow(double x, double y);
 float teval_powf(float x, float y);
 /* The remainder of x / y with the sign of x, exact (C's fmod). */
 double teval_fmod(double x, double y);
-/* e^x - 1, log(1 + x), the real cube root and the angle of (x, y) (C's
-   atan2(y, x), with its special values), each computed in double-double
-   and rounded once; StableHLO's exponential_minus_one, log_plus_one, cbrt
-   and atan2, which only the interpreter's native references call. */
-double teval_expm1(double x);
-double teval_log1p(double x);
-double teval_cbrt(double x);
+/* The angle of (x, y) (C's atan2(y, x), with its special values),
+   computed in double-double and rounded once; the float32 one rounded from
+   it, as powf. expm1, log1p, cbrt (the real cube root) and the inverse
+   hyperbolic functions are in TEVAL_TMATH_ROUNDED. */
 double teval_atan2(double y, double x);
-/* The inverse hyperbolic functions (CHLO's asinh, acosh, atanh), in
-   double-double and rounded once, as the others; only the interpreter's
-   native references call them. */
-double teval_asinh(double x);
-double teval_acosh(double x);
-double teval_atanh(double x);
+float teval_atan2f(float y, float x);
 
 /* The constants of teval_expf's fast path (exp_log.c), for code generators
    that emit the same operations on vectors (jit/vector_math.cpp): x times

@@ -270,6 +270,27 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
   case Op::Erf:
     r = fn("erf", {x});
     break;
+  case Op::Erfc:
+    r = fn("erfc", {x});
+    break;
+  case Op::Expm1:
+    r = fn("expm1", {x});
+    break;
+  case Op::Log1p:
+    r = fn("log1p", {x});
+    break;
+  case Op::Cbrt:
+    r = fn("cbrt", {x});
+    break;
+  case Op::Asinh:
+    r = fn("asinh", {x});
+    break;
+  case Op::Acosh:
+    r = fn("acosh", {x});
+    break;
+  case Op::Atanh:
+    r = fn("atanh", {x});
+    break;
   case Op::NormCdf:
     r = b_.CreateFMul(
         c(wide ? 0.5 : 0.5f),
@@ -297,6 +318,9 @@ llvm::Value* Codegen::float_op(Op op, DType t, const std::vector<llvm::Value*>& 
     break;
   case Op::Pow:
     r = fn("pow", {x, args[1]});
+    break;
+  case Op::Atan2:
+    r = fn("atan2", {x, args[1]});
     break;
   default:
     TEVAL_UNREACHABLE("not a float operator: " + std::string(core::spelling(op)));

@@ -92,6 +92,8 @@ struct Jit::Impl {
 #undef TEVAL_TMATH_ADD
     add("teval_pow", &teval_pow);
     add("teval_powf", &teval_powf);
+    add("teval_atan2", &teval_atan2);
+    add("teval_atan2f", &teval_atan2f);
     add("teval_fmod", &teval_fmod);
     check(lib.define(orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
   }

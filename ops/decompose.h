@@ -29,10 +29,10 @@ struct Decomposition {
 Decomposition decompose(const core::Graph& g);
 
 /// False for the ops only the native references evaluate: control flow
-/// (if, case, while), sort, map, scatter and select_and_scatter (their functions are
-/// regions), the views of
-/// bits (bitcast_convert, reduce_precision) and the math functions the Kernel IR
-/// lacks (atan2, cbrt, exponential_minus_one, log_plus_one).
+/// (if, case, while), sort, map, scatter and select_and_scatter (their
+/// functions are regions), the views of bits (bitcast_convert,
+/// reduce_precision, next_after), cholesky, fft, real, imag, complex, the
+/// quantization ops and the ops whose shapes depend on values.
 bool has_decomposition(core::GraphOp op);
 
 } // namespace teval::ops

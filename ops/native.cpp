@@ -165,22 +165,17 @@ Tensor Evaluator::unary(Op op) const {
   return map([&](const Scalar& x, int64_t i) { return apply(op, {x}, t, i); });
 }
 
-// A function of teval's math library the Kernel IR has no operator for,
-// in the precision of t: float64's, or float32's (the float64 function
-// rounded to float) for the narrower ones, rounded to t.
-// Of complex values, \p c (core/complex.h), computed in double and each
-// part rounded to t's.
-Tensor Evaluator::library(double (*f)(double, double), bool binary,
-                          core::Complex (*c)(core::Complex, core::Complex)) const {
-  DType t = result_type(0).dtype;
-  if (core::is_complex(t))
-    return map([&](const Scalar& x, int64_t i) {
-      const Scalar y = binary ? in(1).get(i) : Scalar{};
-      return core::complex_result(t, c({x.f, x.im}, {y.f, y.im}));
-    });
+// Kernel IR function \p op of real values, as unary() and binary() apply
+// it; of complex values, \p c (core/complex.h), computed in double and
+// each part rounded to the type's.
+Tensor Evaluator::real_or_complex(Op op, core::Complex (*c)(core::Complex, core::Complex)) const {
+  const DType t = result_type(0).dtype;
+  const bool two = core::arity(op) == 2;
+  if (!core::is_complex(t))
+    return two ? binary(op) : unary(op);
   return map([&](const Scalar& x, int64_t i) {
-    double r = f(x.f, binary ? in(1).get(i).f : 0);
-    return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));
+    const Scalar y = two ? in(1).get(i) : Scalar{};
+    return core::complex_result(t, c({x.f, x.im}, {y.f, y.im}));
   });
 }
 
@@ -242,16 +237,19 @@ void Evaluator::node(const GraphNode& n) {
   case GraphOp::Tanh:
     return set(0, unary(Op::Tanh));
   case GraphOp::Atan2: // atan2(lhs, rhs), as C's atan2(y, x)
-    return set(0, library(teval_atan2, true, core::complex_atan2));
+    return set(0, real_or_complex(Op::Atan2, core::complex_atan2));
   case GraphOp::Cbrt:
-    return set(0, library([](double x, double) { return teval_cbrt(x); }, false,
-                          [](core::Complex z, core::Complex) { return core::complex_cbrt(z); }));
+    return set(0, real_or_complex(Op::Cbrt, [](core::Complex z, core::Complex) {
+                 return core::complex_cbrt(z);
+               }));
   case GraphOp::ExponentialMinusOne:
-    return set(0, library([](double x, double) { return teval_expm1(x); }, false,
-                          [](core::Complex z, core::Complex) { return core::complex_expm1(z); }));
+    return set(0, real_or_complex(Op::Expm1, [](core::Complex z, core::Complex) {
+                 return core::complex_expm1(z);
+               }));
   case GraphOp::LogPlusOne:
-    return set(0, library([](double x, double) { return teval_log1p(x); }, false,
-                          [](core::Complex z, core::Complex) { return core::complex_log1p(z); }));
+    return set(0, real_or_complex(Op::Log1p, [](core::Complex z, core::Complex) {
+                 return core::complex_log1p(z);
+               }));
   case GraphOp::Asin:
     return set(0, unary(Op::Asin));
   case GraphOp::Acos:
@@ -263,13 +261,13 @@ void Evaluator::node(const GraphNode& n) {
   case GraphOp::Cosh:
     return set(0, unary(Op::Cosh));
   case GraphOp::Asinh:
-    return set(0, library([](double x, double) { return teval_asinh(x); }, false, nullptr));
+    return set(0, unary(Op::Asinh));
   case GraphOp::Acosh:
-    return set(0, library([](double x, double) { return teval_acosh(x); }, false, nullptr));
+    return set(0, unary(Op::Acosh));
   case GraphOp::Atanh:
-    return set(0, library([](double x, double) { return teval_atanh(x); }, false, nullptr));
+    return set(0, unary(Op::Atanh));
   case GraphOp::Erfc:
-    return set(0, library([](double x, double) { return teval_erfc(x); }, false, nullptr));
+    return set(0, unary(Op::Erfc));
   case GraphOp::NextAfter:
     return set(0, next_after());
   case GraphOp::IsInf:

@@ -59,8 +59,7 @@ private:
 
   core::Tensor unary(core::Op op) const;
 
-  core::Tensor library(double (*f)(double, double), bool binary,
-                       core::Complex (*c)(core::Complex, core::Complex)) const;
+  core::Tensor real_or_complex(core::Op op, core::Complex (*c)(core::Complex, core::Complex)) const;
 
   core::Tensor binary(core::Op op) const;
 

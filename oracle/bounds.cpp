@@ -419,6 +419,8 @@ Interval BoundDomain::float_op(const core::ExprNode& e, Op op, const Value* args
     return math_bound(op, e.dtype, x, options_);
   if (op == Op::Pow)
     return pow_bound(e.dtype, args[0], args[1], options_);
+  if (op == Op::Atan2)
+    return atan2_bound(e.dtype, args[0], args[1], options_);
   bool nan = false;
   for (int i = 0; i < core::arity(op); ++i)
     nan = nan || args[i].nan;

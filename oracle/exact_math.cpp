@@ -110,6 +110,20 @@ Unary direct(core::Op op) {
     return mpfr_tanh;
   case core::Op::Erf:
     return mpfr_erf;
+  case core::Op::Erfc:
+    return mpfr_erfc;
+  case core::Op::Expm1:
+    return mpfr_expm1;
+  case core::Op::Log1p:
+    return mpfr_log1p;
+  case core::Op::Cbrt:
+    return mpfr_cbrt;
+  case core::Op::Asinh:
+    return mpfr_asinh;
+  case core::Op::Acosh:
+    return mpfr_acosh;
+  case core::Op::Atanh:
+    return mpfr_atanh;
   default:
     return nullptr;
   }
@@ -174,6 +188,11 @@ double correctly_rounded(core::Op op, core::DType t, double x, double y, Roundin
   case core::Op::Pow: {
     Real out(f.precision), other(53, y);
     int inexact = mpfr_pow(out, in, other, rnd);
+    return finish(out, inexact, f, rnd);
+  }
+  case core::Op::Atan2: { // the angle of the point (y, x) = (this x, this y): C99's atan2(x, y)
+    Real out(f.precision), other(53, y);
+    int inexact = mpfr_atan2(out, in, other, rnd);
     return finish(out, inexact, f, rnd);
   }
   case core::Op::RFloor:

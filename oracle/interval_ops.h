@@ -44,6 +44,10 @@ Interval math_bound(core::Op op, core::DType t, const Interval& x, const BoundOp
 /// Every result of pow over \p x and \p y, with C99's special cases.
 Interval pow_bound(core::DType t, const Interval& x, const Interval& y,
                    const BoundOptions& options);
+/// Every result of atan2 (the angle of the point (\p y, \p x), C99's
+/// special cases) over the box \p y × \p x.
+Interval atan2_bound(core::DType t, const Interval& y, const Interval& x,
+                     const BoundOptions& options);
 
 /// The bound of a term of a float sum that is node \p e, applying \p a to
 /// the values \p operands (a product, fused into the sum with

@@ -68,6 +68,12 @@ bool increasing(Op op) {
   case Op::Sinh:
   case Op::Tanh:
   case Op::Erf:
+  case Op::Expm1:
+  case Op::Log1p:
+  case Op::Cbrt:
+  case Op::Asinh:
+  case Op::Acosh:
+  case Op::Atanh:
   case Op::NormCdf:
   case Op::Sigmoid:
   case Op::RFloor:
@@ -127,6 +133,31 @@ Interval pow_bound(DType t, const Interval& x, const Interval& y, const BoundOpt
   return with_one(bounded(lo, hi, x.nan || y.nan));
 }
 
+Interval atan2_bound(DType t, const Interval& y, const Interval& x, const BoundOptions& options) {
+  if (y.no_number() || x.no_number())
+    return Interval::point(fl(t, NAN));
+  MathAllowance k = math_allowance(Op::Atan2, options);
+  const bool nan = y.nan || x.nan;
+  // Continuous on a box that holds neither the origin nor a point of the
+  // branch cut (x <= 0, y = 0, where the angle jumps between -pi and pi):
+  // monotone along each edge, so its extremes are at the corners.
+  const bool corners = x.lo.f > 0 || y.lo.f > 0 || y.hi.f < 0;
+  double lo = INFINITY, hi = -INFINITY;
+  if (corners) {
+    for (double a : {y.lo.f, y.hi.f})
+      for (double b : {x.lo.f, x.hi.f}) {
+        lo = std::min(lo, correctly_rounded(Op::Atan2, t, a, b, Rounding::Down));
+        hi = std::max(hi, correctly_rounded(Op::Atan2, t, a, b, Rounding::Up));
+      }
+  } else {
+    lo = -round_double(t, std::numbers::pi, Rounding::Up);
+    hi = round_double(t, std::numbers::pi, Rounding::Up);
+  }
+  if (std::isnan(lo) || std::isnan(hi))
+    return Interval::everything(t);
+  return with_nan(Interval{fl(t, widen(t, lo, k, false)), fl(t, widen(t, hi, k, true))}, nan);
+}
+
 Interval math_bound(Op op, DType t, const Interval& x, const BoundOptions& options) {
   if (x.no_number())
     return Interval::point(fl(t, NAN));
@@ -153,7 +184,14 @@ Interval math_bound(Op op, DType t, const Interval& x, const BoundOptions& optio
     break;
   case Op::Asin:
   case Op::Acos:
+  case Op::Atanh:
     clip(-1, 1);
+    break;
+  case Op::Log1p: // log1p(-1) is -inf
+    clip(-1, INFINITY);
+    break;
+  case Op::Acosh:
+    clip(1, INFINITY);
     break;
   case Op::Frac: // inf - floor(inf) is NaN
     clip(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
@@ -172,7 +210,7 @@ Interval math_bound(Op op, DType t, const Interval& x, const BoundOptions& optio
     // 1/sqrt(+0) is +inf and 1/sqrt(-0) is -inf (IEEE rSqrt), and an
     // interval holding 0 holds both zeros.
     return Interval{fl(t, -INFINITY), fl(t, INFINITY), nan};
-  } else if (op == Op::Rsqrt || op == Op::Acos) {
+  } else if (op == Op::Rsqrt || op == Op::Acos || op == Op::Erfc) {
     rlo = f(hi, Rounding::Down), rhi = f(lo, Rounding::Up);
   } else if (lo == hi) {
     rlo = f(lo, Rounding::Down), rhi = f(lo, Rounding::Up);

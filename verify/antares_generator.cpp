@@ -355,25 +355,29 @@ private:
       x = {v + ".cast(`" + dtype_name(t) + "`)", t};
     }
     one_dtype(x, x, kFloatDTypes, 85);
-    const char* unary[] = {"exp",     "log",     "sqrt",   "rsqrt", "sin",      "cos",  "tan",
-                           "asin",    "acos",    "atan",   "sinh",  "cosh",     "tanh", "erf",
-                           "normcdf", "sigmoid", "rfloor", "rceil", "remainder"};
+    const char* unary[] = {"exp",     "log",     "sqrt",   "rsqrt", "sin",       "cos",   "tan",
+                           "asin",    "acos",    "atan",   "sinh",  "cosh",      "tanh",  "erf",
+                           "normcdf", "sigmoid", "rfloor", "rceil", "remainder", "expm1", "log1p",
+                           "cbrt",    "asinh",   "acosh",  "atanh", "erfc"};
     // Now and then one of those whose implementations differ in more than
     // rounding (floor against trunc, 1/sqrt against sqrt(1/x), the form
-    // of sigmoid), else any.
-    const int tricky[] = {3, 15, 16, 17, 18, 19, 20, 21};
-    int which = chance(15) ? tricky[pick(0, 7)] : pick(0, 21);
-    if (which < 19)
+    // of sigmoid), else any: 26 is pow, 27 and 28 floor and ceil, 29 atan2.
+    const int tricky[] = {3, 15, 16, 17, 18, 26, 27, 28};
+    int which = chance(15) ? tricky[pick(0, 7)] : pick(0, 29);
+    if (which < 26)
       return {x.text + ".call(`" + unary[which] + "`)", x.dtype};
-    if (which == 19) {
+    if (which == 26 || which == 29) {
       Value y = expr(depth - 1);
       if (!core::is_float(y.dtype))
         y = {y.text + ".cast(`float32`)", DType::Float32};
-      if (chance(30)) // pow on each float dtype, not only on the wider one
+      // pow on each float dtype, not only on the wider one; atan2 mostly
+      // of two values of one type, as programs write it
+      if (chance(which == 26 ? 30 : 70))
         y = {y.text + ".cast(`" + dtype_name(x.dtype) + "`)", x.dtype};
-      return {x.text + ".call(`pow`, [" + y.text + "])", core::promote(x.dtype, y.dtype)};
+      return {x.text + ".call(`" + (which == 26 ? "pow" : "atan2") + "`, [" + y.text + "])",
+              core::promote(x.dtype, y.dtype)};
     }
-    return {x.text + ".call(`" + (which == 20 ? "floor" : "ceil") + "`)", DType::Int32};
+    return {x.text + ".call(`" + (which == 27 ? "floor" : "ceil") + "`)", DType::Int32};
   }
 
   // `/` and `%`; integer divisors are mostly nonzero constants.

@@ -298,6 +298,8 @@ private:
       return "fabs" + f + "(" + x + ")";
     case Op::Pow:
       return precise("pow(" + X + ", " + Y + ")");
+    case Op::Atan2:
+      return precise("atan2(" + X + ", " + Y + ")");
     case Op::Sqrt:
       return in_dtype("sqrt" + f + "(" + x + ")");
     case Op::Rsqrt:

@@ -413,6 +413,18 @@ Value StatementWriter::floating(const core::Apply& a, DType t, const Value& xv, 
   case Op::NormCdf:
     throw Inexpressible{"normcdf (Halide has no erfc; 1 + erf(x / sqrt(2)) loses the small "
                         "values)"};
+  case Op::Erfc:
+  case Op::Expm1:
+  case Op::Log1p:
+  case Op::Cbrt:
+    throw Inexpressible{std::string(core::spelling(a.op)) +
+                        " (Halide has no such function; composing it from exp, log or pow "
+                        "loses the small values)"};
+  case Op::Atan2:
+    r = t == DType::Float64
+            ? "hl.atan2(" + x + ", " + y + ")"
+            : "hl.cast(hl.Float(32), hl.atan2(hl.f64(" + x + "), hl.f64(" + y + ")))";
+    break;
   case Op::Erf:
     if (t == DType::Float64)
       throw Inexpressible{"erf of float64 (Halide's erf takes float32 only)"};

@@ -142,6 +142,12 @@ std::string Body::floating(const core::Apply& a, DType t) {
     const std::string x = widen(emit(a.args[0]), t, "f64"), y = widen(emit(a.args[1]), t, "f64");
     return precise(op("math.powf " + x + ", " + y + " : f64"));
   }
+  case Op::Atan2: {
+    const std::string x = widen(emit(a.args[0]), t, "f64"), y = widen(emit(a.args[1]), t, "f64");
+    return precise(op("math.atan2 " + x + ", " + y + " : f64"));
+  }
+  case Op::Erfc: // MLIR 19's math dialect has no erfc: the C library's
+    return precise(op("func.call @erfc(" + widen(emit(a.args[0]), t, "f64") + ") : (f64) -> f64"));
   case Op::Sigmoid: {
     // 1 / (1 + exp(-x)), exp in float64 rounded to float32 (or float64's).
     const std::string neg = unary("arith.negf", in_work(0));
@@ -172,10 +178,12 @@ std::string Body::floating(const core::Apply& a, DType t) {
     break;
   }
   static const std::map<Op, const char*> functions = {
-      {Op::Exp, "math.exp"},   {Op::Log, "math.log"},   {Op::Sin, "math.sin"},
-      {Op::Cos, "math.cos"},   {Op::Tan, "math.tan"},   {Op::Asin, "math.asin"},
-      {Op::Acos, "math.acos"}, {Op::Atan, "math.atan"}, {Op::Sinh, "math.sinh"},
-      {Op::Cosh, "math.cosh"}, {Op::Tanh, "math.tanh"}, {Op::Erf, "math.erf"}};
+      {Op::Exp, "math.exp"},     {Op::Log, "math.log"},     {Op::Sin, "math.sin"},
+      {Op::Cos, "math.cos"},     {Op::Tan, "math.tan"},     {Op::Asin, "math.asin"},
+      {Op::Acos, "math.acos"},   {Op::Atan, "math.atan"},   {Op::Sinh, "math.sinh"},
+      {Op::Cosh, "math.cosh"},   {Op::Tanh, "math.tanh"},   {Op::Erf, "math.erf"},
+      {Op::Expm1, "math.expm1"}, {Op::Log1p, "math.log1p"}, {Op::Cbrt, "math.cbrt"},
+      {Op::Asinh, "math.asinh"}, {Op::Acosh, "math.acosh"}, {Op::Atanh, "math.atanh"}};
   auto f = functions.find(a.op);
   if (f == functions.end())
     throw Inexpressible{"the function " + std::string(core::spelling(a.op))};

@@ -344,6 +344,11 @@ Value StatementWriter::floating(const core::Apply& a, DType t, const Value& xv, 
   case Op::Pow:
     r = "torch.pow(" + x + ", " + y + ")";
     break;
+  case Op::Atan2:
+    r = "torch.atan2(" + x + ", " + y + ")";
+    break;
+  case Op::Cbrt:
+    throw Inexpressible{"cbrt (torch has no cube root; pow(x, 1/3) is NaN below 0)"};
   case Op::NormCdf:
     r = "torch.special.ndtr(" + x + ")";
     break;

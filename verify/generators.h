@@ -57,10 +57,9 @@ rc::Gen<Program> mlir_program();
 /// decomposition, which IREval and the JIT run natively between the
 /// segments they compile (ops/split.h): sort (one or two inputs, every
 /// comparison type), while and if whose regions read values of the
-/// function, reduce with a body of two ops, map, scatter-add, atan2, cbrt,
-/// exponential_minus_one, log_plus_one, remainder of floats, compare
-/// TOTALORDER, power of integers, reduce_precision, bitcast_convert, and a
-/// detour through ui64.
+/// function, reduce with a body of two ops, map, scatter-add, remainder of
+/// floats, next_after, compare TOTALORDER, power of integers,
+/// reduce_precision, bitcast_convert, and a detour through ui64.
 rc::Gen<Program> mlir_graph_program();
 
 } // namespace teval::verify

@@ -224,10 +224,10 @@ private:
   void resize();
 
   // An op without an einstein_v2 decomposition: sort, while, if, reduce
-  // with a body of several ops, map, scatter, atan2 and the other math
-  // functions the Kernel IR lacks, compare TOTALORDER, power of integers,
-  // reduce_precision, bitcast_convert, a detour through ui64. Regions read
-  // values of the function.
+  // with a body of several ops, map, scatter, remainder of floats,
+  // next_after, compare TOTALORDER, power of integers, reduce_precision,
+  // bitcast_convert, a detour through ui64. Regions read values of the
+  // function.
   void native();
 
   static inline const core::Shape kScalar{};

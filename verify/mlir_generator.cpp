@@ -13,7 +13,7 @@ namespace mlir_gen {
 void MlirBuilder::op() {
   if (natives_ && chance(35))
     return native();
-  switch (pick(0, 18)) {
+  switch (pick(0, 19)) {
   case 0:
   case 1: { // x op y, y an earlier value, an argument or a splat constant
     // (power of floats, remainder of integers); or an optimization_barrier
@@ -157,6 +157,7 @@ void MlirBuilder::op() {
   case 14:
     return selection();
   case 15:
+  case 18: // twice as often: StableHLO's and CHLO's many elementwise ops
     return elementwise();
   case 16:
     return contraction();
@@ -287,19 +288,27 @@ void MlirBuilder::elementwise() {
                          "ceil",
                          "sign",
                          "round_nearest_even",
-                         "round_nearest_afz"};
+                         "round_nearest_afz",
+                         "cbrt",
+                         "exponential_minus_one",
+                         "log_plus_one",
+                         "atan2"};
     Val x = operand(float_dtype());
-    return unary(ops[pick(0, 8)], x, x);
+    const std::string op = ops[pick(0, 12)];
+    if (op == "atan2")
+      return binary(op, x, operand(x.dtype, &x.shape));
+    return unary(op, x, x);
   }
   case 1: {
     Val x = operand(float_dtype());
-    if (chance(50))
+    if (chance(40))
       return unary("is_finite", x, Val{"", DType::Bool, x.shape});
     // CHLO's ops with a decomposition, in its printed form `T -> U` or
     // the generic one.
-    const char* ops[] = {"asin", "acos",   "atan",       "sinh",
-                         "cosh", "is_inf", "is_pos_inf", "is_neg_inf"};
-    const std::string op = ops[pick(0, 7)];
+    const char* ops[] = {"asin",       "acos",       "atan",  "sinh",  "cosh",  "is_inf",
+                         "is_pos_inf", "is_neg_inf", "asinh", "acosh", "atanh", "erfc"};
+    // The inverse hyperbolic functions and erfc as often as the others.
+    const std::string op = ops[chance(30) ? pick(8, 11) : pick(0, 7)];
     Val to = op.starts_with("is_") ? Val{"", DType::Bool, x.shape} : x;
     define((pretty ? "chlo." + op + " " + x.name + " : " + type_of(x) + " -> "
                    : "\"chlo." + op + "\"(" + x.name + ") : (" + type_of(x) + ") -> ") +

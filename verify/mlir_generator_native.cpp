@@ -1,10 +1,9 @@
 // The ops of random MLIR functions that have no einstein_v2 decomposition
 // (see mlir_builder.h and generators.h, mlir_graph_program): control flow
 // whose regions read values of the function, sort, map, scatter, reduce
-// with a region of several ops, compare TOTALORDER, the math functions the
-// Kernel IR lacks, the bit views, and values of types kernels lack
-// (ui64). IREval and the JIT run them natively between the segments they
-// compile (ops/split.h).
+// with a region of several ops, compare TOTALORDER, fmod, the bit views,
+// and values of types kernels lack (ui64). IREval and the JIT run them natively between the
+// segments they compile (ops/split.h).
 #include "verify/mlir_builder.h"
 
 namespace teval::verify::mlir_gen {
@@ -128,16 +127,13 @@ void MlirBuilder::native() {
            {x});
     return;
   }
-  case 6: { // the math functions the Kernel IR lacks
+  case 6: { // remainder of floats (C's fmod), or CHLO's next_after
     Val x = operand(float_dtype());
-    const char* ops[] = {"atan2", "cbrt", "exponential_minus_one", "log_plus_one", "remainder"};
-    const std::string op = ops[pick(0, 4)];
-    if (op == "atan2" || op == "remainder")
-      define("stablehlo." + op + " " + x.name + ", " + operand(x.dtype, &x.shape).name + " : " +
-                 type_of(x),
-             {x});
-    else
-      define("stablehlo." + op + " " + x.name + " : " + type_of(x), {x});
+    Val y = operand(x.dtype, &x.shape);
+    define(chance(50) ? "stablehlo.remainder " + x.name + ", " + y.name + " : " + type_of(x)
+                      : "chlo.next_after " + x.name + ", " + y.name + " : " + type_of(x) + ", " +
+                            type_of(x) + " -> " + type_of(x),
+           {x});
     return;
   }
   case 7: { // compare TOTALORDER, or power of integers

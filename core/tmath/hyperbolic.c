@@ -250,3 +250,7 @@ TEVAL_TMATH_ROUNDED(TEVAL_TMATH_FLOAT)
 float teval_powf(float x, float y) {
   return (float)teval_pow((double)x, (double)y);
 }
+
+float teval_atan2f(float y, float x) {
+  return (float)teval_atan2((double)y, (double)x);
+}

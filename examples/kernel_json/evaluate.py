@@ -36,7 +36,8 @@ NUMPY = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32
          "int64": np.int64, "uint8": np.uint8, "float16": np.float16, "float32": np.float32,
          "float64": np.float64, "uint16": np.uint16, "uint32": np.uint32}
 MATH = {"exp", "log", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-        "cosh", "tanh", "erf", "normcdf", "sigmoid", "pow"}
+        "cosh", "tanh", "erf", "normcdf", "sigmoid", "pow", "erfc", "expm1", "log1p", "cbrt",
+        "asinh", "acosh", "atanh", "atan2"}
 
 
 class ProgramError(Exception):
@@ -151,7 +152,12 @@ def math_function(op, x, y, dtype):
                   "asin": lambda: np.arcsin(f(x)), "acos": lambda: np.arccos(f(x)),
                   "atan": lambda: np.arctan(f(x)), "sinh": lambda: np.sinh(f(x)),
                   "cosh": lambda: np.cosh(f(x)), "tanh": lambda: np.tanh(f(x)),
-                  "erf": lambda: f(math.erf(x)), "pow": lambda: np.power(f(x), f(y))}[op]())
+                  "erf": lambda: f(math.erf(x)), "pow": lambda: np.power(f(x), f(y)),
+                  "erfc": lambda: f(math.erfc(x)), "expm1": lambda: np.expm1(f(x)),
+                  "log1p": lambda: np.log1p(f(x)), "cbrt": lambda: np.cbrt(f(x)),
+                  "asinh": lambda: np.arcsinh(f(x)), "acosh": lambda: np.arccosh(f(x)),
+                  "atanh": lambda: np.arctanh(f(x)),
+                  "atan2": lambda: np.arctan2(f(x), f(y))}[op]())
 
 
 def float_op(op, a, b, dtype):

@@ -255,7 +255,7 @@ const std::vector<std::string>& runtime_symbols() {
       "__hexagon_divdi3", "__hexagon_udivdi3", "__hexagon_moddi3", "__hexagon_umoddi3",
       "__hexagon_divdf3", "trunc", "truncf", "floor", "floorf", "ceil", "ceilf",
       "sqrt", "sqrtf", "__hexagon_sqrtf",
-      "teval_pow", "teval_powf", "teval_fmod",
+      "teval_pow", "teval_powf", "teval_atan2", "teval_atan2f", "teval_fmod",
       "teval_rt_round_f16", "teval_rt_round_bf16", "teval_rt_i64_to_f16", "teval_rt_i64_to_bf16",
       "teval_rt_f16_to_float", "teval_rt_float_to_f16",
 #define TEVAL_TMATH_NAME(name) "teval_" #name, "teval_" #name "f",

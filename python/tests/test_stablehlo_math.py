@@ -3,14 +3,17 @@
 each in double-double and rounds once; float32, float16 and bfloat16 take
 the float64 value rounded to float, then to their type. The expected values
 are mpmath's at 300 bits (independent of teval), within the documented
-error; the special values (C99 Annex F for atan2) are exact. Kernels have
-no such operators: ireval and the JIT decline these functions."""
+error; the special values (C99 Annex F for atan2) are exact, on every
+engine (they are the Kernel IR's atan2, cbrt, expm1 and log1p). `teval
+check` bounds them: numpy's results are legal, one far off is not."""
+
+import subprocess
 
 import mpmath
 import numpy as np
 import pytest
 
-from test_stablehlo import ENGINES, assert_bits, lower_reports, rng, run, tensor_type
+from test_stablehlo import ENGINES, assert_bits, rng, run, teval, tensor_type
 
 mpmath.mp.prec = 300
 
@@ -62,9 +65,10 @@ def test_float64_within_the_documented_error(tmp_path, op):
     assert worst <= ALLOWED[op], (op, worst)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("op", sorted(REFERENCE))
-def test_narrow_floats_round_the_float64_value(tmp_path, op, dtype):
+def test_narrow_floats_round_the_float64_value(tmp_path, op, dtype, engine):
     """float32: the float64 value rounded to float; float16: then to half
     (two roundings, as for every float16 math function)."""
     x = operands(3, 200).astype(dtype)
@@ -77,7 +81,7 @@ def test_narrow_floats_round_the_float64_value(tmp_path, op, dtype):
     t = tensor_type(x)
     body = f"  %0 = stablehlo.{op} {', '.join(f'%arg{i}' for i in range(len(inputs)))} : {t}\n" \
            f"  return %0 : {t}"
-    status, got, err = run(tmp_path, body, inputs, t, "interp")
+    status, got, err = run(tmp_path, body, inputs, t, engine)
     assert status == 0, err
     with np.errstate(all="ignore"):
         want = np.array([float(REFERENCE[op](*[mpmath.mpf(float(a[i])) for a in inputs]))
@@ -88,7 +92,8 @@ def test_narrow_floats_round_the_float64_value(tmp_path, op, dtype):
     assert mismatch.sum() == 0, (x[mismatch], inputs[-1][mismatch], got[mismatch], want[mismatch])
 
 
-def test_special_values(tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_special_values(tmp_path, engine):
     inf, nan = np.inf, np.nan
     pi = np.float64(np.pi)
     cases = {
@@ -104,7 +109,7 @@ def test_special_values(tmp_path):
         want = np.array([p[1] for p in pairs])
         t = tensor_type(x)
         status, got, err = run(tmp_path, f"  %0 = stablehlo.{op} %arg0 : {t}\n  return %0 : {t}",
-                               [x], t, "interp")
+                               [x], t, engine)
         assert status == 0, err
         assert_bits(got, want)
     # atan2(y, x), C99 Annex F.9.1.4.
@@ -118,25 +123,45 @@ def test_special_values(tmp_path):
     want = np.array([p[1] for p in pairs])
     t = tensor_type(y)
     status, got, err = run(tmp_path, f"  %0 = stablehlo.atan2 %arg0, %arg1 : {t}\n"
-                           f"  return %0 : {t}", [y, x], t, "interp")
+                           f"  return %0 : {t}", [y, x], t, engine)
     assert status == 0, err
     assert_bits(got, want)
 
 
-@pytest.mark.parametrize("engine", [e for e in ENGINES if e != "interp"])
-def test_kernel_engines_run_them_natively(tmp_path, engine):
-    x = np.array([0.5, 1.5, -0.0, np.inf, -1.0, 1e-30], np.float32)
-    t = tensor_type(x)
-    for op, inputs in [("cbrt", [x]), ("exponential_minus_one", [x]), ("log_plus_one", [x]),
-                       ("atan2", [x, x[::-1].copy()])]:
+def check(tmp_path, inputs, candidate):
+    """`teval check` of the f.mlir run() wrote last: exit status, stdout."""
+    command = [teval(), "check", str(tmp_path / "f.mlir")]
+    for i, a in enumerate(inputs):
+        command += ["-i", f"arg{i}={tmp_path / f'arg{i}.npy'}"]
+    np.save(tmp_path / "candidate.npy", candidate)
+    done = subprocess.run(command + ["--candidate", f"result0={tmp_path / 'candidate.npy'}"],
+                          capture_output=True, text=True)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_check_bounds_them_rigorously(tmp_path, dtype):
+    """numpy's results (another library: glibc's) are legal results; one
+    moved 64 ulps is a mismatch at its index."""
+    r = rng(9)
+    x = (r.standard_normal(64) * 10.0 ** r.uniform(-8, 2, 64)).astype(dtype)
+    y = r.standard_normal(64).astype(dtype)
+    with np.errstate(all="ignore"):
+        cases = {"cbrt": ([x], np.cbrt(x)), "exponential_minus_one": ([x], np.expm1(x)),
+                 "log_plus_one": ([np.abs(x)], np.log1p(np.abs(x))),
+                 "atan2": ([x, y], np.arctan2(x, y))}
+    for op, (inputs, numpy_result) in cases.items():
+        t = tensor_type(inputs[0])
         operands = ", ".join(f"%arg{i}" for i in range(len(inputs)))
-        text = f"  %0 = stablehlo.{op} {operands} : {t}\n  return %0 : {t}"
-        status, want, err = run(tmp_path, text, inputs, t, "interp")
+        status, _, err = run(tmp_path, f"  %0 = stablehlo.{op} {operands} : {t}\n"
+                             f"  return %0 : {t}", inputs, t, "interp")
         assert status == 0, err
-        status, got, err = run(tmp_path, text, inputs, t, engine)
-        assert status == 0, err
-        assert_bits(got, want)
-        assert lower_reports(tmp_path, f"{op} (a math function the Kernel IR has no operator for)")
+        status, out = check(tmp_path, inputs, numpy_result.astype(dtype))
+        assert status == 0 and "result0: " in out and "mismatch" not in out, (op, out)
+        wrong = numpy_result.astype(dtype)
+        wrong[5] = wrong[5] + np.spacing(wrong[5]) * 64
+        status, out = check(tmp_path, inputs, wrong)
+        assert status == 1 and "mismatch" in out and "[5]" in out, (op, out)
 
 
 def test_integer_operands_are_errors(tmp_path):

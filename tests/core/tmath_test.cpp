@@ -84,7 +84,7 @@ TEST(Tmath, FunctionsAreWithinOneUlpOfMpmath) {
   }
 }
 
-TEST(Tmath, PowAndFmodAgreeWithTheReferences) {
+TEST(Tmath, PowAtan2AndFmodAgreeWithTheReferences) {
   size_t exact = 0;
   std::vector<std::vector<double>> p = rows("pow", 3);
   ASSERT_GE(p.size(), 300u);
@@ -95,6 +95,20 @@ TEST(Tmath, PowAndFmodAgreeWithTheReferences) {
     exact += got == r[2];
   }
   EXPECT_GE(exact, p.size() * 97 / 100);
+  exact = 0;
+  std::vector<std::vector<double>> a = rows("atan2", 3);
+  ASSERT_GE(a.size(), 500u);
+  for (const std::vector<double>& r : a) {
+    double got = teval_atan2(r[0], r[1]);
+    EXPECT_LE(ulp_distance(got, r[2]), 1)
+        << std::hexfloat << "atan2(" << r[0] << ", " << r[1] << ") = " << got << ", not " << r[2];
+    exact += got == r[2];
+    // The float32 one is the float64 one, rounded.
+    const float y = static_cast<float>(r[0]), x = static_cast<float>(r[1]);
+    EXPECT_EQ(std::bit_cast<uint32_t>(teval_atan2f(y, x)),
+              std::bit_cast<uint32_t>(static_cast<float>(teval_atan2(y, x))));
+  }
+  EXPECT_GE(exact, a.size() * 97 / 100);
   // fmod is exact: the same bits, the sign of zero included.
   for (const std::vector<double>& r : rows("fmod", 3)) {
     double got = teval_fmod(r[0], r[1]);

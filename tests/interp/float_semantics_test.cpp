@@ -134,13 +134,31 @@ TEST(Semantics, EveryMathFunctionHasItsValue) {
         Case{"cos", 0, 1}, Case{"tan", 0, 0}, Case{"erf", 0, 0}, Case{"normcdf", 0, 0.5},
         Case{"asin", 1, static_cast<double>(std::asin(1.0f))}, Case{"acos", 1, 0},
         Case{"atan", 0, 0}, Case{"sinh", 0, 0}, Case{"cosh", 0, 1}, Case{"rfloor", -1.5, -2},
-        Case{"rceil", -1.5, -1}, Case{"exp", 0, 1}, Case{"abs", -3, 3}}) {
+        Case{"rceil", -1.5, -1}, Case{"exp", 0, 1}, Case{"abs", -3, 3}, Case{"expm1", -0.0, -0.0},
+        Case{"log1p", -1, -INFINITY}, Case{"cbrt", -8, -2}, Case{"asinh", 0, 0},
+        Case{"acosh", 1, 0}, Case{"atanh", -1, -INFINITY}, Case{"erfc", 0, 1},
+        Case{"erfc", -INFINITY, 2}}) {
     SCOPED_TRACE(c.call);
     auto x = tensor(DType::Float32, {1}, {c.x});
     EXPECT_EQ(
         values(out(std::string("output0[N] = input0[N].call(`") + c.call + "`)", {{"input0", x}})),
         (V{c.want}));
   }
+  for (const char* call : {"log1p", "acosh", "atanh"}) { // outside the domain: NaN
+    auto x = tensor(DType::Float32, {1}, {-2});
+    EXPECT_TRUE(std::isnan(values(
+        out(std::string("output0[N] = input0[N].call(`") + call + "`)", {{"input0", x}}))[0]))
+        << call;
+  }
+  // atan2(x, y) is the angle of the point (y = x, x = y), C's atan2(x, y):
+  // pi for (0, -1), -pi for (-0, -1), pi/4 for (1, 1), each rounded to float32.
+  auto y = tensor(DType::Float32, {3}, {0.0, -0.0, 1});
+  auto by = tensor(DType::Float32, {3}, {-1, -1, 1});
+  EXPECT_EQ(values(out("output0[N] = input0[N].call(`atan2`, [input1[N]])",
+                       {{"input0", y}, {"input1", by}})),
+            (V{static_cast<double>(static_cast<float>(M_PI)),
+               static_cast<double>(static_cast<float>(-M_PI)),
+               static_cast<double>(static_cast<float>(M_PI / 4))}));
   auto x = tensor(DType::Float32, {2}, {2, 3});
   EXPECT_EQ(values(out("output0[N] = input0[N].call(`min`, [2.5])", {{"input0", x}})), (V{2, 2.5}));
   EXPECT_EQ(values(out("output0[N] = input0[N].call(`max`, [2.5])", {{"input0", x}})), (V{2.5, 3}));

@@ -115,3 +115,33 @@ for _ in range(400):
     r = Fraction(abs(x)) % Fraction(abs(y))
     fmod_rows.append((x, y, math.copysign(float(r), x)))
 write("fmod", fmod_rows)
+
+# The functions the Kernel IR gained later (expm1, log1p, cbrt and the
+# inverse hyperbolic ones; atan2 as (y, x, atan2(y, x))), drawn after the
+# others so that their files stay as they were.
+MORE_FUNCTIONS = {
+    "expm1": (mp.expm1, uniform(300, -40, 709.7) + uniform(200, -1, 1) + magnitudes(200, -300, 0)),
+    "log1p": (mp.log1p, uniform(200, -0.999, 2) + magnitudes(200, -300, 0) +
+              magnitudes(200, 0, 300, False)),
+    "cbrt": (lambda v: mp.sign(v) * mp.cbrt(abs(v)),  # the real root (mpmath's is complex below 0)
+             magnitudes(300, -300, 300) + [bits() for _ in range(200)]),
+    "asinh": (mp.asinh, uniform(200, -5, 5) + magnitudes(300, -300, 300)),
+    "acosh": (mp.acosh, [1 + d for d in magnitudes(200, -15, 0, False)] +
+              magnitudes(300, 0, 300, False)),
+    "atanh": (mp.atanh, uniform(300, -0.999, 0.999) + magnitudes(200, -300, -0.01)),
+}
+for name, (f, points) in MORE_FUNCTIONS.items():
+    rows = []
+    for x in points:
+        with np.errstate(over="ignore"):
+            x32 = float(np.float32(x))
+        rows.append((x, float(f(mp.mpf(x))), x32, float32_reference(f, x32)))
+    write(name, rows)
+
+atan2_rows = []
+for _ in range(600):
+    y, x = magnitudes(2, -30, 30)
+    if rng.random() < 0.2:
+        y, x = bits(), bits()
+    atan2_rows.append((y, x, float(mp.atan2(mp.mpf(y), mp.mpf(x)))))
+write("atan2", atan2_rows)
