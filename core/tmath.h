@@ -17,7 +17,8 @@ extern "C" {
    rounded to float; teval_expf gives the same bits by a faster way
    (exp_log.c), checked on every float by `scripts/dev exhaustive-math`. */
 #define TEVAL_TMATH_ROUNDED(F)                                                                     \
-  F(log) F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt) \
+  F(log)                                                                                           \
+  F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt)      \
       F(expm1) F(log1p) F(cbrt) F(asinh) F(acosh) F(atanh)
 
 #define TEVAL_TMATH_DECLARE(name)                                                                  \
@@ -36,6 +37,13 @@ double teval_fmod(double x, double y);
    hyperbolic functions are in TEVAL_TMATH_ROUNDED. */
 double teval_atan2(double y, double x);
 float teval_atan2f(float y, float x);
+/* The inverse of erf on [-1, 1] (CHLO's erf_inv; ±inf at ±1, NaN beyond),
+   within an ulp; only the interpreter's native references call it. */
+double teval_erf_inv(double x);
+/* log |Gamma(x)| (CHLO's lgamma; +inf at 0, the negative integers and
+   ±inf), in double-double where it cancels; host only (gamma.c), for the
+   interpreter's native references. */
+double teval_lgamma(double x);
 
 /* The constants of teval_expf's fast path (exp_log.c), for code generators
    that emit the same operations on vectors (jit/vector_math.cpp): x times

@@ -448,6 +448,8 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::BitcastConvert:
   case GraphOp::ReducePrecision:
   case GraphOp::Cholesky:
+  case GraphOp::ErfInv:
+  case GraphOp::Lgamma:
   case GraphOp::NextAfter:
   case GraphOp::Real:
   case GraphOp::Imag:
@@ -473,6 +475,8 @@ void Decomposer::node(const GraphNode& n) {
                            : n.op == GraphOp::NextAfter ? " (a step through the type's bits)"
                            : n.op == GraphOp::Cholesky
                                ? " (a factorization checked as it runs, not decomposed yet)"
+                           : n.op == GraphOp::ErfInv || n.op == GraphOp::Lgamma
+                               ? " (a math function the Kernel IR has no operator for)"
                                : "") +
                           " has no einstein_v2 decomposition; --engine interp evaluates the "
                           "function with the ops' native references");
@@ -494,7 +498,7 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::Imag && op != GraphOp::Complex && op != GraphOp::Fft &&
          op != GraphOp::UniformQuantize && op != GraphOp::UniformDequantize &&
          op != GraphOp::Repeat && op != GraphOp::NonZero && op != GraphOp::NextAfter &&
-         op != GraphOp::Cholesky;
+         op != GraphOp::Cholesky && op != GraphOp::ErfInv && op != GraphOp::Lgamma;
 }
 
 } // namespace teval::ops

@@ -268,6 +268,15 @@ void Evaluator::node(const GraphNode& n) {
     return set(0, unary(Op::Atanh));
   case GraphOp::Erfc:
     return set(0, unary(Op::Erfc));
+  case GraphOp::ErfInv: // the float64 function; float32's that rounded, then to the type
+  case GraphOp::Lgamma: {
+    const DType t = result_type(0).dtype;
+    double (*f)(double) = n.op == GraphOp::ErfInv ? teval_erf_inv : teval_lgamma;
+    return set(0, map([&](const Scalar& x, int64_t) {
+                 const double r = f(x.f);
+                 return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));
+               }));
+  }
   case GraphOp::NextAfter:
     return set(0, next_after());
   case GraphOp::IsInf:

@@ -127,8 +127,12 @@ void MlirBuilder::native() {
            {x});
     return;
   }
-  case 6: { // remainder of floats (C's fmod), or CHLO's next_after
+  case 6: { // remainder of floats (C's fmod), CHLO's next_after or erf_inv
     Val x = operand(float_dtype());
+    if (chance(30)) {
+      define("chlo.erf_inv " + x.name + " : " + type_of(x) + " -> " + type_of(x), {x});
+      return;
+    }
     Val y = operand(x.dtype, &x.shape);
     define(chance(50) ? "stablehlo.remainder " + x.name + ", " + y.name + " : " + type_of(x)
                       : "chlo.next_after " + x.name + ", " + y.name + " : " + type_of(x) + ", " +

@@ -238,6 +238,59 @@ double teval_erfc(double x) {
   return r.hi + r.lo;
 }
 
+/* --- erf_inv ------------------------------------------------------------- */
+
+/* The y with erf(y) = x, by Halley's iteration on a double-double
+   residual: erf(y) - |x| below |x| = 0.5 (y < 0.477, from the series), and
+   erfc(y) - (1 - |x|) above, where 1 - |x| is exact and erfc is accurate
+   relative to itself, so that the root is found to well under an ulp. */
+double teval_erf_inv(double x) {
+  if (is_nan(x))
+    return x + x;
+  const double a = abs_of(x);
+  if (a > 1)
+    return quiet_nan();
+  if (a == 1)
+    return with_sign_of(x, INF);
+  if (a == 0)
+    return x;
+  const int tail = a >= 0.5;
+  const double r = 1 - a; /* exact for a >= 0.5 */
+  double y;
+  if (!tail) {
+    const double sqrt_pi = PI.hi * INV_SQRTPI.hi;
+    y = sqrt_pi / 2 * a * (1 + PI.hi / 12 * a * a); /* the series' first two terms */
+  } else {
+    const double t = teval_sqrt(-teval_log(r));
+    const double s =
+        -teval_log(r) - teval_log(t / INV_SQRTPI.hi); /* erfc(y) ~ e^-y^2/(y sqrt(pi)) */
+    y = teval_sqrt(s > 0.2 ? s : 0.2);
+  }
+  for (int i = 0; i < 12; ++i) {
+    dd residual;
+    if (tail) {
+      dd c;
+      if (y <= 0.5) {
+        c = dd_add(dd_of(1), dd_neg(erf_series(y)));
+      } else {
+        int k; /* set by erfc_parts before pow2 reads it */
+        c = erfc_parts(y, &k);
+        c = dd_scale(c, pow2(k));
+      }
+      residual = dd_neg(dd_add(c, dd_of(-r))); /* r - erfc(y): erfc falls as erf rises */
+    } else {
+      residual = dd_add(erf_series(y), dd_of(-a));
+    }
+    const double slope = TWO_OVER_SQRTPI.hi * teval_exp(-y * y);
+    const double u = (residual.hi + residual.lo) / slope;
+    const double step = u / (1 + y * u);
+    y -= step;
+    if (abs_of(step) <= 0x1p-60 * y)
+      break;
+  }
+  return with_sign_of(x, y);
+}
+
 /* --- float32: the float64 function, rounded ----------------------------- */
 
 #define TEVAL_TMATH_FLOAT(name)                                                                    \

@@ -176,7 +176,9 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::Asinh:
   case GraphOp::Acosh:
   case GraphOp::Atanh:
-  case GraphOp::Erfc: {
+  case GraphOp::Erfc:
+  case GraphOp::ErfInv:
+  case GraphOp::Lgamma: {
     arity(site, 1);
     // The spec defines these on floats only; the others on complex values
     // too (of CHLO's, tan, sinh and cosh; its inverse functions of complex
