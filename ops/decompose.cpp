@@ -352,6 +352,17 @@ void Decomposer::node(const GraphNode& n) {
     return logic(n.op);
   case GraphOp::DotGeneral:
   case GraphOp::Dot:
+    if (n.attrs.count("accumulation_type") && core::is_float(type(n.operands[0]).dtype)) {
+      const std::string operand = core::mlir_element(type(n.operands[0]).dtype);
+      if (n.string_attr("lhs_precision_type") != operand ||
+          n.string_attr("rhs_precision_type") != operand ||
+          n.string_attr("accumulation_type") != core::mlir_element(result_type().dtype))
+        throw core::Error(core::ErrorKind::Unsupported, n.span,
+                          "dot_general with an algorithm (its operands rounded to its precision "
+                          "types, its sums in its accumulation type) has no einstein_v2 "
+                          "decomposition; --engine interp evaluates the function with the ops' "
+                          "native references");
+    }
     return emit(detail::dot_general_statement(n, type(n.operands[0]), names_.at(n.operands[0]),
                                               type(n.operands[1]), names_.at(n.operands[1]),
                                               result_type(), result()));

@@ -3,11 +3,14 @@
 
 #include "ops/text.h"
 
+#include "core/error.h"
 #include "core/interrupt.h"
 #include "core/kernel.h"
 #include "core/scalar_ops.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 namespace teval::ops::detail {
 
@@ -54,10 +57,55 @@ Layout layout(const GraphNode& n, size_t lhs_rank, size_t rhs_rank) {
   return l;
 }
 
+// The float dtype MLIR spells \p name (f32, bf16, f8E5M2, ...).
+DType float_named(const std::string& name) {
+  for (DType t : core::kAllDTypes)
+    if (core::is_float(t) && core::mlir_element(t) == name)
+      return t;
+  TEVAL_UNREACHABLE("an algorithm's precision type the parser did not check");
+}
+
+// \p x, each element rounded to nearest even in \p precision (tf32: 10
+// mantissa bits in float32's exponent range), as a tensor of \p to.
+core::Tensor rounded(const core::Tensor& x, const std::string& precision, DType to) {
+  core::Tensor out(to, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double v = x.get(i).f;
+    double r = 0;
+    if (precision == "tf32") {
+      uint64_t bits = 0;
+      std::memcpy(&bits, &v, sizeof bits);
+      const uint64_t drop = 52 - 10, last = uint64_t{1} << drop;
+      if (!std::isnan(v)) // ties to even at the tenth mantissa bit; a carry raises the exponent
+        bits = (bits + (last >> 1) - 1 + ((bits >> drop) & 1)) & ~(last - 1);
+      std::memcpy(&r, &bits, sizeof r);
+      r = static_cast<float>(r); // float32's range: overflow to infinity
+    } else {
+      r = core::Scalar::of_float(float_named(precision), v).f;
+    }
+    out.set(i, core::Scalar::of_float(to, r));
+  }
+  return out;
+}
+
 } // namespace
 
 core::Tensor dot_general(const GraphNode& n, const core::Tensor& lhs, const core::Tensor& rhs,
                          const core::ValueType& result) {
+  if (n.attrs.count("accumulation_type") && core::is_float(lhs.dtype())) {
+    // An algorithm: the operands rounded to their precision types, products
+    // and sums in the accumulation type, the sum converted to the result's.
+    const DType acc = float_named(n.string_attr("accumulation_type"));
+    core::GraphNode plain = n;
+    plain.attrs.erase("accumulation_type");
+    const core::Tensor sum =
+        dot_general(plain, rounded(lhs, n.string_attr("lhs_precision_type"), acc),
+                    rounded(rhs, n.string_attr("rhs_precision_type"), acc), {acc, result.shape});
+    core::Tensor out(result.dtype, result.shape);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      out.set(i, core::cast(sum.get(i), result.dtype));
+    return out;
+  }
   const Layout l = layout(n, lhs.shape().size(), rhs.shape().size());
   const DType t = result.dtype;
   Shape contract;

@@ -58,7 +58,8 @@ rc::Gen<Program> mlir_program();
 /// segments they compile (ops/split.h): sort (one or two inputs, every
 /// comparison type), while and if whose regions read values of the
 /// function, reduce with a body of two ops, map, scatter-add, remainder of
-/// floats, next_after, erf_inv, compare TOTALORDER, power of integers,
+/// floats, next_after, erf_inv, dot_general with a tf32, bf16, f16 or f32
+/// algorithm, compare TOTALORDER, power of integers,
 /// reduce_precision, bitcast_convert, and a detour through ui64.
 rc::Gen<Program> mlir_graph_program();
 

@@ -19,7 +19,7 @@ std::string line(const std::string& name, const std::string& op, const std::stri
 } // namespace
 
 void MlirBuilder::native() {
-  switch (pick(0, 9)) {
+  switch (pick(0, 10)) {
   case 0: { // sort of one or two inputs along a dimension, stable or not
     Val keys = operand(number_dtype(), nullptr, 1);
     std::vector<Val> in = {keys};
@@ -168,6 +168,23 @@ void MlirBuilder::native() {
                                            : DType::Int16;
     define("stablehlo.bitcast_convert " + x.name + " : (" + type_of(x) + ") -> " + type_of(to),
            {to});
+    return;
+  }
+  case 9: { // dot_general of a matrix and a vector with a one-component algorithm
+    const DType t = float_dtype();
+    const core::Shape matrix{pick(1, 3), pick(0, 3)}, vector{matrix[1]};
+    Val lhs = operand(t, &matrix);
+    Val rhs = operand(t, &vector);
+    const char* precisions[] = {"tf32", "bf16", "f16", "f32"};
+    const std::string p = precisions[pick(0, 3)];
+    const std::string acc = chance(50) ? "f32" : element(t);
+    define("stablehlo.dot_general " + lhs.name + ", " + rhs.name +
+               ", contracting_dims = [1] x [0], algorithm = <lhs_precision_type = " + p +
+               ", rhs_precision_type = " + p + ", accumulation_type = " + acc +
+               ", lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = "
+               "1, allow_imprecise_accumulation = false> : (" +
+               type_of(lhs) + ", " + type_of(rhs) + ") -> " + type_of(t, {matrix[0]}),
+           {Val{"", t, {matrix[0]}}});
     return;
   }
   default: { // a value of a type kernels lack: through ui64 and back

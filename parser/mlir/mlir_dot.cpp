@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace teval::parser::mlir_detail {
 
@@ -121,6 +122,89 @@ DotNumbers numbers_of_text(const ast::Expr& e, const std::string& written) {
   return n;
 }
 
+// The specification's DotAlgorithm (`algorithm = <lhs_precision_type = tf32,
+// ...>`, or `#stablehlo.dot_algorithm<...>`), checked (C21)-(C24) and
+// recorded on \p node: of float operands, the precision types each operand
+// is rounded to and the type products and sums are computed in; algorithms
+// of several components are the implementation's own (not read).
+void read_algorithm(const OpSite& site, const ast::Expr& e, const char* op, core::GraphNode& node) {
+  const std::string written = text(e);
+  const size_t open = written.find('<'), close = written.rfind('>');
+  auto fail = [&](const std::string& why) {
+    return Error(ErrorKind::Type, e.span, std::string(op) + "'s algorithm: " + why);
+  };
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    throw fail("write it <lhs_precision_type = T, rhs_precision_type = T, accumulation_type = "
+               "T, lhs_component_count = N, rhs_component_count = N, num_primitive_operations = "
+               "N, allow_imprecise_accumulation = B>");
+  std::map<std::string, std::string> fields;
+  const std::string body = written.substr(open + 1, close - open - 1);
+  for (size_t at = 0; at <= body.size();) {
+    size_t comma = std::min(body.find(',', at), body.size());
+    std::string item = body.substr(at, comma - at);
+    at = comma + 1;
+    const size_t eq = item.find('=');
+    auto trim = [](std::string s) {
+      s.erase(0, s.find_first_not_of(" \t\n"));
+      s.erase(s.find_last_not_of(" \t\n") + 1);
+      return s;
+    };
+    if (trim(item).empty())
+      continue;
+    if (eq == std::string::npos)
+      throw fail("`" + trim(item) + "` is not `field = value`");
+    fields[trim(item.substr(0, eq))] = trim(item.substr(eq + 1));
+  }
+  static const char* const kFields[] = {"lhs_precision_type",          "rhs_precision_type",
+                                        "accumulation_type",           "lhs_component_count",
+                                        "rhs_component_count",         "num_primitive_operations",
+                                        "allow_imprecise_accumulation"};
+  for (const auto& [key, value] : fields)
+    if (std::none_of(std::begin(kFields), std::end(kFields),
+                     [&](const char* f) { return key == f; }))
+      throw fail("`" + key + "` is not one of its fields");
+  for (const char* f : kFields)
+    if (!fields.count(f))
+      throw fail(std::string("`") + f + "` is not given");
+  // (C21): with an algorithm, the precision config is DEFAULT.
+  for (const char* name : {"precision", "precision_config"})
+    if (const ast::Expr* p = find(site, name, false))
+      if (text(*p).find("HIGH") != std::string::npos)
+        throw Error(ErrorKind::Type, p->span,
+                    std::string(op) + " with an algorithm takes precision DEFAULT (C21)");
+  for (const auto& [count, c] :
+       {std::pair{"lhs_component_count", "C22"}, std::pair{"rhs_component_count", "C23"},
+        std::pair{"num_primitive_operations", "C24"}}) {
+    const std::string& v = fields[count];
+    if (v.empty() || !std::all_of(v.begin(), v.end(), [](char ch) { return std::isdigit(ch); }) ||
+        v.size() > 9 || std::stoll(v) <= 0)
+      throw fail(std::string(count) + " is " + v + "; it must be above 0 (" + c + ")");
+  }
+  if (fields["lhs_component_count"] != "1" || fields["rhs_component_count"] != "1" ||
+      fields["num_primitive_operations"] != "1")
+    throw Error(ErrorKind::Unsupported, e.span,
+                std::string(op) +
+                    "'s algorithm splits its operands into several components: how is the "
+                    "implementation's own (bf16_3x, tf32_3x, ...), not read");
+  const std::string& imprecise = fields["allow_imprecise_accumulation"];
+  if (imprecise != "true" && imprecise != "false")
+    throw fail("allow_imprecise_accumulation is " + imprecise + ", not true or false");
+  for (const char* f : {"lhs_precision_type", "rhs_precision_type", "accumulation_type"}) {
+    const std::string& v = fields[f];
+    std::optional<DType> t = element_type(v);
+    const bool accumulation = std::string(f) == "accumulation_type";
+    if (v == "tf32" && !accumulation) {
+      node.attrs[f] = v;
+      continue;
+    }
+    if (!t || !core::is_float(*t) || core::is_complex(*t) ||
+        (accumulation && !core::kernel_dtype(*t)))
+      throw fail(std::string(f) + " is " + v + "; teval reads " +
+                 (accumulation ? "f16, bf16, f32 and f64" : "tf32 and the float types"));
+    node.attrs[f] = v;
+  }
+}
+
 DotNumbers numbers_of(const OpSite& site) {
   DotNumbers n;
   if (find(site, "contracting_dims", false) || find(site, "batching_dims", false)) {
@@ -170,14 +254,17 @@ ValueType dot_meaning(const OpSite& site, const ValueType& lhs, const ValueType&
                       core::GraphNode& node) {
   const bool general = site.op == core::GraphOp::DotGeneral;
   const char* op = general ? "dot_general" : "dot";
-  if (const ast::Expr* e = find(site, "algorithm", false))
-    throw Error(ErrorKind::Unsupported, e->span,
-                std::string(op) +
-                    "'s algorithm is not read: teval computes in the element types, the sum as "
-                    "docs/SEMANTICS.md says");
+  if (const ast::Expr* e = find(site, "algorithm", false)) {
+    if (!general)
+      throw Error(ErrorKind::Type, e->span, "dot has no algorithm; dot_general has");
+    if (lhs.quant || rhs.quant)
+      throw Error(ErrorKind::Unsupported, e->span,
+                  "dot_general of quantized operands with an algorithm is not read");
+    read_algorithm(site, *e, op, node);
+  }
   if (general)
     only(site, {"dot_dimension_numbers", "precision_config", "batching_dims", "contracting_dims",
-                "precision"});
+                "precision", "algorithm"});
   else
     only(site, {"precision_config", "precision"});
   if (lhs.dtype != rhs.dtype)

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from test_stablehlo import ENGINES, assert_bits, rng, run, tensor_type
+from test_stablehlo import ENGINES, assert_bits, lower_reports, rng, run, tensor_type
 
 
 def dot_reference(lhs, rhs, lb, rb, lc, rc, dtype):
@@ -183,15 +183,15 @@ def test_the_sum_is_sequential_in_the_result_type(tmp_path):
     ('"stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<'
      "lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, algorithm = "
      "#stablehlo.dot_algorithm<lhs_precision_type = tf32, rhs_precision_type = tf32, "
-     "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
-     "num_primitive_operations = 1, allow_imprecise_accumulation = false>} : "
-     "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<3x3xf32>", "algorithm is not read"),
+     "accumulation_type = f32, lhs_component_count = 3, rhs_component_count = 3, "
+     "num_primitive_operations = 6, allow_imprecise_accumulation = false>} : "
+     "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x4xf32>", "several components"),
     # The pretty form's bare `<...>` reads as an attribute too.
     ("stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0], precision = [DEFAULT, "
      "DEFAULT], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, "
-     "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
-     "num_primitive_operations = 1, allow_imprecise_accumulation = false> : "
-     "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<3x3xf32>", "algorithm is not read"),
+     "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 2, "
+     "num_primitive_operations = 2, allow_imprecise_accumulation = false> : "
+     "(tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x4xf32>", "several components"),
 ])
 def test_errors_are_located(tmp_path, op, message):
     x = np.zeros((4, 3), np.float32)
@@ -237,3 +237,89 @@ def test_i1_operands_are_not_read_yet(tmp_path):
     status, got, err = run(tmp_path, body, [p, p], "tensor<3x3xi1>", "interp")
     assert status == 1 and got is None
     assert "f.mlir:2:" in err and "i1 values is not read" in err, err
+
+
+def tf32(x):
+    """Each float32 rounded to nearest even at the tenth mantissa bit
+    (float32's exponent range), by integer arithmetic on the bits."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    last = np.uint64(1 << 13)
+    bits = (bits + (last >> np.uint64(1)) - np.uint64(1) + ((bits >> np.uint64(13)) & np.uint64(1)))
+    return (bits & ~(last - np.uint64(1))).astype(np.uint32).view(np.float32)
+
+
+def algorithm(lhs_type, rhs_type, acc, counts=(1, 1, 1), imprecise="false"):
+    return (f"algorithm = <lhs_precision_type = {lhs_type}, rhs_precision_type = {rhs_type}, "
+            f"accumulation_type = {acc}, lhs_component_count = {counts[0]}, "
+            f"rhs_component_count = {counts[1]}, num_primitive_operations = {counts[2]}, "
+            f"allow_imprecise_accumulation = {imprecise}>")
+
+
+def algorithm_body(lhs, rhs, out, attribute, precision="DEFAULT"):
+    return (f"  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], "
+            f"precision = [{precision}, {precision}], {attribute} : "
+            f"({tensor_type(lhs)}, {tensor_type(rhs)}) -> {out}\n  return %0 : {out}")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_algorithm_rounds_the_operands_and_accumulates_in_its_type(tmp_path, engine):
+    """The specification's DotAlgorithm of one component: each operand
+    rounded to its precision type (tf32: float32 with 10 mantissa bits;
+    bf16), products and sums in the accumulation type, the sum converted to
+    the result's (docs/SEMANTICS.md, "StableHLO's contractions")."""
+    r = rng(70)
+    lhs = r.standard_normal((3, 5)).astype(np.float32)
+    rhs = r.standard_normal((5, 4)).astype(np.float32)
+    out = tensor_type(np.zeros((3, 4), np.float32))
+    # tf32 both sides, sums in float32
+    status, got, err = run(tmp_path, algorithm_body(lhs, rhs, out, algorithm("tf32", "tf32", "f32")),
+                           [lhs, rhs], out, engine)
+    assert status == 0, err
+    assert_bits(got, dot_reference(tf32(lhs), tf32(rhs), [], [], [1], [0], np.float32))
+    # float64 operands rounded to float32, sums in float32, the result float64
+    l64, r64 = lhs.astype(np.float64) / 3, rhs.astype(np.float64) / 7
+    out64 = tensor_type(np.zeros((3, 4), np.float64))
+    status, got, err = run(tmp_path, algorithm_body(l64, r64, out64,
+                                                    algorithm("f32", "f32", "f32")),
+                           [l64, r64], out64, engine)
+    assert status == 0, err
+    want = dot_reference(l64.astype(np.float32), r64.astype(np.float32), [], [], [1], [0],
+                         np.float32).astype(np.float64)
+    assert_bits(got, want)
+    # integers: the precision types round floats; integer sums are exact
+    li = r.integers(-50, 50, (3, 5)).astype(np.int32)
+    ri = r.integers(-50, 50, (5, 4)).astype(np.int32)
+    outi = tensor_type(np.zeros((3, 4), np.int32))
+    status, got, err = run(tmp_path, algorithm_body(li, ri, outi,
+                                                    algorithm("tf32", "tf32", "f32")),
+                           [li, ri], outi, engine)
+    assert status == 0, err
+    assert_bits(got, dot_reference(li, ri, [], [], [1], [0], np.int32))
+
+
+@pytest.mark.parametrize("attribute,precision,message", [
+    (algorithm("bf16", "bf16", "f32", (3, 3, 6)), "DEFAULT", "several components"),
+    (algorithm("tf32", "tf32", "f32", (0, 1, 1)), "DEFAULT", "lhs_component_count is 0; it must "
+     "be above 0 (C22)"),
+    (algorithm("tf32", "tf32", "f32"), "HIGHEST", "takes precision DEFAULT (C21)"),
+    (algorithm("tf32", "tf32", "f8E5M2"), "DEFAULT", "accumulation_type is f8E5M2"),
+    (algorithm("i8", "tf32", "f32"), "DEFAULT", "lhs_precision_type is i8"),
+    ("algorithm = <lhs_precision_type = tf32>", "DEFAULT", "`rhs_precision_type` is not given"),
+])
+def test_algorithm_errors(tmp_path, attribute, precision, message):
+    x = np.ones((2, 2), np.float32)
+    out = tensor_type(x)
+    status, _, err = run(tmp_path, algorithm_body(x, x, out, attribute, precision), [x, x], out,
+                         "interp")
+    assert status == 1 and message in err and "f.mlir:2:" in err, err
+
+
+def test_a_trivial_algorithm_decomposes(tmp_path):
+    # f32 operands rounded to f32, summed in f32: the plain dot_general.
+    x = np.ones((2, 2), np.float32)
+    out = tensor_type(x)
+    run(tmp_path, algorithm_body(x, x, out, algorithm("f32", "f32", "f32")), [x, x], out, "interp")
+    assert not lower_reports(tmp_path, "has no einstein_v2 decomposition")
+    run(tmp_path, algorithm_body(x, x, out, algorithm("tf32", "tf32", "f32")), [x, x], out,
+        "interp")
+    assert lower_reports(tmp_path, "dot_general with an algorithm")
