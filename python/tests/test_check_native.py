@@ -108,3 +108,34 @@ def test_the_python_module_checks_them_too():
     off[1] = np.nextafter(off[1], np.float32(0))
     assert v and not tv.check(LOOP, {"arg0": x}, {"result0": off})["result0"]
     assert tv.check(LOOP, {"arg0": x}, {"result0": off}, ulp=1)["result0"]
+
+
+def test_a_function_past_the_statement_limit_is_checked_and_run_on_every_engine(tmp_path):
+    """20,000 ops: its decomposition would pass the Kernel IR's 10^4
+    statements, so teval check judges against the native references, and
+    ireval and the JIT run it in segments within the limit (docs/SEMANTICS.md,
+    "Engines on graphs"). Expected: x + 19999 * x + ... summed in numpy's
+    float32, op by op."""
+    ops = "".join(f"  %v{i} = stablehlo.add %v{i - 1}, %a : tensor<4xf32>\n"
+                  for i in range(1, 20000))
+    src = tmp_path / "long.mlir"
+    src.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "  %v0 = stablehlo.negate %a : tensor<4xf32>\n" + ops +
+                   "  return %v19999 : tensor<4xf32>\n}\n")
+    x = np.array([0.5, -1.25, 3.0, 1e-3], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    want = -x
+    for _ in range(19999):
+        want = (want + x).astype(np.float32)
+    for engine in ["ireval", "jit"]:
+        done = subprocess.run([teval(), "run", str(src), "--engine", engine, "-i",
+                               f"arg0={tmp_path / 'x.npy'}", "-o", str(tmp_path / engine)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert np.array_equal(np.load(tmp_path / engine / "result0.npy"), want)
+    np.save(tmp_path / "want.npy", want)
+    done = subprocess.run([teval(), "check", str(src), "-i", f"arg0={tmp_path / 'x.npy'}",
+                           "--candidate", f"result0={tmp_path / 'want.npy'}"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "result0: exact" in done.stdout, done.stdout + done.stderr
+    assert "passes teval's limit" in done.stderr

@@ -426,17 +426,19 @@ std::string values_json(const core::Graph& g, const std::vector<std::string>& fi
   return s + "\n]}\n";
 }
 
-// Why \p g has no decomposition as a whole (an op without one), or
-// nothing: the decomposition is then in \p sources.
-std::optional<core::Error> no_decomposition(const core::Graph& g, Sources& sources) {
+// The kernel of \p g's decomposition as a whole, its constants added to
+// \p given; nothing when \p g has none (an op without one, or past the
+// Kernel IR's limit), \p why then saying why.
+std::optional<core::Kernel> whole_decomposition(const core::Graph& g, Sources& sources,
+                                                std::map<std::string, core::Tensor>& given,
+                                                std::optional<core::Error>& why) {
   try {
-    std::map<std::string, core::Tensor> constants;
-    decomposition_kernel(g, sources, constants);
-    return std::nullopt;
+    return decomposition_kernel(g, sources, given);
   } catch (const core::Error& e) {
     if (e.kind() != core::ErrorKind::Unsupported && e.kind() != core::ErrorKind::Limit)
       throw;
-    return e;
+    why = e;
+    return std::nullopt;
   }
 }
 
@@ -486,19 +488,19 @@ int run_mlir(const Options& o) {
   std::vector<core::Tensor> outputs;
   if (o.engine == "interp" && !o.exact) {
     evaluate_within(o, *sources.file, [&] { outputs = ops::evaluate(g, inputs); });
-  } else if (std::optional<core::Error> unsupported = no_decomposition(g, sources); !unsupported) {
+  } else {
     std::map<std::string, core::Tensor> all;
     for (size_t i = 0; i < inputs.size(); ++i)
       all.emplace(core::graph_input_name(i), inputs[i]);
-    core::Kernel kernel = decomposition_kernel(g, sources, all);
-    std::vector<core::Tensor> kernel_inputs = interp::make_inputs(kernel, all, o.seed);
-    evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, kernel, kernel_inputs); });
-  } else {
-    // The ops without a decomposition natively, the segments between them
-    // on the engine (ops/split.h); --exact has no such mix.
-    if (o.exact)
-      throw *unsupported;
-    evaluate_within(o, *sources.file, [&] { outputs = evaluate_split(o, g, sources, inputs); });
+    std::optional<core::Error> why;
+    if (std::optional<core::Kernel> kernel = whole_decomposition(g, sources, all, why)) {
+      std::vector<core::Tensor> kernel_inputs = interp::make_inputs(*kernel, all, o.seed);
+      evaluate_within(o, *sources.file, [&] { outputs = evaluate(o, *kernel, kernel_inputs); });
+    } else if (o.exact) { // exact evaluation needs the function as one kernel
+      throw *why;
+    } else { // the ops without a decomposition natively, the segments between them compiled
+      evaluate_within(o, *sources.file, [&] { outputs = evaluate_split(o, g, sources, inputs); });
+    }
   }
   core::OutputSet files;
   std::deque<core::Tensor> widened;
@@ -629,7 +631,7 @@ LoadedProgram load_program(const std::vector<std::string>& args, const std::stri
     try {
       p.kernel = decomposition_kernel(g, sources, given);
     } catch (const core::Error& e) {
-      if (e.kind() != core::ErrorKind::Unsupported)
+      if (e.kind() != core::ErrorKind::Unsupported && e.kind() != core::ErrorKind::Limit)
         throw;
       // No kernel: the native references are the function's meaning.
       p.native_reason = e.message();
