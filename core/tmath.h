@@ -44,6 +44,10 @@ double teval_erf_inv(double x);
    ±inf), in double-double where it cancels; host only (gamma.c), for the
    interpreter's native references. */
 double teval_lgamma(double x);
+/* The logarithmic derivative of Gamma (CHLO's digamma); -inf at +0, +inf
+   at -0 and +inf, NaN at the negative integers and -inf; host only
+   (gamma.c). */
+double teval_digamma(double x);
 
 /* The constants of teval_expf's fast path (exp_log.c), for code generators
    that emit the same operations on vectors (jit/vector_math.cpp): x times

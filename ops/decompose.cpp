@@ -461,6 +461,7 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::Cholesky:
   case GraphOp::ErfInv:
   case GraphOp::Lgamma:
+  case GraphOp::Digamma:
   case GraphOp::NextAfter:
   case GraphOp::Real:
   case GraphOp::Imag:
@@ -470,27 +471,27 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::UniformDequantize:
   case GraphOp::Repeat:
   case GraphOp::NonZero:
-    throw core::Error(core::ErrorKind::Unsupported, n.span,
-                      std::string(core::graph_op_name(n.op)) +
-                          (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
-                               ? " (control flow)"
-                           : n.op == GraphOp::Sort    ? " (its comparator is a region)"
-                           : n.op == GraphOp::Map     ? " (its computation is a region)"
-                           : n.op == GraphOp::Scatter ? " (its update computation is a region)"
-                           : n.op == GraphOp::SelectAndScatter
-                               ? " (its select and scatter functions are regions)"
-                           : n.op == GraphOp::BitcastConvert || n.op == GraphOp::ReducePrecision
-                               ? " (a view of the elements' bits)"
-                           : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
-                               ? " (its result's shape depends on values)"
-                           : n.op == GraphOp::NextAfter ? " (a step through the type's bits)"
-                           : n.op == GraphOp::Cholesky
-                               ? " (a factorization checked as it runs, not decomposed yet)"
-                           : n.op == GraphOp::ErfInv || n.op == GraphOp::Lgamma
-                               ? " (a math function the Kernel IR has no operator for)"
-                               : "") +
-                          " has no einstein_v2 decomposition; --engine interp evaluates the "
-                          "function with the ops' native references");
+    throw core::Error(
+        core::ErrorKind::Unsupported, n.span,
+        std::string(core::graph_op_name(n.op)) +
+            (n.op == GraphOp::If || n.op == GraphOp::Case || n.op == GraphOp::While
+                 ? " (control flow)"
+             : n.op == GraphOp::Sort             ? " (its comparator is a region)"
+             : n.op == GraphOp::Map              ? " (its computation is a region)"
+             : n.op == GraphOp::Scatter          ? " (its update computation is a region)"
+             : n.op == GraphOp::SelectAndScatter ? " (its select and scatter functions are regions)"
+             : n.op == GraphOp::BitcastConvert || n.op == GraphOp::ReducePrecision
+                 ? " (a view of the elements' bits)"
+             : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
+                 ? " (its result's shape depends on values)"
+             : n.op == GraphOp::NextAfter ? " (a step through the type's bits)"
+             : n.op == GraphOp::Cholesky
+                 ? " (a factorization checked as it runs, not decomposed yet)"
+             : n.op == GraphOp::ErfInv || n.op == GraphOp::Lgamma || n.op == GraphOp::Digamma
+                 ? " (a math function the Kernel IR has no operator for)"
+                 : "") +
+            " has no einstein_v2 decomposition; --engine interp evaluates the "
+            "function with the ops' native references");
   }
   TEVAL_UNREACHABLE("graph op without a decomposition");
 }
@@ -509,7 +510,8 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::Imag && op != GraphOp::Complex && op != GraphOp::Fft &&
          op != GraphOp::UniformQuantize && op != GraphOp::UniformDequantize &&
          op != GraphOp::Repeat && op != GraphOp::NonZero && op != GraphOp::NextAfter &&
-         op != GraphOp::Cholesky && op != GraphOp::ErfInv && op != GraphOp::Lgamma;
+         op != GraphOp::Cholesky && op != GraphOp::ErfInv && op != GraphOp::Lgamma &&
+         op != GraphOp::Digamma;
 }
 
 } // namespace teval::ops

@@ -269,9 +269,12 @@ void Evaluator::node(const GraphNode& n) {
   case GraphOp::Erfc:
     return set(0, unary(Op::Erfc));
   case GraphOp::ErfInv: // the float64 function; float32's that rounded, then to the type
-  case GraphOp::Lgamma: {
+  case GraphOp::Lgamma:
+  case GraphOp::Digamma: {
     const DType t = result_type(0).dtype;
-    double (*f)(double) = n.op == GraphOp::ErfInv ? teval_erf_inv : teval_lgamma;
+    double (*f)(double) = n.op == GraphOp::ErfInv   ? teval_erf_inv
+                          : n.op == GraphOp::Lgamma ? teval_lgamma
+                                                    : teval_digamma;
     return set(0, map([&](const Scalar& x, int64_t) {
                  const double r = f(x.f);
                  return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));

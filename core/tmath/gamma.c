@@ -110,3 +110,75 @@ double teval_lgamma(double x) {
   dd result = dd_add(dd_log(dd_div(PI, dd_of(s))), dd_neg(positive(two_sum(1, -x))));
   return result.hi + result.lo;
 }
+
+/* --- digamma ------------------------------------------------------------ */
+
+/* The positive zero of digamma, in double-double, and digamma's Taylor
+   coefficients there: polygamma(k, x0) / k! for k = 1, 2, .... */
+static const dd DIGAMMA_ZERO = {0x1.762d86356be3fp+0, 0x1.b86a722197829p-54};
+static const double AT_DIGAMMA_ZERO[] = {
+    0x1.ef72bc8ee38acp-1,  -0x1.c563b54aa1a35p-2,  0x1.08b4294d50381p-2,  -0x1.4fc1317257da8p-3,
+    0x1.b9a5b6370f3abp-4,  -0x1.27baba261cc2cp-4,  0x1.8fce02b239ca7p-5,  -0x1.0fa7ec36a7d8fp-5,
+    0x1.723d6807edcc0p-6,  -0x1.f970508e1b6a2p-7,  0x1.5955caaa962f3p-7,  -0x1.d828079282eb8p-8,
+    0x1.42e1acf81d8dcp-8,  -0x1.b9afc7cee8a14p-9,  0x1.2e23345f79aafp-9,  -0x1.9d626f71d1f7ap-10,
+    0x1.1acebbd761089p-10, -0x1.82f6345c65b35p-11, 0x1.08bdae1a261d4p-11, -0x1.6a3fddea11304p-12,
+    0x1.efacab6fb8985p-13, -0x1.531f5dc5eb563p-13, 0x1.d0080f810fab5p-14};
+/* B_2k / 2k: digamma(y) = log y - 1/(2y) - sum B_2k / (2k y^2k). */
+static const double DIGAMMA_SERIES[] = {
+    0x1.5555555555555p-4, -0x1.1111111111111p-7, 0x1.0410410410410p-8, -0x1.1111111111111p-8,
+    0x1.f07c1f07c1f08p-8, -0x1.5995995995996p-6, 0x1.5555555555555p-4, -0x1.c5e5e5e5e5e5ep-2,
+    0x1.86e7f9b9fe6e8p+1, -0x1.a74ca514ca515p+4};
+
+/* digamma of x > 0 (a double-double): its Taylor series about its zero
+   near 1.46, else the asymptotic series at x + n >= 12 less 1/x + ... +
+   1/(x + n - 1). */
+static dd digamma_positive(dd x) {
+  const dd d = dd_add(x, dd_neg(DIGAMMA_ZERO));
+  if (abs_of(d.hi) <= 0.2) {
+    const double z = d.hi + d.lo;
+    double tail = AT_DIGAMMA_ZERO[22];
+    for (int i = 21; i >= 1; --i)
+      tail = AT_DIGAMMA_ZERO[i] + z * tail;
+    return dd_add(dd_mul(dd_of(AT_DIGAMMA_ZERO[0]), d), dd_mul(two_prod(z, z), dd_of(tail)));
+  }
+  if (x.hi >= 0x1p52) /* the series' terms are below an ulp of log x */
+    return dd_of(teval_log(x.hi) - 0.5 / x.hi);
+  dd y = x, reciprocals = dd_of(0);
+  while (y.hi < 12) {
+    reciprocals = dd_add(reciprocals, dd_div(dd_of(1), y));
+    y = dd_add(y, dd_of(1));
+  }
+  const double inv2 = 1 / (y.hi * y.hi);
+  double series = DIGAMMA_SERIES[9];
+  for (int i = 8; i >= 0; --i)
+    series = DIGAMMA_SERIES[i] + inv2 * series;
+  dd r = dd_add(dd_log(y), dd_neg(dd_div(dd_of(0.5), y)));
+  r = dd_add(r, dd_of(-series * inv2));
+  return dd_add(r, dd_neg(reciprocals));
+}
+
+double teval_digamma(double x) {
+  if (is_nan(x))
+    return x + x;
+  if (x == INF)
+    return INF;
+  if (x == 0) /* the limit from the side of the zero's sign */
+    return sign_bit(x) ? INF : -INF;
+  if (x > 0) {
+    dd r = digamma_positive(dd_of(x));
+    return r.hi + r.lo;
+  }
+  /* x < 0: digamma(x) = digamma(1 - x) - pi / tan(pi x), 1 - x exact in
+     double-double; the negative integers (every double at or below
+     -2^52) are poles with limits of both signs: NaN. */
+  if (x == -INF || x <= -0x1p52)
+    return quiet_nan();
+  double r = x - (double)(long long)x; /* exact, in (-1, 0] */
+  if (r == 0)
+    return quiet_nan();
+  if (r < -0.5)
+    r += 1; /* tan(pi x) = tan(pi r), with pi r near 0 where tan is small */
+  const double t = teval_tan(PI.hi * r);
+  dd result = dd_add(digamma_positive(two_sum(1, -x)), dd_neg(dd_div(PI, dd_of(t))));
+  return result.hi + result.lo;
+}

@@ -178,7 +178,8 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::Atanh:
   case GraphOp::Erfc:
   case GraphOp::ErfInv:
-  case GraphOp::Lgamma: {
+  case GraphOp::Lgamma:
+  case GraphOp::Digamma: {
     arity(site, 1);
     // The spec defines these on floats only; the others on complex values
     // too (of CHLO's, tan, sinh and cosh; its inverse functions of complex
