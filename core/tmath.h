@@ -18,8 +18,9 @@ extern "C" {
    (exp_log.c), checked on every float by `scripts/dev exhaustive-math`. */
 #define TEVAL_TMATH_ROUNDED(F)                                                                     \
   F(log)                                                                                           \
-  F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt)      \
-      F(expm1) F(log1p) F(cbrt) F(asinh) F(acosh) F(atanh)
+  F(sin)                                                                                           \
+  F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(erf) F(erfc) F(sqrt) F(expm1)    \
+      F(log1p) F(cbrt) F(asinh) F(acosh) F(atanh)
 
 #define TEVAL_TMATH_DECLARE(name)                                                                  \
   double teval_##name(double x);                                                                   \

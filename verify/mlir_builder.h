@@ -225,9 +225,8 @@ private:
 
   // An op without an einstein_v2 decomposition: sort, while, if, reduce
   // with a body of several ops, map, scatter, remainder of floats,
-  // next_after, erf_inv, dot_general with an algorithm, compare TOTALORDER, power of integers, reduce_precision,
-  // bitcast_convert, a detour through ui64. Regions read values of the
-  // function.
+  // next_after, erf_inv, dot_general with an algorithm, compare TOTALORDER, power of integers,
+  // reduce_precision, bitcast_convert, a detour through ui64. Regions read values of the function.
   void native();
 
   static inline const core::Shape kScalar{};

@@ -435,8 +435,7 @@ TEST(ReplInput, TabCompletes) {
   V offered = completions(s, "o[N] = x[N].call(`");
   EXPECT_EQ(offered.size(), 33u);
   for (const std::string& f : offered) {
-    std::string arity2 =
-        f == "pow" || f == "atan2" || f == "max" || f == "min" ? ", [x[N]]" : "";
+    std::string arity2 = f == "pow" || f == "atan2" || f == "max" || f == "min" ? ", [x[N]]" : "";
     std::string arg = f == "abs" || f == "max" || f == "min" ? "x[N]" : "x[N].cast(`float32`)";
     run(s, "o[N] = " + arg + ".call(`" + f + "`" + arity2 + ")");
   }

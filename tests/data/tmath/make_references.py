@@ -87,13 +87,18 @@ def float32_reference(f, x32):
     return v
 
 
-for name, (f, points) in FUNCTIONS.items():
-    rows = []
-    for x in points:
-        with np.errstate(over="ignore"):
-            x32 = float(np.float32(x))
-        rows.append((x, float(f(mp.mpf(x))), x32, float32_reference(f, x32)))
-    write(name, rows)
+def tabulate(functions):
+    """NAME.npy of each function: rows (x, f(x), x32, f32(x32))."""
+    for name, (f, points) in functions.items():
+        rows = []
+        for x in points:
+            with np.errstate(over="ignore"):
+                x32 = float(np.float32(x))
+            rows.append((x, float(f(mp.mpf(x))), x32, float32_reference(f, x32)))
+        write(name, rows)
+
+
+tabulate(FUNCTIONS)
 
 pow_rows = []
 for _ in range(700):
@@ -130,13 +135,7 @@ MORE_FUNCTIONS = {
               magnitudes(300, 0, 300, False)),
     "atanh": (mp.atanh, uniform(300, -0.999, 0.999) + magnitudes(200, -300, -0.01)),
 }
-for name, (f, points) in MORE_FUNCTIONS.items():
-    rows = []
-    for x in points:
-        with np.errstate(over="ignore"):
-            x32 = float(np.float32(x))
-        rows.append((x, float(f(mp.mpf(x))), x32, float32_reference(f, x32)))
-    write(name, rows)
+tabulate(MORE_FUNCTIONS)
 
 atan2_rows = []
 for _ in range(600):
