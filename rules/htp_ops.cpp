@@ -167,11 +167,81 @@ std::string evaluate_arithmetic(const std::string& text, const std::string& op) 
   return out + text.substr(last);
 }
 
-// A definition's $ fields: $inK[d], $inK.zero, .step, .dtype, .rank, and
-// the same of $out0.
+// A definition's $ fields: $inK[d], $inK.zero, .step, .dtype, .rank,
+// .qmin, .qmax, and the same of $out0.
 const std::regex& field_pattern() {
-  static const std::regex field(R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank)))");
+  static const std::regex field(
+      R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank|qmin|qmax)))");
   return field;
+}
+
+// The end of the parenthesized text opening at \p open, or npos.
+size_t closing(const std::string& text, size_t open) {
+  size_t depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    depth += text[i] == '(';
+    if (text[i] == ')' && --depth == 0)
+      return i;
+  }
+  return std::string::npos;
+}
+
+// An ops file's two functions, expanded in \p program: $real(inK[...]),
+// the real value of an element of input K in float64, and $quantize(x),
+// the float64 real x in the output's encoding, clamped to its dtype's range
+// and rounded to nearest, ties to even (adding and subtracting 1.5 * 2^52
+// rounds a float64 of magnitude below 2^51 so). Throws the reason a use is
+// malformed.
+std::string expand_functions(const std::string& program) {
+  static const std::regex function(R"(\$(real|quantize)\()");
+  std::string out;
+  size_t last = 0;
+  std::smatch m;
+  for (auto it = program.cbegin() + last; std::regex_search(it, program.cend(), m, function);
+       it = program.cbegin() + last) {
+    size_t at = size_t(m.position()) + last;
+    size_t open = at + size_t(m.length()) - 1;
+    size_t close = closing(program, open);
+    if (close == std::string::npos)
+      throw "an unclosed $" + m[1].str() + "(...)";
+    // The argument is expanded too: $quantize($real(in0[...]) + ...).
+    std::string arg = expand_functions(program.substr(open + 1, close - open - 1));
+    out += program.substr(last, at - last);
+    if (m[1] == "real") {
+      static const std::regex element(R"(^\s*in([0-9]+)\s*\[)");
+      std::smatch e;
+      if (!std::regex_search(arg, e, element))
+        throw std::string("$real(...) takes an element of an input, inK[...]");
+      std::string k = e[1].str();
+      out += "((" + arg + ".cast(`float64`) - $in" + k + ".zero) * const($in" + k +
+             ".step, dtype=`float32`).cast(`float64`))";
+    } else {
+      const std::string magic = "const(6755399441055744.0, dtype=`float64`)";
+      out += "(((((" + arg +
+             ") / const($out0.step, dtype=`float32`).cast(`float64`) + $out0.zero).call(`max`, "
+             "[const($out0.qmin, dtype=`float64`)]).call(`min`, [const($out0.qmax, "
+             "dtype=`float64`)]) + " +
+             magic + ") - " + magic + ").cast(`$out0.dtype`))";
+    }
+    last = close + 1;
+  }
+  return out + program.substr(last);
+}
+
+// The least and greatest stored value of a quantized dtype.
+std::pair<int64_t, int64_t> quantized_range(HtpType t) {
+  switch (t) {
+  case HtpType::QUInt8:
+    return {0, 255};
+  case HtpType::QInt8:
+    return {-128, 127};
+  case HtpType::QUInt16:
+    return {0, 65535};
+  case HtpType::QInt16:
+    return {-32768, 32767};
+  default:
+    return {INT32_MIN, INT32_MAX};
+  }
 }
 
 // The number a field's digits spell; past size_t's range it saturates, an
@@ -289,6 +359,12 @@ std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& 
       result += core::format_scalar(core::Scalar::of_float(core::DType::Float32, t->step));
     } else if (m[4] == "rank") {
       result += std::to_string(t->shape.size());
+    } else if (m[4] == "qmin" || m[4] == "qmax") {
+      if (!quantized(t->dtype))
+        throw IllTyped{def.name + "'s definition uses " + m.str() + " of a " + to_string(*t) +
+                       " tensor, which is not quantized"};
+      auto [lo, hi] = quantized_range(t->dtype);
+      result += std::to_string(m[4] == "qmin" ? lo : hi);
     } else {
       result += std::string(core::name(storage(t->dtype)));
     }
@@ -359,11 +435,22 @@ TensorType concat_type(const Graph& g, const std::vector<int>& inputs) {
   return out;
 }
 
+// " for 2 inputs of QUInt8": the inputs a definition was looked up for.
+std::string for_inputs(const Graph& g, const std::vector<int>& inputs) {
+  return inputs.empty()
+             ? " without inputs"
+             : " for " + std::to_string(inputs.size()) + " input" +
+                   (inputs.size() == 1 ? "" : "s") + " of " + tag(g.nodes[inputs[0]].type.dtype);
+}
+
 } // namespace
 
-OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source) {
+OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source, const OpSet* base) {
   OpSet set;
-  set.source_ = source;
+  if (base)
+    set.sources_ = base->sources_;
+  set.sources_.push_back(source);
+  std::map<std::string, std::vector<OpDef>> own;
   const std::string& text = source->text();
   for (size_t b = 0; b < text.size();) {
     size_t e = std::min(text.find('\n', b), text.size());
@@ -389,39 +476,115 @@ OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source) {
     std::string name = t.substr(1, close - 1);
     span.end = uint32_t(at + close + 1);
     size_t colon = t.find_first_not_of(" \t", close + 1);
+    // "Op"[selector]: the definition for inputs of one dtype or class, or
+    // of one count, or both ("Op"[float, 2 inputs]).
+    std::string selector;
+    int arity = -1;
+    if (colon != std::string::npos && t[colon] == '[') {
+      size_t end = t.find(']', colon);
+      core::Span sel{source.get(), uint32_t(at + colon), uint32_t(at + colon + 1)};
+      if (end == std::string::npos || t.find(':', colon) < end)
+        throw Error(ErrorKind::Syntax, sel, "expected ']' after the selector");
+      sel.end = uint32_t(at + end + 1);
+      std::string list = t.substr(colon + 1, end - colon - 1);
+      for (size_t b = 0; b <= list.size();) {
+        size_t comma = std::min(list.find(',', b), list.size());
+        std::string item = trim(list.substr(b, comma - b));
+        b = comma + 1;
+        static const std::regex count(R"(([0-9]{1,3}) inputs?)");
+        std::smatch m;
+        if (std::regex_match(item, m, count) && arity < 0) {
+          arity = std::stoi(m[1].str());
+        } else if ((item == "float" || item == "quantized") && selector.empty()) {
+          selector = item;
+        } else if (htp_type_from_name(item) && selector.empty()) {
+          selector = tag(*htp_type_from_name(item));
+        } else {
+          throw Error(ErrorKind::Syntax, sel,
+                      "malformed selector item '" + item +
+                          "': expected one dtype (float32, quint8, ...), float or quantized, "
+                          "and one count ('2 inputs')");
+        }
+      }
+      span.end = sel.end;
+      colon = t.find_first_not_of(" \t", end + 1);
+    }
     if (colon == std::string::npos || t[colon] != ':')
       throw Error(ErrorKind::Syntax, span, "expected ':' after the op name");
     std::string program = trim(t.substr(colon + 1));
     if (program.empty())
       throw Error(ErrorKind::Syntax, span, "op " + name + " has no program");
-    if (set.defs_.count(name))
-      throw Error(ErrorKind::Name, span, "op " + name + " is defined twice")
-          .note(set.defs_[name].span, "first defined here");
-    set.defs_[name] = OpDef{name, program, span};
-    check_definition(set.defs_[name]);
+    try {
+      program = expand_functions(program);
+    } catch (const std::string& why) {
+      throw Error(ErrorKind::Syntax, span, "in the program of " + name + ": " + why);
+    }
+    std::vector<OpDef>& defs = own[name];
+    for (const OpDef& d : defs)
+      if (d.selector == selector && d.inputs == arity)
+        throw Error(ErrorKind::Name, span, "op " + t.substr(0, span.end - at) + " is defined twice")
+            .note(d.span, "first defined here");
+    defs.push_back(OpDef{name, selector, arity, program, span});
+    check_definition(defs.back());
   }
+  if (base)
+    set.defs_ = base->defs_;
+  for (auto& [name, defs] : own)
+    set.defs_[name] = std::move(defs);
   return set;
 }
 
-const OpDef* OpSet::find(const std::string& op) const {
+const OpSet& OpSet::standard() {
+  static const OpSet set = read(core::SourceFile::make("<standard ops>", standard_text()));
+  return set;
+}
+
+const OpDef* OpSet::find(const std::string& op, std::optional<HtpType> first, size_t inputs) const {
   auto it = defs_.find(op);
-  return it == defs_.end() ? nullptr : &it->second;
+  if (it == defs_.end())
+    return nullptr;
+  // The definition that holds and says the most: a dtype over a class over
+  // any dtype, then a count over any count.
+  const OpDef* best = nullptr;
+  int best_score = -1;
+  for (const OpDef& d : it->second) {
+    int score = 0;
+    if (d.inputs >= 0 && size_t(d.inputs) != inputs)
+      continue;
+    if (!d.selector.empty()) {
+      if (!first)
+        continue;
+      if (d.selector == tag(*first))
+        score = 4;
+      else if (*first != HtpType::Int32 &&
+               d.selector == (quantized(*first) ? "quantized" : "float"))
+        score = 2;
+      else
+        continue;
+    }
+    score += d.inputs >= 0;
+    if (score > best_score) {
+      best = &d;
+      best_score = score;
+    }
+  }
+  return best;
 }
 
 bool OpSet::knows(const std::string& op) const {
-  return find(op) || op == "Concat" || op == "$Out";
+  return defs_.count(op) || op == "Concat" || op == "$Out";
 }
 
 TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
                       const std::vector<int>& inputs, std::optional<TensorType> quant) {
-  const OpDef* def = ops.find(op);
-  if (!def && op == "Concat")
+  if (op == "Concat" && !ops.definitions().count(op))
     return concat_type(g, inputs);
-  if (!def)
-    throw IllTyped{"op " + op + " has no definition"};
   std::optional<HtpType> like;
   if (!inputs.empty())
     like = g.nodes[inputs[0]].type.dtype;
+  const OpDef* def = ops.find(op, like, inputs.size());
+  if (!def)
+    throw IllTyped{"op " + op + " has no definition" + for_inputs(g, inputs)};
   // An op whose definition does not read its output's quantization keeps
   // its first input's: it computes in that encoding.
   bool own_quant = def->program.find("$out0.zero") != std::string::npos ||
@@ -468,7 +631,7 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
                        std::string(core::name(t.dtype())) + core::to_string(t.shape()) +
                        ", but its output is declared " + to_string(n.type)};
     };
-    if (n.op == "Concat" && !ops.find("Concat")) {
+    if (n.op == "Concat" && !ops.definitions().count(n.op)) {
       core::Shape shape = concat_type(g, n.inputs).shape;
       int64_t axis = g.nodes[n.inputs[0]].value->get(0).i;
       const core::Tensor& first = values[n.inputs[1]][0];
@@ -505,9 +668,11 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
       out.push_back(from[k]);
       continue;
     }
-    const OpDef* def = ops.find(n.op);
+    const OpDef* def = ops.find(
+        n.op, n.inputs.empty() ? std::nullopt : std::optional(g.nodes[n.inputs[0]].type.dtype),
+        n.inputs.size());
     if (!def)
-      throw NotEvaluable{{}, "op " + n.op + " has no definition in the ops file"};
+      throw NotEvaluable{{}, "op " + n.op + " has no definition" + for_inputs(g, n.inputs)};
     Elaborated el = elaborate(*def, g, n.inputs, &n.type);
     std::vector<core::Tensor> args;
     for (int tid : interp::input_ids(el.kernel)) {

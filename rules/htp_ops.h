@@ -1,10 +1,14 @@
 // The meaning of HTP ops, for evaluating graphs: an ops file of lines
-// `"OpName": <einstein_v2 program>` whose inputs are in0, in1, ... in
-// operand order and whose output is out0. A program may use the fields
-// $inK[d] / $outK[d] (extent d of input K / of the output), $inK.zero,
-// $inK.step, $inK.dtype and the same for $out0; they are replaced by the
-// node's values before the program is read. Concat (first input the axis),
-// $Out, constants and shapes are built in.
+// `"OpName": <einstein_v2 program>` (or `"OpName"[selector]: ...`, a
+// definition for inputs of one dtype or class, or of one count) whose inputs are in0, in1,
+// ... in operand order and whose output is out0. A program may use the
+// fields $inK[d] / $outK[d] (extent d of input K / of the output),
+// $inK.zero, $inK.step, $inK.dtype, $inK.rank, $inK.qmin, $inK.qmax and the
+// same for $out0; they are replaced by the node's values before the program
+// is read. Concat (first input the axis), $Out, constants and shapes are
+// built in; teval's standard ops (OpSet::standard) model the HTP and QNN
+// ops public packages' rules use, and an ops file's definitions of an op
+// replace them.
 #pragma once
 
 #include "core/source.h"
@@ -22,6 +26,11 @@ namespace teval::rules {
 /// One definition from an ops file.
 struct OpDef {
   std::string name;
+  /// The inputs it is for, by the dtype of the first: "" (any), a dtype
+  /// ("quint8", "float16", ...) or a class ("float", "quantized").
+  std::string selector;
+  /// The number of inputs it is for; -1 for any.
+  int inputs = -1;
   std::string program;
   core::Span span;
 };
@@ -29,18 +38,27 @@ struct OpDef {
 /// The definitions of an ops file.
 class OpSet {
 public:
-  /// Reads \p source. Throws Error for a malformed line or a repeated name.
-  static OpSet read(std::shared_ptr<const core::SourceFile> source);
-  /// The definition of \p op, or null.
-  const OpDef* find(const std::string& op) const;
+  /// Reads \p source over \p base: an op the file defines (under any
+  /// selector) has the file's definitions only. Throws Error for a
+  /// malformed line or a repeated name and selector.
+  static OpSet read(std::shared_ptr<const core::SourceFile> source, const OpSet* base = nullptr);
+  /// teval's models of the HTP and QNN ops public packages' rules use.
+  static const OpSet& standard();
+  /// The text standard() reads (`teval rules ops` prints it).
+  static const char* standard_text();
+  /// The definition of \p op for \p inputs inputs whose first has dtype
+  /// \p first (none for an op without inputs): of those whose selector
+  /// holds, the one selecting that dtype, else its class, else any dtype,
+  /// and among those one selecting the count; null when none holds.
+  const OpDef* find(const std::string& op, std::optional<HtpType> first, size_t inputs) const;
   /// True for an op teval can evaluate: defined here or built in.
   bool knows(const std::string& op) const;
   /// Every definition, by op name.
-  const std::map<std::string, OpDef>& definitions() const { return defs_; }
+  const std::map<std::string, std::vector<OpDef>>& definitions() const { return defs_; }
 
 private:
-  std::shared_ptr<const core::SourceFile> source_;
-  std::map<std::string, OpDef> defs_;
+  std::vector<std::shared_ptr<const core::SourceFile>> sources_;
+  std::map<std::string, std::vector<OpDef>> defs_;
 };
 
 /// An op's definition cannot be applied to these inputs (a shape or dtype

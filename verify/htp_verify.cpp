@@ -65,6 +65,9 @@ int skeleton_of(const ast::Expr& e, Skeleton& s, std::map<std::string, int>& tag
 // Everything random about one candidate graph.
 struct Plan {
   std::vector<TensorType> types; // per skeleton item: leaf and const types, op quantization
+  // Per skeleton item, a quantized encoding for an op of a float draw
+  // whose definition quantizes (Quantize of a float input, Requantize).
+  std::vector<TensorType> encodings;
   std::vector<double> const_values;
   std::map<std::string, double> options;
   uint64_t data_seed = 0;
@@ -310,6 +313,14 @@ Plan Verifier::draw(int size) {
                              : form == "OPTION_UINT" ? uniform(1, 16)
                                                      : uniform(0, 16));
   p.data_seed = uint64_t(uniform(0, int64_t{1} << 40));
+  // Drawn from a generator of their own, so that they leave the draws of
+  // everything else as they were.
+  std::mt19937_64 encoding_rng(p.data_seed ^ 0x9e3779b97f4a7c15u);
+  for (size_t i = 0; i < skeleton_.items.size(); ++i) {
+    TensorType t = p.types[i];
+    t.dtype = kOther[std::uniform_int_distribution<int64_t>(1, 5)(encoding_rng)];
+    p.encodings.push_back(random_quant(t, encoding_rng));
+  }
   p.scale = std::array<double, 3>{1, 8, 64}[uniform(0, 2)];
   return p;
 }
@@ -396,9 +407,10 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
       for (int in : item.inputs)
         n.inputs.push_back(ids[in]);
       try {
-        std::optional<TensorType> quant;
-        if (quantized(p.types[i].dtype))
-          quant = p.types[i];
+        // The encoding an op that quantizes takes (infer_type ignores it
+        // for one that does not): the draw's, or for a float draw one of
+        // its own.
+        std::optional<TensorType> quant = quantized(p.types[i].dtype) ? p.types[i] : p.encodings[i];
         n.type = infer_type(ops_, g, item.op, n.inputs, quant);
       } catch (const IllTyped& e) {
         *why = e.message;
@@ -686,8 +698,8 @@ std::vector<core::Diagnostic> undefined_ops(const Rule& rule, const OpSet& ops,
           out.push_back({core::Severity::Error,
                          c->args[0]->span,
                          {},
-                         "op " + op->value + " is not defined in the ops file " + ops_name +
-                             ": define it there to verify this rule"});
+                         "op " + op->value + " is not defined in " + ops_name +
+                             ": define it in an ops file (--ops) to verify this rule"});
     for (const ast::ExprPtr& a : c->args)
       self(*a, self);
   };

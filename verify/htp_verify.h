@@ -67,7 +67,7 @@ struct VerifyResult {
 /// The ops \p rule's match and replacement construct (`Op`, `OpVarIn`,
 /// `WrapOp`) that \p ops does not define: mistakes of the ops file, not
 /// verdicts on the rule, one error per op at its first use in the rule
-/// (\p ops_name names the file in the message).
+/// (\p ops_name says where definitions were looked for, in the message).
 std::vector<core::Diagnostic> undefined_ops(const parser::htp::Rule& rule, const rules::OpSet& ops,
                                             const std::string& ops_name);
 

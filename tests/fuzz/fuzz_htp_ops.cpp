@@ -60,8 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto file = core::SourceFile::make("<fuzz>.ops", fuzz::text_of(data, size));
   fuzz::guarded([&] {
     rules::OpSet ops = rules::OpSet::read(file);
-    for (const auto& [name, def] : ops.definitions())
-      fuzz::guarded([&] { apply(ops, def); });
+    for (const auto& [name, defs] : ops.definitions())
+      for (const rules::OpDef& def : defs)
+        fuzz::guarded([&] { apply(ops, def); });
   });
   return 0;
 }

@@ -2,7 +2,8 @@
 // accept/ files must check clean (their --json report and expansion are
 // golden), reject/ files must fail with golden diagnostics, apply/ graphs
 // are rewritten by the rules their first line names, and verify/ rule files
-// get golden verdicts against examples/htp/ops.txt.
+// get golden verdicts against examples/htp/ops.txt (or teval's standard ops).
+#include "rules/htp_ops.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -111,8 +112,12 @@ TEST_P(VerifiedRules, GoldenVerdicts) {
   std::string flags;
   if (size_t at = text.find("// verify flags: "); at != std::string::npos)
     flags = " " + text.substr(at + 17, text.find('\n', at) - at - 17);
-  test::Result r = rules("verify " + rel("verify", GetParam() + ".cpp") +
-                         " --ops examples/htp/ops.txt --cases 40 --seed 7" + flags);
+  // `// verify ops: standard` verifies with teval's standard ops alone.
+  std::string ops = text.find("// verify ops: standard") == std::string::npos
+                        ? " --ops examples/htp/ops.txt"
+                        : "";
+  test::Result r =
+      rules("verify " + rel("verify", GetParam() + ".cpp") + ops + " --cases 40 --seed 7" + flags);
   bool unsound = r.out.find(": unsound") != std::string::npos;
   EXPECT_EQ(r.exit_code, unsound ? 1 : 0) << r.err;
   std::string failure =
@@ -128,7 +133,7 @@ TEST(RulesCli, Usage) {
   EXPECT_EQ(rules("check").exit_code, 2);
   EXPECT_EQ(rules("expand a.cpp b.cpp").exit_code, 2);
   EXPECT_EQ(rules("apply examples/htp/split_rules.cpp").exit_code, 2);
-  EXPECT_EQ(rules("verify examples/htp/split_rules.cpp").exit_code, 2);
+  EXPECT_EQ(rules("ops x.txt").exit_code, 2);
   EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops").exit_code, 2);
   EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops x --cases -3").exit_code, 2);
   EXPECT_EQ(rules("check --graph g examples/htp/split_rules.cpp").exit_code, 2);
@@ -141,7 +146,15 @@ TEST(RulesCli, Usage) {
   EXPECT_EQ(rules("verify examples/htp/split_rules.cpp --ops x --cases 2000000").exit_code, 2);
   test::Result r = rules("--help");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("teval rules verify FILE --ops OPS"), std::string::npos);
+  EXPECT_NE(r.out.find("teval rules verify FILE [--ops OPS]"), std::string::npos);
+  // Without --ops, verify takes the op meanings from teval's standard ops,
+  // which `rules ops` prints (and reads back as an ops file).
+  r = rules("verify examples/htp/split_rules.cpp --cases 10");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("2 sound, 1 unsound, 0 unverifiable"), std::string::npos) << r.out;
+  r = rules("ops");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, rules::OpSet::standard_text());
   r = rules("check no/such/file.cpp");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "no/such/file.cpp: error: cannot open file: No such file or directory\n");

@@ -69,11 +69,13 @@ TEST(HtpVerify, GraphsAreDrawnAroundTheConstantsTheConstraintComparesWith) {
 TEST(HtpVerify, OpsTheOpsFileLacksAreItsErrors) {
   RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Nope\", \"x\", Op(\"$Const\")), OK,\n"
                      "  Op(\"Relu.tcm\", WrapOp(\"Nope\", \"x\"), Op(\"Concat\", \"x\", \"x\")))");
-  std::vector<core::Diagnostic> errors = undefined_ops(f.rules.at(0), ops(), "ops.txt");
+  std::vector<core::Diagnostic> errors =
+      undefined_ops(f.rules.at(0), ops(), "the ops file ops.txt");
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0].span.text(), "\"Nope\"");
   EXPECT_EQ(errors[0].message,
-            "op Nope is not defined in the ops file ops.txt: define it there to verify this rule");
+            "op Nope is not defined in the ops file ops.txt: define it in an ops file (--ops) "
+            "to verify this rule");
   EXPECT_EQ(errors[1].span.text(), "\"Relu.tcm\"");
   EXPECT_TRUE(undefined_ops(rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Relu\", \"x\"), OK, "
                                   "Op(\"Neg\", \"x\"))")

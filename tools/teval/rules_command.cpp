@@ -4,6 +4,7 @@
 #include "core/format.h"
 #include "core/json.h"
 #include "parser/htp/htp_rules.h"
+#include "rules/htp_ops.h"
 #include "rules/htp_rewrite.h"
 #include "tools/teval/cli_support.h"
 #include "verify/htp_verify.h"
@@ -25,8 +26,9 @@ namespace vh = verify::htp;
 const char* const kRulesHelp = R"(usage: teval rules check FILE... [--json]
        teval rules expand FILE
        teval rules apply FILE --graph GRAPH [-o OUT]
-       teval rules verify FILE --ops OPS [--cases N] [--seed S] [--line L] [--passes]
+       teval rules verify FILE [--ops OPS] [--cases N] [--seed S] [--line L] [--passes]
                           [--json]
+       teval rules ops
 
 Reads Hexagon HTP op-package rule files (C++ sources with
 DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
@@ -44,7 +46,8 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            stderr, each rewrite and each rule that could not be evaluated
   verify   for each optimization rule, draw random graphs the rule applies
            to, evaluate them before and after the rewrite with the
-           ground-truth interpreter (op meanings from the ops file OPS) and
+           ground-truth interpreter (op meanings from teval's standard ops
+           and the ops file OPS, whose definitions replace theirs) and
            report sound (no counterexample in N graphs), unsound (with a shrunk
            counterexample and the differing element), changes-precision (a
            rule computing in float16 on purpose, within its bound: the worst
@@ -53,13 +56,15 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            file's rules together, in pass order: each graph is first
            rewritten by the rules of earlier passes, and a rule whose match
            they always rewrite away is unreachable (naming the rule that
-           does). An op the rule builds
-           that OPS does not define is an error of the ops file, not a
-           verdict. With --json, one object per rule and line: file, line,
+           does). An op the rule builds that neither
+           defines is an error of the ops file, not a verdict. With --json, one object per rule and line: file, line,
            kind, pass, verdict (null for an ops file error), cases, reason,
            worst_error, counterexample {before, after, difference},
            ops_file_errors when there are any, and rewritten_away with
            --passes.
+  ops      print teval's standard ops: the models of the HTP and QNN ops
+           that verify uses when OPS does not define them, with the
+           documentation each follows
 
 exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
 (verify) some rule unsound; 2 a usage error.
@@ -249,7 +254,11 @@ int verify_rules(const std::string& path, const std::string& ops_path, vh::Verif
                  std::optional<uint32_t> line, bool passes, bool json) {
   htp::RuleFile f = htp::read_rules(load(path));
   print_diagnostics(f);
-  rules::OpSet ops = rules::OpSet::read(load(ops_path));
+  rules::OpSet ops = ops_path.empty()
+                         ? rules::OpSet::standard()
+                         : rules::OpSet::read(load(ops_path), &rules::OpSet::standard());
+  std::string ops_name = ops_path.empty() ? "teval's standard ops"
+                                          : "the ops file " + ops_path + " or teval's standard ops";
   bool unsound = f.malformed();
   size_t counts[5] = {0, 0, 0, 0, 0};
   std::vector<const htp::Rule*> well_formed;
@@ -263,7 +272,7 @@ int verify_rules(const std::string& path, const std::string& ops_path, vh::Verif
     if (r->malformed())
       continue;
     // An op the ops file lacks is its mistake, not a verdict on the rule.
-    std::vector<core::Diagnostic> missing = vh::undefined_ops(*r, ops, ops_path);
+    std::vector<core::Diagnostic> missing = vh::undefined_ops(*r, ops, ops_name);
     if (!missing.empty()) {
       for (const core::Diagnostic& d : missing)
         std::cerr << core::render(d);
@@ -328,7 +337,7 @@ int verify_rules(const std::string& path, const std::string& ops_path, vh::Verif
 int rules_command(const std::vector<std::string>& args) {
   try {
     if (args.empty())
-      throw UsageError{"no subcommand: give check, expand, apply or verify"};
+      throw UsageError{"no subcommand: give check, expand, apply, verify or ops"};
     const std::string& sub = args[0];
     if (sub == "-h" || sub == "--help") {
       std::cout << kRulesHelp;
@@ -395,11 +404,14 @@ int rules_command(const std::vector<std::string>& args) {
         throw UsageError{"apply needs --graph GRAPH"};
       return apply(files[0], graph, out);
     }
-    if (sub == "verify") {
-      if (ops.empty())
-        throw UsageError{"verify needs --ops OPS"};
-      return verify_rules(files[0], ops, vo, line, passes, json);
+    if (sub == "ops") {
+      if (!files.empty())
+        throw UsageError{"ops takes no file"};
+      std::cout << rules::OpSet::standard_text();
+      return 0;
     }
+    if (sub == "verify")
+      return verify_rules(files[0], ops, vo, line, passes, json);
     throw UsageError{"unknown subcommand '" + sub + "'"};
   } catch (const UsageError& e) {
     std::cerr << "teval rules: " << e.message << "\n(see teval rules --help)\n";
