@@ -167,11 +167,11 @@ std::string evaluate_arithmetic(const std::string& text, const std::string& op) 
   return out + text.substr(last);
 }
 
-// A definition's $ fields: $inK[d], $inK.zero, .step, .dtype, .rank,
-// .qmin, .qmax, and the same of $out0.
+// A definition's $ fields: $inK[d], $inK.zero, .step, .dtype, .float,
+// .rank, .qmin, .qmax, and the same of $out0.
 const std::regex& field_pattern() {
   static const std::regex field(
-      R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|rank|qmin|qmax)))");
+      R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|float|rank|qmin|qmax)))");
   return field;
 }
 
@@ -357,6 +357,8 @@ std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& 
       result += std::to_string(t->zero_offset);
     } else if (m[4] == "step") {
       result += core::format_scalar(core::Scalar::of_float(core::DType::Float32, t->step));
+    } else if (m[4] == "float") {
+      result += t->dtype == HtpType::Float16 ? "float16" : "float32";
     } else if (m[4] == "rank") {
       result += std::to_string(t->shape.size());
     } else if (m[4] == "qmin" || m[4] == "qmax") {
@@ -671,6 +673,11 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
     const OpDef* def = ops.find(
         n.op, n.inputs.empty() ? std::nullopt : std::optional(g.nodes[n.inputs[0]].type.dtype),
         n.inputs.size());
+    // An op defined for other inputs is ill-typed here (HTP registers ops
+    // per dtype); one defined for none cannot be evaluated.
+    if (!def && ops.definitions().count(n.op))
+      throw IllTyped{n.name + " = " + n.op + "(...): op " + n.op + " has no definition" +
+                     for_inputs(g, n.inputs)};
     if (!def)
       throw NotEvaluable{{}, "op " + n.op + " has no definition" + for_inputs(g, n.inputs)};
     Elaborated el = elaborate(*def, g, n.inputs, &n.type);

@@ -3,7 +3,8 @@
 // definition for inputs of one dtype or class, or of one count) whose inputs are in0, in1,
 // ... in operand order and whose output is out0. A program may use the
 // fields $inK[d] / $outK[d] (extent d of input K / of the output),
-// $inK.zero, $inK.step, $inK.dtype, $inK.rank, $inK.qmin, $inK.qmax and the
+// $inK.zero, $inK.step, $inK.dtype, $inK.float (float16 for a float16
+// tensor, else float32), $inK.rank, $inK.qmin, $inK.qmax and the
 // same for $out0; they are replaced by the node's values before the program
 // is read. Concat (first input the axis), $Out, constants and shapes are
 // built in; teval's standard ops (OpSet::standard) model the HTP and QNN

@@ -112,9 +112,11 @@ const char* OpSet::standard_text() {
 "ConvLayer.opt.activations_from_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
 
 # Quantization (QNN Quantize, Dequantize; HTP Requantize): into the output's
-# encoding, out of the input's (to float32, real rounded once).
+# encoding; out of the input's, to float16 when the output is float16 (a
+# rule's WITH_OUTPUT_TYPE(DType::Float16, ...)), else float32, the real
+# value rounded once.
 "Quantize"[float]: out0[N, H, W, C] = $quantize(in0[N, H, W, C].cast(`float64`))
-"Dequantize"[quantized]: out0[N, H, W, C] = $real(in0[N, H, W, C]).cast(`float32`)
+"Dequantize"[quantized]: out0[N, H, W, C] = $real(in0[N, H, W, C]).cast(`$out0.float`)
 "Requantize"[quantized]: out0[N, H, W, C] = $quantize($real(in0[N, H, W, C]))
 
 # Casts (QNN Cast: a value conversion to the output's dtype, rounding to

@@ -129,6 +129,24 @@ public:
         item.kind = Skeleton::Item::Kind::Const;
     lowers_precision_ = rule.flags.find("relaxed_precision") != std::string::npos ||
                         computes_in_float16(*rule.replacement);
+    // The dtypes the ops of the match are defined for (ops files select
+    // definitions by their first input's dtype): a match op whose first
+    // operand is an input tag takes the graph's dtype, so a graph is drawn
+    // in one of those every such op accepts. (An op HTP registers for
+    // float16 only is never drawn in float32, where it has no meaning.)
+    for (int t = 0; t <= static_cast<int>(HtpType::Int32); ++t) {
+      HtpType dtype = static_cast<HtpType>(t);
+      bool all = true;
+      for (const Skeleton::Item& item : skeleton_.items)
+        if (item.kind == Skeleton::Item::Kind::Op && !item.inputs.empty() &&
+            skeleton_.items[item.inputs[0]].kind == Skeleton::Item::Kind::Leaf &&
+            ops_.definitions().count(item.op))
+          all = all && ops_.find(item.op, dtype, item.inputs.size());
+      if (all)
+        accepted_.push_back(dtype);
+    }
+    if (accepted_.size() == static_cast<size_t>(HtpType::Int32) + 1)
+      accepted_.clear();
   }
 
   VerifyResult run();
@@ -165,6 +183,9 @@ private:
   Skeleton skeleton_;
   std::map<std::string, std::string> options_;
   bool reads_dtypes_ = false;
+  // The graph dtypes every match op on an input tag is defined for, when
+  // not all of them (empty: any).
+  std::vector<HtpType> accepted_;
   bool lowers_precision_ = false;
   std::vector<DimHint> hints_;
   EncodingHints encodings_;
@@ -249,6 +270,9 @@ Plan Verifier::draw(int size) {
                                    HtpType::Int32};
   constexpr int64_t kLastOther = int64_t(std::size(kOther)) - 1;
   HtpType graph_type = uniform(0, 4) == 0 ? kOther[uniform(0, kLastOther)] : HtpType::Float32;
+  if (!accepted_.empty() &&
+      std::find(accepted_.begin(), accepted_.end(), graph_type) == accepted_.end())
+    graph_type = accepted_[size_t(uniform(0, int64_t(accepted_.size()) - 1))];
   // Graph inputs share one dtype, as HTP ops are registered per dtype;
   // only a rule that inspects dtypes sees inputs of different ones.
   int64_t small = std::min<int64_t>(3, size);
@@ -262,8 +286,11 @@ Plan Verifier::draw(int size) {
   for (const Skeleton::Item& item : skeleton_.items) {
     TensorType t;
     // (A guided draw keeps one dtype: the constraint's dtype hints pick it.)
-    t.dtype =
-        reads_dtypes_ && !hints && uniform(0, 5) == 0 ? kOther[uniform(0, kLastOther)] : graph_type;
+    // (And so does a draw for ops defined per dtype, as HTP registers them:
+    // an op's inputs share its dtype.)
+    t.dtype = reads_dtypes_ && !hints && accepted_.empty() && uniform(0, 5) == 0
+                  ? kOther[uniform(0, kLastOther)]
+                  : graph_type;
     if (item.kind == Skeleton::Item::Kind::Const) {
       t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
       t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
@@ -423,6 +450,18 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
   return g;
 }
 
+// The real values a quantized tensor encodes, (q - zero) * step in
+// float64; any other tensor as it is.
+core::Tensor real_values(const core::Tensor& t, const TensorType& type) {
+  if (!quantized(type.dtype))
+    return t;
+  core::Tensor out(core::DType::Float64, t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i)
+    out.set(i, core::Scalar::of_float(core::DType::Float64,
+                                      double(t.get(i).i - type.zero_offset) * double(type.step)));
+  return out;
+}
+
 std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs) {
   std::string out = to_text(g);
   for (const auto& [id, t] : inputs) {
@@ -472,6 +511,11 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     if (core::is_float(t.dtype()))
       for (int64_t i = 0; i < t.numel(); ++i)
         t.set(i, core::Scalar::of_float(t.dtype(), t.get(i).f * p.scale));
+    // QUInt16 is stored as int32, whose draws are in [-10, 10]: its codes
+    // are never negative.
+    if (n.type.dtype == HtpType::QUInt16)
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.set(i, core::Scalar::of_int(t.dtype(), t.get(i).i + 10));
     inputs[id] = std::move(t);
   }
   core::Tensor expected;
@@ -502,8 +546,15 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     difference = describe_difference(expected, got);
     // A rule that computes in float16 on purpose is judged by its worst
     // element.
-    if (!difference.empty() && lowers_precision_)
-      if (std::optional<RelativeError> e = relative_error(expected, got, inputs)) {
+    // Quantized values are compared as the real values they encode, when
+    // both outputs have one encoding.
+    const TensorType& out_type = before->nodes[before->output].type;
+    std::map<int, core::Tensor> real_inputs;
+    for (const auto& [id, t] : inputs)
+      real_inputs[id] = real_values(t, before->nodes[id].type);
+    if (!difference.empty() && lowers_precision_ && after.nodes[after.output].type == out_type)
+      if (std::optional<RelativeError> e = relative_error(
+              real_values(expected, out_type), real_values(got, out_type), real_inputs)) {
         difference = element_difference(expected, got, e->at);
         if (e->error <= kPrecisionChangeBound) {
           if (error)

@@ -70,6 +70,11 @@ TEST(StandardOps, QuantizationRoundsTiesToEvenAndSaturates) {
   core::Tensor d = run("const q: qint16[1, 1, 1, 2] zero -3 step 0.125 = [5, -32768]\n"
                        "d = Dequantize(q): float32[1, 1, 1, 2]\noutput d\n");
   EXPECT_EQ(floats(d), (std::vector<double>{1, -4095.625}));
+  // To float16 when the output is float16: 0.1 * 3 -> 0.300048828125 (the
+  // float16 nearest 0.30000000447).
+  core::Tensor h = run("const q: quint8[1, 1, 1, 1] zero 0 step 0.1 = [3]\n"
+                       "d = Dequantize(q): float16[1, 1, 1, 1]\noutput d\n");
+  EXPECT_EQ(floats(h), (std::vector<double>{0.300048828125}));
   // (131 - 128) * 0.5 = 1.5 -> 1.5 / 0.25 = 6; (129 - 128) * 0.5 = 0.5 ->
   // 0.5 / 1 + 7 = 7.5 -> 8 (the even neighbour).
   core::Tensor r = run("const q: quint8[1, 1, 1, 1] zero 128 step 0.5 = [131]\n"

@@ -128,5 +128,33 @@ TEST(HtpVerify, ARuleAnEarlierPassAlwaysRewritesAwayIsUnreachable) {
   EXPECT_EQ(alone.rewritten_away, 0);
 }
 
+// Ops registered per dtype (ops-file selectors): a graph is drawn in a
+// dtype every match op on an input tag is defined for, its inputs sharing
+// it, and an op without a definition for its inputs makes the rewritten
+// graph ill-typed, not the rule unverifiable. A package's dispatch on the
+// dtype of its op's second operand (wkv7 in a public RWKV package) was
+// "unverifiable": a float16 graph with one QUInt16 operand reached the
+// QUInt16 variant, which has no float16 definition.
+TEST(HtpVerify, OpsDefinedPerDtypeAreDrawnInTheirDtypes) {
+  const std::string x = "in0[N, H, W, C] * in1[N, H, W, C] + in2[N, H, W, C]";
+  const std::string q =
+      "$quantize($real(in0[N, H, W, C]) * $real(in1[N, H, W, C]) + $real(in2[N, H, W, C]))";
+  OpSet per_dtype = OpSet::read(
+      core::SourceFile::make("ops.txt", "\"W\"[float32]: out0[N, H, W, C] = " + x +
+                                            "\n\"W\"[float16]: out0[N, H, W, C] = " + x +
+                                            "\n\"W\"[quint16]: out0[N, H, W, C] = " + q +
+                                            "\n\"W.u\"[quint16]: out0[N, H, W, C] = " + q + "\n"));
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"W\", \"r\", \"w\", \"k\"),\n"
+                     "  EQ(DTYPE_OF(\"w\"), DType::QUInt16), Op(\"W.u\", \"r\", \"w\", \"k\"))");
+  VerifyOptions o;
+  o.cases = 40;
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+    o.seed = seed;
+    VerifyResult v = verify_rule(f.rules.at(0), per_dtype, o);
+    EXPECT_EQ(v.verdict, Verdict::Sound) << seed << ": " << v.reason;
+    EXPECT_EQ(v.cases, 40);
+  }
+}
+
 } // namespace
 } // namespace teval::verify::htp
