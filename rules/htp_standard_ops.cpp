@@ -97,7 +97,8 @@ const char* OpSet::standard_text() {
 "SlicePad_shape": out0[N, H, W, C] = in0[N + $($in2[0] - $in1[0]), H + $($in2[1] - $in1[1]), W + $($in2[2] - $in1[2]), C + $($in2[3] - $in1[3])].when([N + $($in2[0] - $in1[0]) >= 0, N + $($in2[0] - $in1[0]) < $in0[0], H + $($in2[1] - $in1[1]) >= 0, H + $($in2[1] - $in1[1]) < $in0[1], W + $($in2[2] - $in1[2]) >= 0, W + $($in2[2] - $in1[2]) < $in0[2], C + $($in2[3] - $in1[3]) >= 0, C + $($in2[3] - $in1[3]) < $in0[3]], in4[0, 0, 0, 0]) where N in $in3[0], H in $in3[1], W in $in3[2], C in $in3[3]
 
 # Layout markers and moves between DDR and TCM (op_def.h, tensor_info.h):
-# the values are unchanged.
+# the values are unchanged. The q:: names are the HTP core's qualified
+# names of the same ops, which some packages write.
 "ForceFormat_Flat": out0[N, H, W, C] = in0[N, H, W, C]
 "ForceFormat_Crouton": out0[N, H, W, C] = in0[N, H, W, C]
 "flat_to_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
@@ -110,6 +111,10 @@ const char* OpSet::standard_text() {
 "constant_crouton_from_ddr": out0[N, H, W, C] = in0[N, H, W, C]
 "ConvLayer.opt.activations_to_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
 "ConvLayer.opt.activations_from_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
+"q::flat_to_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
+"q::flat_from_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
+"q::crouton_to_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
+"q::crouton_from_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
 
 # Quantization (QNN Quantize, Dequantize; HTP Requantize): into the output's
 # encoding; out of the input's, to float16 when the output is float16 (a
@@ -118,6 +123,11 @@ const char* OpSet::standard_text() {
 "Quantize"[float]: out0[N, H, W, C] = $quantize(in0[N, H, W, C].cast(`float64`))
 "Dequantize"[quantized]: out0[N, H, W, C] = $real(in0[N, H, W, C]).cast(`$out0.float`)
 "Requantize"[quantized]: out0[N, H, W, C] = $quantize($real(in0[N, H, W, C]))
+
+# TableLookup(x, table), the HTP core's lookup of 8-bit codes: the table's
+# element at x's code (the table a [1, 1, 1, 256] tensor of codes in the
+# output's encoding, as the SDK's Relu example builds it).
+"TableLookup"[quint8, 2 inputs]: out0[N, H, W, C] = in1[0, 0, 0, in0[N, H, W, C].cast(`int32`)]
 
 # Casts (QNN Cast: a value conversion to the output's dtype, rounding to
 # nearest even; of a quantized dtype, its stored integers).

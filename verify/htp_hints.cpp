@@ -1,6 +1,8 @@
 // The constraint's hints for the verifier's graphs (see htp_hints.h).
 #include "verify/htp_hints.h"
 
+#include <map>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -204,15 +206,38 @@ void collect_constants(const ast::Expr& e, ConstantHints& out) {
       if (i && k && *i >= 0 && *i < 64)
         out.values.push_back({as_string(*r->args[0])->value, *i, *k});
     }
+  // A bound: an element compared with GE, GT, LE or LT is tried just past
+  // a constant (GT(CONSTVAL_INT("n", 0), 5): 6), or far past anything else
+  // (GE(MUL(STEPSIZE_OF("x"), ...), CONSTVAL_FLOAT("lo", 0)): -10^4), which
+  // draws of small values never meet.
+  static const std::map<std::string, int> kAbove = {{"GE", 0}, {"GT", 0}, {"LE", 1}, {"LT", 1}};
+  if (auto cmp = kAbove.find(c->callee); cmp != kAbove.end() && c->args.size() == 2)
+    for (size_t side = 0; side < 2; ++side) {
+      const ast::Call* r = as_call(*c->args[side]);
+      if (!reads(r) || r->callee.ends_with("_VALID"))
+        continue;
+      std::optional<int64_t> i = constant_value(*r->args[1]);
+      if (!i || *i < 0 || *i >= 64)
+        continue;
+      // Whether the element must be the larger side.
+      bool larger = (side == 0) == (cmp->second == 0);
+      bool strict = c->callee == "GT" || c->callee == "LT";
+      std::optional<double> k = number(*c->args[1 - side]);
+      double v = k ? *k + (strict ? (larger ? 1 : -1) : 0) : (larger ? 1e4 : -1e4);
+      out.values.push_back({as_string(*r->args[0])->value, *i, v});
+    }
   for (const ast::ExprPtr& a : c->args)
     collect_constants(*a, out);
 }
 
 } // namespace
 
-ConstantHints constant_hints(const ast::Expr& constraint) {
+ConstantHints constant_hints(const ast::Expr& constraint, const ast::Expr& replacement) {
   ConstantHints out;
   collect_constants(constraint, out);
+  ConstantHints read;
+  collect_constants(replacement, read);
+  out.tags.insert(read.tags.begin(), read.tags.end());
   return out;
 }
 

@@ -50,10 +50,13 @@ struct EncodingHints {
   std::vector<std::pair<std::string, int64_t>> zero_offsets;
 };
 
-/// The constants the constraint reads. HTP matches a plain tag to any node,
-/// a Const among them: a tag read with CONSTVAL_INT, CONSTVAL_FLOAT (or
-/// their _VALID forms) is drawn as a constant, and EQ(CONSTVAL_...(tag, i),
-/// k) in either order, k a constant, is an element's value to try.
+/// The constants a rule reads. HTP matches a plain tag to any node, a
+/// Const among them: a tag read with CONSTVAL_INT, CONSTVAL_FLOAT (or their
+/// _VALID forms), in the constraint or the replacement, is drawn as a
+/// constant; EQ(CONSTVAL_...(tag, i), k) in either order, k a constant, is
+/// an element's value to try, and so is a value past a bound the
+/// constraint's GE, GT, LE or LT sets it (k + 1 for GT(element, k), -10^4
+/// for GE(anything not constant, element)).
 struct ConstantHints {
   std::set<std::string> tags;
   struct Value {
@@ -64,8 +67,8 @@ struct ConstantHints {
   std::vector<Value> values;
 };
 
-/// The constant hints of \p constraint.
-ConstantHints constant_hints(const ast::Expr& constraint);
+/// The constant hints of \p constraint, and the tags \p replacement reads.
+ConstantHints constant_hints(const ast::Expr& constraint, const ast::Expr& replacement);
 
 /// The encoding hints of \p constraint, wherever the comparisons stand in
 /// it (under AND, OR, NOT or SELECT alike: a hint is a value to try, not

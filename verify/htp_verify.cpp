@@ -122,7 +122,7 @@ public:
     reads_dtypes_ = mentions(*rule.constraint, "DTYPE_OF");
     hints_ = dim_hints(*rule.constraint);
     encodings_ = encoding_hints(*rule.constraint);
-    constants_ = constant_hints(*rule.constraint);
+    constants_ = constant_hints(*rule.constraint, *rule.replacement);
     // A plain tag the constraint reads as a constant is drawn as one.
     for (Skeleton::Item& item : skeleton_.items)
       if (item.kind == Skeleton::Item::Kind::Leaf && constants_.tags.count(item.name))
@@ -390,14 +390,16 @@ void Verifier::take_encoding_hints(Plan& p) {
           p.types[j] = random_quant(p.types[j], rng_);
         }
     }
-  // Encodings compared: the second tag's made the first's.
-  for (const auto& [a, b] : e.same)
-    for (size_t i : items(a))
-      for (size_t j : items(b)) {
-        p.types[j].dtype = p.types[i].dtype;
-        p.types[j].step = p.types[i].step;
-        p.types[j].zero_offset = p.types[i].zero_offset;
-      }
+  // Encodings compared: the second tag's made the first's, in half the
+  // draws (the comparison may stand under NOT: SAME_QUANT's negation).
+  if (!e.same.empty() && uniform(0, 1) == 0)
+    for (const auto& [a, b] : e.same)
+      for (size_t i : items(a))
+        for (size_t j : items(b)) {
+          p.types[j].dtype = p.types[i].dtype;
+          p.types[j].step = p.types[i].step;
+          p.types[j].zero_offset = p.types[i].zero_offset;
+        }
   for (const auto& [tag, k] : e.zero_offsets)
     for (size_t i : items(tag))
       if (fits_zero_offset(p.types[i].dtype, k))
