@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 
 namespace teval::verify::htp {
@@ -160,8 +161,12 @@ private:
   // constraint tests for, quantization copied between the tags it
   // compares, a zero offset it names.
   void take_encoding_hints(Plan& p);
-  // The graph of \p p, or nothing when an op's definition rejects its inputs.
-  std::optional<Graph> build(const Plan& p, std::string* why);
+  // The graph of \p p, or nothing when an op's definition rejects its
+  // inputs (that op's skeleton item goes to *failed).
+  std::optional<Graph> build(const Plan& p, std::string* why, int* failed = nullptr);
+  // \p p with the extents of inputs an op's definition equates to others
+  // (see the definition).
+  void repair(Plan& p);
   // Outcome of one plan: nullopt when the rule does not apply (not a case).
   // Imprecise: a rule that lowers precision on purpose differs within
   // kPrecisionChangeBound (the relative error goes to *error).
@@ -406,7 +411,7 @@ void Verifier::take_encoding_hints(Plan& p) {
         p.types[i].zero_offset = int32_t(k);
 }
 
-std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
+std::optional<Graph> Verifier::build(const Plan& p, std::string* why, int* failed) {
   Graph g;
   g.options = p.options;
   std::vector<int> ids;
@@ -443,6 +448,8 @@ std::optional<Graph> Verifier::build(const Plan& p, std::string* why) {
         n.type = infer_type(ops_, g, item.op, n.inputs, quant);
       } catch (const IllTyped& e) {
         *why = e.message;
+        if (failed)
+          *failed = int(i);
         return std::nullopt;
       }
     }
@@ -473,6 +480,36 @@ std::string with_values(const Graph& g, const std::map<int, core::Tensor>& input
     out += "]\n";
   }
   return out;
+}
+
+// An op whose definition equates extents of its inputs (attention's query,
+// key and value share batch and heads, its mask has the query's and the
+// key's lengths) is rarely drawn whole: a draw the definition rejects for
+// an extent (`axis J has extent 3 here (dimension 2 of `in3`) but 5
+// elsewhere`) takes that extent for that input, when it is an input tag,
+// and is built again, up to 8 times, as a solver of the definitions'
+// equations would. (The constraint still decides whether it is a case.)
+void Verifier::repair(Plan& p) {
+  static const std::regex conflict(
+      R"(has extent \d+ here \(dimension (\d+) of `in(\d+)`\) but (\d+) elsewhere)");
+  for (int round = 0; round < 8; ++round) {
+    std::string why;
+    int failed = -1;
+    if (build(p, &why, &failed))
+      return;
+    std::smatch m;
+    if (failed < 0 || !std::regex_search(why, m, conflict))
+      return;
+    size_t d = std::stoul(m[1].str()), k = std::stoul(m[2].str());
+    const Skeleton::Item& item = skeleton_.items[size_t(failed)];
+    if (k >= item.inputs.size())
+      return;
+    size_t leaf = size_t(item.inputs[k]);
+    if (skeleton_.items[leaf].kind != Skeleton::Item::Kind::Leaf ||
+        d >= p.types[leaf].shape.size())
+      return;
+    p.types[leaf].shape[d] = std::stoll(m[3].str());
+  }
 }
 
 Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string* reason,
@@ -650,6 +687,7 @@ VerifyResult Verifier::run() {
     // constraint rejects.
     int size = 2 + std::min(14, std::max(r.cases / 8, attempts / 40));
     Plan p = draw(size);
+    repair(p);
     Counterexample cx;
     std::string reason;
     double error = 0;

@@ -156,5 +156,31 @@ TEST(HtpVerify, OpsDefinedPerDtypeAreDrawnInTheirDtypes) {
   }
 }
 
+// An op whose definition equates extents of several inputs is drawn whole:
+// a draw it rejects for an extent takes that extent and is built again.
+// Attention splits along the query's length, its mask with it (a public
+// FlashAttention package's rule), were unverifiable: the mask's extents
+// must be the query's and the key's lengths.
+TEST(HtpVerify, InputsWhoseExtentsTheDefinitionEquatesAreDrawnTogether) {
+  OpSet attention = OpSet::read(
+      core::SourceFile::make(
+          "ops.txt",
+          "\"Attention\": s[B, H, I, J] +=! in0[B, H, I, E] * in1[B, H, J, E]; t[B, H, I, J] = "
+          "s[B, H, I, J] * in4[0, 0, 0, 0] + in3[0, 0, I, J]; m[B, H, I] >=! t[B, H, I, J]; "
+          "e[B, H, I, J] = (t[B, H, I, J] - m[B, H, I]).call(`exp`); z[B, H, I] +=! e[B, H, I, J]; "
+          "o[B, H, I, D] +=! e[B, H, I, J] * in2[B, H, J, D]; out0[B, H, I, D] = o[B, H, I, D] / "
+          "z[B, H, I]\n"),
+      &OpSet::standard());
+  RuleFile f = rules("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"Attention\", \"q\", \"k\", \"v\", "
+                     "\"mask\", \"scale\"),\n  GT(DIM_WIDTH(\"q\"), 3),\n  AUTOSPLIT(2, \"I\", 3, "
+                     "Op(\"Attention\", TYPICAL_SLICE(\"q\", \"I\"), \"k\", \"v\", "
+                     "TYPICAL_SLICE(\"mask\", \"I\"), \"scale\")))");
+  VerifyOptions o;
+  o.cases = 30;
+  VerifyResult v = verify_rule(f.rules.at(0), attention, o);
+  EXPECT_EQ(v.verdict, Verdict::Sound) << v.reason;
+  EXPECT_EQ(v.cases, 30);
+}
+
 } // namespace
 } // namespace teval::verify::htp
