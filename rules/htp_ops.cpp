@@ -186,14 +186,17 @@ size_t closing(const std::string& text, size_t open) {
   return std::string::npos;
 }
 
-// An ops file's two functions, expanded in \p program: $real(inK[...]),
-// the real value of an element of input K in float64, and $quantize(x),
-// the float64 real x in the output's encoding, clamped to its dtype's range
-// and rounded to nearest, ties to even (adding and subtracting 1.5 * 2^52
-// rounds a float64 of magnitude below 2^51 so). Throws the reason a use is
-// malformed.
-std::string expand_functions(const std::string& program) {
-  static const std::regex function(R"(\$(real|quantize)\()");
+// An ops file's functions, expanded in \p program: $real(inK[...]), the
+// real value of an element of input K in float64; $quantize(x), the
+// float64 real x in the output's quantized encoding, clamped to its dtype's
+// codes and rounded to nearest, ties to even (adding and subtracting
+// 1.5 * 2^52 rounds a float64 of magnitude below 2^51 so; a float output
+// has no codes: the node is ill-typed); $encode(x), x in the output's
+// encoding whichever it is: $quantize(x) for a quantized output
+// (\p quantized_output), x rounded to the dtype of a float one. Throws the
+// reason a use is malformed.
+std::string expand_functions(const std::string& program, bool quantized_output) {
+  static const std::regex function(R"(\$(real|quantize|encode)\()");
   std::string out;
   size_t last = 0;
   std::smatch m;
@@ -205,7 +208,8 @@ std::string expand_functions(const std::string& program) {
     if (close == std::string::npos)
       throw "an unclosed $" + m[1].str() + "(...)";
     // The argument is expanded too: $quantize($real(in0[...]) + ...).
-    std::string arg = expand_functions(program.substr(open + 1, close - open - 1));
+    std::string arg =
+        expand_functions(program.substr(open + 1, close - open - 1), quantized_output);
     out += program.substr(last, at - last);
     if (m[1] == "real") {
       static const std::regex element(R"(^\s*in([0-9]+)\s*\[)");
@@ -215,6 +219,8 @@ std::string expand_functions(const std::string& program) {
       std::string k = e[1].str();
       out += "((" + arg + ".cast(`float64`) - $in" + k + ".zero) * const($in" + k +
              ".step, dtype=`float32`).cast(`float64`))";
+    } else if (m[1] == "encode" && !quantized_output) {
+      out += "((" + arg + ").cast(`$out0.dtype`))";
     } else {
       const std::string magic = "const(6755399441055744.0, dtype=`float64`)";
       out += "(((((" + arg +
@@ -293,8 +299,9 @@ void check_definition(const OpDef& def) {
   std::string why;
   for (const char* extent : {"7", "11"}) {
     try {
-      program =
-          evaluate_arithmetic(std::regex_replace(def.program, field_pattern(), extent), def.name);
+      program = evaluate_arithmetic(
+          std::regex_replace(expand_functions(def.program, true), field_pattern(), extent),
+          def.name);
     } catch (const IllTyped& e) {
       if (e.message.find("divides by zero") == std::string::npos)
         throw Error(ErrorKind::Syntax, def.span, e.message);
@@ -330,7 +337,7 @@ void check_definition(const OpDef& def) {
 std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& in,
                         const TensorType* out) {
   std::string result;
-  std::string text = def.program;
+  std::string text = expand_functions(def.program, out && quantized(out->dtype));
   auto begin = std::sregex_iterator(text.begin(), text.end(), field_pattern());
   size_t last = 0;
   for (auto it = begin; it != std::sregex_iterator(); ++it) {
@@ -517,7 +524,7 @@ OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source, const OpSet* b
     if (program.empty())
       throw Error(ErrorKind::Syntax, span, "op " + name + " has no program");
     try {
-      program = expand_functions(program);
+      expand_functions(program, true);
     } catch (const std::string& why) {
       throw Error(ErrorKind::Syntax, span, "in the program of " + name + ": " + why);
     }
@@ -589,7 +596,9 @@ TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
     throw IllTyped{"op " + op + " has no definition" + for_inputs(g, inputs)};
   // An op whose definition does not read its output's quantization keeps
   // its first input's: it computes in that encoding.
-  bool own_quant = def->program.find("$out0.zero") != std::string::npos ||
+  bool own_quant = def->program.find("$quantize(") != std::string::npos ||
+                   def->program.find("$encode(") != std::string::npos ||
+                   def->program.find("$out0.zero") != std::string::npos ||
                    def->program.find("$out0.step") != std::string::npos;
   if (!own_quant)
     quant.reset();
@@ -627,12 +636,13 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
     case Node::Kind::Op:
       break;
     }
-    auto check = [&](const core::Tensor& t) {
-      if (t.dtype() != storage(n.type.dtype) || t.shape() != n.type.shape)
-        throw IllTyped{n.name + " = " + n.op + "(...) computes " +
-                       std::string(core::name(t.dtype())) + core::to_string(t.shape()) +
-                       ", but its output is declared " + to_string(n.type)};
+    auto check_type = [&](core::DType dtype, const core::Shape& shape) {
+      if (dtype != storage(n.type.dtype) || shape != n.type.shape)
+        throw IllTyped{n.name + " = " + n.op + "(...) computes " + std::string(core::name(dtype)) +
+                       core::to_string(shape) + ", but its output is declared " +
+                       to_string(n.type)};
     };
+    auto check = [&](const core::Tensor& t) { check_type(t.dtype(), t.shape()); };
     if (n.op == "Concat" && !ops.definitions().count(n.op)) {
       core::Shape shape = concat_type(g, n.inputs).shape;
       int64_t axis = g.nodes[n.inputs[0]].value->get(0).i;
@@ -681,6 +691,10 @@ core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core
     if (!def)
       throw NotEvaluable{{}, "op " + n.op + " has no definition" + for_inputs(g, n.inputs)};
     Elaborated el = elaborate(*def, g, n.inputs, &n.type);
+    // Typed before it runs: an output unlike the declared one is ill-typed
+    // even where running it would fault first.
+    const core::TensorDecl& declared = el.kernel.tensors[out0(el.kernel, *def)];
+    check_type(declared.dtype, declared.shape);
     std::vector<core::Tensor> args;
     for (int tid : interp::input_ids(el.kernel)) {
       size_t k = std::stoul(el.kernel.tensors[tid].name.substr(2));

@@ -76,8 +76,12 @@ const char* OpSet::standard_text() {
 
 # Softmax along depth: Softmax(in), and the QNN form Softmax(in, beta[,
 # axis]) that the SDK's rules match: exp(beta * (x - max)) / sum; the axis
-# operand is not read (HTP's Softmax takes the last axis).
+# operand is not read (HTP's Softmax takes the last axis). Of quantized
+# input, on its real values, into the output's encoding, quantized or
+# float (the SDK's Softmax registers a quint8-to-float32 form).
 "Softmax"[float, 1 input]: m[N, H, W] >=! in0[N, H, W, C]; e[N, H, W, C] = (in0[N, H, W, C] - m[N, H, W]).call(`exp`); s[N, H, W] +=! e[N, H, W, C]; out0[N, H, W, C] = e[N, H, W, C] / s[N, H, W]
+"Softmax"[quantized, 1 input]: m[N, H, W] >=! $real(in0[N, H, W, C]); e[N, H, W, C] = ($real(in0[N, H, W, C]) - m[N, H, W]).call(`exp`); s[N, H, W] +=! e[N, H, W, C]; out0[N, H, W, C] = $encode(e[N, H, W, C] / s[N, H, W])
+"Softmax"[quantized]: m[N, H, W] >=! $real(in0[N, H, W, C]); e[N, H, W, C] = (($real(in0[N, H, W, C]) - m[N, H, W]) * in1[0, 0, 0, 0].cast(`float64`)).call(`exp`); s[N, H, W] +=! e[N, H, W, C]; out0[N, H, W, C] = $encode(e[N, H, W, C] / s[N, H, W])
 "Softmax"[float]: m[N, H, W] >=! in0[N, H, W, C]; e[N, H, W, C] = ((in0[N, H, W, C] - m[N, H, W]) * in1[0, 0, 0, 0].cast(`$in0.dtype`)).call(`exp`); s[N, H, W] +=! e[N, H, W, C]; out0[N, H, W, C] = e[N, H, W, C] / s[N, H, W]
 
 # Matrix product over the last two dimensions (QNN MatMul without
@@ -92,9 +96,24 @@ const char* OpSet::standard_text() {
 # Slices (optimize.h): Slice_shape(in, start, size) takes the box of extents
 # size at start; SlicePad_shape(in, before, start, size, pad) pads `before`
 # elements of value pad in front of the input, then takes that box, reading
-# pad outside the input.
+# pad outside the input (SlicePad_shape_inplace.tcm, its TCM form, too); the
+# pad value is converted to the input's dtype (of a quantized input, a
+# code).
 "Slice_shape": out0[N, H, W, C] = in0[N + $in1[0], H + $in1[1], W + $in1[2], C + $in1[3]] where N in $in2[0], H in $in2[1], W in $in2[2], C in $in2[3]
-"SlicePad_shape": out0[N, H, W, C] = in0[N + $($in2[0] - $in1[0]), H + $($in2[1] - $in1[1]), W + $($in2[2] - $in1[2]), C + $($in2[3] - $in1[3])].when([N + $($in2[0] - $in1[0]) >= 0, N + $($in2[0] - $in1[0]) < $in0[0], H + $($in2[1] - $in1[1]) >= 0, H + $($in2[1] - $in1[1]) < $in0[1], W + $($in2[2] - $in1[2]) >= 0, W + $($in2[2] - $in1[2]) < $in0[2], C + $($in2[3] - $in1[3]) >= 0, C + $($in2[3] - $in1[3]) < $in0[3]], in4[0, 0, 0, 0]) where N in $in3[0], H in $in3[1], W in $in3[2], C in $in3[3]
+"SlicePad_shape": out0[N, H, W, C] = in0[N + $($in2[0] - $in1[0]), H + $($in2[1] - $in1[1]), W + $($in2[2] - $in1[2]), C + $($in2[3] - $in1[3])].when([N + $($in2[0] - $in1[0]) >= 0, N + $($in2[0] - $in1[0]) < $in0[0], H + $($in2[1] - $in1[1]) >= 0, H + $($in2[1] - $in1[1]) < $in0[1], W + $($in2[2] - $in1[2]) >= 0, W + $($in2[2] - $in1[2]) < $in0[2], C + $($in2[3] - $in1[3]) >= 0, C + $($in2[3] - $in1[3]) < $in0[3]], in4[0, 0, 0, 0].cast(`$in0.dtype`)) where N in $in3[0], H in $in3[1], W in $in3[2], C in $in3[3]
+"SlicePad_shape_inplace.tcm": out0[N, H, W, C] = in0[N + $($in2[0] - $in1[0]), H + $($in2[1] - $in1[1]), W + $($in2[2] - $in1[2]), C + $($in2[3] - $in1[3])].when([N + $($in2[0] - $in1[0]) >= 0, N + $($in2[0] - $in1[0]) < $in0[0], H + $($in2[1] - $in1[1]) >= 0, H + $($in2[1] - $in1[1]) < $in0[1], W + $($in2[2] - $in1[2]) >= 0, W + $($in2[2] - $in1[2]) < $in0[2], C + $($in2[3] - $in1[3]) >= 0, C + $($in2[3] - $in1[3]) < $in0[3]], in4[0, 0, 0, 0].cast(`$in0.dtype`)) where N in $in3[0], H in $in3[1], W in $in3[2], C in $in3[3]
+
+# Reshape (HTP core; QNN Reshape): the elements in row-major order, in the
+# output's extents; a different element count is ill-typed (the first
+# extent is then off by the square of the difference). Reshape_to_h1 and
+# Reshape_to_h8, HTP core reshapes of height-1 sequences that the SDK's
+# Softmax rules use, are read as the same reshape (teval's reading of
+# their names and uses; they are not documented), height1_sequence as a
+# marker that changes nothing, of a tensor of height 1 (by its name).
+"Reshape": out0[N, H, W, C] = in0[(((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $($in0[1] * $in0[2] * $in0[3]), (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $($in0[2] * $in0[3]) % $in0[1], (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $in0[3] % $in0[2], (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) % $in0[3]] where N in $($out0[0] + ($in0[0] * $in0[1] * $in0[2] * $in0[3] - $out0[0] * $out0[1] * $out0[2] * $out0[3]) * ($in0[0] * $in0[1] * $in0[2] * $in0[3] - $out0[0] * $out0[1] * $out0[2] * $out0[3])), H in $out0[1], W in $out0[2], C in $out0[3]
+"Reshape_to_h1": out0[N, H, W, C] = in0[(((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $($in0[1] * $in0[2] * $in0[3]), (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $($in0[2] * $in0[3]) % $in0[1], (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $in0[3] % $in0[2], (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) % $in0[3]] where N in $($out0[0] + ($in0[0] * $in0[1] * $in0[2] * $in0[3] - $out0[0] * $out0[1] * $out0[2] * $out0[3]) * ($in0[0] * $in0[1] * $in0[2] * $in0[3] - $out0[0] * $out0[1] * $out0[2] * $out0[3])), H in $out0[1], W in $out0[2], C in $out0[3]
+"Reshape_to_h8": out0[N, H, W, C] = in0[(((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $($in0[1] * $in0[2] * $in0[3]), (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $($in0[2] * $in0[3]) % $in0[1], (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) // $in0[3] % $in0[2], (((N * $out0[1] + H) * $out0[2] + W) * $out0[3] + C) % $in0[3]] where N in $($out0[0] + ($in0[0] * $in0[1] * $in0[2] * $in0[3] - $out0[0] * $out0[1] * $out0[2] * $out0[3]) * ($in0[0] * $in0[1] * $in0[2] * $in0[3] - $out0[0] * $out0[1] * $out0[2] * $out0[3])), H in $out0[1], W in $out0[2], C in $out0[3]
+"height1_sequence": out0[N, H, W, C] = in0[N, H, W, C] where H in 1
 
 # Layout markers and moves between DDR and TCM (op_def.h, tensor_info.h):
 # the values are unchanged. The q:: names are the HTP core's qualified
@@ -116,13 +135,15 @@ const char* OpSet::standard_text() {
 "q::crouton_to_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
 "q::crouton_from_vtcm": out0[N, H, W, C] = in0[N, H, W, C]
 
-# Quantization (QNN Quantize, Dequantize; HTP Requantize): into the output's
+# Quantization (QNN Quantize, Dequantize; HTP Requantize, Quantize.tcm, the
+# TCM form of Quantize): into the output's
 # encoding; out of the input's, to float16 when the output is float16 (a
 # rule's WITH_OUTPUT_TYPE(DType::Float16, ...)), else float32, the real
 # value rounded once.
 "Quantize"[float]: out0[N, H, W, C] = $quantize(in0[N, H, W, C].cast(`float64`))
 "Dequantize"[quantized]: out0[N, H, W, C] = $real(in0[N, H, W, C]).cast(`$out0.float`)
 "Requantize"[quantized]: out0[N, H, W, C] = $quantize($real(in0[N, H, W, C]))
+"Quantize.tcm"[float]: out0[N, H, W, C] = $quantize(in0[N, H, W, C].cast(`float64`))
 
 # TableLookup(x, table), the HTP core's lookup of 8-bit codes: the table's
 # element at x's code (the table a [1, 1, 1, 256] tensor of codes in the

@@ -56,7 +56,7 @@ std::optional<RelativeError> relative_error(const core::Tensor& a, const core::T
     return RelativeError{};
   if (scale == 0)
     return std::nullopt;
-  return RelativeError{worst / scale, at};
+  return RelativeError{worst / scale, at, worst, scale};
 }
 
 } // namespace teval::verify::htp

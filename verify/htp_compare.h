@@ -26,6 +26,9 @@ std::string describe_difference(const core::Tensor& a, const core::Tensor& b);
 struct RelativeError {
   double error = 0;
   int64_t at = 0;
+  /// The largest difference itself, and the magnitude it is relative to.
+  double absolute = 0;
+  double scale = 0;
 };
 
 /// The relative error of \p b against \p a, the magnitudes of \p inputs

@@ -1,10 +1,9 @@
 // The constraint's hints for the verifier's graphs (see htp_hints.h).
 #include "verify/htp_hints.h"
 
-#include <map>
-
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -145,6 +144,56 @@ std::optional<std::string> tag_of(const ast::Expr& e, const char* callee) {
   return as_string(*c->args[0])->value;
 }
 
+// k of a comparison with a constant element: an integer expression or a
+// float literal.
+std::optional<double> number(const ast::Expr& e) {
+  if (const auto* f = std::get_if<ast::FloatLit>(&e.node))
+    return f->value;
+  if (std::optional<int64_t> k = constant_value(e))
+    return double(*k);
+  return std::nullopt;
+}
+
+// A constant expression of numbers and ADD, SUB, MUL, DIV, folded in double.
+std::optional<double> folded(const ast::Expr& e) {
+  if (std::optional<double> k = number(e))
+    return k;
+  const ast::Call* c = as_call(e);
+  if (!c || c->args.size() != 2)
+    return std::nullopt;
+  std::optional<double> a = folded(*c->args[0]), b = folded(*c->args[1]);
+  if (!a || !b)
+    return std::nullopt;
+  if (c->callee == "ADD")
+    return *a + *b;
+  if (c->callee == "SUB")
+    return *a - *b;
+  if (c->callee == "MUL")
+    return *a * *b;
+  if (c->callee == "DIV" && *b != 0)
+    return *a / *b;
+  return std::nullopt;
+}
+
+// The step a comparison of \p x with the constant \p bound sets: x is
+// STEPSIZE_OF(tag), or it divided or multiplied by a constant.
+void step_hint(const ast::Expr& x, double bound, EncodingHints& out) {
+  if (std::optional<std::string> tag = tag_of(x, "STEPSIZE_OF")) {
+    out.steps.push_back({*tag, bound});
+    return;
+  }
+  const ast::Call* c = as_call(x);
+  if (!c || c->args.size() != 2 || (c->callee != "DIV" && c->callee != "MUL"))
+    return;
+  for (size_t side = 0; side < 2; ++side) {
+    std::optional<std::string> tag = tag_of(*c->args[side], "STEPSIZE_OF");
+    std::optional<double> k = folded(*c->args[1 - side]);
+    if (!tag || !k || *k == 0 || (c->callee == "DIV" && side == 1))
+      continue;
+    out.steps.push_back({*tag, c->callee == "DIV" ? bound * *k : bound / *k});
+  }
+}
+
 void collect_encodings(const ast::Expr& e, EncodingHints& out) {
   const ast::Call* c = as_call(e);
   if (!c)
@@ -170,21 +219,16 @@ void collect_encodings(const ast::Expr& e, EncodingHints& out) {
           out.same.push_back({*tag, *other});
     }
   }
+  static const std::set<std::string> kComparisons = {"EQ", "GT", "GE", "LT", "LE"};
+  if (kComparisons.count(c->callee) && c->args.size() == 2)
+    for (size_t side = 0; side < 2; ++side)
+      if (std::optional<double> bound = folded(*c->args[1 - side]); bound && *bound > 0)
+        step_hint(*c->args[side], *bound, out);
   if (c->callee == "SAME_ENCODING" && c->args.size() == 2 && as_string(*c->args[0]) &&
       as_string(*c->args[1]))
     out.same.push_back({as_string(*c->args[0])->value, as_string(*c->args[1])->value});
   for (const ast::ExprPtr& a : c->args)
     collect_encodings(*a, out);
-}
-
-// k of a comparison with a constant element: an integer expression or a
-// float literal.
-std::optional<double> number(const ast::Expr& e) {
-  if (const auto* f = std::get_if<ast::FloatLit>(&e.node))
-    return f->value;
-  if (std::optional<int64_t> k = constant_value(e))
-    return double(*k);
-  return std::nullopt;
 }
 
 void collect_constants(const ast::Expr& e, ConstantHints& out) {

@@ -48,6 +48,11 @@ struct EncodingHints {
   std::vector<std::pair<std::string, std::string>> same;
   /// EQ(ZERO_OFFSET_OF(tag), k), in either order, k a constant: tag and k.
   std::vector<std::pair<std::string, int64_t>> zero_offsets;
+  /// A step size a comparison with a constant bounds (EQ, GT, GE, LT, LE
+  /// of STEPSIZE_OF(tag), or of it divided or multiplied by a constant,
+  /// with a constant expression): tag and the step at the bound, for
+  /// GT(DIV(STEPSIZE_OF("*"), DIV(1, 256.0f)), 0.995f) 0.995 / 256.
+  std::vector<std::pair<std::string, double>> steps;
 };
 
 /// The constants a rule reads. HTP matches a plain tag to any node, a

@@ -97,17 +97,23 @@ bool mentions(const ast::Expr& e, const std::string& callee) {
   return false;
 }
 
-// Whether \p e builds anything in float16 (WITH_OUTPUT_TYPE(DType::Float16,
-// ...), which CAST_TO_FP16 and the SDK's fp16 rules expand to).
-bool computes_in_float16(const ast::Expr& e) {
+// Whether \p e builds anything in a lower precision on purpose: in float16
+// (WITH_OUTPUT_TYPE(DType::Float16, ...), which CAST_TO_FP16 and the SDK's
+// fp16 rules expand to) or in a quantized encoding it names
+// (WITH_OUTPUT_TYPE(DType::QUInt8, 0, 1 / 256.0f, ...): the SDK's Softmax
+// computes in a fixed encoding and requantizes).
+bool sets_lower_precision(const ast::Expr& e) {
   const ast::Call* c = as_call(e);
   if (!c)
     return false;
   if (c->callee == "WITH_OUTPUT_TYPE" && !c->args.empty())
-    if (const auto* n = std::get_if<ast::Name>(&c->args[0]->node); n && n->id == "DType::Float16")
-      return true;
+    if (const auto* n = std::get_if<ast::Name>(&c->args[0]->node);
+        n && n->id.starts_with("DType::"))
+      if (std::optional<HtpType> t = rules::htp_type_from_name(n->id.substr(7));
+          t && (*t == HtpType::Float16 || quantized(*t)))
+        return true;
   for (const ast::ExprPtr& a : c->args)
-    if (computes_in_float16(*a))
+    if (sets_lower_precision(*a))
       return true;
   return false;
 }
@@ -124,12 +130,33 @@ public:
     hints_ = dim_hints(*rule.constraint);
     encodings_ = encoding_hints(*rule.constraint);
     constants_ = constant_hints(*rule.constraint, *rule.replacement);
+    // A Concat's axis operand (the built-in's first) is a constant
+    // integer.
+    for (const Skeleton::Item& item : skeleton_.items)
+      if (item.kind == Skeleton::Item::Kind::Op && item.op == "Concat" &&
+          !ops_.definitions().count("Concat") && !item.inputs.empty() &&
+          skeleton_.items[size_t(item.inputs[0])].kind == Skeleton::Item::Kind::Leaf)
+        axis_tags_.insert(skeleton_.items[size_t(item.inputs[0])].name);
     // A plain tag the constraint reads as a constant is drawn as one.
     for (Skeleton::Item& item : skeleton_.items)
-      if (item.kind == Skeleton::Item::Kind::Leaf && constants_.tags.count(item.name))
+      if (item.kind == Skeleton::Item::Kind::Leaf &&
+          (constants_.tags.count(item.name) || axis_tags_.count(item.name)))
         item.kind = Skeleton::Item::Kind::Const;
+    static const std::set<std::string> kTcmMoves = {"flat_to_vtcm",
+                                                    "flat_from_vtcm",
+                                                    "crouton_to_vtcm",
+                                                    "crouton_from_vtcm",
+                                                    "q::flat_to_vtcm",
+                                                    "q::flat_from_vtcm",
+                                                    "q::crouton_to_vtcm",
+                                                    "q::crouton_from_vtcm",
+                                                    "ConvLayer.opt.activations_to_vtcm",
+                                                    "ConvLayer.opt.activations_from_vtcm"};
+    for (const Skeleton::Item& item : skeleton_.items)
+      matches_tcm_moves_ =
+          matches_tcm_moves_ || (item.kind == Skeleton::Item::Kind::Op && kTcmMoves.count(item.op));
     lowers_precision_ = rule.flags.find("relaxed_precision") != std::string::npos ||
-                        computes_in_float16(*rule.replacement);
+                        sets_lower_precision(*rule.replacement);
     // The dtypes the ops of the match are defined for (ops files select
     // definitions by their first input's dtype): a match op whose first
     // operand is an input tag takes the graph's dtype, so a graph is drawn
@@ -188,6 +215,10 @@ private:
   Skeleton skeleton_;
   std::map<std::string, std::string> options_;
   bool reads_dtypes_ = false;
+  // The match has an op HTP's TCM migration inserts (flat_to_vtcm, ...).
+  bool matches_tcm_moves_ = false;
+  // Input tags that are the axis operand of a built-in Concat: constants.
+  std::set<std::string> axis_tags_;
   // The graph dtypes every match op on an input tag is defined for, when
   // not all of them (empty: any).
   std::vector<HtpType> accepted_;
@@ -299,6 +330,10 @@ Plan Verifier::draw(int size) {
     if (item.kind == Skeleton::Item::Kind::Const) {
       t.dtype = uniform(0, 1) ? HtpType::Float32 : HtpType::Int32;
       t.shape = {1, 1, 1, uniform(0, 2) == 0 ? uniform(1, size) : 1};
+      if (axis_tags_.count(item.name)) {
+        t.dtype = HtpType::Int32;
+        t.shape = {1, 1, 1, 1};
+      }
       // The elements the constraint compares with constants, in the
       // guided draws: long enough to hold them, and holding them.
       std::map<int64_t, double> wanted;
@@ -359,7 +394,7 @@ Plan Verifier::draw(int size) {
 
 void Verifier::take_encoding_hints(Plan& p) {
   const EncodingHints& e = encodings_;
-  if (e.dtypes.empty() && e.same.empty() && e.zero_offsets.empty())
+  if (e.dtypes.empty() && e.same.empty() && e.zero_offsets.empty() && e.steps.empty())
     return;
   // The items a tag names: its leaf or op, or for "*" the root.
   auto items = [&](const std::string& tag) {
@@ -395,6 +430,23 @@ void Verifier::take_encoding_hints(Plan& p) {
           p.types[j] = random_quant(p.types[j], rng_);
         }
     }
+  // A step the constraint's comparisons bound, in half the draws: the
+  // bound, or the mean of several (GT(ratio, 0.995f) and LT(ratio,
+  // 1.005f): the ratio 1), for each quantized item of the tag.
+  std::map<std::string, std::vector<double>> steps;
+  for (const auto& [tag, step] : e.steps)
+    steps[tag].push_back(step);
+  for (const auto& [tag, candidates] : steps) {
+    if (uniform(0, 1) == 0)
+      continue;
+    // One bound is its value; several bound an interval: their mean.
+    double step = 0;
+    for (double c : candidates)
+      step += c / double(candidates.size());
+    for (size_t i : items(tag))
+      if (quantized(p.types[i].dtype))
+        p.types[i].step = float(step);
+  }
   // Encodings compared: the second tag's made the first's, in half the
   // draws (the comparison may stand under NOT: SAME_QUANT's negation).
   if (!e.same.empty() && uniform(0, 1) == 0)
@@ -405,10 +457,13 @@ void Verifier::take_encoding_hints(Plan& p) {
           p.types[j].step = p.types[i].step;
           p.types[j].zero_offset = p.types[i].zero_offset;
         }
+  // A zero offset compared with a constant takes it in half the draws (the
+  // comparison may stand under NOT or OR).
   for (const auto& [tag, k] : e.zero_offsets)
-    for (size_t i : items(tag))
-      if (fits_zero_offset(p.types[i].dtype, k))
-        p.types[i].zero_offset = int32_t(k);
+    if (uniform(0, 1) == 0)
+      for (size_t i : items(tag))
+        if (fits_zero_offset(p.types[i].dtype, k))
+          p.types[i].zero_offset = int32_t(k);
 }
 
 std::optional<Graph> Verifier::build(const Plan& p, std::string* why, int* failed) {
@@ -505,8 +560,7 @@ void Verifier::repair(Plan& p) {
     if (k >= item.inputs.size())
       return;
     size_t leaf = size_t(item.inputs[k]);
-    if (skeleton_.items[leaf].kind != Skeleton::Item::Kind::Leaf ||
-        d >= p.types[leaf].shape.size())
+    if (skeleton_.items[leaf].kind != Skeleton::Item::Kind::Leaf || d >= p.types[leaf].shape.size())
       return;
     p.types[leaf].shape[d] = std::stoll(m[3].str());
   }
@@ -595,7 +649,11 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
       if (std::optional<RelativeError> e = relative_error(
               real_values(expected, out_type), real_values(got, out_type), real_inputs)) {
         difference = element_difference(expected, got, e->at);
-        if (e->error <= kPrecisionChangeBound) {
+        // A quantized output may also be one of its codes off: rounding
+        // into an intermediate encoding and then into the output's moves
+        // a value across at most one of the output's rounding boundaries.
+        double code = quantized(out_type.dtype) ? double(out_type.step) : 0;
+        if (e->absolute <= kPrecisionChangeBound * e->scale + code) {
           if (error)
             *error = e->error;
           *cx = Counterexample{with_values(*before, inputs), to_text(after), difference};
@@ -649,6 +707,12 @@ Plan Verifier::shrink(Plan p) {
 }
 
 bool Verifier::survives_earlier(const Graph& g) {
+  // HTP's own TCM migration, between the package's early passes and its
+  // late ones, inserts the moves to and from TCM: a rule matching one
+  // sees graphs the file's earlier rules do not make, and nothing is
+  // claimed about whether it fires.
+  if (matches_tcm_moves_)
+    return true;
   rules::ApplyResult applied;
   try {
     applied = rules::apply_rules(g, o_.earlier);
@@ -681,7 +745,9 @@ VerifyResult Verifier::run() {
     }
   int attempts = 0;
   int budget = o_.cases * o_.attempts_per_case;
-  while (r.cases < o_.cases && r.rewritten_away < o_.cases && attempts < budget) {
+  // (Drawing stops when the first N graphs are all rewritten away: the rule
+  // is unreachable; once one is a case, only at N cases or the budget.)
+  while (r.cases < o_.cases && (r.cases > 0 || r.rewritten_away < o_.cases) && attempts < budget) {
     ++attempts;
     // Shapes grow with the cases checked, and with the draws a demanding
     // constraint rejects.

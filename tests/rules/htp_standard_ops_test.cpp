@@ -143,6 +143,26 @@ TEST(StandardOps, SlicesLayoutAndCasts) {
   EXPECT_EQ(floats(half), (std::vector<double>{0.333251953125}));
 }
 
+// Reshape keeps the row-major order of the elements; a different count is
+// ill-typed. A quantized Softmax computes on real values and encodes into
+// its output, float32 here ($encode).
+TEST(StandardOps, ReshapeAndAQuantizedSoftmaxWithAFloatOutput) {
+  // [[1, 2, 3], [4, 5, 6]] as [3, 2]: [[1, 2], [3, 4], [5, 6]].
+  core::Tensor r = run("const x: float32[1, 1, 2, 3] = [1, 2, 3, 4, 5, 6]\n"
+                       "r = Reshape(x): float32[1, 1, 3, 2]\noutput r\n");
+  EXPECT_EQ(floats(r), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_THROW(run("const x: float32[1, 1, 2, 3] = [1, 2, 3, 4, 5, 6]\n"
+                   "r = Reshape(x): float32[1, 1, 2, 2]\noutput r\n"),
+               IllTyped);
+  // Reals (q - 2) * 0.5: 0, 1, 2; beta 1.
+  std::vector<double> got = floats(run("const q: quint8[1, 1, 1, 3] zero 2 step 0.5 = [2, 4, 6]\n"
+                                       "const b: float32[1, 1, 1, 1] = [1]\n"
+                                       "s = Softmax(q, b): float32[1, 1, 1, 3]\noutput s\n"));
+  double sum = std::exp(-2.0) + std::exp(-1.0) + 1;
+  EXPECT_EQ(got, (std::vector<double>{float(std::exp(-2.0) / sum), float(std::exp(-1.0) / sum),
+                                      float(1 / sum)}));
+}
+
 // A definition is picked by the first input's dtype (exact, then class,
 // then any) and then by the number of inputs.
 TEST(StandardOps, SelectorsPickTheMostSpecificDefinition) {
