@@ -162,12 +162,28 @@ public:
     // operand is an input tag takes the graph's dtype, so a graph is drawn
     // in one of those every such op accepts. (An op HTP registers for
     // float16 only is never drawn in float32, where it has no meaning.)
+    // (Through first operands that are ops defined for any dtype, such as
+    // the layout and TCM moves: they keep their input's.)
+    auto on_input_tag = [&](const Skeleton::Item& item) {
+      for (int j = item.inputs.empty() ? -1 : item.inputs[0]; j >= 0;) {
+        const Skeleton::Item& operand = skeleton_.items[size_t(j)];
+        if (operand.kind == Skeleton::Item::Kind::Leaf)
+          return true;
+        auto defs = ops_.definitions().find(operand.op);
+        if (operand.kind != Skeleton::Item::Kind::Op || operand.inputs.empty() ||
+            defs == ops_.definitions().end() ||
+            !std::all_of(defs->second.begin(), defs->second.end(),
+                         [](const rules::OpDef& d) { return d.selector.empty(); }))
+          return false;
+        j = operand.inputs[0];
+      }
+      return false;
+    };
     for (int t = 0; t <= static_cast<int>(HtpType::Int32); ++t) {
       HtpType dtype = static_cast<HtpType>(t);
       bool all = true;
       for (const Skeleton::Item& item : skeleton_.items)
-        if (item.kind == Skeleton::Item::Kind::Op && !item.inputs.empty() &&
-            skeleton_.items[item.inputs[0]].kind == Skeleton::Item::Kind::Leaf &&
+        if (item.kind == Skeleton::Item::Kind::Op && on_input_tag(item) &&
             ops_.definitions().count(item.op))
           all = all && ops_.find(item.op, dtype, item.inputs.size());
       if (all)

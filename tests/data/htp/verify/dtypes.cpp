@@ -20,3 +20,9 @@ DEF_PACKAGE_OPTIMIZATION(EARLY + 1, Op("Add", "a", "b"), IS_QUINT16("a"),
 DEF_PACKAGE_OPTIMIZATION(EARLY + 2, Op("Sub", "a", "b"), IS_QUINT16("a"),
   WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op("Sub", Op("Dequantize", "a"), Op("Dequantize", "b"))))
 
+
+// Sound: the float16-only cast behind a move from TCM (which keeps its
+// input's dtype) is drawn in float16 as well.
+DEF_PACKAGE_OPTIMIZATION(LATE, Op("Cast_fp16_to_fp32_plain", Op("flat_from_vtcm", "x")), OK,
+  WITH_OUTPUT_TYPE(DType::Float32, 0, 1.0f,
+    Op("Cast_fp16_to_fp32_plain", WITH_SAME_OUTPUT("x", Op("flat_from_vtcm", "x")))))
