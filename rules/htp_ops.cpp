@@ -147,17 +147,23 @@ private:
 };
 
 // `$(expr)` fields of \p text evaluated.
+// The end of the parenthesized text opening at \p open, or npos.
+size_t closing(const std::string& text, size_t open) {
+  size_t depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    depth += text[i] == '(';
+    if (text[i] == ')' && --depth == 0)
+      return i;
+  }
+  return std::string::npos;
+}
+
 std::string evaluate_arithmetic(const std::string& text, const std::string& op) {
   std::string out;
   size_t last = 0;
   for (size_t at = text.find("$("); at != std::string::npos; at = text.find("$(", last)) {
-    size_t depth = 0, end = at + 1;
-    for (; end < text.size(); ++end) {
-      depth += text[end] == '(';
-      if (text[end] == ')' && --depth == 0)
-        break;
-    }
-    if (end == text.size())
+    size_t end = closing(text, at + 1);
+    if (end == std::string::npos)
       throw IllTyped{op + "'s definition has an unclosed $(...) field"};
     out += text.substr(last, at - last);
     out +=
@@ -173,17 +179,6 @@ const std::regex& field_pattern() {
   static const std::regex field(
       R"(\$(in|out)(\d+)(?:\[(\d+)\]|\.(zero|step|dtype|float|rank|qmin|qmax)))");
   return field;
-}
-
-// The end of the parenthesized text opening at \p open, or npos.
-size_t closing(const std::string& text, size_t open) {
-  size_t depth = 0;
-  for (size_t i = open; i < text.size(); ++i) {
-    depth += text[i] == '(';
-    if (text[i] == ')' && --depth == 0)
-      return i;
-  }
-  return std::string::npos;
 }
 
 // An ops file's functions, expanded in \p program: $real(inK[...]), the
