@@ -48,17 +48,19 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            to, evaluate them before and after the rewrite with the
            ground-truth interpreter (op meanings from teval's standard ops
            and the ops file OPS, whose definitions replace theirs) and
-           report sound (no counterexample in N graphs), unsound (with a shrunk
-           counterexample and the differing element), changes-precision (a
-           rule computing in float16 on purpose, within its bound: the worst
-           error and where) or unverifiable (with the reason). --cases N graphs per rule (default 50), --seed S,
-           --line L only the rule starting on line L. --passes verifies the
-           file's rules together, in pass order: each graph is first
-           rewritten by the rules of earlier passes, and a rule whose match
-           they always rewrite away is unreachable (naming the rule that
-           does). An op the rule builds that neither
-           defines is an error of the ops file, not a verdict. With --json, one object per rule and line: file, line,
-           kind, pass, verdict (null for an ops file error), cases, reason,
+           report sound (no counterexample in N graphs), unsound (with a
+           shrunk counterexample and the differing element),
+           changes-precision (a rule computing in float16 or in another
+           quantized encoding on purpose, within its bound: the worst error
+           and where) or unverifiable (with the reason). --cases N graphs
+           per rule (default 50), --seed S, --line L only the rule starting
+           on line L. --passes verifies the file's rules together, in pass
+           order: each graph is first rewritten by the rules of earlier
+           passes, and a rule whose match they always rewrite away is
+           unreachable (naming the rule that does). An op a rule builds
+           that neither defines is an error of the ops file, not a verdict.
+           With --json, one object per rule and line: file, line, kind,
+           pass, verdict (null for an ops file error), cases, reason,
            worst_error, counterexample {before, after, difference},
            ops_file_errors when there are any, and rewritten_away with
            --passes.
