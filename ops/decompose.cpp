@@ -467,6 +467,7 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::Imag:
   case GraphOp::Complex:
   case GraphOp::Fft:
+  case GraphOp::RngBitGenerator:
   case GraphOp::UniformQuantize:
   case GraphOp::UniformDequantize:
   case GraphOp::Repeat:
@@ -485,6 +486,8 @@ void Decomposer::node(const GraphNode& n) {
              : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
                  ? " (its result's shape depends on values)"
              : n.op == GraphOp::NextAfter ? " (a step through the type's bits)"
+             : n.op == GraphOp::RngBitGenerator
+                 ? " (64-bit unsigned counters the Kernel IR has no carries for)"
              : n.op == GraphOp::Cholesky
                  ? " (a factorization checked as it runs, not decomposed yet)"
              : n.op == GraphOp::ErfInv || n.op == GraphOp::Lgamma || n.op == GraphOp::Digamma
@@ -511,7 +514,7 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::UniformQuantize && op != GraphOp::UniformDequantize &&
          op != GraphOp::Repeat && op != GraphOp::NonZero && op != GraphOp::NextAfter &&
          op != GraphOp::Cholesky && op != GraphOp::ErfInv && op != GraphOp::Lgamma &&
-         op != GraphOp::Digamma;
+         op != GraphOp::Digamma && op != GraphOp::RngBitGenerator;
 }
 
 } // namespace teval::ops

@@ -17,6 +17,7 @@
 #include "ops/quantize.h"
 #include "ops/reduce.h"
 #include "ops/regions.h"
+#include "ops/rng.h"
 #include "ops/triangular_solve.h"
 #include "ops/value_shaped.h"
 
@@ -312,6 +313,11 @@ void Evaluator::node(const GraphNode& n) {
   }
   case GraphOp::Fft:
     return set(0, detail::fft(n, in(0), result_type(0)));
+  case GraphOp::RngBitGenerator: {
+    std::vector<core::Tensor> results = detail::rng_bit_generator(n, in(0), result_type(1));
+    set(0, std::move(results[0]));
+    return set(1, std::move(results[1]));
+  }
   case GraphOp::UniformQuantize: { // of a quantized operand: requantized
     const core::ValueType& x = g_.values[static_cast<size_t>(n.operands[0])];
     return set(0, detail::quantize(x.quant ? detail::dequantize(in(0), *x.quant) : in(0),

@@ -379,6 +379,9 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::Fft:
     arity(site, 1);
     return {fft_meaning(site, operand(site, 0), node)};
+  case GraphOp::RngBitGenerator:
+    arity(site, 1);
+    return rng_bit_generator_meaning(site, operand(site, 0), node);
   case GraphOp::UniformQuantize:
   case GraphOp::UniformDequantize: // quantized_meaning's
     TEVAL_UNREACHABLE("uniform_quantize and uniform_dequantize are quantized_meaning's");

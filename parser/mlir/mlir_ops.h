@@ -122,6 +122,12 @@ core::ValueType cholesky_meaning(const OpSite& site, const core::ValueType& a,
 /// attributes fft_type and fft_length into \p node.
 core::ValueType fft_meaning(const OpSite& site, const core::ValueType& x, core::GraphNode& node);
 
+/// rng_bit_generator (parser/mlir/mlir_rng.cpp) of \p state: the result
+/// types (the state's and the declared output's); rng_algorithm into
+/// \p node.
+std::vector<core::ValueType>
+rng_bit_generator_meaning(const OpSite& site, const core::ValueType& state, core::GraphNode& node);
+
 /// dynamic_slice and dynamic_update_slice
 /// (parser/mlir/mlir_dynamic_slice.cpp) of \p operands: the result type;
 /// dynamic_slice's attribute sizes into \p node.
