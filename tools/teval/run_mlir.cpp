@@ -6,50 +6,26 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/format.h"
-#include "core/interrupt.h"
 #include "core/json.h"
 #include "core/kernel.h"
-#include "core/kernel_json.h"
-#include "core/lower.h"
 #include "core/npy.h"
-#include "core/progress.h"
-#include "interp/interpreter.h"
-#include "interp/ireval.h"
 #include "interp/random_inputs.h"
-#include "jit/hexagon/hexagon.h"
-#include "jit/jit.h"
 #include "ops/decompose.h"
 #include "ops/native.h"
 #include "ops/split.h"
-#include "oracle/exact_eval.h"
 #include "parser/antares/antares.h"
 #include "parser/mlir/mlir.h"
-#include "parser/tile/tile.h"
-#include "parser/tile/tile_source.h"
 #include "tools/teval/array_print.h"
 #include "tools/teval/cli_support.h"
 #include "tools/teval/run_inputs.h"
 #include "tools/teval/run_options.h"
-#include "tools/teval/run_program.h"
-#include "verify/emit_c.h"
-#include "verify/emit_halide.h"
-#include "verify/emit_mlir.h"
-#include "verify/emit_torchscript.h"
 
 #include <algorithm>
-#include <cctype>
-#include <chrono>
-#include <cstdio>
 #include <deque>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
-
-#include <unistd.h>
 
 namespace teval::tools::run_detail {
 
