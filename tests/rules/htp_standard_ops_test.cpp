@@ -2,6 +2,7 @@
 // model against values computed by hand or by a plain loop.
 #include "core/error.h"
 #include "rules/htp_ops.h"
+#include "tests/rules/htp_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +11,7 @@
 namespace teval::rules {
 namespace {
 
-Graph graph(const std::string& text) {
-  return read_graph(*core::SourceFile::make("g.graph", text));
-}
+using htp_test::graph;
 
 core::Tensor run(const std::string& text) {
   return evaluate(graph(text), OpSet::standard(), {});
@@ -204,14 +203,7 @@ TEST(StandardOps, AnOpsFileReplacesTheModelsOfWhatItDefines) {
 }
 
 TEST(StandardOps, SelectorAndFunctionMistakesAreErrorsOfTheOpsFile) {
-  auto error_of = [](const std::string& text) {
-    try {
-      OpSet::read(core::SourceFile::make("ops.txt", text));
-    } catch (const core::Error& e) {
-      return e.render().substr(0, e.render().find('\n'));
-    }
-    return std::string("no error");
-  };
+  auto error_of = htp_test::ops_file_error;
   EXPECT_EQ(error_of("\"F\"[floaty]: out0[N] = in0[N]\n"),
             "ops.txt:1:4: error: malformed selector item 'floaty': expected one dtype (float32, "
             "quint8, ...), float or quantized, and one count ('2 inputs')");

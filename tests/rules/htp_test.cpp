@@ -4,6 +4,7 @@
 #include "parser/htp/htp_rules.h"
 #include "rules/htp_ops.h"
 #include "rules/htp_rewrite.h"
+#include "tests/rules/htp_test_support.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -14,9 +15,7 @@ namespace {
 using parser::htp::Rule;
 using parser::htp::RuleFile;
 
-Graph graph(const std::string& text) {
-  return read_graph(*core::SourceFile::make("g.graph", text));
-}
+using htp_test::graph;
 
 // Sources stay alive for the rules that point into them.
 RuleFile rules(const std::string& text) {
@@ -413,14 +412,7 @@ TEST(HtpOps, ConcatAndSliceAgainstHandComputedValues) {
 // Mistakes of a definition itself are errors of the ops file, at the
 // definition; they never become a verdict about a rule.
 TEST(HtpOps, BrokenDefinitionsAreErrorsOfTheOpsFile) {
-  auto error_of = [](const std::string& text) {
-    try {
-      OpSet::read(core::SourceFile::make("ops.txt", text));
-    } catch (const core::Error& e) {
-      return e.render().substr(0, e.render().find('\n'));
-    }
-    return std::string("no error");
-  };
+  auto error_of = htp_test::ops_file_error;
   EXPECT_EQ(error_of("\"Relu\": out0[N] = in0[N].call(`max`, [0.0]\n"),
             "ops.txt:1:1: error: the program of Relu does not parse: expected ')' before end of "
             "input");
