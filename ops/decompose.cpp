@@ -274,6 +274,9 @@ void Decomposer::node(const GraphNode& n) {
     return concatenate();
   case GraphOp::Iota:
     return iota();
+  case GraphOp::ReplicaId: // one process: replica 0, partition 0
+  case GraphOp::PartitionId:
+    return assign("const(0).cast(" + dtype_word(result_type().dtype) + ")");
   case GraphOp::Reverse:
     return reverse();
   case GraphOp::Sine:

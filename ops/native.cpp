@@ -313,6 +313,9 @@ void Evaluator::node(const GraphNode& n) {
   }
   case GraphOp::Fft:
     return set(0, detail::fft(n, in(0), result_type(0)));
+  case GraphOp::ReplicaId: // one process: replica 0, partition 0
+  case GraphOp::PartitionId:
+    return set(0, core::Tensor(result_type(0).dtype, result_type(0).shape));
   case GraphOp::RngBitGenerator: {
     std::vector<core::Tensor> results = detail::rng_bit_generator(n, in(0), result_type(1));
     set(0, std::move(results[0]));

@@ -227,6 +227,13 @@ void MlirBuilder::selection() {
     return;
   }
   default: {
+    if (chance(8)) { // one process: replica 0, partition 0
+      const std::string op = chance(50) ? "replica_id" : "partition_id";
+      define(pretty ? "stablehlo." + op + " : tensor<ui32>"
+                    : "\"" + dialect() + op + "\"() : () -> tensor<ui32>",
+             {Val{"", DType::UInt32, {}}});
+      return;
+    }
     Val to{"", number_dtype(), shape(1)};
     std::string d = std::to_string(pick(0, static_cast<int>(to.shape.size()) - 1));
     if (chance(25)) { // the dynamic form, its output shape a constant

@@ -382,6 +382,18 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::RngBitGenerator:
     arity(site, 1);
     return rng_bit_generator_meaning(site, operand(site, 0), node);
+  case GraphOp::ReplicaId:
+  case GraphOp::PartitionId: {
+    // teval runs one process: replica 0 of 1, partition 0 of 1.
+    arity(site, 0);
+    only(site, {});
+    const ValueType t = site.declared_outs.at(0);
+    if (t.dtype != DType::UInt32 || !t.shape.empty() || t.quant)
+      throw Error(ErrorKind::Type, site.span,
+                  std::string(core::graph_op_name(site.op)) + " gives a tensor<ui32>, not " +
+                      type_string(t));
+    return {t};
+  }
   case GraphOp::UniformQuantize:
   case GraphOp::UniformDequantize: // quantized_meaning's
     TEVAL_UNREACHABLE("uniform_quantize and uniform_dequantize are quantized_meaning's");

@@ -1,6 +1,6 @@
 """StableHLO's rng_bit_generator (docs/SEMANTICS.md, "StableHLO's
-rng_bit_generator"), run as users run it: `teval run FILE.mlir` on every
-engine. The expected bits come from Threefry-2x32 and Philox-4x32 written
+rng_bit_generator"), replica_id and partition_id, run as users run them:
+`teval run FILE.mlir` on every engine. The expected bits come from Threefry-2x32 and Philox-4x32 written
 here in plain Python from Salmon et al. (SC 2011), checked against the
 Random123 known-answer vectors, laid out as XLA lays them out, and from
 values published with StableHLO: its specification's example and JAX's
@@ -188,3 +188,30 @@ def test_errors_point_at_the_op(tmp_path, body, message):
     assert done.returncode == 1
     assert message in done.stderr, done.stderr
     assert "f.mlir:2:" in done.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_replica_and_partition_ids_are_those_of_one_process(tmp_path, engine):
+    """teval runs one process: replica 0 of 1 and partition 0 of 1 (the
+    specification's replica_id and partition_id, generic and pretty)."""
+    src = tmp_path / "f.mlir"
+    src.write_text(
+        "func.func @main(%arg0: tensor<3xui32>) -> tensor<3xui32> {\n"
+        '  %0 = "stablehlo.replica_id"() : () -> tensor<ui32>\n'
+        "  %1 = stablehlo.partition_id : tensor<ui32>\n"
+        "  %2 = stablehlo.add %0, %1 : tensor<ui32>\n"
+        "  %3 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<ui32>) -> tensor<3xui32>\n"
+        "  %4 = stablehlo.add %arg0, %3 : tensor<3xui32>\n"
+        "  return %4 : tensor<3xui32>\n}\n")
+    x = np.array([7, 0, 4294967295], dtype=np.uint32)
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run([teval(), "run", str(src), "--engine", engine, "-i",
+                           f"arg0={tmp_path / 'x.npy'}", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert_bits(np.load(tmp_path / "out" / "result0.npy"), x)
+    src.write_text("func.func @main() -> tensor<i32> {\n"
+                   '  %0 = "stablehlo.replica_id"() : () -> tensor<i32>\n'
+                   "  return %0 : tensor<i32>\n}\n")
+    done = subprocess.run([teval(), "run", str(src)], capture_output=True, text=True)
+    assert done.returncode == 1 and "replica_id gives a tensor<ui32>, not tensor<i32>" in done.stderr
