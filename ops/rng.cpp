@@ -25,7 +25,8 @@ uint64_t word(uint32_t low, uint32_t high) {
   return uint64_t{low} | uint64_t{high} << 32;
 }
 
-// The bits of one output element, wide enough for its dtype.
+// The output's bits, one word per element wide enough for its dtype, and
+// how far the draws moved the counter.
 struct Bits {
   std::vector<uint64_t> values; // row-major
   uint64_t counters = 0;        // how far the counter moved
@@ -143,9 +144,7 @@ std::vector<Tensor> rng_bit_generator(const core::GraphNode& n, const Tensor& st
     count *= d;
   // The generators give 64-bit values for 64-bit elements and 32-bit ones
   // for the others, whose low bits the narrower elements keep.
-  const int width = core::is_complex(output.dtype)        ? 0
-                    : core::size_bytes(output.dtype) == 8 ? 64
-                                                          : 32;
+  const int width = core::size_bytes(output.dtype) == 8 ? 64 : 32; // complex: refused by the reader
   Bits b;
   Tensor new_state = state;
   if (algorithm == "PHILOX") {
