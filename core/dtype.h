@@ -27,7 +27,8 @@ enum class DType : uint8_t {
   case DType::Float8E4M3B11FNUZ:                                                                   \
   case DType::Float6E2M3FN:                                                                        \
   case DType::Float6E3M2FN:                                                                        \
-  case DType::Float4E2M1FN
+  case DType::Float4E2M1FN:                                                                        \
+  case DType::Float8E8M0FNU
 
 /// The case labels of the complex dtypes.
 #define TEVAL_COMPLEX_CASES                                                                        \

@@ -57,6 +57,8 @@ std::string mlir_element(DType t) {
     return "f6E3M2FN";
   case DType::Float4E2M1FN:
     return "f4E2M1FN";
+  case DType::Float8E8M0FNU:
+    return "f8E8M0FNU";
   case DType::Complex64:
     return "complex<f32>";
   case DType::Complex128:

@@ -65,7 +65,7 @@ constexpr double max_of(int e, int m, int bias, MiniFloat::Special s) {
   for (int i = 0; i < m; ++i)
     ulp /= 2;
   mantissa -= ulp;
-  if (s == MiniFloat::Special::Ieee)
+  if (s == MiniFloat::Special::Ieee || s == MiniFloat::Special::Scale)
     top -= 1;
   if (s == MiniFloat::Special::NanOnly)
     mantissa -= ulp;
@@ -79,6 +79,21 @@ constexpr MiniFloat mini(int e, int m, int bias, MiniFloat::Special s) {
   return {e, m, bias, s, max_of(e, m, bias, s)};
 }
 
+// \p x rounded to the scale type \p f (round_float).
+double round_scale(const MiniFloat& f, double x) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (std::isnan(x) || x < 0 || std::isinf(x))
+    return nan;
+  const double smallest = std::ldexp(1.0, -f.bias);
+  if (x <= smallest)
+    return smallest;
+  int exponent = 0;
+  const double fraction =
+      std::frexp(x, &exponent); // x = fraction * 2^exponent, 0.5 <= fraction < 1
+  const double r = std::ldexp(1.0, fraction < 0.75 ? exponent - 1 : exponent);
+  return r > f.max ? nan : r;
+}
+
 } // namespace
 
 const MiniFloat* minifloat(DType t) {
@@ -89,7 +104,7 @@ const MiniFloat* minifloat(DType t) {
                              kE5M2FNUZ = mini(5, 2, 16, S::NegZero),
                              kE4M3B11FNUZ = mini(4, 3, 11, S::NegZero),
                              kE2M3FN = mini(2, 3, 1, S::None), kE3M2FN = mini(3, 2, 3, S::None),
-                             kE2M1FN = mini(2, 1, 1, S::None);
+                             kE2M1FN = mini(2, 1, 1, S::None), kE8M0FNU = mini(8, 0, 127, S::Scale);
   switch (t) {
   case DType::Float8E4M3FN:
     return &kE4M3FN;
@@ -111,6 +126,8 @@ const MiniFloat* minifloat(DType t) {
     return &kE3M2FN;
   case DType::Float4E2M1FN:
     return &kE2M1FN;
+  case DType::Float8E8M0FNU:
+    return &kE8M0FNU;
   default:
     return nullptr;
   }
@@ -120,6 +137,8 @@ uint8_t minifloat_bits(DType t, double x) {
   const MiniFloat& f = *minifloat(t);
   using S = MiniFloat::Special;
   const int e = f.exponent_bits, m = f.mantissa_bits;
+  if (f.special == S::Scale) // 2^(bits - bias); all ones is the NaN
+    return std::isnan(x) ? 0xFF : static_cast<uint8_t>(std::ilogb(x) + f.bias);
   const unsigned top = (1u << e) - 1, sign = std::signbit(x) ? 1u << (e + m) : 0;
   if (std::isnan(x)) {
     if (f.special == S::NegZero)
@@ -148,6 +167,8 @@ double minifloat_value(DType t, uint8_t bits) {
   using S = MiniFloat::Special;
   const int e = f.exponent_bits, m = f.mantissa_bits;
   const unsigned top = (1u << e) - 1;
+  if (f.special == S::Scale)
+    return bits == 0xFF ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, bits - f.bias);
   bits &= static_cast<uint8_t>((1u << (e + m + 1)) - 1);
   const bool negative = (bits >> (e + m)) & 1;
   const unsigned exponent = (bits >> m) & top, mantissa = bits & ((1u << m) - 1);
@@ -214,6 +235,8 @@ double round_float(DType t, double x) {
   if (const MiniFloat* m = minifloat(t)) {
     using S = MiniFloat::Special;
     const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (m->special == S::Scale)
+      return round_scale(*m, x);
     if (std::isnan(x)) // FNUZ formats have one NaN, of no sign
       return m->special == S::None ? 0.0 : m->special == S::NegZero ? nan : x;
     double r = std::isinf(x) ? std::numeric_limits<double>::infinity()

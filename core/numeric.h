@@ -102,7 +102,10 @@ inline int64_t wrapping_mul(DType t, int64_t a, int64_t b) {
 /// without infinity give NaN there instead, and those without NaN the
 /// largest finite value of the sign (infinity too); NaN into one of those
 /// becomes +0 (the OCP MX specification leaves it to implementations), and
-/// the FNUZ formats have no -0 (it is +0).
+/// the FNUZ formats have no -0 (it is +0). The scale type f8E8M0FNU rounds
+/// to the nearest power of two, ties up (the larger), a zero or a value
+/// below its smallest to the smallest, 2^-127, and a negative value,
+/// infinity or a value beyond 2^127 to NaN.
 double round_float(DType t, double x);
 
 /// A float format narrower than 16 bits (StableHLO's f8E4M3FN ... f4E2M1FN;
@@ -114,6 +117,8 @@ struct MiniFloat {
     NanOnly, // no infinity; the largest exponent and mantissa are NaN ("FN")
     NegZero, // no infinity, no -0: its encoding 0x80 is the NaN ("FNUZ")
     None,    // neither infinity nor NaN (the MX types "FN" of 6 and 4 bits)
+    Scale,   // powers of two only: no sign, no zero, no infinity; all ones is
+             // the NaN (the MX scale type f8E8M0FNU)
   };
   int exponent_bits, mantissa_bits, bias;
   Special special;

@@ -50,6 +50,20 @@ double teval_lgamma(double x);
    at -0 and +inf, NaN at the negative integers and -inf; host only
    (gamma.c). */
 double teval_digamma(double x);
+/* The Hurwitz zeta function sum_n (q + n)^-x (CHLO's zeta): the first
+   terms summed, then the Euler-Maclaurin series, in double-double; +inf at
+   x = 1, NaN below; for q <= 0 defined at integer x only, its poles at
+   q = 0, -1, ... +inf for even x and NaN for odd (as XLA's expansion);
+   NaN below q = -2^22. Host only (zeta.c). */
+double teval_zeta(double x, double q);
+/* The n-th derivative of digamma (CHLO's polygamma), n a natural number
+   (else NaN): digamma for n = 0, else (-1)^(n + 1) n! zeta(n + 1, x).
+   Host only (zeta.c). */
+double teval_polygamma(double n, double x);
+/* e^-|x| I1(x), the exponentially scaled modified Bessel function of the
+   first kind of order 1 (CHLO's bessel_i1e): its power series up to |x| =
+   32, the asymptotic series beyond. Host only (zeta.c). */
+double teval_bessel_i1e(double x);
 
 /* The constants of teval_expf's fast path (exp_log.c), for code generators
    that emit the same operations on vectors (jit/vector_math.cpp): x times

@@ -3,8 +3,11 @@
 
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/numeric.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace teval::ops::detail {
 
@@ -43,10 +46,16 @@ core::Tensor bitcast_convert(const core::Tensor& x, const core::ValueType& resul
 core::Tensor reduce_precision(const core::GraphNode& n, const core::Tensor& x) {
   const int64_t exponent_bits = n.int_attr("exponent_bits");
   const int64_t mantissa_bits = n.int_attr("mantissa_bits");
-  // The source format: width, mantissa bits (without the implicit one).
+  // The source format, as the specification's reference interpreter reads
+  // it: its width, mantissa bits (without the implicit one), and the bits
+  // between them the exponent, the top bit the sign (a minifloat's bits are
+  // its one byte's low bits; f8E8M0FNU has no sign bit, but the formula
+  // reads its top exponent bit as one).
   const core::DType t = x.dtype();
-  const int width = static_cast<int>(core::size_bytes(t)) * 8;
-  const int source_mantissa = t == core::DType::Float16    ? 10
+  const core::MiniFloat* mini = core::minifloat(t);
+  const int width = core::bit_width(t);
+  const int source_mantissa = mini                         ? mini->mantissa_bits
+                              : t == core::DType::Float16  ? 10
                               : t == core::DType::BFloat16 ? 7
                               : t == core::DType::Float32  ? 23
                                                            : 52;
@@ -55,6 +64,15 @@ core::Tensor reduce_precision(const core::GraphNode& n, const core::Tensor& x) {
   const uint64_t sign = uint64_t{1} << (width - 1);
   const uint64_t exponent_mask = ((uint64_t{1} << source_exponent) - 1) << source_mantissa;
   const uint64_t mantissa_mask = (uint64_t{1} << source_mantissa) - 1;
+  // A NaN with no mantissa bit kept: the infinity of its sign, as the type
+  // holds one (core::round_float: NaN, or the largest value, where it has
+  // none).
+  auto infinity = [&](uint64_t bits) -> uint64_t {
+    if (!mini)
+      return (bits & sign) | exponent_mask;
+    const double inf = std::numeric_limits<double>::infinity();
+    return core::minifloat_bits(t, core::round_float(t, (bits & sign) ? -inf : inf));
+  };
   core::Tensor out = x;
   std::byte* data = out.bytes().data();
   const size_t size = core::size_bytes(t);
@@ -62,7 +80,8 @@ core::Tensor reduce_precision(const core::GraphNode& n, const core::Tensor& x) {
     core::poll_interrupt();
     uint64_t bits = 0;
     std::memcpy(&bits, data + static_cast<size_t>(i) * size, size); // little-endian
-    const bool nan = (bits & exponent_mask) == exponent_mask && (bits & mantissa_mask) != 0;
+    const bool nan = mini ? std::isnan(core::minifloat_value(t, static_cast<uint8_t>(bits)))
+                          : (bits & exponent_mask) == exponent_mask && (bits & mantissa_mask) != 0;
     uint64_t r = bits;
     if (mantissa_bits < source_mantissa) {
       // Round to nearest, ties to even, at the last kept mantissa bit:
@@ -81,7 +100,7 @@ core::Tensor reduce_precision(const core::GraphNode& n, const core::Tensor& x) {
         r = r & sign; // underflow: zero
     }
     if (nan)
-      r = mantissa_bits > 0 ? bits : (bits & sign) | exponent_mask;
+      r = mantissa_bits > 0 ? bits : infinity(bits);
     std::memcpy(data + static_cast<size_t>(i) * size, &r, size);
   }
   return out;

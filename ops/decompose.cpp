@@ -465,6 +465,10 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::ErfInv:
   case GraphOp::Lgamma:
   case GraphOp::Digamma:
+  case GraphOp::Zeta:
+  case GraphOp::Polygamma:
+  case GraphOp::BesselI1e:
+  case GraphOp::MulHi:
   case GraphOp::NextAfter:
   case GraphOp::Real:
   case GraphOp::Imag:
@@ -493,9 +497,12 @@ void Decomposer::node(const GraphNode& n) {
                  ? " (64-bit unsigned counters the Kernel IR has no carries for)"
              : n.op == GraphOp::Cholesky
                  ? " (a factorization checked as it runs, not decomposed yet)"
-             : n.op == GraphOp::ErfInv || n.op == GraphOp::Lgamma || n.op == GraphOp::Digamma
+             : n.op == GraphOp::ErfInv || n.op == GraphOp::Lgamma || n.op == GraphOp::Digamma ||
+                     n.op == GraphOp::Zeta || n.op == GraphOp::Polygamma ||
+                     n.op == GraphOp::BesselI1e
                  ? " (a math function the Kernel IR has no operator for)"
-                 : "") +
+             : n.op == GraphOp::MulHi ? " (the high half of a product twice the type's width)"
+                                      : "") +
             " has no einstein_v2 decomposition; --engine interp evaluates the "
             "function with the ops' native references");
   }
@@ -517,7 +524,8 @@ bool has_decomposition(core::GraphOp op) {
          op != GraphOp::UniformQuantize && op != GraphOp::UniformDequantize &&
          op != GraphOp::Repeat && op != GraphOp::NonZero && op != GraphOp::NextAfter &&
          op != GraphOp::Cholesky && op != GraphOp::ErfInv && op != GraphOp::Lgamma &&
-         op != GraphOp::Digamma && op != GraphOp::RngBitGenerator;
+         op != GraphOp::Digamma && op != GraphOp::Zeta && op != GraphOp::Polygamma &&
+         op != GraphOp::BesselI1e && op != GraphOp::MulHi && op != GraphOp::RngBitGenerator;
 }
 
 } // namespace teval::ops

@@ -271,14 +271,40 @@ void Evaluator::node(const GraphNode& n) {
     return set(0, unary(Op::Erfc));
   case GraphOp::ErfInv: // the float64 function; float32's that rounded, then to the type
   case GraphOp::Lgamma:
-  case GraphOp::Digamma: {
+  case GraphOp::Digamma:
+  case GraphOp::BesselI1e: {
     const DType t = result_type(0).dtype;
-    double (*f)(double) = n.op == GraphOp::ErfInv   ? teval_erf_inv
-                          : n.op == GraphOp::Lgamma ? teval_lgamma
-                                                    : teval_digamma;
+    double (*f)(double) = n.op == GraphOp::ErfInv    ? teval_erf_inv
+                          : n.op == GraphOp::Lgamma  ? teval_lgamma
+                          : n.op == GraphOp::Digamma ? teval_digamma
+                                                     : teval_bessel_i1e;
     return set(0, map([&](const Scalar& x, int64_t) {
                  const double r = f(x.f);
                  return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));
+               }));
+  }
+  case GraphOp::Zeta: // as the unary functions above, of two operands
+  case GraphOp::Polygamma: {
+    const DType t = result_type(0).dtype;
+    double (*f)(double, double) = n.op == GraphOp::Zeta ? teval_zeta : teval_polygamma;
+    return set(0, map([&](const Scalar& x, int64_t i) {
+                 const double r = f(x.f, in(1).get(i).f);
+                 return Scalar::of_float(t, t == DType::Float64 ? r : static_cast<float>(r));
+               }));
+  }
+  case GraphOp::MulHi: { // the high half of the double-width product
+    const DType t = result_type(0).dtype;
+    const int width = core::bit_width(t);
+    const bool is_signed = core::kind(t) == core::DTypeKind::Signed;
+    return set(0, map([&](const Scalar& x, int64_t i) {
+                 const int64_t y = in(1).get(i).i;
+                 const int64_t high =
+                     is_signed ? static_cast<int64_t>((static_cast<__int128>(x.i) * y) >> width)
+                               : static_cast<int64_t>(
+                                     (static_cast<unsigned __int128>(static_cast<uint64_t>(x.i)) *
+                                      static_cast<uint64_t>(y)) >>
+                                     width);
+                 return Scalar::of_int(t, high);
                }));
   }
   case GraphOp::NextAfter:

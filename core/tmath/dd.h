@@ -183,5 +183,7 @@ double teval_tm_exp_scaled(dd z, int extra);
 dd teval_tm_expm1(double x);
 /* log(x) for finite x > 0 as a double-double, within 2^-66 of the result. */
 dd teval_tm_log(double x);
+/* log Gamma(x) for x > 0 as a double-double (gamma.c). */
+dd teval_tm_lgamma(dd x);
 
 #endif

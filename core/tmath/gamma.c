@@ -111,6 +111,10 @@ double teval_lgamma(double x) {
   return result.hi + result.lo;
 }
 
+dd teval_tm_lgamma(dd x) {
+  return positive(x);
+}
+
 /* --- digamma ------------------------------------------------------------ */
 
 /* The positive zero of digamma, in double-double, and digamma's Taylor

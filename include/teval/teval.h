@@ -48,6 +48,7 @@ enum class DType : uint8_t {
   Float4E2M1FN,
   Complex64,
   Complex128,
+  Float8E8M0FNU,
 };
 
 /// The spelling programs use: "float32", "int8", "bool", ...

@@ -165,8 +165,10 @@ void Elaborator::composition(const ast::Expr& value, const ast::Expr* target) {
   OpSite site = read_site(value);
   std::vector<const ast::Expr*> names = result_names(target);
   std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
-  std::vector<int> results =
-      mlir_detail::batch_norm(site, g_, prefix_ + first.substr(0, first.find('#')) + "/");
+  const std::string prefix = prefix_ + first.substr(0, first.find('#')) + "/";
+  std::vector<int> results = site.name.starts_with("chlo.")
+                                 ? mlir_detail::chlo_composition(site, g_, prefix)
+                                 : mlir_detail::batch_norm(site, g_, prefix);
   if (names.size() != results.size() || site.declared_outs.size() != results.size())
     throw Error(ErrorKind::Shape, target ? target->span : site.span,
                 site.name + " gives " + std::to_string(results.size()) + " results; " +
@@ -347,13 +349,19 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
   if (call && (call->callee == "func.call" || call->callee == "call" ||
                call->callee == "stablehlo.composite" || call->callee == "mhlo.composite"))
     return call_function(*call, *typed, target);
-  if (call && mlir_detail::is_batch_norm(call->callee.substr(call->callee.find('.') + 1)))
+  if (call && (mlir_detail::is_batch_norm(call->callee.substr(call->callee.find('.') + 1)) ||
+               mlir_detail::is_chlo_composition(call->callee)))
     return composition(value, target);
   if (call &&
       (call->callee == "stablehlo.tuple" || call->callee == "mhlo.tuple" ||
        call->callee == "stablehlo.get_tuple_element" || call->callee == "mhlo.get_tuple_element"))
     return tuple_op(*call, *typed, target);
   OpSite site = read_site(value);
+  if (site.name.starts_with("chlo.broadcast_")) {
+    std::vector<const ast::Expr*> names = result_names(target);
+    const std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
+    mlir_detail::chlo_broadcast(site, g_, prefix_ + first.substr(0, first.find('#')) + "/");
+  }
   GraphNode node;
   node.op = site.op;
   node.operands = site.operands;

@@ -36,16 +36,7 @@ public:
   // prefix + \p name.
   int add(GraphOp op, std::vector<int> operands, const ValueType& t, const std::string& name,
           std::map<std::string, core::GraphAttr> attrs = {}) {
-    GraphNode n;
-    n.op = op;
-    n.operands = std::move(operands);
-    n.attrs = std::move(attrs);
-    n.span = site_.span;
-    const int id = g_.add_value(t, prefix_ + name);
-    g_.value_paths.emplace(prefix_ + name, id);
-    n.results.push_back(id);
-    g_.nodes.push_back(std::move(n));
-    return id;
+    return add_node(g_, site_.span, op, std::move(operands), t, prefix_ + name, std::move(attrs));
   }
 
   int binary(GraphOp op, int a, int b, const std::string& name) {

@@ -41,10 +41,14 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::Power:
   case GraphOp::Remainder:
   case GraphOp::Atan2:
-  case GraphOp::NextAfter: {
+  case GraphOp::NextAfter:
+  case GraphOp::Zeta:
+  case GraphOp::Polygamma: {
     arity(site, 2);
     only(site, {});
     const ValueType& a = one_type(site);
+    if (site.op == GraphOp::Zeta || site.op == GraphOp::Polygamma)
+      float_operand(site, 0);
     if (site.op == GraphOp::Atan2)
       float_or_complex_operand(site, 0);
     if (site.op == GraphOp::NextAfter && a.dtype != DType::Float16 && a.dtype != DType::BFloat16 &&
@@ -136,6 +140,7 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::ShiftLeft:
   case GraphOp::ShiftRightArithmetic:
   case GraphOp::ShiftRightLogical:
+  case GraphOp::MulHi:
   case GraphOp::Popcnt:
   case GraphOp::CountLeadingZeros: {
     const bool shift = site.op != GraphOp::Popcnt && site.op != GraphOp::CountLeadingZeros;
@@ -179,7 +184,8 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::Erfc:
   case GraphOp::ErfInv:
   case GraphOp::Lgamma:
-  case GraphOp::Digamma: {
+  case GraphOp::Digamma:
+  case GraphOp::BesselI1e: {
     arity(site, 1);
     // The spec defines these on floats only; the others on complex values
     // too (of CHLO's, tan, sinh and cosh; its inverse functions of complex
@@ -325,7 +331,7 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
                       " and " + core::mlir_element(r.dtype) +
                       ": a complex type converts only to a complex type");
     for (DType t : {operand(site, 0).dtype, r.dtype})
-      if (core::carrier(t) != t)
+      if (core::bit_width(t) % 8 != 0) // one element a byte in memory: not their bits
         throw Error(ErrorKind::Unsupported, site.span,
                     "bitcast_convert of " + core::mlir_element(t) +
                         " values is not read: teval reads it between element types of whole "

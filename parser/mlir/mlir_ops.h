@@ -198,4 +198,22 @@ std::vector<core::ValueType> value_shaped_meaning(const OpSite& site, const core
 bool is_batch_norm(const std::string& name);
 std::vector<int> batch_norm(const OpSite& site, core::Graph& g, const std::string& prefix);
 
+/// CHLO's sugar (parser/mlir/mlir_chlo.cpp). chlo_broadcast: the operands
+/// of a broadcasting op (chlo.broadcast_add ... broadcast_select, \p site
+/// already naming the StableHLO op) that need it replaced by broadcast_in_dim
+/// nodes added to \p g (named \p prefix and the operand's role), the
+/// result's shape the operands' broadcast; broadcast_dimensions consumed.
+/// chlo_composition: chlo.square, chlo.conj and chlo.constant_like (\p
+/// site.name; is_chlo_composition) as nodes of the ops CHLO defines them
+/// by, the ids of the op's results.
+void chlo_broadcast(OpSite& site, core::Graph& g, const std::string& prefix);
+bool is_chlo_composition(const std::string& name);
+std::vector<int> chlo_composition(const OpSite& site, core::Graph& g, const std::string& prefix);
+
+/// Adds to \p g a node of \p op on \p operands, written at \p span, with one
+/// result of type \p t at value path \p path; returns the result's id.
+int add_node(core::Graph& g, core::Span span, core::GraphOp op, std::vector<int> operands,
+             const core::ValueType& t, const std::string& path,
+             std::map<std::string, core::GraphAttr> attrs = {});
+
 } // namespace teval::parser::mlir_detail

@@ -60,11 +60,34 @@ const OpTable& byteir_ops() {
 
 // The CHLO ops teval reads: its own, and those with a StableHLO op's
 // meaning (chlo.tan is tan; chlo.erf is the erf of byteir.erf; chlo.top_k
-// the largest k along the last dimension, as byteir.top_k orders them).
+// the largest k along the last dimension, as byteir.top_k orders them; the
+// broadcasting ops their StableHLO op after broadcast_in_dim, mlir_chlo.cpp).
 const OpTable& chlo_ops() {
   static const OpTable ops = [] {
-    OpTable v{
-        {"chlo.tan", GraphOp::Tan}, {"chlo.erf", GraphOp::Erf}, {"chlo.top_k", GraphOp::TopK}};
+    OpTable v{{"chlo.tan", GraphOp::Tan},
+              {"chlo.erf", GraphOp::Erf},
+              {"chlo.top_k", GraphOp::TopK},
+              {"chlo.broadcast_add", GraphOp::Add},
+              {"chlo.broadcast_atan2", GraphOp::Atan2},
+              {"chlo.broadcast_divide", GraphOp::Divide},
+              {"chlo.broadcast_maximum", GraphOp::Maximum},
+              {"chlo.broadcast_minimum", GraphOp::Minimum},
+              {"chlo.broadcast_multiply", GraphOp::Multiply},
+              {"chlo.broadcast_next_after", GraphOp::NextAfter},
+              {"chlo.broadcast_zeta", GraphOp::Zeta},
+              {"chlo.broadcast_polygamma", GraphOp::Polygamma},
+              {"chlo.broadcast_power", GraphOp::Power},
+              {"chlo.broadcast_remainder", GraphOp::Remainder},
+              {"chlo.broadcast_shift_left", GraphOp::ShiftLeft},
+              {"chlo.broadcast_shift_right_arithmetic", GraphOp::ShiftRightArithmetic},
+              {"chlo.broadcast_shift_right_logical", GraphOp::ShiftRightLogical},
+              {"chlo.broadcast_subtract", GraphOp::Subtract},
+              {"chlo.broadcast_and", GraphOp::And},
+              {"chlo.broadcast_or", GraphOp::Or},
+              {"chlo.broadcast_xor", GraphOp::Xor},
+              {"chlo.broadcast_complex", GraphOp::Complex},
+              {"chlo.broadcast_compare", GraphOp::Compare},
+              {"chlo.broadcast_select", GraphOp::Select}};
     OpTable own = graph_ops_named("chlo.");
     v.insert(v.end(), own.begin(), own.end());
     return v;
@@ -94,7 +117,7 @@ OpSite Elaborator::read_site(const ast::Expr& value) {
   if (call->callee == "arith.constant") // a tensor constant, as stablehlo.constant
     site.name = "constant";
   if (call->callee.starts_with("chlo."))
-    site.name = call->callee;
+    site.name = call->callee == "chlo.constant" ? "constant" : call->callee;
   if (site.name.empty())
     throw Error(ErrorKind::Unsupported, call->callee_span,
                 "unknown operation `" + call->callee +
@@ -159,7 +182,7 @@ OpSite Elaborator::read_site(const ast::Expr& value) {
   site.attrs_span = call->callee_span;
   if (site.name == "custom_call")
     custom_call(site);
-  else if (!mlir_detail::is_batch_norm(site.name))
+  else if (!mlir_detail::is_batch_norm(site.name) && !mlir_detail::is_chlo_composition(site.name))
     plain_op(site);
   return site;
 }

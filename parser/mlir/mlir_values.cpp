@@ -99,6 +99,7 @@ std::optional<DType> element_type(std::string_view name) {
       {"f6E2M3FN", DType::Float6E2M3FN},
       {"f6E3M2FN", DType::Float6E3M2FN},
       {"f4E2M1FN", DType::Float4E2M1FN},
+      {"f8E8M0FNU", DType::Float8E8M0FNU},
       {"complex<f32>", DType::Complex64},
       {"complex<f64>", DType::Complex128},
   };
@@ -131,7 +132,7 @@ ValueType tensor_type(const ast::Expr& e) {
         "element type `" + text(*c->args.back()) +
             "` is not one teval has; it reads i1, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, "
             "ui32, ui64, f4E2M1FN, f6E2M3FN, f6E3M2FN, f8E3M4, f8E4M3, f8E4M3FN, f8E4M3FNUZ, "
-            "f8E4M3B11FNUZ, f8E5M2, f8E5M2FNUZ, f16, bf16, f32, f64, complex<f32> and "
+            "f8E4M3B11FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU, f16, bf16, f32, f64, complex<f32> and "
             "complex<f64>");
   t.dtype = *dtype;
   for (size_t i = 0; i + 1 < c->args.size(); ++i) {

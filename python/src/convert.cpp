@@ -61,6 +61,7 @@ py::dtype numpy_dtype(DType t) {
   case DType::Float6E2M3FN:
   case DType::Float6E3M2FN:
   case DType::Float4E2M1FN:
+  case DType::Float8E8M0FNU:
     throw py::type_error("values of " + std::string(teval::name(t)) +
                          " have no numpy dtype in this module; teval run -o writes them as "
                          "float32 .npy files");

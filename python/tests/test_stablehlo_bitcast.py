@@ -129,3 +129,84 @@ def test_the_boundary_and_the_errors(tmp_path):
     done, _ = run(tmp_path, reduce_precision_program(x, 5, 10, True).replace("e5m10", "fp16"),
                   [x], tensor_type(x))
     assert done.returncode == 1 and "written eNmM" in done.stderr, done.stderr
+
+
+# The 8-bit minifloats are whole bytes: bitcast_convert reads and writes
+# their encodings; reduce_precision applies the specification's formula to
+# any float type's own bits (width, mantissa bits, the exponent between,
+# the top bit the sign; f8E8M0FNU, with no sign bit, read so too).
+MINI = {"f8E4M3FN": 3, "f8E5M2": 2, "f8E4M3FNUZ": 3, "f8E8M0FNU": 0, "f8E3M4": 4}
+
+
+def minifloat_nan(name, bits):
+    from test_stablehlo_minifloat import decode, decode_e8m0
+    return np.isnan(decode_e8m0(bits) if name == "f8E8M0FNU" else decode(name, bits))
+
+
+@pytest.mark.parametrize("name", sorted(MINI))
+def test_bitcast_convert_of_8_bit_floats_is_their_encoding(tmp_path, name):
+    from test_stablehlo_minifloat import decode, decode_e8m0
+    raw = np.arange(256, dtype=np.uint8)
+    t = f"tensor<256x{name}>"
+    done, got = run(tmp_path, f"  %0 = stablehlo.bitcast_convert %arg0 : (tensor<256xui8>) -> {t}\n"
+                              f"  %1 = stablehlo.convert %0 : ({t}) -> tensor<256xf32>\n"
+                              f"  return %1 : tensor<256xf32>", [raw], "tensor<256xf32>")
+    assert done.returncode == 0, done.stderr
+    want = [decode_e8m0(b) if name == "f8E8M0FNU" else decode(name, b) for b in range(256)]
+    assert_bits(got, np.array(want, np.float32))
+    # And back: the bytes, NaN encodings included.
+    done, got = run(tmp_path, f"  %0 = stablehlo.bitcast_convert %arg0 : (tensor<256xui8>) -> {t}\n"
+                              f"  %1 = stablehlo.bitcast_convert %0 : ({t}) -> tensor<256xi8>\n"
+                              f"  return %1 : tensor<256xi8>", [raw], "tensor<256xi8>")
+    assert done.returncode == 0, done.stderr
+    assert got.tobytes() == raw.tobytes()
+
+
+def reduced_bits(bits, width, mantissa, e, m, nan, infinity):
+    """The specification's reduce_precision on one element's bits."""
+    if m < mantissa:
+        drop = mantissa - m
+        last = 1 << drop
+        bits2 = (bits + (last >> 1) - 1 + ((bits & last) >> drop)) & ~(last - 1) & ((1 << width) - 1)
+    else:
+        bits2 = bits
+    exponent_width = width - mantissa - 1
+    if e < exponent_width:
+        sign, mask = 1 << (width - 1), ((1 << exponent_width) - 1) << mantissa
+        bias, reduced = (1 << (exponent_width - 1)) - 1, (1 << (e - 1)) - 1
+        if bits2 & mask > (bias + reduced) << mantissa:
+            bits2 = (bits2 & sign) | mask
+        elif bits2 & mask <= (bias - reduced) << mantissa:
+            bits2 &= sign
+    if nan:
+        return bits if m > 0 else infinity
+    return bits2
+
+
+@pytest.mark.parametrize("name", sorted(MINI))
+@pytest.mark.parametrize("e, m", [(3, 1), (2, 0), (4, 2), (5, 1)])
+def test_reduce_precision_of_8_bit_floats(tmp_path, name, e, m):
+    t = f"tensor<256x{name}>"
+    raw = np.arange(256, dtype=np.uint8)
+    done, got = run(tmp_path, f"  %0 = stablehlo.bitcast_convert %arg0 : (tensor<256xui8>) -> {t}\n"
+                              f"  %1 = stablehlo.reduce_precision %0, format = e{e}m{m} : {t}\n"
+                              f"  %2 = stablehlo.bitcast_convert %1 : ({t}) -> tensor<256xui8>\n"
+                              f"  return %2 : tensor<256xui8>", [raw], "tensor<256xui8>")
+    assert done.returncode == 0, done.stderr
+    # A NaN with no mantissa bit kept becomes the type's infinity of its
+    # sign: its NaN where it has none (f8E4M3FN keeps the sign, FNUZ's one
+    # NaN is 0x80, f8E8M0FNU's 0xFF).
+    infinity = {"f8E5M2": lambda b: (b & 0x80) | 0x7C, "f8E3M4": lambda b: (b & 0x80) | 0x70,
+                "f8E4M3FN": lambda b: (b & 0x80) | 0x7F, "f8E4M3FNUZ": lambda b: 0x80,
+                "f8E8M0FNU": lambda b: 0xFF}[name]
+    want = [reduced_bits(b, 8, MINI[name], e, m, minifloat_nan(name, b), infinity(b))
+            for b in range(256)]
+    assert got.tolist() == want
+
+
+def test_bitcast_convert_of_sub_byte_types_is_not_read(tmp_path):
+    x = np.zeros(4, np.int8)
+    done, _ = run(tmp_path, "  %0 = stablehlo.convert %arg0 : (tensor<4xi8>) -> tensor<4xf4E2M1FN>\n"
+                            "  %1 = stablehlo.bitcast_convert %0 : (tensor<4xf4E2M1FN>) -> "
+                            "tensor<4xi4>\n  return %1 : tensor<4xi4>", [x], "tensor<4xi4>")
+    assert done.returncode == 1 and "bitcast_convert of f4E2M1FN values is not read" in done.stderr

@@ -219,9 +219,9 @@ def test_top_k_of_integers_along_the_last_dimension(tmp_path, engine):
 
 
 @pytest.mark.parametrize("body,message", [
-    ("  %0 = chlo.bessel_i1e %arg0 : tensor<2xf32> -> tensor<2xf32>\n"
-     "  return %0 : tensor<2xf32>", "`chlo.bessel_i1e` is not an op teval reads; of CHLO it "
-     "reads"),
+    ("  %0 = chlo.minimum_broadcast_shapes %arg0 : tensor<2xf32> -> tensor<2xf32>\n"
+     "  return %0 : tensor<2xf32>", "`chlo.minimum_broadcast_shapes` is not an op teval reads; "
+     "of CHLO it reads"),
     ("  %0 = chlo.asinh %arg0 : tensor<2xi32> -> tensor<2xi32>\n"
      "  return %0 : tensor<2xi32>", "chlo.asinh takes a float tensor"),
     ("  %0 = chlo.next_after %arg0, %arg0 : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>\n"

@@ -155,3 +155,101 @@ def test_kernel_engines_run_them_natively(tmp_path, engine):
     assert status == 0, err
     assert_bits(got, np.array([2.0, 4.0, np.inf], np.float32))  # E5M2 overflows to inf
     assert lower_reports(tmp_path, "values of f8E5M2 have no einstein_v2 decomposition")
+
+
+# The MX scale type f8E8M0FNU: no sign, no mantissa, no zero, no infinity;
+# its byte b is 2^(b - 127) but 0xFF, the NaN.
+E8M0 = "f8E8M0FNU"
+
+
+def decode_e8m0(bits):
+    return math.nan if bits == 0xFF else 2.0 ** (bits - 127)
+
+
+def round_e8m0(x):
+    """The nearest power of two from 2^-127 to 2^127, a tie (1.5 x 2^k)
+    going up; zero and values below 2^-127 are 2^-127; negative values,
+    infinities and values whose power is beyond 2^127 are NaN."""
+    if math.isnan(x) or math.isinf(x) or x < 0:
+        return math.nan
+    exact = Fraction(x)
+    k = -127
+    while k < 128 and Fraction(2) ** k * Fraction(3, 2) <= exact:  # the tie goes up
+        k += 1
+    return math.nan if k > 127 else 2.0 ** k
+
+
+def test_e8m0_every_bit_pattern(tmp_path):
+    t = f"tensor<256x{E8M0}>"
+    literal = ", ".join(f"0x{b:02X}" for b in range(256))
+    body = f"  %0 = stablehlo.constant dense<[{literal}]> : {t}\n  return %0 : {t}"
+    status, got, err = run(tmp_path, body, [], t, "interp")
+    assert status == 0, err
+    assert_bits(got, np.array([decode_e8m0(b) for b in range(256)], np.float32))
+
+
+def test_e8m0_literals(tmp_path):
+    # A literal is rounded as a conversion is: 0.0 has no encoding (2^-127),
+    # 0.1 is nearer 2^-3 than 2^-4, 3.1415 nearer 4 than 2, and a hex
+    # literal is the bits.
+    t = f"tensor<8x{E8M0}>"
+    body = (f"  %0 = stablehlo.constant dense<[0.0, 1.0, 0.125, 0.1, 3.1415, 0x00, 0x80, 0xFF]> "
+            f": {t}\n  return %0 : {t}")
+    status, got, err = run(tmp_path, body, [], t, "interp")
+    assert status == 0, err
+    assert_bits(got, np.array([2.0 ** -127, 1, 0.125, 0.125, 4, 2.0 ** -127, 2, np.nan],
+                              np.float32))
+
+
+@pytest.mark.parametrize("engine", ["interp", "ireval", "jit"])
+def test_e8m0_conversions(tmp_path, engine):
+    powers = [2.0 ** k for k in range(-127, 128)]
+    r = rng(8)
+    x = np.array(powers + [p * 1.5 for p in powers] + [p * 1.5 * (1 + 2.0 ** -20) for p in powers] +
+                 [p * 1.5 * (1 - 2.0 ** -20) for p in powers[1:]] +
+                 list(np.exp(r.uniform(-80, 80, 200))) +
+                 [0.0, -0.0, -1.0, -2.0 ** -127, 1e-45, 2.0 ** -128, 2.0 ** -128 * 1.5, math.inf,
+                  -math.inf, math.nan, 3.3e38], np.float32)
+    n = x.size
+    body = (f"  %0 = stablehlo.convert %arg0 : (tensor<{n}xf32>) -> tensor<{n}x{E8M0}>\n"
+            f"  return %0 : tensor<{n}x{E8M0}>")
+    status, got, err = run(tmp_path, body, [x], f"tensor<{n}x{E8M0}>", engine)
+    assert status == 0, err
+    assert_bits(got, np.array([round_e8m0(float(v)) for v in x], np.float32))
+
+
+def test_e8m0_arithmetic_rounds_once(tmp_path):
+    r = rng(9)
+    a = np.array([2.0 ** k for k in r.integers(-127, 128, 300)] + [np.nan, 1.0], np.float32)
+    b = np.array([2.0 ** k for k in r.integers(-127, 128, 300)] + [1.0, np.nan], np.float32)
+    t = f"tensor<{a.size}x{E8M0}>"
+    # Sums, products, differences and quotients of powers of two are exact
+    # in float64 but where a product or a quotient leaves its range: one
+    # rounding each, as the ops make.
+    pairs = [(float(x), float(y)) for x, y in zip(a, b)]
+    cases = {
+        "%0 = stablehlo.add %arg0, %arg1": [round_e8m0(x + y) for x, y in pairs],
+        "%0 = stablehlo.multiply %arg0, %arg1": [round_e8m0(x * y) for x, y in pairs],
+        "%0 = stablehlo.divide %arg0, %arg1": [round_e8m0(x / y) for x, y in pairs],
+        "%0 = stablehlo.subtract %arg0, %arg1": [round_e8m0(x - y) for x, y in pairs],
+        "%0 = stablehlo.maximum %arg0, %arg1": [math.nan if math.isnan(x) or math.isnan(y) else
+                                                max(x, y) for x, y in pairs],
+    }
+    for op, want in cases.items():
+        status, got, err = run(tmp_path, f"  {op} : {t}\n  return %0 : {t}", [a, b], t, "interp",
+                               [t, t])
+        assert status == 0, err
+        assert_bits(got, np.array(want, np.float32))
+
+
+def test_e8m0_inputs_must_hold_values_of_the_type(tmp_path):
+    t = f"tensor<3x{E8M0}>"
+    body = f"  return %arg0 : {t}"
+    ok = np.array([1.0, 2.0 ** -127, np.nan], np.float32)
+    status, got, err = run(tmp_path, body, [ok], t, "interp", [t])
+    assert status == 0, err
+    assert_bits(got, ok)
+    for bad, shown in [(0.0, "0.0"), (3.0, "3.0"), (-2.0, "-2.0")]:
+        status, _, err = run(tmp_path, body, [np.array([1.0, bad, 2.0], np.float32)], t, "interp",
+                             [t])
+        assert status == 1 and f"holds {shown} at element 1, which is not a value of {E8M0}" in err, err
