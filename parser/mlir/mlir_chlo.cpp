@@ -134,10 +134,189 @@ void chlo_broadcast(OpSite& site, core::Graph& g, const std::string& prefix) {
 }
 
 bool is_chlo_composition(const std::string& name) {
-  return name == "chlo.square" || name == "chlo.conj" || name == "chlo.constant_like";
+  return name == "chlo.square" || name == "chlo.conj" || name == "chlo.constant_like" ||
+         name == "chlo.ragged_dot";
 }
 
+namespace {
+
+// chlo.ragged_dot as CHLO's legalization defines it: mode 1 (the ragged
+// dimension a non-contracting one of lhs, rhs with a group dimension) the
+// sum over the groups g of dot_general(lhs masked to g's rows, rhs's group
+// g); mode 2 (the ragged dimension a contracting one) the groups' dot
+// products of lhs masked to g's part of it, stacked along a new leading
+// dimension; mode 3 (a batching one) plain dot_general. A group's rows
+// start where the previous group's end (group_sizes' prefix sums, per
+// batch where group_sizes has batch dimensions: lhs's leading ones).
+std::vector<int> ragged_dot(const OpSite& site, core::Graph& g, const std::string& prefix) {
+  if (site.operands.size() != 3)
+    throw Error(ErrorKind::Shape, site.span,
+                "chlo.ragged_dot takes lhs, rhs and group_sizes, not " +
+                    std::to_string(site.operands.size()) + " operands");
+  only(site, {"ragged_dot_dimension_numbers", "precision_config"});
+  if (site.declared_outs.size() != 1)
+    throw Error(ErrorKind::Shape, site.span, "chlo.ragged_dot has one result");
+  const int lhs = site.operands[0], rhs = site.operands[1], sizes = site.operands[2];
+  const ValueType lt = type_of(g, lhs), rt = type_of(g, rhs), st = type_of(g, sizes);
+  const ValueType& out = site.declared_outs[0];
+  const ast::Expr* e = find(site, "ragged_dot_dimension_numbers", true);
+  auto fields = dialect_fields(text(*e));
+  auto fail = [&](const std::string& why) {
+    return Error(ErrorKind::Shape, e->span,
+                 "chlo.ragged_dot of " + type_string(lt) + " and " + type_string(rt) + ": " + why);
+  };
+  if (!fields)
+    throw fail("its dimension numbers are written #chlo.ragged_dot<lhs_batching_dimensions = "
+               "[...], ...>");
+  for (const auto& [key, _] : *fields)
+    if (key != "lhs_batching_dimensions" && key != "rhs_batching_dimensions" &&
+        key != "lhs_contracting_dimensions" && key != "rhs_contracting_dimensions" &&
+        key != "lhs_ragged_dimensions" && key != "rhs_group_dimensions")
+      throw fail("`" + key + "` is not one of its dimension numbers");
+  DotNumbers n{(*fields)["lhs_batching_dimensions"], (*fields)["rhs_batching_dimensions"],
+               (*fields)["lhs_contracting_dimensions"], (*fields)["rhs_contracting_dimensions"]};
+  const std::vector<int64_t> ragged = (*fields)["lhs_ragged_dimensions"];
+  const std::vector<int64_t> group = (*fields)["rhs_group_dimensions"];
+  const int mode = lt.shape.size() < rt.shape.size()    ? 1
+                   : lt.shape.size() < out.shape.size() ? 2
+                                                        : 3;
+  if (ragged.size() != 1 || ragged[0] < 0 || ragged[0] >= static_cast<int64_t>(lt.shape.size()))
+    throw fail("lhs_ragged_dimensions must name one dimension of lhs");
+  if (group.size() != (mode == 1 ? 1u : 0u) ||
+      (mode == 1 && (group[0] < 0 || group[0] >= static_cast<int64_t>(rt.shape.size()))))
+    throw fail(mode == 1 ? "rhs, of a rank above lhs's, needs one rhs_group_dimensions"
+                         : "rhs_group_dimensions is for an rhs of a rank above lhs's");
+  if (!core::is_integer(st.dtype) || st.dtype == DType::Bool || st.shape.empty())
+    throw Error(ErrorKind::Type, site.span,
+                "chlo.ragged_dot's group_sizes must be an integer tensor of rank 1 or more, not " +
+                    type_string(st));
+  const size_t batch_rank = st.shape.size() - 1;
+  const int64_t groups = st.shape.back();
+  for (size_t d = 0; d < batch_rank; ++d)
+    if (d >= lt.shape.size() || lt.shape[d] != st.shape[d])
+      throw fail("group_sizes " + type_string(st) +
+                 " has batch dimensions that are not lhs's leading ones");
+  if (mode == 1 && rt.shape[static_cast<size_t>(group[0])] != groups)
+    throw fail("rhs's group dimension has " +
+               std::to_string(rt.shape[static_cast<size_t>(group[0])]) + " groups, group_sizes " +
+               std::to_string(groups));
+  const bool in_contract = std::count(n.lhs_contract.begin(), n.lhs_contract.end(), ragged[0]) != 0;
+  const bool in_batch = std::count(n.lhs_batch.begin(), n.lhs_batch.end(), ragged[0]) != 0;
+  if ((mode == 1 && (in_contract || in_batch)) || (mode == 2 && !in_contract) ||
+      (mode == 3 && !in_batch))
+    throw fail("the ragged dimension must be a non-contracting dimension of lhs (rhs with a group "
+               "dimension), a contracting one (a result with a group dimension) or a batching "
+               "one");
+  // A dot_general node of \p a and \p b: its type as dot_general's own.
+  auto dot = [&](int a, int b, const DotNumbers& numbers, const std::string& name) {
+    OpSite dot_site = site;
+    dot_site.op = GraphOp::DotGeneral;
+    dot_site.attrs.clear();
+    GraphNode typed;
+    const ValueType t = dot_meaning(dot_site, type_of(g, a), type_of(g, b), typed, &numbers);
+    return add_node(g, site.span, GraphOp::DotGeneral, {a, b}, t, prefix + name, typed.attrs);
+  };
+  if (mode == 3)
+    return {dot(lhs, rhs, n, "dot")};
+  const ValueType index{DType::Int64, lt.shape};
+  core::Shape iota_shape(lt.shape.size(), 1);
+  iota_shape[static_cast<size_t>(ragged[0])] = lt.shape[static_cast<size_t>(ragged[0])];
+  std::vector<int64_t> all(lt.shape.size());
+  for (size_t d = 0; d < all.size(); ++d)
+    all[d] = static_cast<int64_t>(d);
+  const int iota = add_node(g, site.span, GraphOp::BroadcastInDim,
+                            {add_node(g, site.span, GraphOp::Iota, {}, {DType::Int64, iota_shape},
+                                      prefix + "iota", {{"dimension", ragged[0]}})},
+                            index, prefix + "iota_bcast", {{"dims", all}});
+  const core::Shape batch(st.shape.begin(), st.shape.end() - 1);
+  const std::vector<int64_t> batch_dims(all.begin(), all.begin() + static_cast<long>(batch_rank));
+  auto zeros = [&](const ValueType& t, const std::string& name) {
+    return add_node(g, site.span, GraphOp::Constant, {}, t, prefix + name,
+                    {{"value", core::Tensor(t.dtype, t.shape)}});
+  };
+  const int zero = zeros({lt.dtype, lt.shape}, "zero");
+  int start = zeros({DType::Int64, batch}, "start");
+  DotNumbers group_numbers = n;
+  if (mode == 1) // rhs without its group dimension
+    for (std::vector<int64_t>* dims : {&group_numbers.rhs_batch, &group_numbers.rhs_contract})
+      for (int64_t& d : *dims)
+        d -= d > group[0] ? 1 : 0;
+  int sum = -1;
+  std::vector<int> stacked;
+  for (int64_t i = 0; i < groups; ++i) {
+    const std::string at = "group" + std::to_string(i) + "_";
+    std::vector<int64_t> from(st.shape.size(), 0), one(st.shape.size(), 1);
+    from.back() = i;
+    core::Shape slice_shape = batch;
+    slice_shape.push_back(1);
+    int size = add_node(g, site.span, GraphOp::Reshape,
+                        {add_node(g, site.span, GraphOp::Slice, {sizes}, {st.dtype, slice_shape},
+                                  prefix + at + "size_slice", {{"start", from}, {"strides", one}})},
+                        {st.dtype, batch}, prefix + at + "size_reshape");
+    if (st.dtype != DType::Int64)
+      size = add_node(g, site.span, GraphOp::Convert, {size}, {DType::Int64, batch},
+                      prefix + at + "size");
+    const int limit = add_node(g, site.span, GraphOp::Add, {start, size}, {DType::Int64, batch},
+                               prefix + at + "limit");
+    auto spread = [&](int v, const std::string& name) {
+      return add_node(g, site.span, GraphOp::BroadcastInDim, {v}, index, prefix + at + name,
+                      {{"dims", batch_dims}});
+    };
+    auto compare = [&](int a, int b, const char* direction, const std::string& name) {
+      return add_node(
+          g, site.span, GraphOp::Compare, {a, b}, {DType::Bool, lt.shape}, prefix + at + name,
+          {{"direction", std::string(direction)}, {"compare_type", std::string("SIGNED")}});
+    };
+    const int mask = add_node(g, site.span, GraphOp::And,
+                              {compare(iota, spread(start, "start_bcast"), "GE", "from"),
+                               compare(iota, spread(limit, "limit_bcast"), "LT", "to")},
+                              {DType::Bool, lt.shape}, prefix + at + "mask");
+    const int masked = add_node(g, site.span, GraphOp::Select, {mask, lhs, zero},
+                                {lt.dtype, lt.shape}, prefix + at + "lhs");
+    if (mode == 1) {
+      std::vector<int64_t> rfrom(rt.shape.size(), 0), rone(rt.shape.size(), 1);
+      rfrom[static_cast<size_t>(group[0])] = i;
+      core::Shape rslice = rt.shape, rshape;
+      rslice[static_cast<size_t>(group[0])] = 1;
+      for (size_t d = 0; d < rt.shape.size(); ++d)
+        if (static_cast<int64_t>(d) != group[0])
+          rshape.push_back(rt.shape[d]);
+      const int rhs_g =
+          add_node(g, site.span, GraphOp::Reshape,
+                   {add_node(g, site.span, GraphOp::Slice, {rhs}, {rt.dtype, rslice},
+                             prefix + at + "rhs_slice", {{"start", rfrom}, {"strides", rone}})},
+                   {rt.dtype, rshape}, prefix + at + "rhs");
+      const int d = dot(masked, rhs_g, group_numbers, at + "dot");
+      sum = sum < 0 ? d
+                    : add_node(g, site.span, GraphOp::Add, {sum, d}, type_of(g, d),
+                               prefix + at + "sum");
+    } else {
+      const int d = dot(masked, rhs, n, at + "dot");
+      ValueType one_more = type_of(g, d);
+      one_more.shape.insert(one_more.shape.begin(), 1);
+      stacked.push_back(
+          add_node(g, site.span, GraphOp::Reshape, {d}, one_more, prefix + at + "dot_reshape"));
+    }
+    start = limit;
+  }
+  if (mode == 1) {
+    if (sum < 0) // no group: nothing is multiplied
+      return {zeros(out, "result")};
+    return {sum};
+  }
+  if (stacked.empty())
+    return {zeros(out, "result")};
+  ValueType all_groups = type_of(g, stacked[0]);
+  all_groups.shape[0] = groups;
+  return {add_node(g, site.span, GraphOp::Concatenate, stacked, all_groups, prefix + "result",
+                   {{"dimension", int64_t{0}}})};
+}
+
+} // namespace
+
 std::vector<int> chlo_composition(const OpSite& site, core::Graph& g, const std::string& prefix) {
+  if (site.name == "chlo.ragged_dot")
+    return ragged_dot(site, g, prefix);
   if (site.operands.size() != 1)
     throw Error(ErrorKind::Shape, site.span,
                 site.name + " takes one operand, not " + std::to_string(site.operands.size()));

@@ -30,10 +30,6 @@ using core::Error;
 using core::ErrorKind;
 using core::ValueType;
 
-struct DotNumbers {
-  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
-};
-
 std::vector<int64_t> list_of(const ast::Expr& e, const std::string& what) {
   Typed t = typed(e);
   std::vector<int64_t> out;
@@ -251,7 +247,7 @@ DotNumbers numbers_of(const OpSite& site) {
 } // namespace
 
 ValueType dot_meaning(const OpSite& site, const ValueType& lhs, const ValueType& rhs,
-                      core::GraphNode& node) {
+                      core::GraphNode& node, const DotNumbers* numbers) {
   const bool general = site.op == core::GraphOp::DotGeneral;
   const char* op = general ? "dot_general" : "dot";
   if (const ast::Expr* e = find(site, "algorithm", false)) {
@@ -276,7 +272,9 @@ ValueType dot_meaning(const OpSite& site, const ValueType& lhs, const ValueType&
                 std::string(op) +
                     " of i1 values is not read (its sum is an or, its product an and)");
   DotNumbers n;
-  if (general) {
+  if (numbers) {
+    n = *numbers;
+  } else if (general) {
     n = numbers_of(site);
   } else {
     if (lhs.shape.empty() || lhs.shape.size() > 2 || rhs.shape.empty() || rhs.shape.size() > 2)

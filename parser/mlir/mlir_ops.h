@@ -36,11 +36,19 @@ struct OpSite {
 std::vector<core::ValueType> meaning(const OpSite& site, const core::Graph& g,
                                      core::GraphNode& node);
 
+/// dot_general's dimension numbers.
+struct DotNumbers {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+};
+
 /// dot_general and dot (parser/mlir/mlir_dot.cpp): the result type of
 /// \p site over operands \p lhs and \p rhs, the dimension numbers decoded
-/// into \p node as lhs_batch, rhs_batch, lhs_contract and rhs_contract.
+/// into \p node as lhs_batch, rhs_batch, lhs_contract and rhs_contract;
+/// \p numbers, when given, instead of \p site's attributes (a composition's
+/// dot_general, \p site's result dtype the dot's).
 core::ValueType dot_meaning(const OpSite& site, const core::ValueType& lhs,
-                            const core::ValueType& rhs, core::GraphNode& node);
+                            const core::ValueType& rhs, core::GraphNode& node,
+                            const DotNumbers* numbers = nullptr);
 
 /// convolution (parser/mlir/mlir_convolution.cpp) of \p lhs and \p rhs:
 /// the result type; the dimension numbers (input_batch, input_feature,
