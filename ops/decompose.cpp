@@ -459,6 +459,7 @@ void Decomposer::node(const GraphNode& n) {
   case GraphOp::Map:
   case GraphOp::Scatter:
   case GraphOp::SelectAndScatter:
+  case GraphOp::Scan:
   case GraphOp::BitcastConvert:
   case GraphOp::ReducePrecision:
   case GraphOp::Cholesky:
@@ -488,6 +489,7 @@ void Decomposer::node(const GraphNode& n) {
              : n.op == GraphOp::Map              ? " (its computation is a region)"
              : n.op == GraphOp::Scatter          ? " (its update computation is a region)"
              : n.op == GraphOp::SelectAndScatter ? " (its select and scatter functions are regions)"
+             : n.op == GraphOp::Scan             ? " (its body is a region)"
              : n.op == GraphOp::BitcastConvert || n.op == GraphOp::ReducePrecision
                  ? " (a view of the elements' bits)"
              : n.op == GraphOp::Repeat || n.op == GraphOp::NonZero
@@ -519,9 +521,9 @@ bool has_decomposition(core::GraphOp op) {
   using core::GraphOp;
   return op != GraphOp::If && op != GraphOp::Case && op != GraphOp::While && op != GraphOp::Sort &&
          op != GraphOp::Map && op != GraphOp::Scatter && op != GraphOp::BitcastConvert &&
-         op != GraphOp::ReducePrecision && op != GraphOp::SelectAndScatter && op != GraphOp::Real &&
-         op != GraphOp::Imag && op != GraphOp::Complex && op != GraphOp::Fft &&
-         op != GraphOp::UniformQuantize && op != GraphOp::UniformDequantize &&
+         op != GraphOp::ReducePrecision && op != GraphOp::SelectAndScatter && op != GraphOp::Scan &&
+         op != GraphOp::Real && op != GraphOp::Imag && op != GraphOp::Complex &&
+         op != GraphOp::Fft && op != GraphOp::UniformQuantize && op != GraphOp::UniformDequantize &&
          op != GraphOp::Repeat && op != GraphOp::NonZero && op != GraphOp::NextAfter &&
          op != GraphOp::Cholesky && op != GraphOp::ErfInv && op != GraphOp::Lgamma &&
          op != GraphOp::Digamma && op != GraphOp::Zeta && op != GraphOp::Polygamma &&

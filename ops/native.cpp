@@ -498,6 +498,7 @@ void Evaluator::node(const GraphNode& n) {
   case GraphOp::Map:
   case GraphOp::Scatter:
   case GraphOp::SelectAndScatter:
+  case GraphOp::Scan:
     return with_regions(n);
   case GraphOp::BitcastConvert:
     return set(0, detail::bitcast_convert(in(0), result_type(0)));
@@ -553,7 +554,14 @@ void Evaluator::with_regions(const GraphNode& n) {
     out.push_back(detail::select_and_scatter(n, operands, run));
   else if (n.op == GraphOp::Map)
     out.push_back(detail::map(n, operands, result, run));
-  else if (n.op == GraphOp::Reduce)
+  else if (n.op == GraphOp::Scan) {
+    std::vector<core::ValueType> outputs;
+    for (size_t i = 0;
+         i + (n.operands.size() - static_cast<size_t>(n.int_attr("inputs"))) < n.results.size();
+         ++i)
+      outputs.push_back(result_type(i));
+    out = detail::scan(n, operands, outputs, run);
+  } else if (n.op == GraphOp::Reduce)
     out = detail::reduce_region(n, operands, run);
   else if (n.op == GraphOp::ReduceWindow)
     out = detail::reduce_window_region(n, operands, result_type(0).shape, run);

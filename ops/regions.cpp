@@ -87,6 +87,55 @@ core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inpu
   return out;
 }
 
+std::vector<core::Tensor> scan(const core::GraphNode& n, const std::vector<core::Tensor>& operands,
+                               const std::vector<core::ValueType>& outputs,
+                               const RegionRunner& run) {
+  const auto dimension = static_cast<size_t>(n.int_attr("dimension"));
+  const int64_t length = n.int_attr("length");
+  const auto inputs = static_cast<size_t>(n.int_attr("inputs"));
+  const bool reverse = n.bool_attr("is_reverse");
+  // Element e of the slice at i of a tensor of shape s along the dimension
+  // is its element (o * s[d] + i) * inner + r, e = o * inner + r.
+  auto inner_of = [&](const core::Shape& s) {
+    int64_t inner = 1;
+    for (size_t d = dimension + 1; d < s.size(); ++d)
+      inner *= s[d];
+    return inner;
+  };
+  auto at = [](int64_t e, int64_t i, int64_t extent, int64_t inner) {
+    return (e / inner * extent + i) * inner + e % inner;
+  };
+  std::vector<core::Tensor> results;
+  for (const core::ValueType& t : outputs)
+    results.emplace_back(t.dtype, t.shape);
+  std::vector<core::Tensor> carries(operands.begin() + static_cast<long>(inputs), operands.end());
+  for (int64_t step = 0; step < length; ++step) {
+    const int64_t i = reverse ? length - 1 - step : step;
+    std::vector<core::Tensor> args;
+    for (size_t k = 0; k < inputs; ++k) {
+      const core::Tensor& x = operands[k];
+      core::Shape shape = x.shape();
+      const int64_t extent = shape[dimension], inner = inner_of(shape);
+      shape.erase(shape.begin() + static_cast<long>(dimension));
+      core::Tensor slice(x.dtype(), shape);
+      for (int64_t e = 0; e < slice.numel(); ++e)
+        slice.set(e, x.get(at(e, i, extent, inner)));
+      args.push_back(std::move(slice));
+    }
+    args.insert(args.end(), carries.begin(), carries.end());
+    std::vector<core::Tensor> got = run(n.regions[0], std::move(args));
+    for (size_t k = 0; k < results.size(); ++k) {
+      const core::Shape& shape = results[k].shape();
+      const int64_t extent = shape[dimension], inner = inner_of(shape);
+      for (int64_t e = 0; e < got[k].numel(); ++e)
+        results[k].set(at(e, i, extent, inner), got[k].get(e));
+    }
+    carries.assign(got.begin() + static_cast<long>(results.size()), got.end());
+  }
+  results.insert(results.end(), carries.begin(), carries.end());
+  return results;
+}
+
 std::vector<core::Tensor> reduce_region(const core::GraphNode& n,
                                         const std::vector<core::Tensor>& operands,
                                         const RegionRunner& run) {

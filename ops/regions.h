@@ -36,6 +36,13 @@ std::vector<core::Tensor> sort(const core::GraphNode& n, const std::vector<core:
 core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inputs,
                  const core::ValueType& result, const RegionRunner& run);
 
+/// chlo.scan: for each index along `dimension` (`length` of them, last
+/// first when `is_reverse`), the body region of the inputs' slices there
+/// and the carries (from the inits) gives the outputs' slices there and
+/// the new carries; the outputs (of types \p outputs), then the carries.
+std::vector<core::Tensor> scan(const core::GraphNode& n, const std::vector<core::Tensor>& operands,
+                               const std::vector<core::ValueType>& outputs, const RegionRunner& run);
+
 /// scatter: \p operands the N inputs, the scatter indices and the N
 /// updates; for each update index in row-major order (the specification
 /// leaves the schedule to implementations), the update computation region

@@ -372,6 +372,8 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
     return sort(site, std::move(node), target);
   if (site.op == GraphOp::Map)
     return map(site, std::move(node), target);
+  if (site.op == GraphOp::Scan)
+    return scan(site, std::move(node), target);
   if (site.op == GraphOp::Scatter)
     return scatter(site, std::move(node), target);
   if ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) &&
@@ -384,7 +386,7 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
                 "`" + site.call->callee +
                     "` has a region; teval reads the regions of "
                     "functions, modules, reduce, reduce_window, if, case, while, sort, map, "
-                    "scatter and select_and_scatter");
+                    "scatter, select_and_scatter and chlo.scan");
   std::vector<ValueType> results = mlir_detail::meaning(site, g_, node);
   std::vector<const ast::Expr*> names = result_names(target);
   // A softmax of f16 declared f32 (as ByteIR's frontends emit it): the

@@ -99,6 +99,10 @@ private:
   // one rank-0 value out).
   void map(const OpSite& site, core::GraphNode node, const ast::Expr* target);
 
+  // chlo.scan: its body region of the inputs' slices along `dimension`
+  // and the carries, giving the outputs' slices and the new carries.
+  void scan(const OpSite& site, core::GraphNode node, const ast::Expr* target);
+
   // select_and_scatter (spec "select_and_scatter"; its checks in
   // parser/mlir/mlir_scatter.cpp): the select and scatter regions.
   void select_and_scatter(const OpSite& site, core::GraphNode node, const ast::Expr* target);

@@ -634,6 +634,7 @@ x3::rule<class reduce_applies_class, Operation> const reduce_applies = "reduce";
 x3::rule<class reducer_class, Block> const reducer = "reducer";
 x3::rule<class conv_op_class, Operation> const conv_op = "convolution";
 x3::rule<class while_op_class, Operation> const while_op = "while";
+x3::rule<class scan_op_class, Operation> const scan_op = "scan";
 x3::rule<class results_class, Results> const results = "results";
 x3::rule<class block_arg_class, ast::Param> const block_arg = "block argument";
 x3::rule<class block_class, Block> const block = "block";
@@ -653,7 +654,7 @@ auto const type_word_def = opaque | bare_id;
 auto const number_text_def = float_text | int_text;
 auto const word_attr_def = symbol | opaque | bare_id;
 auto const operation_def = generic_op[set_val] | reduce_applies[set_val] | conv_op[set_val] |
-                           while_op[set_val] | pretty_op[set_val];
+                           while_op[set_val] | scan_op[set_val] | pretty_op[set_val];
 auto const tensor_type_def = (pos >> word("tensor") >> '<' >> pos >> dims_text >>
                               x3::expect[scalar_type] >> x3::expect['>'] >> here)[mk_tensor];
 auto const scalar_type_def = (pos >> type_word >> here)[mk_name_at];
@@ -806,6 +807,31 @@ auto const while_op_def = (pos >> while_name >> here)[set_op_name] >> '(' >>
                             ',') >>
                           ')' >> ':' >> types[set_types] >> word("cond") > region[push_region] >
                           word("do") > region[push_region] > here[finish_while];
+// chlo.scan(%in, ...) inits(%init, ...) dimension = N attributes {...} {
+// body } : (T, ...) -> (U, ...): the operands the inputs, then the inits;
+// the keyword `inputs` counts the inputs, `dimension` is a keyword.
+auto const scan_name = x3::rule<class scan_name_class, std::string>{"scan"} =
+    x3::raw[x3::lit("chlo.scan")];
+auto const push_input_count = [](auto& ctx) {
+  Operation& op = x3::_val(ctx);
+  const It at = x3::_attr(ctx);
+  const Span span = span_of(ctx, at, at);
+  const uint64_t n = op.args.size();
+  op.keywords.push_back(
+      ast::Keyword{"inputs", make(span, ast::IntLit{n, std::to_string(n)}), span});
+};
+auto const push_scan_dimension = [](auto& ctx) {
+  auto& a = x3::_attr(ctx);
+  Span span = span_of(ctx, fusion::at_c<0>(a), fusion::at_c<2>(a));
+  x3::_val(ctx).keywords.push_back(ast::Keyword{"dimension", fusion::at_c<1>(a), span});
+};
+auto const scan_op_def = (pos >> scan_name >> here)[set_op_name] >> '(' >>
+                         -(operand[push_arg_node] % ',') >> ')' >>
+                         word("inits") > here[push_input_count] > '(' >
+                         -(operand[push_arg_node] % ',') > ')' > word("dimension") > '=' >
+                         (pos >> plain_attr >> here)[push_scan_dimension] >
+                         -(word("attributes") > '{' > (&x3::lit('}') | entries[push_keywords]) >
+                           '}') > region[push_region] > ':' > types[set_types] > here[set_end];
 // `T -> U` after the colon (CHLO prints its ops' types so): the function
 // type `(T) -> U`.
 auto const set_arrow_type = [](auto& ctx) {
@@ -874,9 +900,9 @@ BOOST_SPIRIT_DEFINE(balanced, angled, bare_angled, bare_id, value_def_name, valu
                     type_list, result_types, function_type, attribute, plain_attr, attr_list,
                     array_items, types, func_arg, dims_text, attr_name, type_word, number_text,
                     number, word_attr, operation, entry, entries, operand, operands, generic_op,
-                    reduce_applies, reducer, conv_op, while_op, pretty_op, results, block_arg,
-                    block, region, statement, statements, return_stmt, func_parts, func_def,
-                    module_def, alias_def, program)
+                    reduce_applies, reducer, conv_op, while_op, scan_op, pretty_op, results,
+                    block_arg, block, region, statement, statements, return_stmt, func_parts,
+                    func_def, module_def, alias_def, program)
 
 } // namespace
 

@@ -320,6 +320,7 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::Map:
   case GraphOp::Scatter:
   case GraphOp::SelectAndScatter:
+  case GraphOp::Scan:
     break; // read with their regions (parser/mlir/mlir.cpp)
   case GraphOp::BitcastConvert: {
     arity(site, 1);

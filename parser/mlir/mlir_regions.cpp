@@ -134,6 +134,92 @@ void Elaborator::map(const OpSite& site, GraphNode node, const ast::Expr* target
   define_results(site, std::move(node), target, {ValueType{out.dtype, shape}});
 }
 
+void Elaborator::scan(const OpSite& site, GraphNode node, const ast::Expr* target) {
+  mlir_detail::only(site, {"inputs", "dimension", "is_reverse", "is_associative", "scan_dim_size",
+                           "operandSegmentSizes", "resultSegmentSizes"});
+  // The inputs' count: the pretty form's `inputs`, the generic form's
+  // operandSegmentSizes.
+  int64_t count = 0;
+  if (mlir_detail::find(site, "inputs", false)) {
+    count = mlir_detail::int_attr(site, "inputs");
+  } else {
+    std::vector<int64_t> segments = mlir_detail::ints_attr(site, "operandSegmentSizes");
+    if (segments.size() != 2)
+      throw Error(ErrorKind::Shape, site.attrs_span,
+                  "chlo.scan's operandSegmentSizes counts its inputs and its inits");
+    count = segments[0];
+  }
+  const size_t inputs = static_cast<size_t>(count);
+  if (count < 0 || inputs > site.operands.size())
+    throw Error(ErrorKind::Shape, site.span, "chlo.scan has more inputs than operands");
+  const size_t inits = site.operands.size() - inputs;
+  const std::vector<ValueType>& outs = site.declared_outs;
+  if (outs.size() < inits)
+    throw Error(ErrorKind::Shape, site.span,
+                "chlo.scan declares " + std::to_string(outs.size()) + " results; its " +
+                    std::to_string(inits) + " carries need as many");
+  const size_t outputs = outs.size() - inits;
+  const int64_t dimension = mlir_detail::int_attr(site, "dimension");
+  // The scan's length: the inputs' extent along the dimension, else the
+  // outputs', else scan_dim_size.
+  int64_t length = -1;
+  auto sliced = [&](const ValueType& t, const char* what) {
+    if (dimension < 0 || dimension >= static_cast<int64_t>(t.shape.size()))
+      throw Error(ErrorKind::Shape, site.attrs_span,
+                  std::string("chlo.scan's dimension ") + std::to_string(dimension) +
+                      " is not one of its " + what + " " + type_string(t));
+    const int64_t extent = t.shape[static_cast<size_t>(dimension)];
+    if (length >= 0 && extent != length)
+      throw Error(ErrorKind::Shape, site.span,
+                  std::string("chlo.scan's ") + what + " " + type_string(t) + " has " +
+                      std::to_string(extent) + " elements along dimension " +
+                      std::to_string(dimension) + "; the scan has " + std::to_string(length));
+    length = extent;
+    ValueType slice = t;
+    slice.shape.erase(slice.shape.begin() + dimension);
+    return slice;
+  };
+  std::vector<ValueType> params, returns;
+  for (size_t i = 0; i < inputs; ++i)
+    params.push_back(sliced(g_.values[static_cast<size_t>(site.operands[i])], "input"));
+  for (size_t i = 0; i < outputs; ++i)
+    returns.push_back(sliced(outs[i], "output"));
+  if (mlir_detail::find(site, "scan_dim_size", false)) {
+    const int64_t size = mlir_detail::int_attr(site, "scan_dim_size");
+    if (size < 0 || (length >= 0 && size != length))
+      throw Error(ErrorKind::Shape, site.attrs_span,
+                  "chlo.scan's scan_dim_size is " + std::to_string(size) + "; its inputs have " +
+                      std::to_string(length));
+    length = size;
+  }
+  if (length < 0)
+    throw Error(ErrorKind::Shape, site.span,
+                "chlo.scan with neither inputs nor outputs needs its scan_dim_size");
+  for (size_t i = 0; i < inits; ++i) {
+    const ValueType& carry = g_.values[static_cast<size_t>(site.operands[inputs + i])];
+    if (!fits(outs[outputs + i], carry))
+      throw Error(ErrorKind::Shape, site.span,
+                  "chlo.scan's carry " + std::to_string(i) + " is " + type_string(carry) +
+                      ", but its result is declared " + type_string(outs[outputs + i]));
+    params.push_back(carry);
+    returns.push_back(carry);
+  }
+  if (site.call->regions.size() != 1)
+    throw Error(ErrorKind::Shape, site.span, "chlo.scan has one region, its body");
+  std::vector<const ast::Expr*> names = result_names(target);
+  std::string site_name = names.empty() ? "@scan" : ast::as_name(*names[0])->id;
+  node.regions.push_back(region(*site.call->regions[0], params, returns, "chlo.scan's body",
+                                site_name.substr(0, site_name.find('#')) + "/@0/"));
+  node.attrs["dimension"] = dimension;
+  node.attrs["inputs"] = count;
+  node.attrs["length"] = length;
+  node.attrs["is_reverse"] = mlir_detail::bool_attr(site, "is_reverse", false);
+  std::vector<ValueType> results(outs.begin(), outs.begin() + static_cast<long>(outputs));
+  for (size_t i = 0; i < inits; ++i)
+    results.push_back(g_.values[static_cast<size_t>(site.operands[inputs + i])]);
+  define_results(site, std::move(node), target, results);
+}
+
 void Elaborator::select_and_scatter(const OpSite& site, GraphNode node, const ast::Expr* target) {
   const ValueType element =
       mlir_detail::select_and_scatter_meaning(site, operand_types(site), node);
