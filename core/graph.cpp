@@ -104,6 +104,8 @@ std::string_view graph_op_name(GraphOp op) {
 }
 
 std::string to_mlir(const ValueType& t) {
+  if (t.token)
+    return "!stablehlo.token";
   std::string s = "tensor<";
   for (int64_t d : t.shape)
     s += std::to_string(d) + "x";

@@ -64,6 +64,9 @@ struct ValueType {
   DType dtype = DType::Float32;
   Shape shape;
   std::shared_ptr<const Quantization> quant;
+  /// StableHLO's !stablehlo.token: no value, held as an i1 tensor of no
+  /// element (dtype Bool, shape [0]).
+  bool token = false;
 };
 
 /// Both quantized alike, or neither.

@@ -357,6 +357,16 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
        call->callee == "stablehlo.get_tuple_element" || call->callee == "mhlo.get_tuple_element"))
     return tuple_op(*call, *typed, target);
   OpSite site = read_site(value);
+  // A token passes through control flow, calls and optimization_barrier
+  // only, and after_all joins them (spec "after_all").
+  if (site.op != GraphOp::OptimizationBarrier && site.op != GraphOp::While &&
+      site.op != GraphOp::If && site.op != GraphOp::Case && site.op != GraphOp::Constant)
+    for (const ast::ExprPtr& a : site.call->args) // the operands among the arguments
+      if (const ast::Name* n = ast::as_name(*a);
+          n && n->id.starts_with("%") && g_.values[static_cast<size_t>(use(*a))].token)
+        throw Error(ErrorKind::Type, a->span,
+                    "`" + site.call->callee + "` takes no token; its operand " + n->id +
+                        " is one");
   if (site.name.starts_with("chlo.broadcast_")) {
     std::vector<const ast::Expr*> names = result_names(target);
     const std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;

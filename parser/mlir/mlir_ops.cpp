@@ -13,6 +13,16 @@ namespace teval::parser::mlir_detail {
 std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   switch (site.op) {
   case GraphOp::Constant: {
+    if (site.name == "after_all" || site.name == "create_token") { // spec "after_all"
+      only(site, {});
+      for (size_t i = 0; i < site.operands.size(); ++i)
+        if (!operand(site, i).token)
+          throw Error(ErrorKind::Type, site.span,
+                      site.name + " takes tokens; operand " + std::to_string(i) + " is " +
+                          type_string(operand(site, i)));
+      node.attrs["value"] = core::Tensor(DType::Bool, {0});
+      return {ValueType{DType::Bool, {0}, nullptr, true}};
+    }
     arity(site, 0);
     if (site.declared_outs.size() != 1)
       throw Error(ErrorKind::Shape, site.span, "a constant has one result");

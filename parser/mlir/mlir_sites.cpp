@@ -42,6 +42,9 @@ const OpTable& plain_ops() {
     OpTable v = graph_ops_named("");
     // Read as the static ops they are (parser/mlir/mlir_dynamic.cpp).
     v.emplace_back("get_dimension_size", GraphOp::Constant);
+    // A token, which holds nothing: a constant of no element.
+    v.emplace_back("after_all", GraphOp::Constant);
+    v.emplace_back("create_token", GraphOp::Constant);
     v.emplace_back("dynamic_iota", GraphOp::Iota);
     v.emplace_back("dynamic_reshape", GraphOp::Reshape);
     v.emplace_back("dynamic_broadcast_in_dim", GraphOp::BroadcastInDim);

@@ -115,6 +115,9 @@ std::string text(const ast::Expr& e) {
 
 /// `tensor<4x?xf32>`; a `?` is kDynamic.
 ValueType tensor_type(const ast::Expr& e) {
+  if (const ast::Name* n = ast::as_name(e);
+      n && (n->id == "!stablehlo.token" || n->id == "!mhlo.token"))
+    return ValueType{DType::Bool, {0}, nullptr, true};
   const ast::Call* c = ast::as_call(e);
   if (!c || c->callee != "tensor")
     throw Error(ErrorKind::Unsupported, e.span,
@@ -165,6 +168,8 @@ ValueType tensor_type(const ast::Expr& e) {
 }
 
 std::string type_string(const ValueType& t) {
+  if (t.token)
+    return "!stablehlo.token";
   std::string s = "tensor<";
   for (int64_t d : t.shape)
     s += (d == kDynamic ? std::string("?") : std::to_string(d)) + "x";
@@ -177,7 +182,7 @@ bool fits(const ValueType& declared, const ValueType& actual) {
   // An int8 or uint8 array holds values of i2, i4, ui2 and ui4 (checked
   // when the function runs: ops::evaluate).
   bool dtype = declared.dtype == actual.dtype || core::carrier(declared.dtype) == actual.dtype;
-  if (!core::same_quantization(declared, actual))
+  if (!core::same_quantization(declared, actual) || declared.token != actual.token)
     return false;
   if (!dtype || declared.shape.size() != actual.shape.size())
     return false;
