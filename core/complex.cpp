@@ -13,6 +13,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kPi = 0x1.921fb54442d18p+1;
 
 Complex of(const Scalar& s) {
   return {s.f, s.im};
@@ -113,6 +114,54 @@ Complex sqrt(Complex z) {
   if (x >= 0)
     return {t, y / (2 * t)};
   return {std::fabs(y) / (2 * t), std::copysign(t, y)};
+}
+
+// The inverse functions by Kahan's formulas ("Branch cuts for complex
+// elementary functions", 1987), principal values, the branch cuts' sides
+// told by the zeros' signs through sqrt's.
+Complex conj_times(Complex a, Complex b) { // conj(a) * b
+  return {a.re * b.re + a.im * b.im, a.re * b.im - a.im * b.re};
+}
+
+Complex asin(Complex z) {
+  const Complex s1 = sqrt({1 - z.re, -z.im}), s2 = sqrt({1 + z.re, z.im});
+  return {teval_atan2(z.re, multiply(s1, s2).re), teval_asinh(conj_times(s1, s2).im)};
+}
+
+Complex acos(Complex z) {
+  const Complex s1 = sqrt({1 - z.re, -z.im}), s2 = sqrt({1 + z.re, z.im});
+  return {2 * teval_atan2(s1.re, s2.re), teval_asinh(conj_times(s2, s1).im)};
+}
+
+Complex acosh(Complex z) {
+  const Complex s1 = sqrt({z.re - 1, z.im}), s2 = sqrt({z.re + 1, z.im});
+  return {teval_asinh(conj_times(s1, s2).re), 2 * teval_atan2(s1.im, s2.re)};
+}
+
+// atanh: log1p(4x / ((1 - x)^2 + y^2)) / 4 + i atan2(2y, (1 - x)(1 + x) -
+// y^2) / 2 for x >= 0 (an odd function); past 2^500, where the squares
+// would overflow, 1/z + i pi/2.
+Complex atanh(Complex z) {
+  const double x = z.re, y = z.im;
+  if (std::isnan(x) || std::isnan(y))
+    return {std::isinf(y) ? std::copysign(0.0, x) : kNaN,
+            std::isinf(x) || std::isinf(y) ? std::copysign(kPi / 2, y) : kNaN};
+  if (std::fabs(x) > 0x1p500 || std::fabs(y) > 0x1p500) {
+    const double h = magnitude(z);
+    return {std::isinf(h) ? std::copysign(0.0, x) : (x / h) / h, std::copysign(kPi / 2, y)};
+  }
+  if (std::signbit(x)) { // odd: the log1p below then never nears -1
+    const Complex w = atanh({-x, -y});
+    return {-w.re, -w.im};
+  }
+  const double re = teval_log1p(4 * x / ((1 - x) * (1 - x) + y * y)) / 4;
+  return {re, teval_atan2(2 * y, (1 - x) * (1 + x) - y * y) / 2};
+}
+
+// asinh(z) = -i asin(iz), atan(z) = -i atanh(iz).
+Complex rotated(Complex (*f)(Complex), Complex z) {
+  const Complex w = f({-z.im, z.re});
+  return {w.im, -w.re};
 }
 
 Complex sin(Complex z) {
@@ -260,6 +309,18 @@ Scalar complex_apply(Op op, const Scalar* args, DType result) {
   }
   case Op::Cosh: // cos(iz)
     return complex_result(t, cos({-a.im, a.re}));
+  case Op::Asin:
+    return complex_result(t, asin(a));
+  case Op::Acos:
+    return complex_result(t, acos(a));
+  case Op::Atan:
+    return complex_result(t, rotated(atanh, a));
+  case Op::Asinh:
+    return complex_result(t, rotated(asin, a));
+  case Op::Acosh:
+    return complex_result(t, acosh(a));
+  case Op::Atanh:
+    return complex_result(t, atanh(a));
   case Op::Sigmoid: {
     Complex e = exp({-a.re, -a.im});
     return complex_result(t, divide({1, 0}, {1 + e.re, e.im}));

@@ -198,15 +198,14 @@ std::vector<ValueType> OpMeaning::meaning(const OpSite& site, GraphNode& node) {
   case GraphOp::BesselI1e: {
     arity(site, 1);
     // The spec defines these on floats only; the others on complex values
-    // too (of CHLO's, tan, sinh and cosh; its inverse functions of complex
-    // values are not read).
-    const bool floats_only = site.op == GraphOp::Floor || site.op == GraphOp::Ceil ||
-                             site.op == GraphOp::RoundNearestEven ||
-                             site.op == GraphOp::RoundNearestAfz || site.op == GraphOp::Erf ||
-                             site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax ||
-                             site.op == GraphOp::Gelu ||
-                             (site.name.starts_with("chlo.") && site.op != GraphOp::Tan &&
-                              site.op != GraphOp::Sinh && site.op != GraphOp::Cosh);
+    // too (of CHLO's, the trigonometric and hyperbolic functions and their
+    // inverses).
+    const bool floats_only =
+        site.op == GraphOp::Floor || site.op == GraphOp::Ceil ||
+        site.op == GraphOp::RoundNearestEven || site.op == GraphOp::RoundNearestAfz ||
+        site.op == GraphOp::Erf || site.op == GraphOp::Softmax || site.op == GraphOp::LogSoftmax ||
+        site.op == GraphOp::Gelu || site.op == GraphOp::Erfc || site.op == GraphOp::ErfInv ||
+        site.op == GraphOp::Lgamma || site.op == GraphOp::Digamma || site.op == GraphOp::BesselI1e;
     if (floats_only)
       float_operand(site, 0);
     else

@@ -223,7 +223,7 @@ def test_top_k_of_integers_along_the_last_dimension(tmp_path, engine):
      "  return %0 : tensor<2xf32>", "`chlo.minimum_broadcast_shapes` is not an op teval reads; "
      "of CHLO it reads"),
     ("  %0 = chlo.asinh %arg0 : tensor<2xi32> -> tensor<2xi32>\n"
-     "  return %0 : tensor<2xi32>", "chlo.asinh takes a float tensor"),
+     "  return %0 : tensor<2xi32>", "chlo.asinh takes a float or complex tensor"),
     ("  %0 = chlo.next_after %arg0, %arg0 : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>\n"
      "  return %0 : tensor<2xi32>", "chlo.next_after takes f16, bf16, f32 or f64 values"),
     ("  %v, %i = chlo.top_k(%arg0, k = 3) : tensor<2xi32> -> (tensor<3xi32>, tensor<3xi32>)\n"
@@ -249,6 +249,40 @@ def test_complex_tan_sinh_and_cosh(tmp_path, op, reference):
     assert status == 0, err
     want = reference(z)
     assert np.all(np.abs(got - want) <= 8 * np.spacing(np.abs(want))), (got - want)
+
+
+INVERSE = {"asin": (mpmath.asin, np.arcsin), "acos": (mpmath.acos, np.arccos),
+           "atan": (mpmath.atan, np.arctan), "asinh": (mpmath.asinh, np.arcsinh),
+           "acosh": (mpmath.acosh, np.arccosh), "atanh": (mpmath.atanh, np.arctanh)}
+
+
+@pytest.mark.parametrize("op", sorted(INVERSE))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_complex_inverse_functions(tmp_path, op, engine):
+    """Kahan's formulas (docs/SEMANTICS.md, "CHLO's ops"): within 4 ulps
+    norm-wise of mpmath off the axes, magnitudes 10^-8 to 10^8 and near the
+    branch points ±1 and ±i included; on the axes, where the branch cuts'
+    sides follow the zeros' signs, within 4 of numpy's C99 values."""
+    exact, reference = INVERSE[op]
+    r = rng(len(op))
+    near = lambda c: c + 1e-9 * (r.standard_normal(30) + 1j * r.standard_normal(30))
+    z = np.concatenate([(r.standard_normal(200) + 1j * r.standard_normal(200)) *
+                        10.0 ** r.uniform(-8, 8, 200), near(1), near(-1), near(1j), near(-1j)])
+    t = tensor_type(z)
+    status, got, err = run(tmp_path, chlo(op, t), [z], t, engine)
+    assert status == 0, err
+    worst = max(float(abs(mpmath.mpc(complex(g)) - e) / abs(e)) / 2.0 ** -53
+                for g, e in ((g, exact(mpmath.mpc(complex(v)))) for g, v in zip(got, z)))
+    assert worst <= 4, worst
+    axes = np.concatenate([r.uniform(-5, 5, 40) + 0j, np.array(r.uniform(-5, 5, 40) - 0j),
+                           1j * r.uniform(-5, 5, 40), -0.0 + 1j * r.uniform(-5, 5, 40)])
+    axes.imag[40:80] = -0.0
+    axes.real[120:] = -0.0
+    t = tensor_type(axes)
+    status, got, err = run(tmp_path, chlo(op, t), [axes], t, engine)
+    assert status == 0, err
+    want = reference(axes)
+    assert np.all(np.abs(got - want) <= 4 * np.spacing(np.abs(want))), op
 
 
 def erf_inv_operands(seed):
