@@ -555,10 +555,10 @@ void Evaluator::with_regions(const GraphNode& n) {
   else if (n.op == GraphOp::Map)
     out.push_back(detail::map(n, operands, result, run));
   else if (n.op == GraphOp::Scan) {
+    // The results: the outputs, then as many carries as inits.
+    const size_t inits = n.operands.size() - static_cast<size_t>(n.int_attr("inputs"));
     std::vector<core::ValueType> outputs;
-    for (size_t i = 0;
-         i + (n.operands.size() - static_cast<size_t>(n.int_attr("inputs"))) < n.results.size();
-         ++i)
+    for (size_t i = 0; i + inits < n.results.size(); ++i)
       outputs.push_back(result_type(i));
     out = detail::scan(n, operands, outputs, run);
   } else if (n.op == GraphOp::Reduce)

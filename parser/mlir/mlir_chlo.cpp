@@ -1,9 +1,10 @@
 // CHLO's ops that are StableHLO ops with sugar (the CHLO dialect's
 // ChloOps.td, and its legalization to StableHLO): the broadcasting binary
 // ops (chlo.broadcast_add ...), read as broadcast_in_dim of the operands
-// that need it and then the StableHLO op, and chlo.square, chlo.conj and
-// chlo.constant_like, read as the compositions CHLO defines them as. So
-// every engine, the oracle and --dump-values see the ops they stand for.
+// that need it and then the StableHLO op, and chlo.square, chlo.conj,
+// chlo.constant_like and chlo.ragged_dot, read as the compositions CHLO
+// defines them as. So every engine, the oracle and --dump-values see the
+// ops they stand for.
 #include "parser/mlir/mlir_attributes.h"
 #include "parser/mlir/mlir_ops.h"
 #include "parser/mlir/mlir_values.h"
@@ -127,7 +128,8 @@ void chlo_broadcast(OpSite& site, core::Graph& g, const std::string& prefix) {
   site.attr_names.erase("broadcast_dimensions");
   // CHLO's compare_type NOTYPE is no type: the element type's (StableHLO
   // compare's (C3)).
-  if (site.op == GraphOp::Compare && enum_word(site, "compare_type", 99) == "NOTYPE") {
+  if (site.op == GraphOp::Compare &&
+      enum_word(site, "compare_type", site.positional.size()) == "NOTYPE") { // by name only
     site.attrs.erase("compare_type");
     site.attr_names.erase("compare_type");
   }
