@@ -365,8 +365,7 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
       if (const ast::Name* n = ast::as_name(*a);
           n && n->id.starts_with("%") && g_.values[static_cast<size_t>(use(*a))].token)
         throw Error(ErrorKind::Type, a->span,
-                    "`" + site.call->callee + "` takes no token; its operand " + n->id +
-                        " is one");
+                    "`" + site.call->callee + "` takes no token; its operand " + n->id + " is one");
   if (site.name.starts_with("chlo.broadcast_")) {
     std::vector<const ast::Expr*> names = result_names(target);
     const std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
@@ -386,8 +385,14 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
     return scan(site, std::move(node), target);
   if (site.op == GraphOp::Scatter)
     return scatter(site, std::move(node), target);
-  if ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) &&
-      !mlir_detail::folds_one_op(site, operand_types(site)))
+  // A reduce of quantized values runs its body on quantized scalars: as a
+  // region, whatever the body.
+  const std::vector<ValueType> in_types = operand_types(site);
+  const bool quantized = std::any_of(in_types.begin(), in_types.end(),
+                                     [](const ValueType& t) { return t.quant != nullptr; });
+  if ((site.op == GraphOp::Reduce && quantized) ||
+      ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) &&
+       !mlir_detail::folds_one_op(site, in_types)))
     return reduce_region(site, std::move(node), target);
   if (site.op == GraphOp::SelectAndScatter)
     return select_and_scatter(site, std::move(node), target);

@@ -207,8 +207,10 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
                    std::any_of(site.declared_outs.begin(), site.declared_outs.end(), quantized);
   const bool quantize = site.op == GraphOp::UniformQuantize;
   const bool dequantize = site.op == GraphOp::UniformDequantize;
-  if ((!any && !quantize && !dequantize) || site.op == GraphOp::Constant)
-    return std::nullopt; // a constant of a quantized type holds stored integers
+  if ((!any && !quantize && !dequantize) || site.op == GraphOp::Constant ||
+      site.op == GraphOp::OptimizationBarrier)
+    return std::nullopt; // a constant of a quantized type holds stored integers; a barrier
+                         // passes its operands on
   const std::string op(core::graph_op_name(site.op));
   if (moves_elements(site.op)) {
     // The stored integers move; every quantized value is per-tensor, of

@@ -177,8 +177,12 @@ ValueType reduce_meaning(const OpSite& site, const std::vector<ValueType>& opera
 std::vector<ValueType> reduce_region_types(const OpSite& site,
                                            const std::vector<ValueType>& operands,
                                            core::GraphNode& node) {
-  only(site, {"dimensions"});
   const size_t n = operands.size() / 2;
+  if (find(site, "applies", false) && !operands.empty() && operands[0].quant)
+    throw Error(ErrorKind::Unsupported, site.span,
+                "reduce of quantized values with `applies` is not read; write its body as a "
+                "region, whose ops run on the quantized scalars");
+  only(site, {"dimensions"});
   if (operands.empty() || operands.size() % 2)
     throw Error(ErrorKind::Shape, site.span,
                 "reduce takes N inputs and N initial values, not " +
@@ -195,14 +199,20 @@ std::vector<ValueType> reduce_region_types(const OpSite& site,
       throw Error(ErrorKind::Shape, site.span,
                   "reduce's inputs have one shape; input " + std::to_string(i) + " is " +
                       type_string(x) + ", input 0 " + type_string(operands[0]));
-    if (!init.shape.empty() || init.dtype != x.dtype || init.quant || x.quant)
-      throw Error(ErrorKind::Shape, site.span,
-                  "reduce's initial value " + std::to_string(i) + " is " + type_string(init) +
-                      "; it must be " + type_string(ValueType{x.dtype, {}}));
+    // Quantized inputs (spec (I1), (I2)): per-tensor, the initial value
+    // of the input's quantized type; the body then runs on quantized
+    // scalars of that type (its ops dequantize_op_quantize).
+    if (!init.shape.empty() || init.dtype != x.dtype || !core::same_quantization(init, x) ||
+        (x.quant && x.quant->axis))
+      throw Error(
+          ErrorKind::Shape, site.span,
+          "reduce's initial value " + std::to_string(i) + " is " + type_string(init) +
+              "; it must be " + type_string(ValueType{x.dtype, {}, x.quant}) +
+              (x.quant && x.quant->axis ? " (per-axis quantized inputs are not read)" : ""));
   }
   const core::Shape kept = kept_shape(site, operands[0], node);
   for (size_t i = 0; i < n; ++i)
-    results.push_back({operands[i].dtype, kept});
+    results.push_back({operands[i].dtype, kept, operands[i].quant});
   return results;
 }
 

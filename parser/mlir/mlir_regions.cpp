@@ -75,7 +75,7 @@ void Elaborator::sort(const OpSite& site, GraphNode node, const ast::Expr* targe
   std::vector<ValueType> inputs, params;
   for (int v : site.operands) {
     inputs.push_back(g_.values[static_cast<size_t>(v)]);
-    params.insert(params.end(), 2, ValueType{inputs.back().dtype, {}});
+    params.insert(params.end(), 2, ValueType{inputs.back().dtype, {}, inputs.back().quant});
   }
   if (inputs.empty())
     throw Error(ErrorKind::Shape, site.span, "sort takes at least one input (C1)");
@@ -262,7 +262,7 @@ void Elaborator::reduce_region(const OpSite& site, GraphNode node, const ast::Ex
     throw Error(ErrorKind::Shape, site.span, op + " needs its body, one region");
   std::vector<ValueType> elements;
   for (const ValueType& r : results)
-    elements.push_back({r.dtype, {}});
+    elements.push_back({r.dtype, {}, r.quant});
   std::vector<ValueType> params = elements;
   params.insert(params.end(), elements.begin(), elements.end());
   std::vector<const ast::Expr*> names = result_names(target);

@@ -462,3 +462,77 @@ def test_a_reshape_that_merges_the_quantized_dimension_is_an_error(tmp_path):
             "  return %b : tensor<6xi8>")
     status, _, err = run(tmp_path, body, [np.zeros((2, 3), np.int8)], "tensor<6xi8>", "interp")
     assert status == 1 and "must share one quantization" in err, err
+
+
+def quantized_program(body, ins, out):
+    """A function of int8 arguments bitcast to PER_TENSOR values, `body` on
+    them (%q0, %q1, ...), its quantized result %r bitcast back."""
+    lines = [f"  %q{i} = stablehlo.bitcast_convert %arg{i} : (tensor<{s}i8>) -> tensor<{s}{PER_TENSOR}>"
+             for i, s in enumerate(ins)]
+    lines.append(body)
+    lines.append(f"  %b = stablehlo.bitcast_convert %r : (tensor<{out}{PER_TENSOR}>) -> "
+                 f"tensor<{out}i8>\n  return %b : tensor<{out}i8>")
+    return "\n".join(lines)
+
+
+def test_reduce_sort_and_control_flow_of_quantized_values(tmp_path):
+    """The body of reduce, sort's comparator and the regions of while run on
+    quantized scalars, each op of them dequantize_op_quantize (spec
+    "reduce": the body's types are the inputs'); reduce folds in row-major
+    order, as teval's reduce of a region does."""
+    scalar = f"tensor<{PER_TENSOR}>"
+    x = rng(21).integers(-128, 128, (3, 5)).astype(np.int8)
+    init = np.array(-30, np.int8)  # the real 0
+    body = (f'  %r = "stablehlo.reduce"(%q0, %q1) ({{\n'
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %s = stablehlo.add %a, %b : {scalar}\n"
+            f"    stablehlo.return %s : {scalar}\n"
+            f"  }}) {{dimensions = array<i64: 1>}} : (tensor<3x5x{PER_TENSOR}>, {scalar}) -> "
+            f"tensor<3x{PER_TENSOR}>")
+    status, got, err = run(tmp_path, quantized_program(body, ["3x5x", ""], "3x"), [x, init],
+                           "tensor<3xi8>", "interp")
+    assert status == 0, err
+    want = []
+    for row in x:
+        acc = init.reshape(1)
+        for v in row:  # each add: dequantize both, add in float32, quantize
+            acc = quantize(dequantize(acc, 0.1, -30) + dequantize(np.array([v], np.int8), 0.1, -30),
+                           0.1, -30)
+        want.append(acc[0])
+    assert_bits(got, np.array(want, np.int8))
+    # sort by the comparator's quantized LT: the real values' order.
+    v = rng(22).integers(-128, 128, (7,)).astype(np.int8)
+    body = (f'  %r = "stablehlo.sort"(%q0) ({{\n'
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %c = stablehlo.compare GT, %a, %b : ({scalar}, {scalar}) -> tensor<i1>\n"
+            f"    stablehlo.return %c : tensor<i1>\n"
+            f"  }}) {{dimension = 0 : i64}} : (tensor<7x{PER_TENSOR}>) -> tensor<7x{PER_TENSOR}>")
+    status, got, err = run(tmp_path, quantized_program(body, ["7x"], "7x"), [v], "tensor<7xi8>",
+                           "interp")
+    assert status == 0, err
+    assert_bits(got, np.sort(v)[::-1].copy())
+    # while: doubles a quantized vector three times.
+    body = (f"  %n = stablehlo.constant dense<0> : tensor<i32>\n"
+            f"  %w:2 = stablehlo.while(%i = %n, %y = %q0) : tensor<i32>, tensor<4x{PER_TENSOR}>\n"
+            f"  cond {{\n    %three = stablehlo.constant dense<3> : tensor<i32>\n"
+            f"    %p = stablehlo.compare LT, %i, %three : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+            f"    stablehlo.return %p : tensor<i1>\n  }} do {{\n"
+            f"    %one = stablehlo.constant dense<1> : tensor<i32>\n"
+            f"    %j = stablehlo.add %i, %one : tensor<i32>\n"
+            f"    %z = stablehlo.add %y, %y : tensor<4x{PER_TENSOR}>\n"
+            f"    stablehlo.return %j, %z : tensor<i32>, tensor<4x{PER_TENSOR}>\n  }}\n"
+            f"  %r = stablehlo.optimization_barrier %w#1 : tensor<4x{PER_TENSOR}>")
+    v = np.array([-30, -25, -20, 0], np.int8)
+    status, got, err = run(tmp_path, quantized_program(body, ["4x"], "4x"), [v], "tensor<4xi8>",
+                           "interp")
+    assert status == 0, err
+    want = v
+    for _ in range(3):
+        want = quantize(dequantize(want, 0.1, -30) * np.float32(2), 0.1, -30)
+    assert_bits(got, want)
+    # `applies` has no region to run on quantized scalars.
+    body = (f"  %r = stablehlo.reduce(%q0 init: %q1) applies stablehlo.add across dimensions = "
+            f"[1] : (tensor<3x5x{PER_TENSOR}>, {scalar}) -> tensor<3x{PER_TENSOR}>")
+    status, _, err = run(tmp_path, quantized_program(body, ["3x5x", ""], "3x"), [x, init],
+                         "tensor<3xi8>", "interp")
+    assert status == 1 and "reduce of quantized values with `applies` is not read" in err, err
