@@ -126,12 +126,12 @@ void Elaborator::map(const OpSite& site, GraphNode node, const ast::Expr* target
                     std::to_string(static_cast<int64_t>(shape.size()) - 1) + "] (C3)");
   if (site.call->regions.size() != 1 || site.declared_outs.size() != 1)
     throw Error(ErrorKind::Shape, site.span, "map has one region, its computation, and one result");
-  const ValueType out{site.declared_outs[0].dtype, {}};
+  const ValueType out{site.declared_outs[0].dtype, {}, site.declared_outs[0].quant};
   std::vector<const ast::Expr*> names = result_names(target);
   std::string site_name = names.empty() ? "@map" : ast::as_name(*names[0])->id;
   node.regions.push_back(region(*site.call->regions[0], params, {out}, "map's computation",
                                 site_name.substr(0, site_name.find('#')) + "/@0/"));
-  define_results(site, std::move(node), target, {ValueType{out.dtype, shape}});
+  define_results(site, std::move(node), target, {ValueType{out.dtype, shape, out.quant}});
 }
 
 void Elaborator::scan(const OpSite& site, GraphNode node, const ast::Expr* target) {

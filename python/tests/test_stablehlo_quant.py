@@ -530,6 +530,18 @@ def test_reduce_sort_and_control_flow_of_quantized_values(tmp_path):
     for _ in range(3):
         want = quantize(dequantize(want, 0.1, -30) * np.float32(2), 0.1, -30)
     assert_bits(got, want)
+    # map: its computation of quantized scalars, into a quantized result.
+    body = (f'  %r = "stablehlo.map"(%q0, %q0) ({{\n'
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %c = stablehlo.multiply %a, %b : {scalar}\n"
+            f"    stablehlo.return %c : {scalar}\n"
+            f"  }}) {{dimensions = array<i64: 0>}} : (tensor<4x{PER_TENSOR}>, "
+            f"tensor<4x{PER_TENSOR}>) -> tensor<4x{PER_TENSOR}>")
+    status, got, err = run(tmp_path, quantized_program(body, ["4x"], "4x"), [v], "tensor<4xi8>",
+                           "interp")
+    assert status == 0, err
+    real = dequantize(v, 0.1, -30)
+    assert_bits(got, quantize(real * real, 0.1, -30))
     # `applies` has no region to run on quantized scalars.
     body = (f"  %r = stablehlo.reduce(%q0 init: %q1) applies stablehlo.add across dimensions = "
             f"[1] : (tensor<3x5x{PER_TENSOR}>, {scalar}) -> tensor<3x{PER_TENSOR}>")
