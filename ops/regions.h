@@ -41,7 +41,8 @@ core::Tensor map(const core::GraphNode& n, const std::vector<core::Tensor>& inpu
 /// and the carries (from the inits) gives the outputs' slices there and
 /// the new carries; the outputs (of types \p outputs), then the carries.
 std::vector<core::Tensor> scan(const core::GraphNode& n, const std::vector<core::Tensor>& operands,
-                               const std::vector<core::ValueType>& outputs, const RegionRunner& run);
+                               const std::vector<core::ValueType>& outputs,
+                               const RegionRunner& run);
 
 /// scatter: \p operands the N inputs, the scatter indices and the N
 /// updates; for each update index in row-major order (the specification
