@@ -64,29 +64,34 @@ static double zeta_scaled(double x, double q, dd scale) {
   return r.hi + r.lo;
 }
 
-double teval_zeta(double x, double q) {
+/* zeta(x, q) where x or q is NaN, x <= 1, q <= 0, an argument is
+   infinite or q is below -2^22 (as XLA's expansion gives it: teval_zeta),
+   into *r; 0 where zeta_scaled computes it. */
+static int zeta_edge(double x, double q, double* r) {
   if (x == 1) /* the harmonic series diverges, whatever q */
-    return INF;
-  if (is_nan(x) || is_nan(q))
-    return x + q;
-  if (x < 1)
-    return quiet_nan();
-  if (q <= 0) {
-    /* Defined for integer x only; at q = 0, -1, ... a pole whose limit is
-       +inf for even x and of both signs (NaN) for odd x. */
-    if (!is_integer(x) || q == -INF)
-      return quiet_nan();
-    if (is_integer(q))
-      return x >= 0x1p53 || (long long)x % 2 == 0 ? INF : quiet_nan();
-  }
-  if (q == INF)
+    *r = INF;
+  else if (is_nan(x) || is_nan(q))
+    *r = x + q;
+  else if (x < 1)
+    *r = quiet_nan();
+  else if (q <= 0 && (!is_integer(x) || q == -INF))
+    *r = quiet_nan();               /* defined for integer x only */
+  else if (q <= 0 && is_integer(q)) /* a pole: +inf for even x, both signs for odd */
+    *r = x >= 0x1p53 || (long long)x % 2 == 0 ? INF : quiet_nan();
+  else if (q == INF)
+    *r = 0;
+  else if (x == INF) /* (q + n)^-x: 1 at q = 1, else 0 or +inf */
+    *r = q > 1 ? 0 : q == 1 ? 1 : q > 0 ? INF : quiet_nan();
+  else if (q < -0x1p22) /* teval sums at most 2^22 terms */
+    *r = quiet_nan();
+  else
     return 0;
-  if (x == INF) /* (q + n)^-x: 1 at q = 1, else 0 or +inf */
-    return q > 1 ? 0 : q == 1 ? 1 : q > 0 ? INF : quiet_nan();
-  /* teval sums at most 2^22 terms: below -2^22, q gives NaN. */
-  if (q < -0x1p22)
-    return quiet_nan();
-  return zeta_scaled(x, q, dd_of(0));
+  return 1;
+}
+
+double teval_zeta(double x, double q) {
+  double r;
+  return zeta_edge(x, q, &r) ? r : zeta_scaled(x, q, dd_of(0));
 }
 
 double teval_polygamma(double n, double x) {
@@ -99,9 +104,9 @@ double teval_polygamma(double n, double x) {
      logarithm in double-double: the sum may underflow where the result
      does not). */
   const double sign = n < 0x1p53 && (long long)n % 2 == 1 ? 1 : -1;
-  const double z = teval_zeta(n + 1, x);
-  if (is_nan(z) || z == INF) /* the poles and the domain's edges */
-    return sign * z;
+  double r;
+  if (zeta_edge(n + 1, x, &r)) /* the poles and the domain's edges */
+    return sign * r;
   return sign * zeta_scaled(n + 1, x, teval_tm_lgamma(dd_of(n + 1)));
 }
 
