@@ -113,41 +113,56 @@ core::Tensor cholesky(const core::GraphNode& g, const core::Tensor& a, core::Spa
     return rank == 2 ? std::string()
                      : " of batch [" + core::format_index(unflatten(batch, batch_shape)) + "]";
   };
+  // Of complex values, a = L·Lᴴ: the conjugate where reals have the value.
+  const bool complex = core::is_complex(t);
+  auto conj = [](Scalar v) {
+    v.im = -v.im;
+    return v;
+  };
   for (int64_t batch = 0; batch < batches; ++batch) {
     const int64_t base = batch * n * n;
-    // Element (r, c) of the lower factor's view: a's, or its transpose's.
-    auto in = [&](int64_t r, int64_t c) { return a.get(base + (lower ? r * n + c : c * n + r)); };
+    auto element = [&](int64_t r, int64_t c) { return a.get(base + r * n + c); };
+    // Element (r, c) of the lower factor's view: a's, or (Hermitian) its
+    // conjugate transpose's; where the factor's (r, c) is stored.
+    auto in = [&](int64_t r, int64_t c) { return lower ? element(r, c) : conj(element(c, r)); };
     auto at = [&](int64_t r, int64_t c) { return base + (lower ? r * n + c : c * n + r); };
+    auto get = [&](int64_t r, int64_t c) { return lower ? l.get(at(r, c)) : conj(l.get(at(r, c))); };
+    auto set = [&](int64_t r, int64_t c, Scalar v) {
+      l.set(at(r, c), lower || r == c ? v : conj(v)); // the diagonal's imaginary part is +0
+    };
+    auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
     for (int64_t r = 0; r < n; ++r)
-      for (int64_t c = 0; c < r; ++c)
-        if (const double x = a.get(base + r * n + c).f, y = a.get(base + c * n + r).f;
-            !(x == y) && !(std::isnan(x) && std::isnan(y))) // NaNs: the pivots say
+      for (int64_t c = 0; c <= r; ++c)
+        if (const Scalar x = element(r, c), y = conj(element(c, r));
+            !same(x.f, y.f) || !same(x.im, y.im)) // NaNs: the pivots say
           throw core::Error(core::ErrorKind::Arithmetic, where,
-                            "cholesky of a matrix that is not symmetric" + batch_text(batch) +
-                                ": [" + std::to_string(r) + ", " + std::to_string(c) + "] is " +
-                                core::format_scalar(a.get(base + r * n + c)) + ", [" +
-                                std::to_string(c) + ", " + std::to_string(r) + "] is " +
-                                core::format_scalar(a.get(base + c * n + r)) +
+                            std::string("cholesky of a matrix that is not ") +
+                                (complex ? "Hermitian" : "symmetric") + batch_text(batch) + ": [" +
+                                std::to_string(r) + ", " + std::to_string(c) + "] is " +
+                                core::format_scalar(x) + ", [" + std::to_string(c) + ", " +
+                                std::to_string(r) + "] is " + core::format_scalar(element(c, r)) +
                                 "; the specification leaves its result undefined");
     for (int64_t j = 0; j < n; ++j) {
       core::poll_interrupt();
       for (int64_t i = j; i < n; ++i) {
         Scalar sum = core::constant(t, 0);
         for (int64_t k = 0; k < j; ++k)
-          sum = op(core::Op::Add, sum, op(core::Op::Mul, l.get(at(j, k)), l.get(at(i, k))));
+          sum = op(core::Op::Add, sum, op(core::Op::Mul, conj(get(j, k)), get(i, k)));
         Scalar v = j > 0 ? op(core::Op::Sub, in(i, j), sum) : in(i, j);
         if (i == j) {
+          v.im = 0; // a Hermitian diagonal is real, and so is z·conj(z)
           if (!(v.f > 0))
             throw core::Error(core::ErrorKind::Arithmetic, where,
                               "cholesky of a matrix that is not positive-definite" +
                                   batch_text(batch) + ": pivot " + std::to_string(j) + " is " +
                                   core::format_scalar(v) +
                                   "; the specification leaves its result undefined");
-          v = op(core::Op::Sqrt, v);
+          // Of complex values, the real part's square root, rounded once.
+          v = complex ? Scalar::of_complex(t, std::sqrt(v.f), 0) : op(core::Op::Sqrt, v);
         } else {
-          v = op(core::Op::Div, v, l.get(at(j, j)));
+          v = op(core::Op::Div, v, get(j, j));
         }
-        l.set(at(i, j), v);
+        set(i, j, v);
       }
     }
   }

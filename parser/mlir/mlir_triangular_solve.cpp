@@ -59,10 +59,10 @@ core::ValueType cholesky_meaning(const OpSite& site, const core::ValueType& a,
   using core::Error;
   using core::ErrorKind;
   only(site, {"lower"});
-  if (!core::is_float(a.dtype) || a.quant)
+  if (!(core::is_float(a.dtype) || core::is_complex(a.dtype)) || a.quant)
     throw Error(ErrorKind::Type, site.span,
-                "cholesky takes a float tensor, not " + type_string(a) +
-                    " (complex and quantized ones are not read yet)");
+                "cholesky takes a float or complex tensor, not " + type_string(a) +
+                    " (quantized ones are not read yet)");
   const size_t rank = a.shape.size();
   if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2]) // (C2), (C3)
     throw Error(ErrorKind::Shape, site.span,

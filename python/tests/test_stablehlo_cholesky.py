@@ -105,10 +105,68 @@ def test_the_batch_of_the_error_is_named(tmp_path):
     assert status == 1 and "not positive-definite of batch [2]" in err, err
 
 
+def hermitian(shape, dtype, seed):
+    """Hermitian positive-definite matrices: B·Bᴴ + n·I, Hermitian exactly."""
+    r = rng(seed)
+    n = shape[-1]
+    b = r.standard_normal(shape) + 1j * r.standard_normal(shape)
+    a = b @ np.conj(np.swapaxes(b, -1, -2)) + n * np.eye(n)
+    a = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_a_complex_factor_of_gaussian_integers_is_exact(tmp_path, lower):
+    """a = L·Lᴴ with L of Gaussian integers and an integer diagonal: every
+    step of the factorization is exact, so the factor is L (Lᴴ for the
+    upper one), bit for bit."""
+    f = np.array([[1, 0, 0], [2j, 2, 0], [1 - 1j, 1 + 2j, 3]], np.complex128)
+    a = f @ f.conj().T
+    # The upper factor is Lᴴ, its zeros and its diagonal's imaginary parts +0.
+    upper = np.triu(f.conj().T, 1) + np.diag(np.diagonal(f).real) + 0
+    for dtype in (np.complex64, np.complex128):
+        t = tensor_type(a.astype(dtype))
+        status, got, err = run(tmp_path, body(t, lower, dtype == np.complex64), [a.astype(dtype)],
+                               t, "interp")
+        assert status == 0, err
+        assert_bits(got, (f if lower else upper).astype(dtype))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_random_complex_batches_are_numpys_factor(tmp_path, lower, dtype):
+    a = hermitian((2, 5, 5), dtype, 8)
+    t = tensor_type(a)
+    status, got, err = run(tmp_path, body(t, lower, False), [a], t, "interp")
+    assert status == 0, err
+    want = np.linalg.cholesky(a.astype(np.complex128))
+    if not lower:
+        want = np.conj(np.swapaxes(want, -1, -2))
+    eps = np.finfo(np.float32 if dtype == np.complex64 else np.float64).eps
+    assert np.max(np.abs(got - want)) <= 64 * eps * np.max(np.abs(want)), (got, want)
+    # The other triangle is zero, the diagonal real and positive.
+    other = np.triu(got, 1) if lower else np.tril(got, -1)
+    assert not other.any()
+    diagonal = np.diagonal(got, axis1=-2, axis2=-1)
+    assert not diagonal.imag.any() and (diagonal.real > 0).all()
+
+
+@pytest.mark.parametrize("matrix,message", [
+    ([[4, 1 + 1j], [1 + 1j, 5]], "not Hermitian: [1, 0] is (1.0+1.0j), [0, 1] is (1.0+1.0j)"),
+    ([[4 + 1j, 0], [0, 5]], "not Hermitian: [0, 0] is (4.0+1.0j)"),
+    ([[1, 2j], [-2j, 1]], "not positive-definite: pivot 1 is (-3.0"),
+])
+def test_an_undefined_complex_result_is_an_error(tmp_path, matrix, message):
+    a = np.array(matrix, np.complex64)
+    t = tensor_type(a)
+    status, _, err = run(tmp_path, body(t, True, False), [a], t, "interp")
+    assert status == 1 and message in err, err
+
+
 @pytest.mark.parametrize("operand,message", [
     ("tensor<3xf32>", "rank 2 or more and be square"),
     ("tensor<2x3xf32>", "rank 2 or more and be square"),
-    ("tensor<2x2xi32>", "cholesky takes a float tensor"),
+    ("tensor<2x2xi32>", "cholesky takes a float or complex tensor"),
 ])
 def test_types_the_specification_rules_out(tmp_path, operand, message):
     status, _, err = run(tmp_path, body(operand, True, True), [], operand, "interp",
