@@ -126,7 +126,9 @@ core::Tensor cholesky(const core::GraphNode& g, const core::Tensor& a, core::Spa
     // conjugate transpose's; where the factor's (r, c) is stored.
     auto in = [&](int64_t r, int64_t c) { return lower ? element(r, c) : conj(element(c, r)); };
     auto at = [&](int64_t r, int64_t c) { return base + (lower ? r * n + c : c * n + r); };
-    auto get = [&](int64_t r, int64_t c) { return lower ? l.get(at(r, c)) : conj(l.get(at(r, c))); };
+    auto get = [&](int64_t r, int64_t c) {
+      return lower ? l.get(at(r, c)) : conj(l.get(at(r, c)));
+    };
     auto set = [&](int64_t r, int64_t c, Scalar v) {
       l.set(at(r, c), lower || r == c ? v : conj(v)); // the diagonal's imaginary part is +0
     };

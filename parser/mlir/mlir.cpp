@@ -385,14 +385,13 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
     return scan(site, std::move(node), target);
   if (site.op == GraphOp::Scatter)
     return scatter(site, std::move(node), target);
-  // A reduce of quantized values runs its body on quantized scalars: as a
-  // region, whatever the body.
+  // A reduce (or reduce_window) of quantized values runs its body on
+  // quantized scalars: as a region, whatever the body.
   const std::vector<ValueType> in_types = operand_types(site);
   const bool quantized = std::any_of(in_types.begin(), in_types.end(),
                                      [](const ValueType& t) { return t.quant != nullptr; });
-  if ((site.op == GraphOp::Reduce && quantized) ||
-      ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) &&
-       !mlir_detail::folds_one_op(site, in_types)))
+  if ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) &&
+      (quantized || !mlir_detail::folds_one_op(site, in_types)))
     return reduce_region(site, std::move(node), target);
   if (site.op == GraphOp::SelectAndScatter)
     return select_and_scatter(site, std::move(node), target);

@@ -83,6 +83,11 @@ core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::Value
 /// native reference runs (reduce_region_types).
 bool folds_one_op(const OpSite& site, const std::vector<core::ValueType>& operands);
 
+/// The op a reduce \p site of quantized values `applies`
+/// (add, multiply, maximum, minimum): its region is that op on the
+/// quantized scalars (Elaborator::reduce_region).
+core::GraphOp applied_op(const OpSite& site);
+
 /// The result types of reduce \p site of \p operands (N inputs, N initial
 /// values) whose body is a region, checked as the specification's
 /// (C1)-(C8) but for promotion (each initial value of its input's element

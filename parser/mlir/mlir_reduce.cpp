@@ -146,6 +146,20 @@ core::Shape kept_shape(const OpSite& site, const ValueType& x, core::GraphNode& 
 
 } // namespace
 
+core::GraphOp applied_op(const OpSite& site) {
+  const ast::Expr* applies = find(site, "applies", true);
+  const ast::Name* name = ast::as_name(*applies);
+  const std::string op = name ? body_op(name->id) : "";
+  for (core::GraphOp g : {core::GraphOp::Add, core::GraphOp::Multiply, core::GraphOp::Maximum,
+                          core::GraphOp::Minimum})
+    if (core::graph_op_name(g) == op)
+      return g;
+  throw Error(ErrorKind::Unsupported, applies->span,
+              site.name + " of quantized values applies `" + (op.empty() ? text(*applies) : op) +
+                  "`, which quantized values do not have; teval reads add, multiply, maximum, "
+                  "minimum");
+}
+
 bool folds_one_op(const OpSite& site, const std::vector<ValueType>& operands) {
   if (operands.size() != 2 || find(site, "applies", false))
     return operands.size() == 2;
@@ -178,16 +192,15 @@ std::vector<ValueType> reduce_region_types(const OpSite& site,
                                            const std::vector<ValueType>& operands,
                                            core::GraphNode& node) {
   const size_t n = operands.size() / 2;
-  if (find(site, "applies", false) && !operands.empty() && operands[0].quant)
-    throw Error(ErrorKind::Unsupported, site.span,
-                "reduce of quantized values with `applies` is not read; write its body as a "
-                "region, whose ops run on the quantized scalars");
-  only(site, {"dimensions"});
+  // Of quantized values, `applies` is the region of its one op (applied_op).
+  const bool applies = find(site, "applies", false) && operands.size() == 2 && operands[0].quant;
+  only(site, applies ? std::initializer_list<std::string_view>{"dimensions", "applies"}
+                     : std::initializer_list<std::string_view>{"dimensions"});
   if (operands.empty() || operands.size() % 2)
     throw Error(ErrorKind::Shape, site.span,
                 "reduce takes N inputs and N initial values, not " +
                     std::to_string(operands.size()) + " operands");
-  if (find(site, "applies", false))
+  if (find(site, "applies", false) && !applies)
     throw Error(ErrorKind::Unsupported, site.span,
                 "reduce of " + std::to_string(n) +
                     " inputs with `applies` is not read; write its body as a region");
@@ -308,16 +321,20 @@ std::vector<ValueType> reduce_window_region_types(const OpSite& site,
       throw Error(ErrorKind::Shape, site.span,
                   "reduce_window's inputs have one shape; input " + std::to_string(i) + " is " +
                       type_string(x) + ", input 0 " + type_string(operands[0]) + " (C2)");
-    if (!init.shape.empty() || init.dtype != x.dtype || init.quant || x.quant)
-      throw Error(ErrorKind::Shape, site.span,
-                  "reduce_window's initial value " + std::to_string(i) + " is " +
-                      type_string(init) + "; it must be " + type_string(ValueType{x.dtype, {}}) +
-                      " (C3)");
+    // Quantized inputs as reduce's: per-tensor, the initial value of the
+    // input's quantized type (it pads too: its stored integer).
+    if (!init.shape.empty() || init.dtype != x.dtype || !core::same_quantization(init, x) ||
+        (x.quant && x.quant->axis))
+      throw Error(
+          ErrorKind::Shape, site.span,
+          "reduce_window's initial value " + std::to_string(i) + " is " + type_string(init) +
+              "; it must be " + type_string(ValueType{x.dtype, {}, x.quant}) +
+              (x.quant && x.quant->axis ? " (per-axis quantized inputs are not read)" : " (C3)"));
   }
   const core::Shape shape = window_shape(site, operands[0], node);
   std::vector<ValueType> results;
   for (size_t i = 0; i < n; ++i)
-    results.push_back({operands[i].dtype, shape});
+    results.push_back({operands[i].dtype, shape, operands[i].quant});
   return results;
 }
 

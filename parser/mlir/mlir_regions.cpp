@@ -258,8 +258,6 @@ void Elaborator::reduce_region(const OpSite& site, GraphNode node, const ast::Ex
   const std::vector<ValueType> results =
       window ? mlir_detail::reduce_window_region_types(site, operand_types(site), node)
              : mlir_detail::reduce_region_types(site, operand_types(site), node);
-  if (site.call->regions.size() != 1)
-    throw Error(ErrorKind::Shape, site.span, op + " needs its body, one region");
   std::vector<ValueType> elements;
   for (const ValueType& r : results)
     elements.push_back({r.dtype, {}, r.quant});
@@ -267,8 +265,32 @@ void Elaborator::reduce_region(const OpSite& site, GraphNode node, const ast::Ex
   params.insert(params.end(), elements.begin(), elements.end());
   std::vector<const ast::Expr*> names = result_names(target);
   std::string site_name = names.empty() ? "@" + op : ast::as_name(*names[0])->id;
-  node.regions.push_back(region(*site.call->regions[0], params, elements, op + "'s body",
-                                site_name.substr(0, site_name.find('#')) + "/@0/"));
+  const std::string prefix = site_name.substr(0, site_name.find('#')) + "/@0/";
+  if (const ast::Expr* applies = mlir_detail::find(site, "applies", false)) {
+    // `applies OP` of quantized values: the region of OP on two quantized
+    // scalars (each application dequantize_op_quantize), as MLIR prints
+    // a reduce whose body is that one op.
+    core::GraphRegion body;
+    GraphNode apply;
+    apply.op = mlir_detail::applied_op(site);
+    apply.span = applies->span;
+    apply.attrs["dequantize_op_quantize"] = true;
+    for (const char* name : {"lhs", "rhs"}) {
+      body.params.push_back(g_.add_value(elements[0], name));
+      g_.value_paths.emplace(prefix_ + prefix + name, body.params.back());
+    }
+    apply.operands = body.params;
+    apply.results.push_back(g_.add_value(elements[0], "applied"));
+    g_.value_paths.emplace(prefix_ + prefix + "applied", apply.results[0]);
+    body.results = apply.results;
+    body.nodes.push_back(std::move(apply));
+    node.regions.push_back(std::move(body));
+    define_results(site, std::move(node), target, results);
+    return;
+  }
+  if (site.call->regions.size() != 1)
+    throw Error(ErrorKind::Shape, site.span, op + " needs its body, one region");
+  node.regions.push_back(region(*site.call->regions[0], params, elements, op + "'s body", prefix));
   define_results(site, std::move(node), target, results);
 }
 

@@ -38,10 +38,16 @@ std::vector<ValueType> scatter_meaning(const OpSite& site, const std::vector<Val
     inputs.push_back(type(i));
     if (type(i).shape != type(0).shape || type(n + 1 + i).shape != type(n + 1).shape)
       throw fail("the inputs have one shape, the updates another (C1, C3)");
-    if (type(n + 1 + i).dtype != type(i).dtype)
+    // Quantized: per-tensor (I1, I3), the update of its input's quantized
+    // type; the update computation runs on quantized scalars.
+    if (type(n + 1 + i).dtype != type(i).dtype ||
+        !core::same_quantization(type(n + 1 + i), type(i)))
       throw fail("update " + std::to_string(i) + " is " + type_string(type(n + 1 + i)) +
                  "; input " + std::to_string(i) + " is " + type_string(type(i)) + " (C6)");
-    params.push_back(ValueType{type(i).dtype, {}});
+    if (type(i).quant && type(i).quant->axis)
+      throw fail("input " + std::to_string(i) + " is " + type_string(type(i)) +
+                 "; quantized inputs are per-tensor (I1)");
+    params.push_back(ValueType{type(i).dtype, {}, type(i).quant});
   }
   for (size_t i = 0; i < n; ++i)
     params.push_back(params[i]);
@@ -149,14 +155,18 @@ ValueType select_and_scatter_meaning(const OpSite& site, const std::vector<Value
     throw Error(ErrorKind::Shape, site.span,
                 "select_and_scatter takes an operand, a source and an initial value");
   auto type = [&](size_t i) { return operands[i]; };
-  const ValueType x = type(0), source = type(1), init = type(2), element{x.dtype, {}};
+  const ValueType x = type(0), source = type(1), init = type(2), element{x.dtype, {}, x.quant};
   auto fail = [&](const std::string& why) {
     return Error(ErrorKind::Shape, site.span, "select_and_scatter: " + why);
   };
-  if (source.dtype != x.dtype)
+  // Quantized: per-tensor, all three of one quantized type (I1-I3); the
+  // select and scatter functions run on quantized scalars.
+  if (x.quant && x.quant->axis)
+    throw fail("the operand is " + type_string(x) + "; a quantized one is per-tensor (I1)");
+  if (source.dtype != x.dtype || !core::same_quantization(source, x))
     throw fail("the source is " + type_string(source) + "; the operand is " + type_string(x) +
                " (C1)");
-  if (!init.shape.empty() || init.dtype != x.dtype)
+  if (!init.shape.empty() || init.dtype != x.dtype || !core::same_quantization(init, x))
     throw fail("the initial value is " + type_string(init) + "; it must be " +
                type_string(element) + " (C3)");
   const size_t rank = x.shape.size();

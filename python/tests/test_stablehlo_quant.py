@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from test_stablehlo import assert_bits, lower_reports, rng, run, teval
+from test_stablehlo import ENGINES, assert_bits, lower_reports, rng, run, teval
 
 PER_TENSOR = "!quant.uniform<i8:f32, 0.1:-30>"
 OTHER = "!quant.uniform<i8:f32, 0.5:-20>"
@@ -499,7 +499,8 @@ def test_reduce_sort_and_control_flow_of_quantized_values(tmp_path):
             acc = quantize(dequantize(acc, 0.1, -30) + dequantize(np.array([v], np.int8), 0.1, -30),
                            0.1, -30)
         want.append(acc[0])
-    assert_bits(got, np.array(want, np.int8))
+    reduced = np.array(want, np.int8)
+    assert_bits(got, reduced)
     # sort by the comparator's quantized LT: the real values' order.
     v = rng(22).integers(-128, 128, (7,)).astype(np.int8)
     body = (f'  %r = "stablehlo.sort"(%q0) ({{\n'
@@ -542,9 +543,120 @@ def test_reduce_sort_and_control_flow_of_quantized_values(tmp_path):
     assert status == 0, err
     real = dequantize(v, 0.1, -30)
     assert_bits(got, quantize(real * real, 0.1, -30))
-    # `applies` has no region to run on quantized scalars.
+    # `applies` (as MLIR prints a body of one op): the same region.
     body = (f"  %r = stablehlo.reduce(%q0 init: %q1) applies stablehlo.add across dimensions = "
             f"[1] : (tensor<3x5x{PER_TENSOR}>, {scalar}) -> tensor<3x{PER_TENSOR}>")
+    status, got, err = run(tmp_path, quantized_program(body, ["3x5x", ""], "3x"), [x, init],
+                           "tensor<3xi8>", "interp")
+    assert status == 0, err
+    assert_bits(got, reduced)
+    # Quantized values have no bitwise and, or.
+    body = body.replace("stablehlo.add", "stablehlo.and")
     status, _, err = run(tmp_path, quantized_program(body, ["3x5x", ""], "3x"), [x, init],
                          "tensor<3xi8>", "interp")
-    assert status == 1 and "reduce of quantized values with `applies` is not read" in err, err
+    assert status == 1 and "of quantized values applies `and`" in err, err
+
+
+@pytest.mark.parametrize("op,f", [("add", np.add), ("maximum", np.maximum)])
+def test_reduce_window_of_quantized_values(tmp_path, op, f):
+    """reduce_window's body on quantized scalars, each application
+    dequantize_op_quantize; padding holds the initial value's stored
+    integer; each window folds from the initial value in row-major order."""
+    scalar = f"tensor<{PER_TENSOR}>"
+    x = rng(23).integers(-128, 128, (4, 5)).astype(np.int8)
+    init = np.array(-40, np.int8)  # the real -1.0
+    body = (f'  %r = "stablehlo.reduce_window"(%q0, %q1) ({{\n'
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %s = stablehlo.{op} %a, %b : {scalar}\n"
+            f"    stablehlo.return %s : {scalar}\n"
+            f"  }}) {{window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 1>, "
+            f"padding = dense<[[1, 0], [0, 1]]> : tensor<2x2xi64>}} : "
+            f"(tensor<4x5x{PER_TENSOR}>, {scalar}) -> tensor<2x4x{PER_TENSOR}>")
+    status, got, err = run(tmp_path, quantized_program(body, ["4x5x", ""], "2x4x"), [x, init],
+                           "tensor<2x4xi8>", "interp")
+    assert status == 0, err
+    padded = np.full((5, 6), init, np.int8)
+    padded[1:, :5] = x
+    want = np.zeros((2, 4), np.int8)
+    for i in range(2):
+        for j in range(4):
+            acc = init.reshape(1)
+            for v in padded[2 * i:2 * i + 2, j:j + 3].reshape(-1):
+                acc = quantize(f(dequantize(acc, 0.1, -30), dequantize(np.array([v], np.int8), 0.1,
+                                                                      -30)), 0.1, -30)
+            want[i, j] = acc[0]
+    assert_bits(got, want)
+    for engine in ENGINES[1:]:  # the kernel engines run it natively
+        status, again, err = run(tmp_path, quantized_program(body, ["4x5x", ""], "2x4x"),
+                                 [x, init], "tensor<2x4xi8>", engine)
+        assert status == 0, err
+        assert_bits(again, want)
+    # An initial value of another quantization is an error.
+    other = body.replace(f"(tensor<4x5x{PER_TENSOR}>, {scalar})", f"(tensor<4x5x{PER_TENSOR}>, tensor<{OTHER}>)")
+    other = other.replace('(%q0, %q1)', '(%q0, %o)')
+    other = (f"  %o = stablehlo.bitcast_convert %q1 : ({scalar}) -> tensor<i8>\n"
+             f"  %o2 = stablehlo.bitcast_convert %o : (tensor<i8>) -> tensor<{OTHER}>\n" +
+             other.replace("(%q0, %o)", "(%q0, %o2)"))
+    status, _, err = run(tmp_path, quantized_program(other, ["4x5x", ""], "2x4x"), [x, init],
+                         "tensor<2x4xi8>", "interp")
+    assert status == 1 and "reduce_window's initial value 0 is" in err, err
+
+
+def test_scatter_and_select_and_scatter_of_quantized_values(tmp_path):
+    """scatter's update computation and select_and_scatter's select and
+    scatter functions run on quantized scalars (spec: per-tensor quantized
+    inputs, updates, source and initial value of one type); scatter applies
+    its updates in their row-major order, as teval's scatter does."""
+    scalar = f"tensor<{PER_TENSOR}>"
+    x = rng(24).integers(-128, 128, (6,)).astype(np.int8)
+    updates = rng(25).integers(-128, 128, (3,)).astype(np.int8)
+    indices = np.array([[1], [4], [1]], np.int32)
+    body = (f"  %i = stablehlo.constant dense<[[1], [4], [1]]> : tensor<3x1xi32>\n"
+            f'  %r = "stablehlo.scatter"(%q0, %i, %q1) ({{\n'
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %s = stablehlo.add %a, %b : {scalar}\n"
+            f"    stablehlo.return %s : {scalar}\n"
+            f"  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], "
+            f"scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}} : "
+            f"(tensor<6x{PER_TENSOR}>, tensor<3x1xi32>, tensor<3x{PER_TENSOR}>) -> "
+            f"tensor<6x{PER_TENSOR}>")
+    status, got, err = run(tmp_path, quantized_program(body, ["6x", "3x"], "6x"), [x, updates],
+                           "tensor<6xi8>", "interp")
+    assert status == 0, err
+    want = x.copy()
+    for k, (i,) in enumerate(indices):
+        want[i] = quantize(dequantize(want[i:i + 1], 0.1, -30) +
+                           dequantize(updates[k:k + 1], 0.1, -30), 0.1, -30)[0]
+    assert_bits(got, want)
+    # select_and_scatter: each window's largest real value gets the source
+    # added to the initial value (the real 0), the others the initial value.
+    v = np.array([5, -7, 40, 41, -100, 90], np.int8)
+    source = np.array([10, -60, 127], np.int8)
+    body = (f'  %r = "stablehlo.select_and_scatter"(%q0, %q1, %q2) ({{\n'
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %p = stablehlo.compare GE, %a, %b : ({scalar}, {scalar}) -> tensor<i1>\n"
+            f"    stablehlo.return %p : tensor<i1>\n"
+            f"  }}, {{\n"
+            f"  ^bb0(%a: {scalar}, %b: {scalar}):\n"
+            f"    %s = stablehlo.add %a, %b : {scalar}\n"
+            f"    stablehlo.return %s : {scalar}\n"
+            f"  }}) {{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}} : "
+            f"(tensor<6x{PER_TENSOR}>, tensor<3x{PER_TENSOR}>, {scalar}) -> tensor<6x{PER_TENSOR}>")
+    init = np.array(-30, np.int8)
+    status, got, err = run(tmp_path, quantized_program(body, ["6x", "3x", ""], "6x"),
+                           [v, source, init], "tensor<6xi8>", "interp")
+    assert status == 0, err
+    want = np.full(6, init, np.int8)
+    for w in range(3):
+        at = 2 * w + int(np.argmax(dequantize(v[2 * w:2 * w + 2], 0.1, -30)))
+        want[at] = quantize(dequantize(init.reshape(1), 0.1, -30) +
+                            dequantize(source[w:w + 1], 0.1, -30), 0.1, -30)[0]
+    assert_bits(got, want)
+    # A source of another quantization is an error (C1).
+    other = body.replace(f"tensor<3x{PER_TENSOR}>, {scalar})", f"tensor<3x{OTHER}>, {scalar})")
+    other = other.replace("(%q0, %q1, %q2)", "(%q0, %o, %q2)")
+    other = (f"  %o = stablehlo.bitcast_convert %arg1 : (tensor<3xi8>) -> tensor<3x{OTHER}>\n" +
+             other)
+    status, _, err = run(tmp_path, quantized_program(other, ["6x", "3x", ""], "6x"),
+                         [v, source, init], "tensor<6xi8>", "interp")
+    assert status == 1 and "select_and_scatter: the source is" in err and "(C1)" in err, err
