@@ -249,6 +249,26 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
     node.attrs["dequantize_op_quantize"] = true;
     return std::nullopt;
   }
+  if (site.op == GraphOp::Cholesky || site.op == GraphOp::TriangularSolve) {
+    // The specification's dequantize_op_quantize: the factorization (the
+    // solve) of the dequantized operands, quantized to the result's type;
+    // every operand and the result per-tensor quantized, of one expressed
+    // type.
+    const core::Quantization* first = nullptr;
+    for (const std::vector<ValueType>* list :
+         {static_cast<const std::vector<ValueType>*>(&ins), &site.declared_outs})
+      for (const ValueType& t : *list) {
+        first = first ? first : t.quant.get();
+        if (!t.quant || t.quant->axis || t.quant->expressed != first->expressed)
+          throw Error(ErrorKind::Type, site.span,
+                      op +
+                          " of quantized tensors takes and gives per-tensor quantized tensors "
+                          "of one expressed type; not " +
+                          type_string(t));
+      }
+    node.attrs["dequantize_op_quantize"] = true;
+    return std::nullopt;
+  }
   if (site.op == GraphOp::Compare || site.op == GraphOp::Select || site.op == GraphOp::Clamp) {
     // The specification's dequantize_compare, dequantize_select_quantize
     // and dequantize_op_quantize(clamp): the op on the dequantized
@@ -283,8 +303,9 @@ std::optional<std::vector<ValueType>> quantized_meaning(const OpSite& site, cons
     throw Error(ErrorKind::Unsupported, site.span,
                 op + " of quantized tensors is not read: teval reads uniform_quantize, "
                      "uniform_dequantize, bitcast_convert to and from the storage type, the "
-                     "elementwise ops, compare, select, clamp, dot_general and convolution "
-                     "(dequantize_op_quantize) and the ops that move elements");
+                     "elementwise ops, compare, select, clamp, dot_general, convolution, "
+                     "cholesky and triangular_solve (dequantize_op_quantize), the ops that move "
+                     "elements and the ops whose regions take quantized scalars");
   const size_t arity = binary(site.op) ? 2 : 1;
   if (site.operands.size() != arity || site.declared_outs.size() != 1)
     throw Error(ErrorKind::Shape, site.span,

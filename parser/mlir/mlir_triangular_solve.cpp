@@ -24,7 +24,8 @@ core::ValueType triangular_solve_meaning(const OpSite& site, const core::ValueTy
                 "transpose_a is " + transpose + "; it is one of NO_TRANSPOSE, TRANSPOSE, ADJOINT");
   if (!core::is_float(a.dtype) && !core::is_complex(a.dtype))
     throw Error(ErrorKind::Type, site.span,
-                "triangular_solve takes float or complex tensors, not " + type_string(a));
+                "triangular_solve takes float, complex or quantized tensors, not " +
+                    type_string(a));
   if (a.dtype != b.dtype) // (C1)
     throw Error(ErrorKind::Type, site.span,
                 "triangular_solve's operands are " + type_string(a) + " and " + type_string(b) +
@@ -59,10 +60,9 @@ core::ValueType cholesky_meaning(const OpSite& site, const core::ValueType& a,
   using core::Error;
   using core::ErrorKind;
   only(site, {"lower"});
-  if (!(core::is_float(a.dtype) || core::is_complex(a.dtype)) || a.quant)
+  if (!(core::is_float(a.dtype) || core::is_complex(a.dtype))) // quantized: as expressed
     throw Error(ErrorKind::Type, site.span,
-                "cholesky takes a float or complex tensor, not " + type_string(a) +
-                    " (quantized ones are not read yet)");
+                "cholesky takes a float, complex or quantized tensor, not " + type_string(a));
   const size_t rank = a.shape.size();
   if (rank < 2 || a.shape[rank - 1] != a.shape[rank - 2]) // (C2), (C3)
     throw Error(ErrorKind::Shape, site.span,

@@ -166,7 +166,7 @@ def test_an_undefined_complex_result_is_an_error(tmp_path, matrix, message):
 @pytest.mark.parametrize("operand,message", [
     ("tensor<3xf32>", "rank 2 or more and be square"),
     ("tensor<2x3xf32>", "rank 2 or more and be square"),
-    ("tensor<2x2xi32>", "cholesky takes a float or complex tensor"),
+    ("tensor<2x2xi32>", "cholesky takes a float, complex or quantized tensor"),
 ])
 def test_types_the_specification_rules_out(tmp_path, operand, message):
     status, _, err = run(tmp_path, body(operand, True, True), [], operand, "interp",

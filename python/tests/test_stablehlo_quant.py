@@ -286,12 +286,12 @@ def test_nan_quantizes_to_the_stored_integer_0(tmp_path):
 def test_other_ops_of_quantized_tensors_are_errors(tmp_path):
     q = f"tensor<2x2x{PER_TENSOR}>"
     body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x2xi8>) -> {q}\n"
-            f"  %t = stablehlo.cholesky %q, lower = true : {q}\n"
+            f"  %t = stablehlo.popcnt %q : {q}\n"
             f"  %b = stablehlo.bitcast_convert %t : ({q}) -> tensor<2x2xi8>\n"
             "  return %b : tensor<2x2xi8>")
     status, _, err = run(tmp_path, body, [np.zeros((2, 2), np.int8)], "tensor<2x2xi8>", "interp")
     assert status == 1
-    assert "cholesky of quantized tensors is not read" in err
+    assert "popcnt of quantized tensors is not read" in err
 
     per_axis = f"tensor<2x3x{PER_AXIS}>"
     body = (f"  %q = stablehlo.bitcast_convert %arg0 : (tensor<2x3xi8>) -> {per_axis}\n"
@@ -592,7 +592,8 @@ def test_reduce_window_of_quantized_values(tmp_path, op, f):
         assert status == 0, err
         assert_bits(again, want)
     # An initial value of another quantization is an error.
-    other = body.replace(f"(tensor<4x5x{PER_TENSOR}>, {scalar})", f"(tensor<4x5x{PER_TENSOR}>, tensor<{OTHER}>)")
+    other = body.replace(f"(tensor<4x5x{PER_TENSOR}>, {scalar})",
+                         f"(tensor<4x5x{PER_TENSOR}>, tensor<{OTHER}>)")
     other = other.replace('(%q0, %q1)', '(%q0, %o)')
     other = (f"  %o = stablehlo.bitcast_convert %q1 : ({scalar}) -> tensor<i8>\n"
              f"  %o2 = stablehlo.bitcast_convert %o : (tensor<i8>) -> tensor<{OTHER}>\n" +
@@ -660,3 +661,43 @@ def test_scatter_and_select_and_scatter_of_quantized_values(tmp_path):
     status, _, err = run(tmp_path, quantized_program(other, ["6x", "3x", ""], "6x"),
                          [v, source, init], "tensor<6xi8>", "interp")
     assert status == 1 and "select_and_scatter: the source is" in err and "(C1)" in err, err
+
+
+def test_cholesky_and_triangular_solve_of_quantized_values(tmp_path):
+    """The specification's dequantize_op_quantize: the factorization (the
+    solve) of the dequantized operands, quantized to the result's type."""
+    a_type = "!quant.uniform<i8:f32, 0.5>"
+    l_type = "!quant.uniform<i8:f32, 0.25>"
+    body = (f"func.func @main(%arg0: tensor<2x2xi8>, %arg1: tensor<2x1xi8>) -> "
+            f"(tensor<2x2xi8>, tensor<2x1xi8>) {{\n"
+            f"  %a = stablehlo.bitcast_convert %arg0 : (tensor<2x2xi8>) -> tensor<2x2x{a_type}>\n"
+            f"  %b = stablehlo.bitcast_convert %arg1 : (tensor<2x1xi8>) -> tensor<2x1x{a_type}>\n"
+            f"  %l = stablehlo.cholesky %a, lower = true : (tensor<2x2x{a_type}>) -> "
+            f"tensor<2x2x{l_type}>\n"
+            f'  %x = "stablehlo.triangular_solve"(%l, %b) {{left_side = true, lower = true, '
+            f"unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}} : "
+            f"(tensor<2x2x{l_type}>, tensor<2x1x{a_type}>) -> tensor<2x1x{l_type}>\n"
+            f"  %lb = stablehlo.bitcast_convert %l : (tensor<2x2x{l_type}>) -> tensor<2x2xi8>\n"
+            f"  %xb = stablehlo.bitcast_convert %x : (tensor<2x1x{l_type}>) -> tensor<2x1xi8>\n"
+            f"  return %lb, %xb : tensor<2x2xi8>, tensor<2x1xi8>\n}}\n")
+    (tmp_path / "c.mlir").write_text(body)
+    # The real [[4, 2], [2, 10]] = L·Lᵀ, L = [[2, 0], [1, 3]].
+    a = np.array([[8, 4], [4, 20]], np.int8)
+    b = np.array([[4], [16]], np.int8)  # the real [2, 8]: L x = b at x = [1, 7/3]
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    done = subprocess.run([teval(), "run", str(tmp_path / "c.mlir"),
+                           "-i", f"arg0={tmp_path / 'a.npy'}", "-i", f"arg1={tmp_path / 'b.npy'}",
+                           "-o", str(tmp_path / "out")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert_bits(np.load(tmp_path / "out" / "result0.npy"), np.array([[8, 0], [4, 12]], np.int8))
+    # x = [1, 7/3] in steps of 0.25: [4, round(9.333...)] = [4, 9]; the
+    # solve reads the quantized factor's real values [[2, 0], [1, 3]].
+    assert_bits(np.load(tmp_path / "out" / "result1.npy"), np.array([[4], [9]], np.int8))
+    # A per-axis operand is an error.
+    per_axis = "tensor<2x2x!quant.uniform<i8:f32:0, {0.5, 0.25}>>"
+    (tmp_path / "c.mlir").write_text(body.replace(f"tensor<2x2x{a_type}>", per_axis))
+    done = subprocess.run([teval(), "run", str(tmp_path / "c.mlir")], capture_output=True,
+                          text=True)
+    assert done.returncode == 1, done.stderr
+    assert "cholesky of quantized tensors takes and gives per-tensor" in done.stderr, done.stderr
