@@ -371,6 +371,12 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
     const std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
     mlir_detail::chlo_broadcast(site, g_, prefix_ + first.substr(0, first.find('#')) + "/");
   }
+  if (site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow ||
+      site.op == GraphOp::Scatter) {
+    std::vector<const ast::Expr*> names = result_names(target);
+    const std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
+    mlir_detail::promote_to_body(site, g_, prefix_ + first.substr(0, first.find('#')) + "/");
+  }
   GraphNode node;
   node.op = site.op;
   node.operands = site.operands;

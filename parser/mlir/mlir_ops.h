@@ -83,6 +83,13 @@ core::ValueType reduce_meaning(const OpSite& site, const std::vector<core::Value
 /// native reference runs (reduce_region_types).
 bool folds_one_op(const OpSite& site, const std::vector<core::ValueType>& operands);
 
+/// A body of element types wider than its operands' (reduce,
+/// reduce_window, scatter; the specification's is_promotable): each such
+/// operand of \p site converted to the type of its body parameter first
+/// (convert, or uniform_quantize of quantized values), as new nodes of
+/// \p g named \p prefix + "promoted<operand>".
+void promote_to_body(OpSite& site, core::Graph& g, const std::string& prefix);
+
 /// The op a reduce \p site of quantized values `applies`
 /// (add, multiply, maximum, minimum): its region is that op on the
 /// quantized scalars (Elaborator::reduce_region).

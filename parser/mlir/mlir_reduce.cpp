@@ -27,6 +27,7 @@ namespace {
 using core::DType;
 using core::Error;
 using core::ErrorKind;
+using core::GraphOp;
 using core::ValueType;
 
 constexpr std::array<std::string_view, 6> kBodies = {"add",     "multiply", "maximum",
@@ -107,7 +108,9 @@ std::string body_of(const OpSite& site, const ValueType& x) {
       if (!p.type_expr || tensor_type(*p.type_expr).dtype != x.dtype ||
           !tensor_type(*p.type_expr).shape.empty())
         throw Error(ErrorKind::Shape, p.span,
-                    site.name + "'s body takes rank-0 tensors of the input's element type, " +
+                    site.name +
+                        "'s body takes rank-0 tensors of the input's element type, or of one "
+                        "it promotes to (is_promotable), " +
                         type_string(ValueType{x.dtype, {}}));
     if (std::find(kBodies.begin(), kBodies.end(), op) == kBodies.end())
       throw Error(ErrorKind::Unsupported, site.span,
@@ -145,6 +148,65 @@ core::Shape kept_shape(const OpSite& site, const ValueType& x, core::GraphNode& 
 }
 
 } // namespace
+
+namespace {
+
+// The specification's is_promotable(x, y) of element types.
+bool is_promotable(const ValueType& x, const ValueType& y) {
+  using core::bit_width;
+  if (x.quant || y.quant)
+    return x.quant && y.quant && !x.quant->axis && !y.quant->axis &&
+           x.quant->expressed == y.quant->expressed &&
+           bit_width(x.quant->storage) <= bit_width(y.quant->storage);
+  if (x.dtype == DType::Bool || y.dtype == DType::Bool)
+    return x.dtype == y.dtype;
+  const bool same_kind = (core::is_integer(x.dtype) && core::is_integer(y.dtype)) ||
+                         (core::is_float(x.dtype) && core::is_float(y.dtype)) ||
+                         (core::is_complex(x.dtype) && core::is_complex(y.dtype));
+  return same_kind && bit_width(x.dtype) <= bit_width(y.dtype);
+}
+
+} // namespace
+
+void promote_to_body(OpSite& site, core::Graph& g, const std::string& prefix) {
+  if (site.call->regions.size() != 1)
+    return;
+  const ast::Function& body = *site.call->regions[0];
+  const size_t count = site.operands.size();
+  // Body parameter i types operands which[i].
+  std::vector<std::vector<size_t>> which;
+  if ((site.op == GraphOp::Reduce || site.op == GraphOp::ReduceWindow) && count % 2 == 0)
+    for (size_t i = 0; i < count / 2; ++i)
+      which.push_back({i, count / 2 + i});
+  if (site.op == GraphOp::Scatter && count >= 3 && count % 2 == 1)
+    for (size_t i = 0; i < count / 2; ++i)
+      which.push_back({i, count / 2 + 1 + i});
+  if (body.params.size() != 2 * which.size())
+    return; // the meaning says what is wrong
+  for (size_t i = 0; i < which.size(); ++i) {
+    if (!body.params[i].type_expr)
+      continue;
+    const ValueType e = tensor_type(*body.params[i].type_expr);
+    // Promotion is from the one element type the operands share (reduce
+    // (C2), scatter (C6)).
+    const ValueType& first = g.values[static_cast<size_t>(site.operands[which[i][0]])];
+    const ValueType& second = g.values[static_cast<size_t>(site.operands[which[i][1]])];
+    if (first.dtype != second.dtype || !core::same_quantization(first, second))
+      continue;
+    for (size_t j : which[i]) {
+      const ValueType t = g.values[static_cast<size_t>(site.operands[j])];
+      if (!e.shape.empty() || (t.dtype == e.dtype && core::same_quantization(t, e)) ||
+          !is_promotable(t, e))
+        continue; // the meaning's checks report what does not fit
+      const ValueType to{e.dtype, t.shape, e.quant};
+      site.operands[j] =
+          add_node(g, site.span, t.quant ? GraphOp::UniformQuantize : GraphOp::Convert,
+                   {site.operands[j]}, to, prefix + "promoted" + std::to_string(j), {});
+      if (j < site.declared_ins.size())
+        site.declared_ins[j] = to;
+    }
+  }
+}
 
 core::GraphOp applied_op(const OpSite& site) {
   const ast::Expr* applies = find(site, "applies", true);
