@@ -163,6 +163,8 @@ void Elaborator::call_function(const ast::Call& call, const ast::Call& typed,
 
 void Elaborator::composition(const ast::Expr& value, const ast::Expr* target) {
   OpSite site = read_site(value);
+  if (site.name == "infeed" || site.name == "outfeed")
+    return feed(site, target);
   std::vector<const ast::Expr*> names = result_names(target);
   std::string first = names.empty() ? "@" + site.name : ast::as_name(*names[0])->id;
   const std::string prefix = prefix_ + first.substr(0, first.find('#')) + "/";
@@ -277,28 +279,78 @@ void Elaborator::tuple_op(const ast::Call& call, const ast::Call& typed, const a
   bind(names, {item.value});
 }
 
-void Elaborator::argument(size_t i) {
-  const ast::Param& p = fn_.params[i];
-  ValueType declared = tensor_type(*p.type_expr);
-  std::string name = core::graph_input_name(i);
+ValueType Elaborator::input_type(const ValueType& declared, const std::string& name, Span span,
+                                 const std::string& what) const {
   ValueType t = declared;
   if (auto it = inputs_.find(name); it != inputs_.end()) {
     // An array of the storage type holds a quantized argument's integers.
     ValueType given{it->second.dtype, it->second.shape};
     if (!fits(declared, {given.dtype, given.shape, declared.quant}))
-      throw Error(ErrorKind::Shape, p.span,
-                  "argument " + p.name + " (input " + name + ") is declared " +
-                      type_string(declared) + ", but the input given is " + type_string(given));
+      throw Error(ErrorKind::Shape, span,
+                  what + " (input " + name + ") is declared " + type_string(declared) +
+                      ", but the input given is " + type_string(given));
     t = {declared.dtype, given.shape, declared.quant};
   } else if (std::count(declared.shape.begin(), declared.shape.end(), kDynamic)) {
-    throw Error(ErrorKind::Shape, p.span,
-                "argument " + p.name + " of type " + type_string(declared) +
+    throw Error(ErrorKind::Shape, span,
+                what + " of type " + type_string(declared) +
                     " has a dynamic dimension: give input " + name + " (-i " + name +
                     "=FILE.npy or -i " + name + "=DTYPE[d0,...])");
   }
-  core::check_tensor_size(t.dtype, t.shape, p.span, "argument " + p.name);
+  core::check_tensor_size(t.dtype, t.shape, span, what);
+  return t;
+}
+
+void Elaborator::argument(size_t i) {
+  const ast::Param& p = fn_.params[i];
+  const ValueType t = input_type(tensor_type(*p.type_expr), core::graph_input_name(i), p.span,
+                                 "argument " + p.name);
   g_.inputs.push_back(define(p.name, t, p.span));
   g_.input_spans.push_back(p.span);
+}
+
+void Elaborator::feed(const OpSite& site, const ast::Expr* target) {
+  const bool in = site.name == "infeed";
+  if (regions_ > 0)
+    throw Error(ErrorKind::Unsupported, site.span,
+                site.name +
+                    " inside a region: teval reads infeed and outfeed run once, in a function's "
+                    "body, their data inputs after the arguments (infeed) or outputs after the "
+                    "results (outfeed)");
+  if (in)
+    mlir_detail::only(site, {"infeed_config", "layout"}); // implementation-defined
+  else
+    mlir_detail::only(site, {"outfeed_config"});
+  const std::vector<ValueType> operands = operand_types(site);
+  if (operands.empty() || !operands.back().token || (in && operands.size() != 1))
+    throw Error(ErrorKind::Type, site.span,
+                site.name + (in ? " takes a token" : " takes its inputs, then a token"));
+  const size_t tokens = std::count_if(site.declared_outs.begin(), site.declared_outs.end(),
+                                      [](const ValueType& t) { return t.token; });
+  if (site.declared_outs.empty() || !site.declared_outs.back().token || tokens != 1 ||
+      (!in && site.declared_outs.size() != 1))
+    throw Error(ErrorKind::Type, site.span,
+                site.name + (in ? " gives its data, then a token" : " gives a token"));
+  std::vector<const ast::Expr*> names = result_names(target);
+  if (names.size() != site.declared_outs.size())
+    throw Error(ErrorKind::Shape, target ? target->span : site.span,
+                site.name + " gives " + std::to_string(site.declared_outs.size()) + " results; " +
+                    std::to_string(names.size()) + " are named");
+  for (size_t i = 0; i + 1 < operands.size(); ++i) // outfeed's data
+    outfeeds_.emplace_back(site.operands[i], site.call->args[i]->span);
+  for (size_t i = 0; i + 1 < names.size(); ++i) { // infeed's data
+    const std::string& id = ast::as_name(*names[i])->id;
+    const std::string input = core::graph_input_name(g_.inputs.size());
+    const ValueType t = input_type(site.declared_outs[i], input, names[i]->span, "infeed's " + id);
+    g_.inputs.push_back(define(id, t, names[i]->span));
+    g_.input_spans.push_back(names[i]->span);
+  }
+  GraphNode token;
+  token.op = GraphOp::Constant;
+  token.span = site.span;
+  token.attrs["value"] = core::Tensor(core::DType::Bool, {0});
+  token.results.push_back(
+      define(ast::as_name(*names.back())->id, site.declared_outs.back(), names.back()->span));
+  g_.nodes.push_back(std::move(token));
 }
 
 void Elaborator::ret(const ast::Return& r, Span span) {
@@ -327,6 +379,10 @@ void Elaborator::ret(const ast::Return& r, Span span) {
                         type_string(actual) + ", declared " + type_string(declared));
     g_.outputs.push_back(v);
     g_.output_spans.push_back(values[i]->span);
+  }
+  for (const auto& [v, where] : outfeeds_) { // after the results
+    g_.outputs.push_back(v);
+    g_.output_spans.push_back(where);
   }
 }
 
@@ -357,6 +413,8 @@ void Elaborator::operation(const ast::Expr& value, const ast::Expr* target) {
        call->callee == "stablehlo.get_tuple_element" || call->callee == "mhlo.get_tuple_element"))
     return tuple_op(*call, *typed, target);
   OpSite site = read_site(value);
+  if (site.name == "infeed" || site.name == "outfeed")
+    return feed(site, target);
   // A token passes through control flow, calls and optimization_barrier
   // only, and after_all joins them (spec "after_all").
   if (site.op != GraphOp::OptimizationBarrier && site.op != GraphOp::While &&

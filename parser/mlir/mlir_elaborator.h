@@ -73,6 +73,16 @@ private:
   // the given input's.
   void argument(size_t i);
 
+  // The type of a new input \p name \p declared (at \p span, \p what in
+  // messages): the declared type, or the given input's where it fits.
+  core::ValueType input_type(const core::ValueType& declared, const std::string& name,
+                             core::Span span, const std::string& what) const;
+
+  // infeed and outfeed (spec "infeed", "outfeed") read once, outside
+  // regions: infeed's data are new inputs after the arguments, outfeed's
+  // new outputs after the results (outfeeds_); each gives a token.
+  void feed(const OpSite& site, const ast::Expr* target);
+
   // The function's return: its outputs `result0`, ...
   void ret(const ast::Return& r, core::Span span);
 
@@ -147,6 +157,9 @@ private:
   const std::map<std::string, InputType>& inputs_;
   std::vector<std::string> calls_; ///< the functions being inlined
   std::string prefix_;             ///< their call sites' paths (`%2/%1/`)
+  int regions_ = 0;                ///< how deep in regions the ops being read are
+  /// What outfeeds send, in order, and where: outputs after the results.
+  std::vector<std::pair<int, core::Span>> outfeeds_;
   core::Graph g_;
   std::map<std::string, int> names_;
   /// The tuples (spec "tuple"): aggregates while the function is read,

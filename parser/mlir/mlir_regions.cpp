@@ -328,6 +328,7 @@ core::GraphRegion Elaborator::region(const ast::Function& r, const std::vector<V
                 what + " takes " + std::to_string(params.size()) + " block arguments, not " +
                     std::to_string(r.params.size()));
   core::GraphRegion out;
+  ++regions_;
   const std::map<std::string, int> outer = names_;
   const std::string outer_prefix = prefix_;
   prefix_ = outer_prefix + prefix;
@@ -380,6 +381,7 @@ core::GraphRegion Elaborator::region(const ast::Function& r, const std::vector<V
   std::swap(out.nodes, g_.nodes);
   names_ = outer;
   prefix_ = outer_prefix;
+  --regions_;
   return out;
 }
 

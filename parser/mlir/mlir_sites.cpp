@@ -45,6 +45,8 @@ const OpTable& plain_ops() {
     // A token, which holds nothing: a constant of no element.
     v.emplace_back("after_all", GraphOp::Constant);
     v.emplace_back("create_token", GraphOp::Constant);
+    v.emplace_back("infeed", GraphOp::Constant); // Elaborator::feed's
+    v.emplace_back("outfeed", GraphOp::Constant);
     v.emplace_back("dynamic_iota", GraphOp::Iota);
     v.emplace_back("dynamic_reshape", GraphOp::Reshape);
     v.emplace_back("dynamic_broadcast_in_dim", GraphOp::BroadcastInDim);
@@ -201,6 +203,12 @@ void Elaborator::plain_op(OpSite& site) {
     throw Error(ErrorKind::Unsupported, site.call->callee_span,
                 "`" + site.call->callee + "` is not an op teval reads; of CHLO it reads " +
                     name_list(chlo_ops()));
+  if (site.name == "rng") // spec "rng": "implementation-defined" distributions
+    throw Error(ErrorKind::Unsupported, site.call->callee_span,
+                "`" + site.call->callee +
+                    "` is not read: the specification leaves the numbers it draws "
+                    "implementation-defined, so there is no one value to check (its reference "
+                    "interpreter does not run it either); rng_bit_generator is read");
   throw Error(ErrorKind::Unsupported, site.call->callee_span,
               "`" + site.call->callee +
                   "` is not an op teval reads; between custom calls it "

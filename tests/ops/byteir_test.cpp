@@ -399,7 +399,7 @@ TEST(MlirElaboration, Errors) {
       "bitcast_convert, reduce_precision, atan2, cbrt, exponential_minus_one, log_plus_one, "
       "select_and_scatter, real, imag, complex, fft, rng_bit_generator, replica_id, partition_id, "
       "uniform_quantize, uniform_dequantize, "
-      "get_dimension_size, after_all, create_token, "
+      "get_dimension_size, after_all, create_token, infeed, outfeed, "
       "dynamic_iota, dynamic_reshape, dynamic_broadcast_in_dim, dynamic_pad, dynamic_gather, "
       "dynamic_conv\n"
       "  %0 = stablehlo.erf %a : tensor<4x8xf32>\n"

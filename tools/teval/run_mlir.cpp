@@ -39,11 +39,20 @@ core::Graph elaborate_graph(const Options& o, const core::SourceFile& file,
   std::set<std::string> names;
   for (const parser::MlirArgument& a : parser::mlir_arguments(program, o.entry))
     names.insert(a.name);
+  // The graph's inputs: the arguments, then what infeeds read.
+  std::optional<core::Graph> g;
+  try {
+    g = parser::elaborate_mlir(program, o.entry, input_types(o.inputs, {}, given));
+  } catch (const core::Error&) {
+    check_input_names(o, names); // a misspelt -i first
+    throw;
+  }
+  for (size_t i = 0; i < g->inputs.size(); ++i)
+    names.insert(core::graph_input_name(i));
   check_input_names(o, names);
-  core::Graph g = parser::elaborate_mlir(program, o.entry, input_types(o.inputs, {}, given));
-  for (const core::Diagnostic& w : g.warnings)
+  for (const core::Diagnostic& w : g->warnings)
     std::cerr << core::render(w);
-  return g;
+  return std::move(*g);
 }
 
 // One tensor per graph input: given, or seeded random data.
