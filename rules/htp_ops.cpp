@@ -360,6 +360,27 @@ TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
   return out;
 }
 
+core::Kernel op_kernel(const OpSet& ops, const std::string& op,
+                       const std::vector<TensorType>& inputs, const TensorType& out,
+                       const OpDef** def) {
+  Graph g;
+  std::vector<int> ids;
+  for (const TensorType& t : inputs) {
+    Node n;
+    n.kind = Node::Kind::Input;
+    n.op = "*Input";
+    n.type = t;
+    ids.push_back(g.add(std::move(n)));
+  }
+  const OpDef* d =
+      ops.find(op, inputs.empty() ? std::nullopt : std::optional(inputs[0].dtype), inputs.size());
+  if (!d)
+    throw IllTyped{"op " + op + " has no definition" + for_inputs(g, ids)};
+  if (def)
+    *def = d;
+  return elaborate(*d, g, ids, &out).kernel;
+}
+
 core::Tensor evaluate(const Graph& g, const OpSet& ops, const std::map<int, core::Tensor>& inputs) {
   std::map<int, std::vector<core::Tensor>> values;
   for (int id : g.live()) {

@@ -12,6 +12,7 @@
 // replace them.
 #pragma once
 
+#include "core/kernel.h"
 #include "core/source.h"
 #include "core/tensor.h"
 #include "rules/htp_graph.h"
@@ -74,6 +75,14 @@ struct IllTyped {
 /// in0's. Throws IllTyped.
 TensorType infer_type(const OpSet& ops, const Graph& g, const std::string& op,
                       const std::vector<int>& inputs, std::optional<TensorType> quant);
+
+/// The kernel of \p op's definition for inputs of types \p inputs, the
+/// $out0 fields read from \p out, and the definition (the symbolic
+/// prover reads the kernel's statements). Throws IllTyped: no definition,
+/// or one that rejects these inputs.
+core::Kernel op_kernel(const OpSet& ops, const std::string& op,
+                       const std::vector<TensorType>& inputs, const TensorType& out,
+                       const OpDef** def = nullptr);
 
 /// Evaluates the graph's output with the ground-truth interpreter, given a
 /// tensor for every live Input node. Throws IllTyped when a node's declared

@@ -52,6 +52,9 @@ struct Plan {
   double scale = 1;
 };
 
+/// \p g in the text format, each input's values as a comment after it.
+std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs);
+
 class Verifier {
 public:
   Verifier(const Rule& rule, const OpSet& ops, const VerifyOptions& o);

@@ -106,6 +106,8 @@ core::Tensor real_values(const core::Tensor& t, const TensorType& type) {
   return out;
 }
 
+} // namespace
+
 std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs) {
   std::string out = to_text(g);
   for (const auto& [id, t] : inputs) {
@@ -116,8 +118,6 @@ std::string with_values(const Graph& g, const std::map<int, core::Tensor>& input
   }
   return out;
 }
-
-} // namespace
 
 Verifier::Verifier(const Rule& rule, const OpSet& ops, const VerifyOptions& o)
     : rule_(rule), ops_(ops), o_(o), rng_(o.seed * 0x9E3779B97F4A7C15ull + 1) {

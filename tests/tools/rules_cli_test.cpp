@@ -182,6 +182,47 @@ TEST(RulesCli, VerifyJsonHasOneObjectPerRule) {
   EXPECT_NE(lines[2].find("\"verdict\": \"sound\""), std::string::npos) << lines[2];
 }
 
+// --prove: each rule of tests/data/htp/prove/prove.cpp proved, refuted (a
+// counterexample the evaluator replays) or unknown (with the reason), and
+// every proved rule sampled too.
+TEST(RulesCli, ProveVerdicts) {
+  const std::string file = "tests/data/htp/prove/prove.cpp";
+  test::Result r = rules("verify " + file + " --prove --cases 10");
+  EXPECT_EQ(r.exit_code, 1) << r.err; // refuted rules
+  auto verdict = [&](int line) {
+    std::string head = file + ":" + std::to_string(line) + ": ";
+    size_t at = r.out.find(head);
+    return at == std::string::npos
+               ? std::string()
+               : r.out.substr(at + head.size(), r.out.find('\n', at) - at - head.size());
+  };
+  for (int line : {6, 10, 14, 18}) {
+    EXPECT_TRUE(verdict(line).starts_with("proved (every shape of rank 4")) << verdict(line);
+    size_t at = r.out.find(file + ":" + std::to_string(line) + ": ");
+    EXPECT_EQ(r.out.substr(r.out.find('\n', at) + 1, 44),
+              "  sampling: sound (no counterexample in 10 g")
+        << r.out;
+  }
+  EXPECT_TRUE(verdict(22).starts_with("refuted (inputs of Float32, Float32")) << verdict(22);
+  EXPECT_NE(verdict(26).find("before 6.0, after "), std::string::npos) << verdict(26);
+  EXPECT_NE(verdict(29).find("the rewritten graph is ill-typed"), std::string::npos) << verdict(29);
+  EXPECT_TRUE(verdict(33).starts_with("unknown (Relu computes uint8")) << verdict(33);
+  EXPECT_TRUE(verdict(37).starts_with("unknown (AUTOSPLIT is not encoded yet")) << verdict(37);
+  EXPECT_NE(r.out.find("proofs: 4 proved, 3 refuted, 2 unknown; solver time per rule: median "),
+            std::string::npos)
+      << r.out;
+  // A refuted rule's counterexample is a graph with its input values.
+  EXPECT_NE(r.out.find("  counterexample:\n    input x: float32[1, 1, 1, 1]"), std::string::npos)
+      << r.out;
+  test::Result j = rules("verify " + file + " --prove --cases 5 --json --line 22");
+  EXPECT_NE(j.out.find("\"verdict\": \"unsound\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"proof\": \"refuted\", \"proof_reason\": \"inputs of Float32, "
+                       "Float32\", \"solver_seconds\": "),
+            std::string::npos)
+      << j.out;
+  EXPECT_EQ(rules("verify " + file + " --timeout 5").exit_code, 2);
+}
+
 TEST(RulesCli, VerifyOneRuleByLine) {
   test::Result r = rules("verify examples/htp/split_rules.cpp --ops examples/htp/ops.txt "
                          "--cases 5 --line 22");

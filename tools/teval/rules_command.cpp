@@ -7,10 +7,12 @@
 #include "rules/htp_ops.h"
 #include "rules/htp_rewrite.h"
 #include "tools/teval/cli_support.h"
+#include "verify/htp_prove.h"
 #include "verify/htp_verify.h"
 
 #include <algorithm>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -27,7 +29,7 @@ const char* const kRulesHelp = R"(usage: teval rules check FILE... [--json]
        teval rules expand FILE
        teval rules apply FILE --graph GRAPH [-o OUT]
        teval rules verify FILE [--ops OPS] [--cases N] [--seed S] [--line L] [--passes]
-                          [--json]
+                          [--prove] [--timeout MS] [--json]
        teval rules ops
 
 Reads Hexagon HTP op-package rule files (C++ sources with
@@ -63,13 +65,19 @@ DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OP, ... ; see docs/HTP_RULES.md).
            pass, verdict (null for an ops file error), cases, reason,
            worst_error, counterexample {before, after, difference},
            ops_file_errors when there are any, and rewritten_away with
-           --passes.
+           --passes. --prove proves each rule symbolically first (Z3; for
+           every shape, option and value): proved (and sampled too: it must
+           find no counterexample), refuted (with the solver's
+           counterexample, replayed by the evaluator) or unknown (with the
+           reason; the sampling verdict stands). --timeout MS is the
+           solver's limit per query (default 10000). With --json the object
+           adds proof, proof_reason and solver_seconds.
   ops      print teval's standard ops: the models of the HTP and QNN ops
            that verify uses when OPS does not define them, with the
            documentation each follows
 
 exit status: 0 success; 1 some rule malformed, a graph or ops file wrong, or
-(verify) some rule unsound; 2 a usage error.
+(verify) some rule unsound or refuted; 2 a usage error.
 )";
 
 std::shared_ptr<const core::SourceFile> load(const std::string& path) {
@@ -252,8 +260,24 @@ std::string verdict_json(const htp::Rule& r, const vh::VerifyResult& v, bool pas
          ", \"difference\": " + json_string(v.counterexample->difference) + "}}";
 }
 
+// Seconds to the millisecond: "0.018".
+std::string seconds(double s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << s;
+  return out.str();
+}
+
+// \p object (a verdict_json object) with the proof's keys added.
+std::string proof_json(const std::string& object, const vh::ProofResult& p) {
+  return object.substr(0, object.size() - 1) +
+         ", \"proof\": " + json_string(vh::proof_verdict_name(p.verdict)) +
+         ", \"proof_reason\": " + (p.reason.empty() ? "null" : json_string(p.reason)) +
+         ", \"solver_seconds\": " + seconds(p.solver_seconds) + "}";
+}
+
 int verify_rules(const std::string& path, const std::string& ops_path, vh::VerifyOptions o,
-                 std::optional<uint32_t> line, bool passes, bool json) {
+                 std::optional<uint32_t> line, bool passes, bool json,
+                 std::optional<unsigned> prove) {
   htp::RuleFile f = htp::read_rules(load(path));
   print_diagnostics(f);
   rules::OpSet ops = ops_path.empty()
@@ -268,6 +292,8 @@ int verify_rules(const std::string& path, const std::string& ops_path, vh::Verif
     if (!r->malformed())
       well_formed.push_back(r);
   size_t ops_errors = 0;
+  size_t proofs[3] = {0, 0, 0};
+  std::vector<double> solver_seconds;
   for (const htp::Rule* r : optimizations(f)) {
     if (line && r->span.file->location(r->span.begin).line != *line)
       continue;
@@ -295,14 +321,44 @@ int verify_rules(const std::string& path, const std::string& ops_path, vh::Verif
         if (rules::run_order(*q) < rules::run_order(*r))
           o.earlier.push_back(q);
     }
-    vh::VerifyResult v = vh::verify_rule(*r, ops, o);
+    std::optional<vh::ProofResult> proof;
+    if (prove) {
+      proof = vh::prove_rule(*r, ops, vh::ProveOptions{*prove, o});
+      ++proofs[static_cast<int>(proof->verdict)];
+      solver_seconds.push_back(proof->solver_seconds);
+      unsound = unsound || proof->verdict == vh::ProofVerdict::Refuted;
+    }
+    if (proof && proof->verdict == vh::ProofVerdict::Refuted) {
+      if (json) {
+        vh::VerifyResult v;
+        v.verdict = vh::Verdict::Unsound;
+        v.counterexample = proof->counterexample;
+        std::cout << proof_json(verdict_json(*r, v, passes), *proof) << "\n";
+        continue;
+      }
+      std::cout << where(*r) << ": refuted (" << proof->reason << ", "
+                << seconds(proof->solver_seconds)
+                << " s of solver): " << proof->counterexample->difference << "\n  counterexample:\n"
+                << indent(proof->counterexample->before) << "  after the rewrite:\n"
+                << indent(proof->counterexample->after);
+      continue;
+    }
+    vh::VerifyResult v = proof ? *proof->sampled : vh::verify_rule(*r, ops, o);
     ++counts[static_cast<int>(v.verdict)];
     unsound = unsound || v.verdict == vh::Verdict::Unsound;
     if (json) {
-      std::cout << verdict_json(*r, v, passes) << "\n";
+      std::string object = verdict_json(*r, v, passes);
+      std::cout << (proof ? proof_json(object, *proof) : object) << "\n";
       continue;
     }
-    std::cout << where(*r) << ": " << vh::verdict_name(v.verdict);
+    if (proof)
+      std::cout << where(*r) << ": " << vh::proof_verdict_name(proof->verdict) << " ("
+                << proof->reason << "; " << seconds(proof->solver_seconds) << " s of solver)"
+                << (proof->inconsistency.empty() ? "" : "; " + proof->inconsistency)
+                << "\n  sampling: ";
+    else
+      std::cout << where(*r) << ": ";
+    std::cout << vh::verdict_name(v.verdict);
     if (v.verdict == vh::Verdict::Sound)
       std::cout << " (no counterexample in " << v.cases << " graph" << (v.cases == 1 ? "" : "s")
                 << (v.rewritten_away ? "; " + std::to_string(v.rewritten_away) +
@@ -331,6 +387,16 @@ int verify_rules(const std::string& path, const std::string& ops_path, vh::Verif
               << (ops_errors ? ", " + std::to_string(ops_errors) + " not verified (ops file errors)"
                              : "")
               << "\n";
+  if (!json && prove) {
+    std::sort(solver_seconds.begin(), solver_seconds.end());
+    std::cout << "proofs: " << proofs[0] << " proved, " << proofs[1] << " refuted, " << proofs[2]
+              << " unknown";
+    if (!solver_seconds.empty())
+      std::cout << "; solver time per rule: median " +
+                       seconds(solver_seconds[solver_seconds.size() / 2]) + " s, max " +
+                       seconds(solver_seconds.back()) + " s";
+    std::cout << "\n";
+  }
   return unsound ? 1 : 0;
 }
 
@@ -349,6 +415,7 @@ int rules_command(const std::vector<std::string>& args) {
     bool json = false, passes = false;
     std::string graph, ops, out;
     std::optional<uint32_t> line;
+    std::optional<unsigned> prove, timeout;
     vh::VerifyOptions vo;
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -364,10 +431,15 @@ int rules_command(const std::vector<std::string>& args) {
         passes = true;
         continue;
       }
-      bool valued = (a == "--graph" || a == "-o") ? sub == "apply"
-                    : (a == "--ops" || a == "--cases" || a == "--seed" || a == "--line")
-                        ? sub == "verify"
-                        : false;
+      if (a == "--prove" && sub == "verify") {
+        prove = prove ? prove : std::optional<unsigned>(vh::ProveOptions{}.timeout_ms);
+        continue;
+      }
+      bool valued =
+          (a == "--graph" || a == "-o") ? sub == "apply"
+          : (a == "--ops" || a == "--cases" || a == "--seed" || a == "--line" || a == "--timeout")
+              ? sub == "verify"
+              : false;
       if (valued) {
         if (i + 1 >= args.size())
           throw UsageError{"option " + a + " needs a value"};
@@ -382,6 +454,8 @@ int rules_command(const std::vector<std::string>& args) {
           vo.cases = int(parse_count(a, v, 1000000));
         else if (a == "--seed")
           vo.seed = parse_count(a, v, uint64_t{1} << 40);
+        else if (a == "--timeout")
+          timeout = unsigned(parse_count(a, v, 3600000));
         else
           line = uint32_t(parse_count(a, v, UINT32_MAX));
         if (a == "--cases" && vo.cases == 0)
@@ -412,8 +486,13 @@ int rules_command(const std::vector<std::string>& args) {
       std::cout << rules::OpSet::standard_text();
       return 0;
     }
+    if (timeout && !prove)
+      throw UsageError{"--timeout applies to --prove"};
+    if (timeout && *timeout == 0)
+      throw UsageError{"--timeout takes a positive number of milliseconds"};
     if (sub == "verify")
-      return verify_rules(files[0], ops, vo, line, passes, json);
+      return verify_rules(files[0], ops, vo, line, passes, json,
+                          prove && timeout ? timeout : prove);
     throw UsageError{"unknown subcommand '" + sub + "'"};
   } catch (const UsageError& e) {
     std::cerr << "teval rules: " << e.message << "\n(see teval rules --help)\n";

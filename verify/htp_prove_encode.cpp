@@ -1,0 +1,745 @@
+// The symbolic prover's encoding (see htp_prover.h): the match's graph and
+// the replacement as tensors of symbolic extents whose elements are Z3
+// terms, the ops' meanings read from their definitions' kernels, the
+// constraint as integer arithmetic over the extents and options.
+#include "verify/htp_prover.h"
+
+#include "core/kernel.h"
+
+#include <regex>
+
+namespace teval::verify::htp::prove {
+
+using rules::TensorType;
+
+namespace {
+
+using ast::as_call;
+using ast::as_string;
+
+bool is_float(HtpType t) {
+  return t == HtpType::Float32 || t == HtpType::Float16;
+}
+
+// A definition's program reads extents ($inK[d], $out0[d], $(...)): its
+// meaning is not one function of the elements for every shape.
+bool reads_extents(const std::string& program) {
+  static const std::regex extent(R"(\$(in\d+|out0)\[|\$\()");
+  return std::regex_search(program, extent);
+}
+
+// Whether kernel \p k is one elementwise statement: out0[N, H, W, C] = an
+// expression of the index (its loads are checked as they are read).
+bool elementwise(const core::Kernel& k) {
+  if (k.statements.size() != 1)
+    return false;
+  const core::Statement& s = k.statements[0];
+  bool ok = s.aggregation == core::Aggregation::Assign && !s.init_from && s.constraints.empty() &&
+            s.vars.size() == kRank && s.out_index.size() == kRank &&
+            k.tensors[s.target].name == "out0";
+  for (size_t d = 0; ok && d < kRank; ++d) {
+    const auto* v = std::get_if<core::VarRef>(&s.out_index[d]->node);
+    ok = v && v->var == int(d) && !s.vars[d].reduce;
+  }
+  return ok;
+}
+
+} // namespace
+
+z3::sort element_sort(z3::context& c, HtpType t) {
+  return t == HtpType::Float16 ? c.fpa_sort(5, 11) : c.fpa_sort(8, 24);
+}
+
+// A constraint value: a bool, an integer (int or size; a size is an
+// integer in [0, 2^64), arithmetic wrapping), a float constant or a dtype.
+struct Encoding::Val {
+  enum class Type { Bool, Int, Size, Float, DType } type = Type::Bool;
+  std::optional<z3::expr> e; ///< Bool, Int, Size
+  float f = 0;
+  std::string dtype;
+};
+
+Encoding::Encoding(z3::context& c, const Rule& rule, const OpSet& ops, const Skeleton& skeleton,
+                   const std::vector<HtpType>& leaf_dtypes)
+    : c_(c), rule_(rule), ops_(ops), skeleton_(skeleton) {
+  for (const char* axis : {"n", "h", "w", "c"})
+    index_.push_back(c_.int_const((std::string("at_") + axis).c_str()));
+  size_t next = 0;
+  for (size_t i = 0; i < skeleton_.items.size(); ++i) {
+    const Skeleton::Item& item = skeleton_.items[i];
+    if (!item.name.empty())
+      tags_[item.name] = int(i);
+    if (item.kind == Skeleton::Item::Kind::Op)
+      continue;
+    Leaf leaf;
+    leaf.item = int(i);
+    leaf.name = item.name.empty() ? "const" + std::to_string(i) : item.name;
+    leaf.dtype = leaf_dtypes.at(next++);
+    for (size_t d = 0; d < kRank; ++d)
+      leaf.shape.push_back(c_.int_const((leaf.name + "_d" + std::to_string(d)).c_str()));
+    if (is_float(leaf.dtype)) {
+      z3::sort ints[kRank] = {c_.int_sort(), c_.int_sort(), c_.int_sort(), c_.int_sort()};
+      leaf.values =
+          c_.function(("v_" + leaf.name).c_str(), kRank, ints, element_sort(c_, leaf.dtype));
+    }
+    leaves_.push_back(leaf);
+  }
+}
+
+z3::expr Encoding::assumptions() {
+  z3::expr all = c_.bool_val(true);
+  nodes_.clear();
+  nodes_.reserve(skeleton_.items.size());
+  size_t next = 0;
+  for (size_t i = 0; i < skeleton_.items.size(); ++i) {
+    const Skeleton::Item& item = skeleton_.items[i];
+    if (item.kind != Skeleton::Item::Kind::Op) {
+      const Leaf& leaf = leaves_[next++];
+      SymTensor t;
+      t.dtype = leaf.dtype;
+      t.shape = leaf.shape;
+      for (const z3::expr& d : leaf.shape)
+        all = all && d >= 1 && d <= c_.int_val(kMaxExtent);
+      std::optional<z3::func_decl> values = leaf.values;
+      std::string name = leaf.name;
+      HtpType dtype = leaf.dtype;
+      t.at = [values, name, dtype](const Index& at) -> z3::expr {
+        if (!values)
+          throw Outside{{},
+                        std::string(rules::tag(dtype)) + " values (" + name +
+                            "): only float32 and float16 elements are encoded yet"};
+        return (*values)(at[0], at[1], at[2], at[3]);
+      };
+      nodes_.push_back(t);
+      continue;
+    }
+    std::vector<const SymTensor*> inputs;
+    for (int k : item.inputs)
+      inputs.push_back(&nodes_[k]);
+    z3::expr typed = c_.bool_val(true);
+    nodes_.push_back(apply(item.op, inputs, nullptr, &typed, rule_.match->span));
+    all = all && typed;
+  }
+  tags_["*"] = skeleton_.root;
+  return all && truth(*rule_.constraint);
+}
+
+z3::expr Encoding::obligations(z3::expr& differ) {
+  const SymTensor& root = nodes_.at(skeleton_.root);
+  z3::expr keep = c_.bool_val(true);
+  SymTensor after = replacement(keep);
+  z3::expr in_bounds = c_.bool_val(true);
+  for (size_t d = 0; d < kRank; ++d)
+    in_bounds = in_bounds && index_[d] >= 0 && index_[d] < root.shape[d];
+  differ = c_.bool_val(false);
+  if (after.dtype == root.dtype)
+    differ = in_bounds && after.at(index_) != root.at(index_);
+  return keep;
+}
+
+z3::expr Encoding::obligations_without_values() {
+  z3::expr keep = c_.bool_val(true);
+  (void)replacement(keep);
+  return keep;
+}
+
+SymTensor Encoding::replacement(z3::expr& keep) {
+  const SymTensor& root = nodes_.at(skeleton_.root);
+  SymTensor in_force = root;
+  in_force.fresh = false;
+  z3::expr typed = c_.bool_val(true);
+  SymTensor after = build(*rule_.replacement, in_force, typed);
+  keep = typed && c_.bool_val(after.dtype == root.dtype);
+  for (size_t d = 0; d < kRank; ++d)
+    keep = keep && after.shape[d] == root.shape[d];
+  return after;
+}
+
+// ---- Ops: their definitions' kernels, elementwise -------------------------
+
+SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTensor*>& inputs,
+                          const SymTensor* declared, z3::expr* typed, core::Span where) {
+  if (op == "Concat" || op == "$Out")
+    throw Outside{where, "the built-in " + op + " is not encoded yet"};
+  std::vector<TensorType> probe;
+  for (const SymTensor* in : inputs)
+    probe.push_back(TensorType{in->dtype, {2, 3, 4, 5}, 0, 1.0f});
+  TensorType out = probe.empty() ? TensorType{} : probe[0];
+  if (declared)
+    out.dtype = declared->dtype;
+  const rules::OpDef* def = nullptr;
+  core::Kernel k;
+  try {
+    k = rules::op_kernel(ops_, op, probe, out, &def);
+  } catch (const rules::IllTyped& e) {
+    // No definition for these dtypes, or one that rejects them. The
+    // probe's extents are all equal, which an elementwise definition
+    // accepts: when the definition accepts inputs of the first one's dtype
+    // and is elementwise, these dtypes are what it rejects, at every shape.
+    std::vector<TensorType> uniform = probe;
+    for (TensorType& t : uniform)
+      t.dtype = probe.empty() ? HtpType::Float32 : probe[0].dtype;
+    bool dtypes = e.message.find("has no definition") != std::string::npos;
+    if (!dtypes && !probe.empty()) {
+      try {
+        dtypes = elementwise(rules::op_kernel(ops_, op, uniform, uniform[0]));
+      } catch (const rules::IllTyped&) {
+      }
+    }
+    if (!dtypes)
+      throw Outside{where, op + ": " + e.message};
+    *typed = c_.bool_val(false);
+    SymTensor none;
+    none.dtype = out.dtype;
+    none.shape = inputs.empty() ? std::vector<z3::expr>(kRank, c_.int_val(1)) : inputs[0]->shape;
+    none.at = [](const Index&) -> z3::expr { throw Outside{{}, "an ill-typed op"}; };
+    return none;
+  }
+  if (reads_extents(def->program))
+    throw Outside{def->span, op + "'s definition reads its extents"};
+  // Elementwise: one statement out0[N, H, W, C] = f(inputs at the same
+  // index or at fixed elements).
+  if (!elementwise(k))
+    throw Outside{def->span, op + "'s definition is not one elementwise statement (it has a "
+                                  "reduction, a window, a layout change or several statements)"};
+  const core::Statement& s = k.statements[0];
+  // Which inputs give the extents (read at the output's index), and the
+  // fixed elements read.
+  std::vector<bool> identity(inputs.size(), false);
+  z3::expr ok = c_.bool_val(true);
+  std::function<void(const core::Expr&)> scan = [&](const core::Expr& e) {
+    if (const auto* l = std::get_if<core::Load>(&e->node)) {
+      const std::string& name = k.tensors[l->tensor].name;
+      if (!name.starts_with("in"))
+        throw Outside{def->span, op + "'s definition reads an intermediate tensor"};
+      size_t in = std::stoul(name.substr(2));
+      bool same = l->index.size() == kRank, fixed = l->index.size() == kRank;
+      for (size_t d = 0; d < l->index.size(); ++d) {
+        const auto* v = std::get_if<core::VarRef>(&l->index[d]->node);
+        same = same && v && v->var == int(d);
+        const auto* c = std::get_if<core::Const>(&l->index[d]->node);
+        fixed = fixed && c;
+        if (c)
+          ok = ok && c_.int_val(c->value.i) < inputs[in]->shape[d];
+      }
+      if (!same && !fixed)
+        throw Outside{def->span, op + "'s definition reads " + name + " at a computed index"};
+      identity[in] = identity[in] || same;
+      for (const core::Expr& i : l->index)
+        scan(i);
+      return;
+    }
+    if (const auto* a = std::get_if<core::Apply>(&e->node))
+      for (const core::Expr& x : a->args)
+        scan(x);
+    if (const auto* c = std::get_if<core::Cast>(&e->node))
+      scan(c->value);
+    if (const auto* s = std::get_if<core::Select>(&e->node)) {
+      scan(s->cond);
+      scan(s->then);
+      scan(s->otherwise);
+    }
+  };
+  scan(s.value);
+  int first = -1;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (identity[i] && first < 0)
+      first = int(i);
+  if (first < 0)
+    throw Outside{def->span, op + "'s definition takes its extents from no input"};
+  SymTensor result;
+  result.shape = declared ? declared->shape : inputs[first]->shape;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (identity[i])
+      for (size_t d = 0; d < kRank; ++d)
+        ok = ok && inputs[i]->shape[d] == result.shape[d];
+  const core::DType computed = k.tensors[s.target].dtype;
+  std::optional<HtpType> dtype = computed == core::DType::Float32   ? HtpType::Float32
+                                 : computed == core::DType::Float16 ? HtpType::Float16
+                                                                    : std::optional<HtpType>();
+  result.dtype = declared ? declared->dtype : dtype ? *dtype : out.dtype;
+  if (declared && dtype && *dtype != declared->dtype)
+    ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
+  *typed = ok;
+  // The element: the kernel's expression at the index.
+  std::vector<SymTensor> ins;
+  for (const SymTensor* in : inputs)
+    ins.push_back(*in);
+  result.op = op;
+  const bool floats = dtype.has_value();
+  std::string op_name = op;
+  core::Span span = def->span;
+  auto* self = this;
+  result.at = [self, k, ins, floats, op_name, span](const Index& at) -> z3::expr {
+    if (!floats)
+      throw Outside{span, op_name + " computes " +
+                              std::string(core::name(k.tensors[k.statements[0].target].dtype)) +
+                              ": only float32 and float16 arithmetic is encoded yet"};
+    z3::context& c = self->c_;
+    std::function<z3::expr(const core::Expr&)> term = [&](const core::Expr& e) -> z3::expr {
+      const core::DType t = e->dtype;
+      auto sort_of = [&](core::DType d) -> z3::sort {
+        if (d == core::DType::Float32)
+          return c.fpa_sort(8, 24);
+        if (d == core::DType::Float16)
+          return c.fpa_sort(5, 11);
+        if (d == core::DType::Float64)
+          return c.fpa_sort(11, 53);
+        throw Outside{span, op_name + "'s definition computes in " + std::string(core::name(d)) +
+                                ": only float arithmetic is encoded yet"};
+      };
+      if (const auto* k0 = std::get_if<core::Const>(&e->node)) {
+        if (t == core::DType::Bool)
+          return c.bool_val(k0->value.i != 0);
+        return z3::fpa_to_fpa(c.fpa_val(k0->value.f), sort_of(t));
+      }
+      if (const auto* l = std::get_if<core::Load>(&e->node)) {
+        size_t in = std::stoul(k.tensors[l->tensor].name.substr(2));
+        Index where;
+        for (size_t d = 0; d < kRank; ++d) {
+          const auto* cst = std::get_if<core::Const>(&l->index[d]->node);
+          where.push_back(cst ? c.int_val(cst->value.i) : at[d]);
+        }
+        return ins[in].at(where);
+      }
+      if (const auto* cast = std::get_if<core::Cast>(&e->node)) {
+        z3::expr v = term(cast->value);
+        if (!v.is_fpa())
+          throw Outside{span, op_name + "'s definition casts a non-float value"};
+        return z3::fpa_to_fpa(v, sort_of(t));
+      }
+      if (const auto* sel = std::get_if<core::Select>(&e->node))
+        return z3::ite(term(sel->cond), term(sel->then), term(sel->otherwise));
+      const auto& a = std::get<core::Apply>(e->node);
+      std::vector<z3::expr> x;
+      for (const core::Expr& arg : a.args)
+        x.push_back(term(arg));
+      auto nan = [&](const z3::expr& v) { return v.mk_is_nan(); };
+      // IEEE addition, multiplication, maximum and minimum commute bit for
+      // bit (SMT-LIB has one NaN; so does teval's maximum): their operands
+      // in one order, so that a rule that only swaps them is a syntactic
+      // identity rather than an equivalence of two circuits.
+      if ((a.op == core::Op::Add || a.op == core::Op::Mul || a.op == core::Op::Max ||
+           a.op == core::Op::Min) &&
+          x.size() == 2 && Z3_get_ast_id(c, x[1]) < Z3_get_ast_id(c, x[0]))
+        std::swap(x[0], x[1]);
+      switch (a.op) {
+      case core::Op::Neg:
+        return -x[0];
+      case core::Op::Abs:
+        return z3::abs(x[0]);
+      case core::Op::Add:
+        return x[0] + x[1];
+      case core::Op::Sub:
+        return x[0] - x[1];
+      case core::Op::Mul:
+        return x[0] * x[1];
+      case core::Op::Div:
+        return x[0] / x[1];
+      case core::Op::Sqrt:
+        return z3::sqrt(x[0], c.fpa_rounding_mode());
+      case core::Op::Max:
+      case core::Op::Min: {
+        // IEEE maximum (minimum): NaN if either is; +0 above -0.
+        const bool max = a.op == core::Op::Max;
+        z3::expr first = max ? (x[0] > x[1] || (z3::fp_eq(x[0], x[1]) && !x[0].mk_is_zero()) ||
+                                (z3::fp_eq(x[0], x[1]) && x[0].mk_is_zero() &&
+                                 !z3::expr(c, Z3_mk_fpa_is_negative(c, x[0]))))
+                             : (x[0] < x[1] || (z3::fp_eq(x[0], x[1]) && !x[0].mk_is_zero()) ||
+                                (z3::fp_eq(x[0], x[1]) && x[0].mk_is_zero() &&
+                                 z3::expr(c, Z3_mk_fpa_is_negative(c, x[0]))));
+        return z3::ite(nan(x[0]) || nan(x[1]), c.fpa_nan(x[0].get_sort()),
+                       z3::ite(first, x[0], x[1]));
+      }
+      case core::Op::Lt:
+        return x[0] < x[1];
+      case core::Op::Le:
+        return x[0] <= x[1];
+      case core::Op::Gt:
+        return x[0] > x[1];
+      case core::Op::Ge:
+        return x[0] >= x[1];
+      case core::Op::Eq:
+        return x[0].is_fpa() ? z3::fp_eq(x[0], x[1]) : x[0] == x[1];
+      case core::Op::Ne:
+        return x[0].is_fpa() ? !z3::fp_eq(x[0], x[1]) : x[0] != x[1];
+      case core::Op::And:
+        return x[0] && x[1];
+      case core::Op::Or:
+        return x[0] || x[1];
+      case core::Op::Not:
+        return !x[0];
+      default:
+        break;
+      }
+      if (core::rule(a.op) != core::OpRule::Float || x.size() != 1 || !x[0].is_fpa())
+        throw Outside{span, op_name + "'s definition applies `" +
+                                std::string(core::spelling(a.op)) + "`, which is not encoded yet"};
+      // A math function: the same uninterpreted function wherever it is
+      // applied to values of one type (equal arguments, equal results).
+      const std::string fn = std::string(core::spelling(a.op)) + "_" + std::string(core::name(t));
+      auto it = self->functions_.find(fn);
+      if (it == self->functions_.end())
+        it =
+            self->functions_.emplace(fn, c.function(fn.c_str(), x[0].get_sort(), sort_of(t))).first;
+      return it->second(x[0]);
+    };
+    return term(k.statements[0].value);
+  };
+  return result;
+}
+
+// ---- The constraint ----------------------------------------------------------
+
+z3::expr Encoding::truth(const ast::Expr& e) {
+  Val v = eval(e);
+  if (v.type != Val::Type::Bool)
+    throw Outside{e.span, "a condition that is not bool"};
+  return *v.e;
+}
+
+const SymTensor& Encoding::opref(const ast::Expr& e) {
+  if (const ast::StringLit* s = as_string(e)) {
+    auto it = tags_.find(s->value);
+    if (it == tags_.end())
+      throw Outside{e.span, "tag \"" + s->value + "\" is not in the match"};
+    return nodes_.at(it->second);
+  }
+  throw Outside{e.span, "an operand reference other than a tag (INPUT_OF, OUTPUT_OF, SELECT)"};
+}
+
+z3::expr Encoding::as_int(const Val& v, const ast::Expr& e) {
+  if (v.type == Val::Type::Int || v.type == Val::Type::Size)
+    return *v.e;
+  throw Outside{e.span, "an integer was expected"};
+}
+
+Encoding::Val Encoding::eval(const ast::Expr& e) {
+  auto boolean = [&](z3::expr b) {
+    Val v;
+    v.type = Val::Type::Bool;
+    v.e = b;
+    return v;
+  };
+  auto integer = [&](z3::expr i, Val::Type t) {
+    Val v;
+    v.type = t;
+    v.e = i;
+    return v;
+  };
+  if (const auto* i = std::get_if<ast::IntLit>(&e.node)) {
+    bool size = i->text.find_first_of("uU") != std::string::npos;
+    return integer(c_.int_val(int64_t(i->value)), size ? Val::Type::Size : Val::Type::Int);
+  }
+  if (const auto* f = std::get_if<ast::FloatLit>(&e.node)) {
+    Val v;
+    v.type = Val::Type::Float;
+    v.f = float(f->value);
+    return v;
+  }
+  if (const auto* u = std::get_if<ast::Unary>(&e.node)) {
+    Val v = eval(*u->operand);
+    if (u->op != ast::UnaryOp::Neg)
+      return v;
+    if (v.type == Val::Type::Float) {
+      v.f = -v.f;
+      return v;
+    }
+    return integer(-as_int(v, e), Val::Type::Int);
+  }
+  if (const auto* n = std::get_if<ast::Name>(&e.node)) {
+    if (n->id == "OK" || n->id == "true")
+      return boolean(c_.bool_val(true));
+    if (n->id == "false")
+      return boolean(c_.bool_val(false));
+    if (n->id.starts_with("DType::")) {
+      Val v;
+      v.type = Val::Type::DType;
+      v.dtype = n->id.substr(7);
+      return v;
+    }
+    throw Outside{e.span, "the constant " + n->id + " is not encoded yet"};
+  }
+  const ast::Call& c = *as_call(e);
+  const std::string& f = c.callee;
+  if (f == "AND" || f == "OR" || f == "XOR") {
+    z3::expr acc = c_.bool_val(f == "AND");
+    for (const ast::ExprPtr& a : c.args)
+      acc = f == "AND" ? (acc && truth(*a)) : f == "OR" ? (acc || truth(*a)) : (acc != truth(*a));
+    return boolean(acc);
+  }
+  if (f == "NOT")
+    return boolean(!truth(*c.args[0]));
+  if (f == "SELECT") {
+    Val a = eval(*c.args[1]), b = eval(*c.args[2]);
+    if (a.type != b.type || !a.e || !b.e)
+      throw Outside{e.span, "a SELECT of values other than bools and integers"};
+    return integer(z3::ite(truth(*c.args[0]), *a.e, *b.e), a.type);
+  }
+  auto both_size = [](const Val& a, const Val& b) {
+    return a.type == Val::Type::Size || b.type == Val::Type::Size;
+  };
+  // An int converted to a size, as C converts: modulo 2^64.
+  auto to_size = [&](const Val& v) {
+    z3::expr x = *v.e;
+    if (v.type == Val::Type::Size)
+      return x;
+    return z3::ite(x < 0, x + c_.int_val("18446744073709551616"), x);
+  };
+  if (f == "EQ" || f == "NE" || f == "LT" || f == "GT" || f == "LE" || f == "GE") {
+    Val a = eval(*c.args[0]), b = eval(*c.args[1]);
+    if (a.type == Val::Type::DType || b.type == Val::Type::DType) {
+      bool same = a.dtype == b.dtype;
+      return boolean(c_.bool_val(f == "EQ" ? same : !same));
+    }
+    if (a.type == Val::Type::Float || b.type == Val::Type::Float) {
+      if (a.type != Val::Type::Float || b.type != Val::Type::Float)
+        throw Outside{e.span, "a float compared with an integer"};
+      bool r = f == "EQ"   ? a.f == b.f
+               : f == "NE" ? a.f != b.f
+               : f == "LT" ? a.f < b.f
+               : f == "GT" ? a.f > b.f
+               : f == "LE" ? a.f <= b.f
+                           : a.f >= b.f;
+      return boolean(c_.bool_val(r));
+    }
+    if (a.type == Val::Type::Bool || b.type == Val::Type::Bool)
+      return boolean(f == "EQ" ? *a.e == *b.e : *a.e != *b.e);
+    z3::expr x = both_size(a, b) ? to_size(a) : *a.e, y = both_size(a, b) ? to_size(b) : *b.e;
+    return boolean(f == "EQ"   ? x == y
+                   : f == "NE" ? x != y
+                   : f == "LT" ? x < y
+                   : f == "GT" ? x > y
+                   : f == "LE" ? x <= y
+                               : x >= y);
+  }
+  if (f == "ADD" || f == "MUL" || f == "MIN" || f == "MAX" || f == "SUB" || f == "DIV" ||
+      f == "REM" || f == "MOD") {
+    Val acc = eval(*c.args[0]);
+    for (size_t i = 1; i < c.args.size(); ++i) {
+      Val b = eval(*c.args[i]);
+      if (acc.type == Val::Type::Float || b.type == Val::Type::Float) {
+        if (acc.type != Val::Type::Float || b.type != Val::Type::Float)
+          throw Outside{e.span, "float arithmetic on extents is not encoded yet"};
+        acc.f = f == "ADD"   ? acc.f + b.f
+                : f == "SUB" ? acc.f - b.f
+                : f == "MUL" ? acc.f * b.f
+                : f == "DIV" ? acc.f / b.f
+                : f == "MIN" ? std::min(acc.f, b.f)
+                : f == "MAX" ? std::max(acc.f, b.f)
+                             : throw Outside{e.span, f + " of floats is not encoded yet"};
+        continue;
+      }
+      const bool size = both_size(acc, b);
+      z3::expr x = size ? to_size(acc) : as_int(acc, e), y = size ? to_size(b) : as_int(b, e);
+      z3::expr r = x;
+      if (f == "ADD")
+        r = x + y;
+      else if (f == "SUB")
+        r = x - y;
+      else if (f == "MUL")
+        r = x * y;
+      else if (f == "MIN")
+        r = z3::min(x, y);
+      else if (f == "MAX")
+        r = z3::max(x, y);
+      else {
+        // Division by a constant other than zero only (a zero divisor is
+        // a fault the proof would have to rule out).
+        const ast::Expr& divisor = *c.args[i];
+        const auto* lit = std::get_if<ast::IntLit>(&divisor.node);
+        if (!lit || lit->value == 0)
+          throw Outside{divisor.span, f + " by a value other than a nonzero constant"};
+        // C truncates toward zero; Z3's div and mod are Euclidean (the
+        // same for a nonnegative dividend and positive divisor).
+        z3::expr q = z3::ite(x >= 0, x / y, -((-x) / y));
+        r = f == "DIV" ? q
+            : f == "REM"
+                ? x - q * y
+                : z3::ite(x - q * y != 0 && ((x - q * y < 0) != (y < 0)), x - q * y + y, x - q * y);
+      }
+      if (size)
+        r = z3::mod(r, c_.int_val("18446744073709551616"));
+      acc = integer(r, size ? Val::Type::Size : Val::Type::Int);
+    }
+    return acc;
+  }
+  if (f == "UINT" || f == "INT") {
+    Val v = eval(*c.args[0]);
+    if (v.type == Val::Type::Float || v.type == Val::Type::DType)
+      throw Outside{e.span, f + " of a float or dtype is not encoded yet"};
+    return integer(f == "UINT" ? to_size(v) : *v.e, f == "UINT" ? Val::Type::Size : Val::Type::Int);
+  }
+  if (f == "OPTION_INT" || f == "OPTION_UINT" || f == "OPTION_BOOL") {
+    const std::string& name = as_string(*c.args[0])->value;
+    auto it = options_.find(name);
+    if (it == options_.end())
+      it = options_.emplace(name, c_.int_const(("option_" + name).c_str())).first;
+    if (f == "OPTION_BOOL")
+      return boolean(it->second != 0);
+    return integer(it->second, f == "OPTION_UINT" ? Val::Type::Size : Val::Type::Int);
+  }
+  if (f == "RANK_OF") {
+    (void)opref(*c.args[0]);
+    return integer(c_.int_val(int(kRank)), Val::Type::Size);
+  }
+  if (f == "DIM_OF") {
+    const SymTensor& t = opref(*c.args[0]);
+    const auto* lit = std::get_if<ast::IntLit>(&c.args[1]->node);
+    if (!lit || lit->value >= kRank)
+      throw Outside{c.args[1]->span, "DIM_OF of a dimension other than a constant below 4"};
+    return integer(t.shape[lit->value], Val::Type::Size);
+  }
+  if (f == "DTYPE_OF") {
+    Val v;
+    v.type = Val::Type::DType;
+    v.dtype = rules::tag(opref(*c.args[0]).dtype);
+    return v;
+  }
+  if (f == "ELEMENTSIZE_OF")
+    return integer(c_.int_val(rules::element_size(opref(*c.args[0]).dtype)), Val::Type::Size);
+  if (f == "STEPSIZE_OF" || f == "ZERO_OFFSET_OF") {
+    const SymTensor& t = opref(*c.args[0]);
+    if (!is_float(t.dtype))
+      throw Outside{e.span, f + " of a quantized tensor is not encoded yet"};
+    if (f == "ZERO_OFFSET_OF")
+      return integer(c_.int_val(0), Val::Type::Int);
+    Val v;
+    v.type = Val::Type::Float;
+    v.f = 1.0f;
+    return v;
+  }
+  if (f == "SAME_ENCODING") {
+    const SymTensor &a = opref(*c.args[0]), &b = opref(*c.args[1]);
+    if (!is_float(a.dtype) || !is_float(b.dtype))
+      throw Outside{e.span, "SAME_ENCODING of quantized tensors is not encoded yet"};
+    return boolean(c_.bool_val(a.dtype == b.dtype));
+  }
+  throw Outside{c.callee_span, f + " is not encoded yet"};
+}
+
+// ---- The replacement ---------------------------------------------------------
+
+SymTensor Encoding::build(const ast::Expr& e, const SymTensor& in_force, z3::expr& typed) {
+  if (as_string(e)) {
+    SymTensor t = opref(e);
+    t.fresh = false;
+    return t;
+  }
+  const ast::Call& c = *as_call(e);
+  const std::string& f = c.callee;
+  if (f == "Operand")
+    return build(*c.args[0], in_force, typed);
+  if (f == "SELECT") {
+    z3::expr cond = truth(*c.args[0]);
+    z3::expr ta = c_.bool_val(true), tb = c_.bool_val(true);
+    SymTensor a = build(*c.args[1], in_force, ta), b = build(*c.args[2], in_force, tb);
+    typed = typed && z3::ite(cond, ta, tb);
+    if (a.dtype != b.dtype) {
+      // The branches' dtypes differ: only one of them can be taken here.
+      z3::solver s(c_);
+      s.add(cond);
+      if (s.check() == z3::unsat)
+        return b;
+      s.reset();
+      s.add(!cond);
+      if (s.check() == z3::unsat)
+        return a;
+      throw Outside{e.span, "a SELECT whose branches have different dtypes"};
+    }
+    SymTensor r;
+    r.dtype = a.dtype;
+    r.fresh = a.fresh || b.fresh;
+    for (size_t d = 0; d < kRank; ++d)
+      r.shape.push_back(z3::ite(cond, a.shape[d], b.shape[d]));
+    r.at = [cond, a, b](const Index& at) { return z3::ite(cond, a.at(at), b.at(at)); };
+    return r;
+  }
+  if (f == "Op" || f == "WrapOp" || f == "WrapOpAlways") {
+    const std::string& name = as_string(*c.args[0])->value;
+    std::vector<SymTensor> built;
+    for (size_t i = 1; i < c.args.size(); ++i)
+      built.push_back(build(*c.args[i], in_force, typed));
+    std::vector<const SymTensor*> inputs;
+    for (const SymTensor& t : built)
+      inputs.push_back(&t);
+    if (f != "Op") {
+      // WrapOp of an op of that name is that op: not encoded (the graph
+      // decides), WrapOpAlways always wraps, with its operand's output.
+      if (f == "WrapOp" && built[0].op == name)
+        return built[0];
+      z3::expr ok = c_.bool_val(true);
+      SymTensor r = apply(name, inputs, &built[0], &ok, c.callee_span);
+      typed = typed && ok;
+      r.fresh = true;
+      return r;
+    }
+    z3::expr ok = c_.bool_val(true);
+    SymTensor r = apply(name, inputs, &in_force, &ok, c.callee_span);
+    typed = typed && ok;
+    r.fresh = true;
+    return r;
+  }
+  if (f == "gen_ConstScalar_f32") {
+    Val v = eval(*c.args[0]);
+    SymTensor r;
+    r.dtype = HtpType::Float32;
+    r.fresh = true;
+    r.shape.assign(kRank, c_.int_val(1));
+    z3::context& ctx = c_;
+    if (v.type == Val::Type::Float) {
+      float x = v.f;
+      r.at = [&ctx, x](const Index&) { return ctx.fpa_val(x); };
+    } else if (v.type == Val::Type::Int || v.type == Val::Type::Size) {
+      z3::expr i = *v.e;
+      r.at = [&ctx, i](const Index&) {
+        return z3::expr(ctx, Z3_mk_fpa_to_fp_int_real(ctx, ctx.fpa_rounding_mode(), ctx.int_val(0),
+                                                      z3::to_real(i), ctx.fpa_sort(8, 24)));
+      };
+    } else {
+      throw Outside{e.span, "gen_ConstScalar_f32 of a bool or dtype"};
+    }
+    return r;
+  }
+  if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT" || f == "WITH_OUTPUT_TYPE" ||
+      f == "ResizeDim" || f == "WITH_SAME_ID" || f == "WITH_SPLIT_HISTORY")
+    return modifier(c, in_force, typed);
+  throw Outside{c.callee_span, f + " is not encoded yet"};
+}
+
+SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::expr& typed) {
+  const std::string& f = c.callee;
+  SymTensor t = in_force;
+  if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT") {
+    const ast::Expr& from_e = *c.args[0];
+    const ast::Call* shape_of = as_call(from_e);
+    SymTensor from = shape_of && shape_of->callee == "gen_ShapeOf" ? opref(*shape_of->args[0])
+                     : shape_of && shape_of->callee != "SELECT"
+                         ? throw Outside{from_e.span, f + " of a constructed shape"}
+                         : opref(from_e);
+    if (f == "WITH_SIZE")
+      t.shape = from.shape;
+    else if (f == "WITH_TYPE")
+      t.dtype = from.dtype;
+    else
+      t = from;
+  } else if (f == "WITH_OUTPUT_TYPE") {
+    Val dt = eval(*c.args[0]);
+    std::optional<HtpType> h = rules::htp_type_from_name(dt.dtype);
+    if (dt.type != Val::Type::DType || !h)
+      throw Outside{c.args[0]->span, "WITH_OUTPUT_TYPE of an unmodelled dtype"};
+    t.dtype = *h;
+  } else if (f == "ResizeDim") {
+    const auto* lit = std::get_if<ast::IntLit>(&c.args[0]->node);
+    if (!lit || lit->value >= kRank)
+      throw Outside{c.args[0]->span, "ResizeDim of a dimension other than a constant below 4"};
+    t.shape[lit->value] = as_int(eval(*c.args[1]), *c.args[1]);
+  }
+  const ast::Call* last = as_call(*c.args.back());
+  if (f == "WITH_SAME_OUTPUT" && last && last->callee.starts_with("gen_Const"))
+    throw Outside{c.callee_span, "WITH_SAME_OUTPUT of a constant, which HTP does not define"};
+  // An existing node keeps its type; a constructed one has t's.
+  return build(*c.args.back(), t, typed);
+}
+
+} // namespace teval::verify::htp::prove

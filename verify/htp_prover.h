@@ -1,0 +1,121 @@
+// The symbolic prover's internals (see htp_prove.h): the encoding of a rule
+// as Z3 terms, shared by verify/htp_prove_encode.cpp (tensors, ops,
+// constraints, replacements) and verify/htp_prove.cpp (the cases, the
+// queries, replaying a counterexample). The only files that see Z3; not
+// part of the library's interface.
+#pragma once
+
+#include "verify/htp_prove.h"
+#include "verify/htp_verifier.h"
+
+#include <z3++.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace teval::verify::htp::prove {
+
+using detail::Skeleton;
+using parser::htp::Rule;
+using rules::HtpType;
+using rules::OpSet;
+
+/// A construct outside the fragment the encoding covers: the rule's
+/// verdict is unknown, for this reason.
+struct Outside {
+  core::Span span;
+  std::string reason;
+};
+
+/// Tensors are rank 4 (HTP's [batch, height, width, depth]).
+inline constexpr size_t kRank = 4;
+/// Extents range over [1, kMaxExtent].
+inline constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
+
+using Index = std::vector<z3::expr>;
+
+/// A tensor of symbolic extents whose element at a symbolic index is a
+/// term: of a graph input, an uninterpreted function of the index.
+struct SymTensor {
+  HtpType dtype = HtpType::Float32;
+  std::vector<z3::expr> shape;
+  /// The element at an index within the shape (throws Outside when the
+  /// values are outside the fragment, a quantized tensor's say).
+  std::function<z3::expr(const Index&)> at;
+  /// Built by the replacement (modifiers change fresh ops only).
+  bool fresh = false;
+  /// The op that computes it ("" for a graph input).
+  std::string op;
+};
+
+/// One graph input of the match (a tag, or a "$Const"): its extents and
+/// its values.
+struct Leaf {
+  int item = -1; ///< in the skeleton
+  std::string name;
+  HtpType dtype = HtpType::Float32;
+  std::vector<z3::expr> shape;
+  std::optional<z3::func_decl> values; ///< floats only
+};
+
+/// The Z3 sort of a float HtpType's elements.
+z3::sort element_sort(z3::context& c, HtpType t);
+
+/// A rule under one assignment of dtypes to its match's inputs.
+class Encoding {
+public:
+  Encoding(z3::context& c, const Rule& rule, const OpSet& ops, const Skeleton& skeleton,
+           const std::vector<HtpType>& leaf_dtypes);
+
+  /// Builds the match's graph and the constraint: what every graph the
+  /// rule applies to satisfies. Throws Outside.
+  z3::expr assumptions();
+  /// Builds the replacement: what the rewrite must keep (its ops accept
+  /// their inputs, the output's dtype and extents), and the index at which
+  /// the values may differ (\p differ: in bounds and not identical).
+  /// Throws Outside.
+  z3::expr obligations(z3::expr& differ);
+  /// The same obligations when the values are outside the fragment (the
+  /// types may still show the rewrite wrong). Throws Outside.
+  z3::expr obligations_without_values();
+
+  const std::vector<Leaf>& leaves() const { return leaves_; }
+  /// The graph options the rule reads, by name, each an integer.
+  const std::map<std::string, z3::expr>& options() const { return options_; }
+  const Index& index() const { return index_; }
+  /// The extents of the match's root output.
+  const std::vector<z3::expr>& root_shape() const { return nodes_.at(skeleton_.root).shape; }
+
+private:
+  struct Val; // a constraint value
+  Val eval(const ast::Expr& e);
+  z3::expr truth(const ast::Expr& e);
+  const SymTensor& opref(const ast::Expr& e);
+  z3::expr as_int(const Val& v, const ast::Expr& e);
+
+  // Op \p op of \p inputs; \p declared the output definition in force (a
+  // replacement's op) or none (a match op: its definition's output).
+  // Whether its definition accepts the inputs goes to *typed.
+  SymTensor apply(const std::string& op, const std::vector<const SymTensor*>& inputs,
+                  const SymTensor* declared, z3::expr* typed, core::Span where);
+  SymTensor build(const ast::Expr& e, const SymTensor& in_force, z3::expr& typed);
+  // The replacement's output; what it must keep (its ops accept their
+  // inputs, the root's dtype and extents) into \p keep.
+  SymTensor replacement(z3::expr& keep);
+  SymTensor modifier(const ast::Call& c, const SymTensor& in_force, z3::expr& typed);
+
+  z3::context& c_;
+  const Rule& rule_;
+  const OpSet& ops_;
+  const Skeleton& skeleton_;
+  std::vector<Leaf> leaves_;
+  std::vector<SymTensor> nodes_; ///< per skeleton item
+  std::map<std::string, int> tags_;
+  std::map<std::string, z3::expr> options_;
+  std::map<std::string, z3::func_decl> functions_; ///< uninterpreted math functions
+  Index index_;
+};
+
+} // namespace teval::verify::htp::prove
