@@ -3,6 +3,7 @@
 // solver's counterexample replayed by the evaluator.
 #include "verify/htp_prover.h"
 
+#include "core/format.h"
 #include "rules/htp_rewrite.h"
 #include "verify/htp_compare.h"
 
@@ -65,6 +66,38 @@ int64_t int_value(const z3::model& m, const z3::expr& v) {
   if (!x.is_numeral_i64(r))
     r = 0;
   return r;
+}
+
+// \p g with its inputs' values, as sampling prints them; an input of more
+// than 64 elements as its most common value and the elements that differ
+// from it (the solver's inputs are mostly one value).
+std::string described(const Graph& g, const std::map<int, core::Tensor>& inputs) {
+  bool large = false;
+  for (const auto& [id, t] : inputs)
+    large = large || t.numel() > 64;
+  if (!large)
+    return detail::with_values(g, inputs);
+  std::string out = rules::to_text(g);
+  for (const auto& [id, t] : inputs) {
+    std::map<std::string, int64_t> counts;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      ++counts[core::format_scalar(t.get(i))];
+    std::string common;
+    for (const auto& [text, n] : counts)
+      if (common.empty() || n > counts[common])
+        common = text;
+    out += "# " + g.nodes[id].name + " = " + common + " everywhere";
+    int64_t listed = 0;
+    for (int64_t i = 0; i < t.numel() && listed < 16; ++i)
+      if (std::string v = core::format_scalar(t.get(i)); v != common) {
+        std::vector<int64_t> at(t.shape().size());
+        for (size_t d = at.size(), rest = size_t(i); d-- > 0; rest /= size_t(t.shape()[d]))
+          at[d] = int64_t(rest % size_t(t.shape()[d]));
+        out += (listed++ ? ", " : " but ") + std::string("[") + core::format_index(at) + "] = " + v;
+      }
+    out += "\n";
+  }
+  return out;
 }
 
 // The graph of the solver's model \p m (its extents, options and, with
@@ -164,7 +197,7 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
            "uninterpreted function's values)";
     return std::nullopt;
   }
-  return Counterexample{detail::with_values(g, inputs), rules::to_text(after), difference};
+  return Counterexample{described(g, inputs), rules::to_text(after), difference};
 }
 
 // Whether the rule lowers precision on purpose (the sampling verifier's
@@ -249,9 +282,29 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
       s.pop();
     }
     z3::check_result res = timed(s);
-    if (res == z3::sat)
-      return "a counterexample exists for inputs of " + label +
-             " only with an extent or option past 16, too large to replay";
+    if (res == z3::sat) {
+      // Larger extents: replayed when every input has at most 2^20 elements.
+      z3::model m = s.get_model();
+      bool small = true;
+      for (const Leaf& leaf : enc.leaves()) {
+        double count = 1;
+        for (const z3::expr& d : leaf.shape)
+          count *= double(int_value(m, d));
+        small = small && count <= double(1 << 20);
+      }
+      if (!small)
+        return "a counterexample exists for inputs of " + label +
+               " only with inputs of more than 2^20 elements, too large to replay";
+      std::string why;
+      std::optional<Counterexample> cx = replay(rule, ops, skeleton, enc, m, values, &why);
+      if (!cx) {
+        out->inconsistency = why;
+        return why;
+      }
+      out->verdict = ProofVerdict::Refuted;
+      out->counterexample = cx;
+      return "inputs of " + label;
+    }
     if (res == z3::unknown)
       return "the solver gave up (" + s.reason_unknown() + ") for inputs of " + label;
     return std::nullopt;

@@ -185,6 +185,13 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
         dtypes = elementwise(rules::op_kernel(ops_, op, uniform, uniform[0]));
       } catch (const rules::IllTyped&) {
       }
+      // Or when it accepts float32 inputs and is elementwise there.
+      for (TensorType& t : uniform)
+        t.dtype = HtpType::Float32;
+      try {
+        dtypes = dtypes || elementwise(rules::op_kernel(ops_, op, uniform, uniform[0]));
+      } catch (const rules::IllTyped&) {
+      }
     }
     if (!dtypes)
       throw Outside{where, op + ": " + e.message};
@@ -257,9 +264,27 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
   std::optional<HtpType> dtype = computed == core::DType::Float32   ? HtpType::Float32
                                  : computed == core::DType::Float16 ? HtpType::Float16
                                                                     : std::optional<HtpType>();
-  result.dtype = declared ? declared->dtype : dtype ? *dtype : out.dtype;
-  if (declared && dtype && *dtype != declared->dtype)
-    ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
+  // The output's dtype as infer_type gives it: a float's; a definition
+  // that quantizes into its output's encoding takes one drawn for it (not
+  // encoded); another keeps its first input's encoding.
+  const std::string& program = def->program;
+  const bool own_encoding = program.find("$quantize(") != std::string::npos ||
+                            program.find("$encode(") != std::string::npos ||
+                            program.find("$out0.zero") != std::string::npos ||
+                            program.find("$out0.step") != std::string::npos;
+  if (declared) {
+    result.dtype = declared->dtype;
+    if (rules::storage(declared->dtype) != computed)
+      ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
+  } else if (dtype) {
+    result.dtype = *dtype;
+  } else if (!own_encoding && !inputs.empty() && rules::storage(inputs[0]->dtype) == computed) {
+    result.dtype = inputs[0]->dtype;
+  } else {
+    throw Outside{def->span, op + " computes " + std::string(core::name(computed)) +
+                                 " in an encoding of its own: quantized outputs are not "
+                                 "encoded yet"};
+  }
   *typed = ok;
   // The element: the kernel's expression at the index.
   std::vector<SymTensor> ins;
@@ -338,6 +363,11 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
         return x[0] / x[1];
       case core::Op::Sqrt:
         return z3::sqrt(x[0], c.fpa_rounding_mode());
+      case core::Op::RFloor: // the float's floor and ceiling, exact
+      case core::Op::RCeil: {
+        z3::expr mode(c, a.op == core::Op::RFloor ? Z3_mk_fpa_rtn(c) : Z3_mk_fpa_rtp(c));
+        return z3::expr(c, Z3_mk_fpa_round_to_integral(c, mode, x[0]));
+      }
       case core::Op::Max:
       case core::Op::Min: {
         // IEEE maximum (minimum): NaN if either is; +0 above -0.
