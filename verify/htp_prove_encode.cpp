@@ -117,8 +117,16 @@ z3::expr Encoding::assumptions() {
     for (int k : item.inputs)
       inputs.push_back(&nodes_[k]);
     z3::expr typed = c_.bool_val(true);
-    nodes_.push_back(apply(item.op, inputs, nullptr, &typed, rule_.match->span));
-    all = all && typed;
+    try {
+      nodes_.push_back(apply(item.op, inputs, nullptr, &typed, rule_.match->span));
+      all = all && typed;
+    } catch (const Outside& e) {
+      SymTensor poisoned;
+      poisoned.shape =
+          inputs.empty() ? std::vector<z3::expr>(kRank, c_.int_val(1)) : inputs[0]->shape;
+      poisoned.poison = e;
+      nodes_.push_back(poisoned);
+    }
   }
   tags_["*"] = skeleton_.root;
   return all && truth(*rule_.constraint);
@@ -145,6 +153,8 @@ z3::expr Encoding::obligations_without_values() {
 
 SymTensor Encoding::replacement(z3::expr& keep) {
   const SymTensor& root = nodes_.at(skeleton_.root);
+  if (root.poison)
+    throw *root.poison;
   SymTensor in_force = root;
   in_force.fresh = false;
   z3::expr typed = c_.bool_val(true);
@@ -159,6 +169,9 @@ SymTensor Encoding::replacement(z3::expr& keep) {
 
 SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTensor*>& inputs,
                           const SymTensor* declared, z3::expr* typed, core::Span where) {
+  for (const SymTensor* in : inputs)
+    if (in->poison)
+      throw *in->poison;
   if (op == "Concat" || op == "$Out")
     throw Outside{where, "the built-in " + op + " is not encoded yet"};
   std::vector<TensorType> probe;
@@ -421,11 +434,18 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
 
 // ---- The constraint ----------------------------------------------------------
 
+// A condition outside the fragment is a fresh, unconstrained bool: the
+// graphs it admits are a superset of the rule's, so a proof still holds, a
+// vacuous case is still vacuous, and a counterexample that its real value
+// rules out does not replay (the rule does not apply to it).
 z3::expr Encoding::truth(const ast::Expr& e) {
-  Val v = eval(e);
-  if (v.type != Val::Type::Bool)
-    throw Outside{e.span, "a condition that is not bool"};
-  return *v.e;
+  try {
+    Val v = eval(e);
+    if (v.type == Val::Type::Bool)
+      return *v.e;
+  } catch (const Outside&) {
+  }
+  return c_.bool_const(("condition_" + std::to_string(conditions_++)).c_str());
 }
 
 const SymTensor& Encoding::opref(const ast::Expr& e) {
@@ -433,6 +453,8 @@ const SymTensor& Encoding::opref(const ast::Expr& e) {
     auto it = tags_.find(s->value);
     if (it == tags_.end())
       throw Outside{e.span, "tag \"" + s->value + "\" is not in the match"};
+    if (nodes_.at(it->second).poison)
+      throw *nodes_.at(it->second).poison;
     return nodes_.at(it->second);
   }
   throw Outside{e.span, "an operand reference other than a tag (INPUT_OF, OUTPUT_OF, SELECT)"};

@@ -48,6 +48,9 @@ struct SymTensor {
   bool fresh = false;
   /// The op that computes it ("" for a graph input).
   std::string op;
+  /// A match op outside the fragment: using it throws this (the case may
+  /// still be vacuous, its constraint false without it).
+  std::optional<Outside> poison;
 };
 
 /// One graph input of the match (a tag, or a "$Const"): its extents and
@@ -116,6 +119,7 @@ private:
   std::map<std::string, z3::expr> options_;
   std::map<std::string, z3::func_decl> functions_; ///< uninterpreted math functions
   Index index_;
+  int conditions_ = 0; ///< fresh conditions made (truth)
 };
 
 } // namespace teval::verify::htp::prove
