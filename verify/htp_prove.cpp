@@ -324,8 +324,7 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
     Encoding enc(c, rule, ops, skeleton, dtypes);
     try {
       s.add(enc.assumptions());
-      for (const auto& [name, v] : enc.options())
-        s.add(v >= 1 && v <= c.int_val(kMaxExtent)); // HTP sets no size option to 0
+      s.add(enc.option_ranges());
       z3::check_result applies = timed(s);
       if (applies == z3::unsat)
         continue; // no graph of these dtypes the rule applies to
@@ -348,6 +347,7 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
         values_outside = e;
         keep = enc.obligations_without_values();
       }
+      s.add(enc.option_ranges()); // with the options the replacement reads
       for (bool types : {true, false}) {
         if (!types && values_outside)
           throw *values_outside;

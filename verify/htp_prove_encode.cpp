@@ -140,8 +140,14 @@ z3::expr Encoding::obligations(z3::expr& differ) {
   for (size_t d = 0; d < kRank; ++d)
     in_bounds = in_bounds && index_[d] >= 0 && index_[d] < root.shape[d];
   differ = c_.bool_val(false);
-  if (after.dtype == root.dtype)
-    differ = in_bounds && after.at(index_) != root.at(index_);
+  if (after.dtype == root.dtype && !after.is_shape) {
+    z3::expr values = after.at(index_) != root.at(index_);
+    for (const z3::expr& chunk : chunk_conditions_)
+      in_bounds = in_bounds && chunk;
+    differ = in_bounds && values;
+  }
+  for (const z3::expr& p : premises_)
+    differ = differ && p;
   return keep;
 }
 
@@ -151,7 +157,19 @@ z3::expr Encoding::obligations_without_values() {
   return keep;
 }
 
+SymTensor Encoding::shape_node(std::vector<z3::expr> value) const {
+  SymTensor t;
+  t.dtype = HtpType::Int32;
+  t.is_shape = true;
+  t.fresh = true;
+  t.shape = std::move(value);
+  t.at = [](const Index&) -> z3::expr { throw Outside{{}, "the data of a shape"}; };
+  return t;
+}
+
 SymTensor Encoding::replacement(z3::expr& keep) {
+  chunk_conditions_.clear();
+  premises_.clear();
   const SymTensor& root = nodes_.at(skeleton_.root);
   if (root.poison)
     throw *root.poison;
@@ -159,9 +177,11 @@ SymTensor Encoding::replacement(z3::expr& keep) {
   in_force.fresh = false;
   z3::expr typed = c_.bool_val(true);
   SymTensor after = build(*rule_.replacement, in_force, typed);
-  keep = typed && c_.bool_val(after.dtype == root.dtype);
+  keep = typed && c_.bool_val(after.dtype == root.dtype && !after.is_shape);
   for (size_t d = 0; d < kRank; ++d)
     keep = keep && after.shape[d] == root.shape[d];
+  for (const z3::expr& p : premises_)
+    keep = z3::implies(p, keep);
   return after;
 }
 
@@ -174,6 +194,11 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
       throw *in->poison;
   if (op == "Concat" || op == "$Out")
     throw Outside{where, "the built-in " + op + " is not encoded yet"};
+  for (const SymTensor* in : inputs)
+    if (in->is_shape && op != "Slice_shape")
+      throw Outside{where, op + " of a shape"};
+  if (op == "Slice_shape")
+    return slice(inputs, declared, typed, where);
   std::vector<TensorType> probe;
   for (const SymTensor* in : inputs)
     probe.push_back(TensorType{in->dtype, {2, 3, 4, 5}, 0, 1.0f});
@@ -432,6 +457,129 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
   return result;
 }
 
+// Slice_shape(x, start, size) as optimize.h and teval's standard ops define
+// it: the box of extents `size` at `start` (an ops file's own definition
+// is not encoded).
+SymTensor Encoding::slice(const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
+                          z3::expr* typed, core::Span where) {
+  const rules::OpDef* def =
+      inputs.empty() ? nullptr : ops_.find("Slice_shape", inputs[0]->dtype, inputs.size());
+  const rules::OpDef* standard =
+      inputs.empty() ? nullptr
+                     : OpSet::standard().find("Slice_shape", inputs[0]->dtype, inputs.size());
+  if (!def || !standard || def->program != standard->program || inputs.size() != 3 ||
+      inputs[0]->is_shape || !inputs[1]->is_shape || !inputs[2]->is_shape || !declared)
+    throw Outside{where, "a Slice_shape other than the standard one of a tensor and two shapes"};
+  const SymTensor x = *inputs[0];
+  const std::vector<z3::expr> start = inputs[1]->shape, size = inputs[2]->shape;
+  z3::expr ok = c_.bool_val(declared->dtype == x.dtype);
+  for (size_t d = 0; d < kRank; ++d)
+    ok = ok && declared->shape[d] == size[d] && start[d] >= 0 && size[d] >= 0 &&
+         (size[d] == 0 || start[d] + size[d] <= x.shape[d]);
+  *typed = ok;
+  SymTensor r;
+  r.dtype = declared->dtype;
+  r.shape = declared->shape;
+  r.op = "Slice_shape";
+  r.at = [x, start](const Index& at) {
+    Index moved;
+    for (size_t d = 0; d < kRank; ++d)
+      moved.push_back(at[d] + start[d]);
+    return x.at(moved);
+  };
+  return r;
+}
+
+// AUTOSPLIT(dim, tag, chunk, body): a Concat along `dim` of the bodies of
+// the chunks [k * chunk, min((k + 1) * chunk, extent)), each built with the
+// output definition in force cut to the chunk. One symbolic chunk stands
+// for all: its start k * chunk is the solver's to choose, the chunk that
+// holds the element the query is about.
+SymTensor Encoding::autosplit(const ast::Call& c, const SymTensor& in_force, z3::expr& typed) {
+  int64_t dim = -1;
+  z3::expr dim_e = as_int(eval(*c.args[0]), *c.args[0]).simplify();
+  if (!dim_e.is_numeral_i64(dim) || dim < 0 || dim >= int64_t(kRank))
+    throw Outside{c.args[0]->span, "AUTOSPLIT of a dimension other than a constant below 4"};
+  const std::string tag = as_string(*c.args[1])->value;
+  const z3::expr chunk = as_int(eval(*c.args[2]), *c.args[2]);
+  const SymTensor whole = in_force;
+  const z3::expr extent = whole.shape[dim];
+  const std::string id = std::to_string(splits_made_++);
+  const z3::expr k = c_.int_const(("chunk_" + id).c_str());
+  const z3::expr start = c_.int_const(("chunk_start_" + id).c_str());
+  const z3::expr size = z3::ite(chunk < extent - start, chunk, extent - start);
+  const z3::expr valid = k >= 0 && start == k * chunk && start < extent;
+  // teval builds at most 4096 chunks (rules/htp_rewrite.cpp, kMaxChunks):
+  // a larger split is a limit of teval's, beyond the claim.
+  premises_.push_back(chunk <= 0 || extent <= 4096 * chunk);
+  SymTensor cut = whole;
+  cut.shape[dim] = size;
+  cut.fresh = false;
+  splits_.push_back({tag, int(dim), start, size});
+  z3::expr body_typed = c_.bool_val(true);
+  SymTensor body = build(*c.args[3], cut, body_typed);
+  splits_.pop_back();
+  z3::expr fits = body_typed && c_.bool_val(body.dtype == whole.dtype && !body.is_shape);
+  for (size_t d = 0; d < kRank; ++d)
+    fits = fits && body.shape[d] == (int64_t(d) == dim ? size : whole.shape[d]);
+  // A chunk size of 0 or less is a fault of the rewrite; every chunk's
+  // body must accept its inputs and have the chunk's type.
+  typed = typed && chunk > 0 && z3::implies(valid, fits);
+  SymTensor r;
+  r.dtype = whole.dtype;
+  r.shape = whole.shape;
+  r.fresh = true;
+  r.op = "Concat";
+  auto* self = this;
+  r.at = [self, body, dim, start, size, valid, chunk](const Index& at) {
+    if (!z3::eq(at[dim], self->index_[dim]))
+      throw Outside{{}, "a tiled tensor read at an index other than the output's"};
+    // (A chunk size of 0 or less is the types query's: no chunk then.)
+    self->chunk_conditions_.push_back(chunk <= 0 ||
+                                      (valid && start <= at[dim] && at[dim] < start + size));
+    Index local = at;
+    local[dim] = at[dim] - start;
+    return body.at(local);
+  };
+  return r;
+}
+
+// AUTOSPLIT_SHAPEFN_APPLY of the seed's slice macros' shape functions:
+// the start or size of an input's slice for the chunk of split `tag`.
+SymTensor Encoding::shape_function(const ast::Call& c, z3::expr& typed) {
+  const auto* name = std::get_if<ast::Name>(&c.args[0]->node);
+  const std::string fn = name ? name->id : "";
+  const bool simple = fn == "simple_split_start" || fn == "simple_split_size";
+  const bool simpledim = fn == "simpledim_split_start" || fn == "simpledim_split_size";
+  if (!simple && !simpledim)
+    throw Outside{c.args[0]->span, "the shape function '" + fn + "' is not encoded"};
+  const std::string& tag = as_string(*c.args[1])->value;
+  const Split* s = nullptr;
+  for (const Split& x : splits_)
+    s = x.tag == tag ? &x : s;
+  if (!s)
+    throw Outside{c.args[1]->span, "a shape function of a split not in scope"};
+  const SymTensor in = opref(*c.args[2]);
+  int64_t dim = s->dim;
+  if (simpledim) {
+    z3::expr d = as_int(eval(*c.args[3]), *c.args[3]).simplify();
+    if (!d.is_numeral_i64(dim) || dim < 0 || dim >= int64_t(kRank))
+      throw Outside{c.args[3]->span, "a dimension other than a constant below 4"};
+  }
+  std::vector<z3::expr> start(kRank, c_.int_val(0)), size = in.shape;
+  const z3::expr whole = nodes_.at(skeleton_.root).shape[s->dim];
+  // A broadcast input (extent 1) gives every chunk its one slice; another
+  // must have the split output's extent (else the rewrite is not
+  // evaluable), and the chunk must lie inside it.
+  const z3::expr broadcast = simple ? in.shape[dim] == 1 && whole != 1 : c_.bool_val(false);
+  if (simple)
+    typed = typed && (broadcast || in.shape[dim] == whole);
+  typed = typed && (broadcast || s->start + s->size <= in.shape[dim]);
+  start[dim] = z3::ite(broadcast, c_.int_val(0), s->start);
+  size[dim] = z3::ite(broadcast, in.shape[dim], s->size);
+  return shape_node(fn.ends_with("_start") ? start : size);
+}
+
 // ---- The constraint ----------------------------------------------------------
 
 // A condition outside the fragment is a fresh, unconstrained bool: the
@@ -627,9 +775,25 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
     auto it = options_.find(name);
     if (it == options_.end())
       it = options_.emplace(name, c_.int_const(("option_" + name).c_str())).first;
+    // Its range: a size option HTP never sets to 0, an int option an int.
+    if (f == "OPTION_UINT")
+      option_ranges_.push_back(it->second >= 1 && it->second <= c_.int_val(kMaxExtent));
+    if (f == "OPTION_INT")
+      option_ranges_.push_back(it->second >= c_.int_val(int64_t(INT32_MIN)) &&
+                               it->second <= c_.int_val(int64_t(INT32_MAX)));
     if (f == "OPTION_BOOL")
       return boolean(it->second != 0);
     return integer(it->second, f == "OPTION_UINT" ? Val::Type::Size : Val::Type::Int);
+  }
+  if (f == "SPLIT_DIM" || f == "SPLIT_START" || f == "SPLIT_SIZE") {
+    const std::string& tag = as_string(*c.args[0])->value;
+    for (auto it = splits_.rbegin(); it != splits_.rend(); ++it)
+      if (it->tag == tag)
+        return integer(f == "SPLIT_DIM"     ? c_.int_val(it->dim)
+                       : f == "SPLIT_START" ? it->start
+                                            : it->size,
+                       Val::Type::Int);
+    throw Outside{e.span, f + " of a split not in scope"};
   }
   if (f == "RANK_OF") {
     (void)opref(*c.args[0]);
@@ -732,6 +896,22 @@ SymTensor Encoding::build(const ast::Expr& e, const SymTensor& in_force, z3::exp
     r.fresh = true;
     return r;
   }
+  if (f == "AUTOSPLIT")
+    return autosplit(c, in_force, typed);
+  if (f == "gen_Shape") {
+    std::vector<z3::expr> value;
+    for (const ast::ExprPtr& a : c.args) {
+      value.push_back(as_int(eval(*a), *a));
+      typed = typed && value.back() >= 0 && value.back() <= c_.int_val(kMaxExtent);
+    }
+    if (value.size() != kRank)
+      throw Outside{e.span, "a gen_Shape of rank other than 4"};
+    return shape_node(value);
+  }
+  if (f == "gen_ShapeOf")
+    return shape_node(build(*c.args[0], in_force, typed).shape);
+  if (f == "AUTOSPLIT_SHAPEFN_APPLY")
+    return shape_function(c, typed);
   if (f == "gen_ConstScalar_f32") {
     Val v = eval(*c.args[0]);
     SymTensor r;
@@ -763,12 +943,8 @@ SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::
   const std::string& f = c.callee;
   SymTensor t = in_force;
   if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT") {
-    const ast::Expr& from_e = *c.args[0];
-    const ast::Call* shape_of = as_call(from_e);
-    SymTensor from = shape_of && shape_of->callee == "gen_ShapeOf" ? opref(*shape_of->args[0])
-                     : shape_of && shape_of->callee != "SELECT"
-                         ? throw Outside{from_e.span, f + " of a constructed shape"}
-                         : opref(from_e);
+    // An existing opref, or for WITH_SIZE a shape construction.
+    SymTensor from = build(*c.args[0], in_force, typed);
     if (f == "WITH_SIZE")
       t.shape = from.shape;
     else if (f == "WITH_TYPE")

@@ -51,6 +51,9 @@ struct SymTensor {
   /// A match op outside the fragment: using it throws this (the case may
   /// still be vacuous, its constraint false without it).
   std::optional<Outside> poison;
+  /// A shape construction (HTP's OpDef_Shape): `shape` is its value; it
+  /// has no data.
+  bool is_shape = false;
 };
 
 /// One graph input of the match (a tag, or a "$Const"): its extents and
@@ -87,6 +90,14 @@ public:
   const std::vector<Leaf>& leaves() const { return leaves_; }
   /// The graph options the rule reads, by name, each an integer.
   const std::map<std::string, z3::expr>& options() const { return options_; }
+  /// Their ranges: an OPTION_UINT is at least 1 (HTP never sets a size
+  /// option to 0), an OPTION_INT an int; an OPTION_BOOL any integer.
+  z3::expr option_ranges() const {
+    z3::expr all = c_.bool_val(true);
+    for (const z3::expr& r : option_ranges_)
+      all = all && r;
+    return all;
+  }
   const Index& index() const { return index_; }
   /// The extents of the match's root output.
   const std::vector<z3::expr>& root_shape() const { return nodes_.at(skeleton_.root).shape; }
@@ -117,9 +128,28 @@ private:
   std::vector<SymTensor> nodes_; ///< per skeleton item
   std::map<std::string, int> tags_;
   std::map<std::string, z3::expr> options_;
+  std::vector<z3::expr> option_ranges_;
   std::map<std::string, z3::func_decl> functions_; ///< uninterpreted math functions
   Index index_;
   int conditions_ = 0; ///< fresh conditions made (truth)
+  /// The chunk of an AUTOSPLIT being built: its start (a multiple of the
+  /// chunk size, chosen by the solver) and extent.
+  struct Split {
+    std::string tag;
+    int dim = 0;
+    z3::expr start, size;
+  };
+  std::vector<Split> splits_;
+  /// Which chunk holds the output's element at the index: conditions on
+  /// each AUTOSPLIT's start, added to the query of the values.
+  std::vector<z3::expr> chunk_conditions_;
+  std::vector<z3::expr> premises_; ///< limits of teval's the claim assumes
+  int splits_made_ = 0;
+  SymTensor autosplit(const ast::Call& c, const SymTensor& in_force, z3::expr& typed);
+  SymTensor slice(const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
+                  z3::expr* typed, core::Span where);
+  SymTensor shape_function(const ast::Call& c, z3::expr& typed);
+  SymTensor shape_node(std::vector<z3::expr> value) const;
 };
 
 } // namespace teval::verify::htp::prove

@@ -33,6 +33,32 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT16("x"),
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_QUINT8("x"),
   Op("flat_from_vtcm", WITH_SAME_OUTPUT("*", Op("Relu", Op("flat_to_vtcm", "x")))))
 
-// Unknown: tilings are not encoded yet.
-DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), AND(IS_FLOAT32("x"), GT(DIM_HEIGHT("*"), 8)),
-  AUTOSPLIT(1, "I", 8, Op("Relu", TYPICAL_SLICE("x", "I"))))
+// Unknown: reductions are not encoded yet.
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Softmax", "x"), IS_FLOAT32("x"),
+  Op("flat_from_vtcm", WITH_SAME_OUTPUT("*", Op("Softmax", Op("flat_to_vtcm", "x")))))
+
+// Proved: an elementwise op tiled along height by the TILE_HEIGHT option.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), AND(IS_FLOAT32("x"), GT(DIM_HEIGHT("*"), TILE_HEIGHT)),
+  AUTOSPLIT(1, "I", TILE_HEIGHT, Op("Relu", TYPICAL_SLICE("x", "I"))))
+
+// Proved: a binary op split along depth in chunks of 32, the last shorter.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Add", "a", "b"), AND(IS_FLOAT16("a"), IS_FLOAT16("b"), GT(DIM_DEPTH("*"), 32)),
+  AUTOSPLIT(3, "I", 32, Op("Add", TYPICAL_SLICE("a", "I"), TYPICAL_SLICE("b", "I"))))
+
+// Refuted (a planted fault): an off-by-one slice, past the input's end.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), AND(IS_FLOAT32("x"), GT(DIM_WIDTH("*"), 4)),
+  AUTOSPLIT(2, "I", 4, Op("Relu", AUTOSPLIT_SLICE("x",
+    gen_Shape(0, 0, ADD(SPLIT_START("I"), 1), 0),
+    gen_Shape(DIM_BATCHES("x"), DIM_HEIGHT("x"), SPLIT_SIZE("I"), DIM_DEPTH("x"))))))
+
+// Refuted (a planted fault): a wrong split size, slices 2 wide in chunks of 3.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Neg", "x"), AND(IS_FLOAT32("x"), GT(DIM_DEPTH("*"), 3)),
+  AUTOSPLIT(3, "I", 3, Op("Neg", AUTOSPLIT_SLICE("x",
+    gen_Shape(0, 0, 0, SPLIT_START("I")),
+    gen_Shape(DIM_BATCHES("x"), DIM_HEIGHT("x"), DIM_WIDTH("x"), 2)))))
+
+// Refuted (a planted fault): every chunk reads the first chunk's values.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), AND(IS_FLOAT32("x"), GT(DIM_WIDTH("*"), 4)),
+  AUTOSPLIT(2, "I", 4, Op("Relu", AUTOSPLIT_SLICE("x",
+    gen_Shape(0, 0, 0, 0),
+    gen_Shape(DIM_BATCHES("x"), DIM_HEIGHT("x"), SPLIT_SIZE("I"), DIM_DEPTH("x"))))))
