@@ -7,6 +7,7 @@
 #include "rules/htp_rewrite.h"
 #include "verify/htp_compare.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -137,6 +138,10 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
     n.type.dtype = leaf.dtype;
     for (const z3::expr& d : leaf.shape)
       n.type.shape.push_back(int_value(m, d));
+    if (leaf.zero) {
+      n.type.zero_offset = int32_t(int_value(m, *leaf.zero));
+      n.type.step = float(float_value(m, *leaf.step));
+    }
     core::Tensor t(rules::storage(leaf.dtype), n.type.shape);
     core::Shape at(kRank, 0);
     for (int64_t k = 0; k < t.numel(); ++k) {
@@ -148,10 +153,19 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
       }
       for (size_t d = 0; d < kRank; ++d)
         where.push_back(enc.index()[d].ctx().int_val(at[d]));
-      if (!leaf.values || !values) // values the query does not read: zeros
+      const core::DType stored = rules::storage(leaf.dtype);
+      if (!values) { // values the query does not read: zeros (codes of the zero offset)
+        if (!core::is_float(stored))
+          t.set(k, core::Scalar::of_int(stored, n.type.zero_offset));
         continue;
+      }
       z3::expr v = (*leaf.values)(where[0], where[1], where[2], where[3]);
-      t.set(k, core::Scalar::of_float(rules::storage(leaf.dtype), float_value(m, v)));
+      if (core::is_float(stored)) {
+        t.set(k, core::Scalar::of_float(stored, float_value(m, v)));
+      } else {
+        auto [lo, hi] = code_range(leaf.dtype);
+        t.set(k, core::Scalar::of_int(stored, std::clamp(int_value(m, v), lo, hi)));
+      }
     }
     if (n.kind == Node::Kind::Const)
       n.value = t;
@@ -257,6 +271,37 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
   auto refute = [&](z3::solver& s, Encoding& enc, const std::string& label, bool values,
                     ProofResult* out) -> std::optional<std::string> {
     z3::context& c = s.ctx();
+    // With quantized values, a first search with their encodings fixed
+    // (zero offsets 0, steps 1/2, 1/4, ...): float64 arithmetic on
+    // symbolic steps is slow to search, and any counterexample will do.
+    if (!enc.encodings().empty()) {
+      s.push();
+      z3::params quick(c);
+      quick.set("timeout", std::min(o.timeout_ms, 2000u));
+      s.set(quick);
+      float step = 0.5f;
+      for (const auto& [zero, symbol] : enc.encodings()) {
+        s.add(zero == 0 && symbol == c.fpa_val(step));
+        step /= 2;
+      }
+      for (const Leaf& leaf : enc.leaves())
+        for (const z3::expr& d : leaf.shape)
+          s.add(d <= c.int_val(4));
+      if (timed(s) == z3::sat) {
+        std::string why;
+        std::optional<Counterexample> cx =
+            replay(rule, ops, skeleton, enc, s.get_model(), values, &why);
+        if (cx) {
+          out->verdict = ProofVerdict::Refuted;
+          out->counterexample = cx;
+          return "inputs of " + label;
+        }
+      }
+      s.pop();
+      z3::params full(c);
+      full.set("timeout", o.timeout_ms);
+      s.set(full);
+    }
     for (int64_t bound : {4, 16}) {
       s.push();
       for (const Leaf& leaf : enc.leaves())
@@ -364,7 +409,7 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
       r.reason = e.reason + " (inputs of " + label + ")";
       return finish(r);
     } catch (const z3::exception& e) {
-      r.reason = std::string("the solver: ") + e.msg();
+      r.reason = std::string("the solver: ") + e.msg() + " (inputs of " + label + ")";
       return finish(r);
     }
   }

@@ -44,7 +44,43 @@ bool elementwise(const core::Kernel& k) {
   return ok;
 }
 
+// The zero offsets teval's verifier draws for a quantized dtype.
+std::pair<int64_t, int64_t> zero_range(HtpType t) {
+  switch (t) {
+  case HtpType::QUInt8:
+    return {0, 255};
+  case HtpType::QInt8:
+    return {-128, 127};
+  case HtpType::QUInt16:
+    return {0, 65535};
+  default:
+    return {0, 0};
+  }
+}
+
+// Probe encodings: distinctive zero offsets and steps given to a
+// definition's inputs (and output) so that the kernel's constants that are
+// theirs can be told apart and made symbolic again.
+constexpr int64_t kProbeZero[] = {113, 109, 107, 103};
+constexpr float kProbeStep[] = {0.0123456f, 0.0234567f, 0.0345678f, 0.0456789f};
+constexpr size_t kProbeOut = 3;
+
 } // namespace
+
+std::pair<int64_t, int64_t> code_range(HtpType t) {
+  switch (t) {
+  case HtpType::QUInt8:
+    return {0, 255};
+  case HtpType::QInt8:
+    return {-128, 127};
+  case HtpType::QUInt16:
+    return {0, 65535};
+  case HtpType::QInt16:
+    return {-32768, 32767};
+  default:
+    return {INT32_MIN, INT32_MAX};
+  }
+}
 
 z3::sort element_sort(z3::context& c, HtpType t) {
   return t == HtpType::Float16 ? c.fpa_sort(5, 11) : c.fpa_sort(8, 24);
@@ -77,10 +113,13 @@ Encoding::Encoding(z3::context& c, const Rule& rule, const OpSet& ops, const Ske
     leaf.dtype = leaf_dtypes.at(next++);
     for (size_t d = 0; d < kRank; ++d)
       leaf.shape.push_back(c_.int_const((leaf.name + "_d" + std::to_string(d)).c_str()));
-    if (is_float(leaf.dtype)) {
-      z3::sort ints[kRank] = {c_.int_sort(), c_.int_sort(), c_.int_sort(), c_.int_sort()};
-      leaf.values =
-          c_.function(("v_" + leaf.name).c_str(), kRank, ints, element_sort(c_, leaf.dtype));
+    z3::sort ints[kRank] = {c_.int_sort(), c_.int_sort(), c_.int_sort(), c_.int_sort()};
+    leaf.values = c_.function(("v_" + leaf.name).c_str(), kRank, ints,
+                              is_float(leaf.dtype) ? element_sort(c_, leaf.dtype) : c_.int_sort());
+    if (rules::quantized(leaf.dtype)) {
+      leaf.zero = c_.int_const(("zero_" + leaf.name).c_str());
+      leaf.step = c_.constant(("step_" + leaf.name).c_str(), c_.fpa_sort(8, 24));
+      encodings_.emplace_back(*leaf.zero, *leaf.step);
     }
     leaves_.push_back(leaf);
   }
@@ -100,15 +139,25 @@ z3::expr Encoding::assumptions() {
       t.shape = leaf.shape;
       for (const z3::expr& d : leaf.shape)
         all = all && d >= 1 && d <= c_.int_val(kMaxExtent);
-      std::optional<z3::func_decl> values = leaf.values;
-      std::string name = leaf.name;
-      HtpType dtype = leaf.dtype;
-      t.at = [values, name, dtype](const Index& at) -> z3::expr {
-        if (!values)
-          throw Outside{{},
-                        std::string(rules::tag(dtype)) + " values (" + name +
-                            "): only float32 and float16 elements are encoded yet"};
-        return (*values)(at[0], at[1], at[2], at[3]);
+      t.zero = leaf.zero;
+      t.step = leaf.step;
+      if (leaf.zero) {
+        // The encodings teval draws: a zero offset in the dtype's range
+        // (0 for QInt16 and QInt32), a positive, normal step.
+        auto [lo, hi] = zero_range(leaf.dtype);
+        all = all && *leaf.zero >= c_.int_val(lo) && *leaf.zero <= c_.int_val(hi) &&
+              leaf.step->mk_is_normal() && !z3::expr(c_, Z3_mk_fpa_is_negative(c_, *leaf.step));
+      }
+      const z3::func_decl values = *leaf.values;
+      const HtpType dtype = leaf.dtype;
+      auto* self = this;
+      t.at = [self, values, dtype](const Index& at) -> z3::expr {
+        z3::expr v = values(at[0], at[1], at[2], at[3]);
+        if (!is_float(dtype)) { // codes of the dtype's range
+          auto [lo, hi] = code_range(dtype);
+          self->value_conditions_.push_back(v >= self->c_.int_val(lo) && v <= self->c_.int_val(hi));
+        }
+        return v;
       };
       nodes_.push_back(t);
       continue;
@@ -140,11 +189,27 @@ z3::expr Encoding::obligations(z3::expr& differ) {
   for (size_t d = 0; d < kRank; ++d)
     in_bounds = in_bounds && index_[d] >= 0 && index_[d] < root.shape[d];
   differ = c_.bool_val(false);
-  if (after.dtype == root.dtype && !after.is_shape) {
-    z3::expr values = after.at(index_) != root.at(index_);
+  if (rules::storage(after.dtype) == rules::storage(root.dtype) && !after.is_shape) {
+    value_conditions_.clear();
+    faults_.clear();
+    // A graph that faults before the rewrite is no case (there, at least);
+    // a fault after it is a difference.
+    const z3::expr before = root.at(index_);
+    const size_t before_faults = faults_.size();
+    const z3::expr now = after.at(index_);
+    if (!z3::eq(now.get_sort(), before.get_sort()))
+      throw Outside{rule_.replacement->span, "the output's elements are " +
+                                                 now.get_sort().to_string() + " after and " +
+                                                 before.get_sort().to_string() + " before"};
+    z3::expr faulted_before = c_.bool_val(false), faults_after = c_.bool_val(false);
+    for (size_t i = 0; i < faults_.size(); ++i)
+      (i < before_faults ? faulted_before : faults_after) =
+          (i < before_faults ? faulted_before : faults_after) || faults_[i];
     for (const z3::expr& chunk : chunk_conditions_)
       in_bounds = in_bounds && chunk;
-    differ = in_bounds && values;
+    for (const z3::expr& v : value_conditions_)
+      in_bounds = in_bounds && v;
+    differ = in_bounds && !faulted_before && (now != before || faults_after);
   }
   for (const z3::expr& p : premises_)
     differ = differ && p;
@@ -177,7 +242,10 @@ SymTensor Encoding::replacement(z3::expr& keep) {
   in_force.fresh = false;
   z3::expr typed = c_.bool_val(true);
   SymTensor after = build(*rule_.replacement, in_force, typed);
-  keep = typed && c_.bool_val(after.dtype == root.dtype && !after.is_shape);
+  // The output's storage dtype and extents stay (the evaluator compares
+  // outputs as stored: a QInt32 and an Int32 of the same codes agree).
+  keep = typed &&
+         c_.bool_val(rules::storage(after.dtype) == rules::storage(root.dtype) && !after.is_shape);
   for (size_t d = 0; d < kRank; ++d)
     keep = keep && after.shape[d] == root.shape[d];
   for (const z3::expr& p : premises_)
@@ -199,12 +267,24 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
       throw Outside{where, op + " of a shape"};
   if (op == "Slice_shape")
     return slice(inputs, declared, typed, where);
+  if (inputs.size() > kProbeOut)
+    throw Outside{where, op + " of more than " + std::to_string(kProbeOut) + " inputs"};
   std::vector<TensorType> probe;
-  for (const SymTensor* in : inputs)
-    probe.push_back(TensorType{in->dtype, {2, 3, 4, 5}, 0, 1.0f});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const bool q = rules::quantized(inputs[i]->dtype);
+    probe.push_back(TensorType{
+        inputs[i]->dtype, {2, 3, 4, 5}, q ? int32_t(kProbeZero[i]) : 0, q ? kProbeStep[i] : 1.0f});
+  }
   TensorType out = probe.empty() ? TensorType{} : probe[0];
   if (declared)
     out.dtype = declared->dtype;
+  if (rules::quantized(out.dtype)) {
+    out.zero_offset = int32_t(kProbeZero[kProbeOut]);
+    out.step = kProbeStep[kProbeOut];
+  } else {
+    out.zero_offset = 0;
+    out.step = 1.0f;
+  }
   const rules::OpDef* def = nullptr;
   core::Kernel k;
   try {
@@ -312,16 +392,47 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
                             program.find("$out0.step") != std::string::npos;
   if (declared) {
     result.dtype = declared->dtype;
+    result.zero = declared->zero;
+    result.step = declared->step;
     if (rules::storage(declared->dtype) != computed)
       ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
   } else if (dtype) {
     result.dtype = *dtype;
-  } else if (!own_encoding && !inputs.empty() && rules::storage(inputs[0]->dtype) == computed) {
+  } else if (!inputs.empty() && rules::storage(inputs[0]->dtype) == computed &&
+             (!own_encoding || rules::quantized(inputs[0]->dtype))) {
+    // Its first input's dtype; its encoding too, or (a definition that
+    // quantizes into its output's) one of its own, any.
     result.dtype = inputs[0]->dtype;
+    result.zero = inputs[0]->zero;
+    result.step = inputs[0]->step;
+    if (own_encoding) {
+      const std::string id = std::to_string(encodings_made_++);
+      result.zero = c_.int_const(("zero_op" + id).c_str());
+      result.step = c_.constant(("step_op" + id).c_str(), c_.fpa_sort(8, 24));
+      encodings_.emplace_back(*result.zero, *result.step);
+      auto [lo, hi] = zero_range(result.dtype);
+      ok = ok && *result.zero >= c_.int_val(lo) && *result.zero <= c_.int_val(hi) &&
+           result.step->mk_is_normal() && !z3::expr(c_, Z3_mk_fpa_is_negative(c_, *result.step));
+    }
   } else {
     throw Outside{def->span, op + " computes " + std::string(core::name(computed)) +
-                                 " in an encoding of its own: quantized outputs are not "
-                                 "encoded yet"};
+                                 " in an encoding of its own from " +
+                                 (inputs.empty() ? "no input" : rules::tag(inputs[0]->dtype)) +
+                                 ": which quantized dtype it gives is not encoded"};
+  }
+  if (rules::quantized(result.dtype) && (!result.zero || !result.step))
+    throw Outside{def->span, op + " gives a quantized tensor of an encoding not encoded"};
+  // The probe encodings' constants in the kernel, made symbolic again.
+  std::vector<std::pair<int64_t, z3::expr>> zeros;
+  std::vector<std::pair<float, z3::expr>> steps;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i]->zero) {
+      zeros.emplace_back(kProbeZero[i], *inputs[i]->zero);
+      steps.emplace_back(kProbeStep[i], *inputs[i]->step);
+    }
+  if (result.zero) {
+    zeros.emplace_back(kProbeZero[kProbeOut], *result.zero);
+    steps.emplace_back(kProbeStep[kProbeOut], *result.step);
   }
   *typed = ok;
   // The element: the kernel's expression at the index.
@@ -329,18 +440,14 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
   for (const SymTensor* in : inputs)
     ins.push_back(*in);
   result.op = op;
-  const bool floats = dtype.has_value();
   std::string op_name = op;
   core::Span span = def->span;
   auto* self = this;
-  result.at = [self, k, ins, floats, op_name, span](const Index& at) -> z3::expr {
-    if (!floats)
-      throw Outside{span, op_name + " computes " +
-                              std::string(core::name(k.tensors[k.statements[0].target].dtype)) +
-                              ": only float32 and float16 arithmetic is encoded yet"};
+  result.at = [self, k, ins, op_name, span, zeros, steps](const Index& at) -> z3::expr {
     z3::context& c = self->c_;
     std::function<z3::expr(const core::Expr&)> term = [&](const core::Expr& e) -> z3::expr {
       const core::DType t = e->dtype;
+      const bool integer = core::is_integer(t) && t != core::DType::Bool;
       auto sort_of = [&](core::DType d) -> z3::sort {
         if (d == core::DType::Float32)
           return c.fpa_sort(8, 24);
@@ -348,12 +455,34 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
           return c.fpa_sort(5, 11);
         if (d == core::DType::Float64)
           return c.fpa_sort(11, 53);
+        if (core::is_integer(d) && d != core::DType::Bool && d != core::DType::UInt64)
+          return c.int_sort();
         throw Outside{span, op_name + "'s definition computes in " + std::string(core::name(d)) +
-                                ": only float arithmetic is encoded yet"};
+                                ", which is not encoded yet"};
       };
       if (const auto* k0 = std::get_if<core::Const>(&e->node)) {
         if (t == core::DType::Bool)
           return c.bool_val(k0->value.i != 0);
+        // A probe encoding's zero offset or step: the tensor's own.
+        for (const auto& [magic, zero] : zeros)
+          if (integer ? k0->value.i == magic : k0->value.f == double(magic))
+            return integer ? zero
+                           : z3::expr(c, Z3_mk_fpa_to_fp_real(c, c.fpa_rounding_mode(),
+                                                              z3::to_real(zero), sort_of(t)));
+        if (!integer)
+          for (const auto& [magic, step] : steps)
+            if (float(k0->value.f) == magic) // float32, or its float64 widening
+              return z3::fpa_to_fpa(step, sort_of(t));
+        // A probe value left over would make the proof one of that
+        // encoding only: never let it through.
+        for (size_t i = 0; i <= kProbeOut; ++i)
+          if ((integer
+                   ? k0->value.i == kProbeZero[i]
+                   : k0->value.f == double(kProbeZero[i]) || float(k0->value.f) == kProbeStep[i]))
+            throw Outside{span, op_name + "'s definition has a constant equal to a probe "
+                                          "encoding's, which the encoding cannot tell apart"};
+        if (integer)
+          return c.int_val(k0->value.i);
         return z3::fpa_to_fpa(c.fpa_val(k0->value.f), sort_of(t));
       }
       if (const auto* l = std::get_if<core::Load>(&e->node)) {
@@ -363,13 +492,37 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
           const auto* cst = std::get_if<core::Const>(&l->index[d]->node);
           where.push_back(cst ? c.int_val(cst->value.i) : at[d]);
         }
-        return ins[in].at(where);
+        z3::expr v = ins[in].at(where);
+        if (!z3::eq(v.get_sort(), sort_of(t))) // an ill-typed input's values
+          throw Outside{span, op_name + " reads " + v.get_sort().to_string() + " elements as " +
+                                  std::string(core::name(t))};
+        return v;
       }
       if (const auto* cast = std::get_if<core::Cast>(&e->node)) {
         z3::expr v = term(cast->value);
-        if (!v.is_fpa())
-          throw Outside{span, op_name + "'s definition casts a non-float value"};
-        return z3::fpa_to_fpa(v, sort_of(t));
+        const core::DType from = cast->value->dtype;
+        if (v.is_fpa() && !integer)
+          return z3::fpa_to_fpa(v, sort_of(t));
+        if (v.is_int() && !integer) // exact for the integers storage holds
+          return z3::expr(
+              c, Z3_mk_fpa_to_fp_real(c, c.fpa_rounding_mode(), z3::to_real(v), sort_of(t)));
+        if (!integer || t == core::DType::Int64 || t == core::DType::UInt64)
+          throw Outside{span, op_name + "'s definition casts " + std::string(core::name(from)) +
+                                  " to " + std::string(core::name(t))};
+        const int64_t lo = core::int_min(t), hi = core::int_max(t);
+        if (v.is_fpa()) {
+          // Truncated toward zero; NaN and values out of range fault.
+          z3::expr whole(c, Z3_mk_fpa_round_to_integral(c, Z3_mk_fpa_rtz(c), v));
+          z3::expr r(c, Z3_mk_real2int(c, Z3_mk_fpa_to_real(c, whole)));
+          self->faults_.push_back(v.mk_is_nan() || v.mk_is_inf() || r < c.int_val(lo) ||
+                                  r > c.int_val(hi));
+          return z3::ite(v.mk_is_nan() || v.mk_is_inf(), c.int_val(0), r);
+        }
+        if (!v.is_int())
+          throw Outside{span, op_name + "'s definition casts a bool to an integer"};
+        // Integers wrap into the target's range.
+        const int64_t width = hi - lo + 1;
+        return z3::mod(v - c.int_val(lo), c.int_val(width)) + c.int_val(lo);
       }
       if (const auto* sel = std::get_if<core::Select>(&e->node))
         return z3::ite(term(sel->cond), term(sel->then), term(sel->otherwise));
@@ -386,6 +539,32 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
            a.op == core::Op::Min) &&
           x.size() == 2 && Z3_get_ast_id(c, x[1]) < Z3_get_ast_id(c, x[0]))
         std::swap(x[0], x[1]);
+      if (!x.empty() && x[0].is_int()) {
+        // Integers: comparisons, maximum and minimum (their arithmetic's
+        // overflow is not encoded).
+        switch (a.op) {
+        case core::Op::Max:
+          return z3::ite(x[0] >= x[1], x[0], x[1]);
+        case core::Op::Min:
+          return z3::ite(x[0] <= x[1], x[0], x[1]);
+        case core::Op::Lt:
+          return x[0] < x[1];
+        case core::Op::Le:
+          return x[0] <= x[1];
+        case core::Op::Gt:
+          return x[0] > x[1];
+        case core::Op::Ge:
+          return x[0] >= x[1];
+        case core::Op::Eq:
+          return x[0] == x[1];
+        case core::Op::Ne:
+          return x[0] != x[1];
+        default:
+          throw Outside{span, op_name + "'s definition applies `" +
+                                  std::string(core::spelling(a.op)) +
+                                  "` to integers, which is not encoded yet"};
+        }
+      }
       switch (a.op) {
       case core::Op::Neg:
         return -x[0];
@@ -816,6 +995,8 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
     return integer(c_.int_val(rules::element_size(opref(*c.args[0]).dtype)), Val::Type::Size);
   if (f == "STEPSIZE_OF" || f == "ZERO_OFFSET_OF") {
     const SymTensor& t = opref(*c.args[0]);
+    if (f == "ZERO_OFFSET_OF" && t.zero)
+      return integer(*t.zero, Val::Type::Int);
     if (!is_float(t.dtype))
       throw Outside{e.span, f + " of a quantized tensor is not encoded yet"};
     if (f == "ZERO_OFFSET_OF")
@@ -827,9 +1008,9 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
   }
   if (f == "SAME_ENCODING") {
     const SymTensor &a = opref(*c.args[0]), &b = opref(*c.args[1]);
-    if (!is_float(a.dtype) || !is_float(b.dtype))
-      throw Outside{e.span, "SAME_ENCODING of quantized tensors is not encoded yet"};
-    return boolean(c_.bool_val(a.dtype == b.dtype));
+    if (a.dtype != b.dtype || !a.zero || !b.zero)
+      return boolean(c_.bool_val(a.dtype == b.dtype));
+    return boolean(*a.zero == *b.zero && *a.step == *b.step);
   }
   throw Outside{c.callee_span, f + " is not encoded yet"};
 }
@@ -868,7 +1049,12 @@ SymTensor Encoding::build(const ast::Expr& e, const SymTensor& in_force, z3::exp
     r.fresh = a.fresh || b.fresh;
     for (size_t d = 0; d < kRank; ++d)
       r.shape.push_back(z3::ite(cond, a.shape[d], b.shape[d]));
-    r.at = [cond, a, b](const Index& at) { return z3::ite(cond, a.at(at), b.at(at)); };
+    r.at = [cond, a, b, span = e.span](const Index& at) {
+      z3::expr x = a.at(at), y = b.at(at);
+      if (!z3::eq(x.get_sort(), y.get_sort()))
+        throw Outside{span, "a SELECT whose branches' elements are of different sorts"};
+      return z3::ite(cond, x, y);
+    };
     return r;
   }
   if (f == "Op" || f == "WrapOp" || f == "WrapOpAlways") {

