@@ -4,6 +4,7 @@
 // constraint as integer arithmetic over the extents and options.
 #include "verify/htp_prover.h"
 
+#include "core/format.h"
 #include "core/kernel.h"
 
 #include <regex>
@@ -26,22 +27,6 @@ bool is_float(HtpType t) {
 bool reads_extents(const std::string& program) {
   static const std::regex extent(R"(\$(in\d+|out0)\[|\$\()");
   return std::regex_search(program, extent);
-}
-
-// Whether kernel \p k is one elementwise statement: out0[N, H, W, C] = an
-// expression of the index (its loads are checked as they are read).
-bool elementwise(const core::Kernel& k) {
-  if (k.statements.size() != 1)
-    return false;
-  const core::Statement& s = k.statements[0];
-  bool ok = s.aggregation == core::Aggregation::Assign && !s.init_from && s.constraints.empty() &&
-            s.vars.size() == kRank && s.out_index.size() == kRank &&
-            k.tensors[s.target].name == "out0";
-  for (size_t d = 0; ok && d < kRank; ++d) {
-    const auto* v = std::get_if<core::VarRef>(&s.out_index[d]->node);
-    ok = v && v->var == int(d) && !s.vars[d].reduce;
-  }
-  return ok;
 }
 
 // The zero offsets teval's verifier draws for a quantized dtype.
@@ -290,24 +275,26 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
   try {
     k = rules::op_kernel(ops_, op, probe, out, &def);
   } catch (const rules::IllTyped& e) {
-    // No definition for these dtypes, or one that rejects them. The
-    // probe's extents are all equal, which an elementwise definition
-    // accepts: when the definition accepts inputs of the first one's dtype
-    // and is elementwise, these dtypes are what it rejects, at every shape.
+    // No definition for these dtypes, or one that rejects them: when it
+    // accepts inputs of the same extents in the first one's dtype (or in
+    // float32), these dtypes are what it rejects, at every shape.
     std::vector<TensorType> uniform = probe;
     for (TensorType& t : uniform)
       t.dtype = probe.empty() ? HtpType::Float32 : probe[0].dtype;
     bool dtypes = e.message.find("has no definition") != std::string::npos;
     if (!dtypes && !probe.empty()) {
       try {
-        dtypes = elementwise(rules::op_kernel(ops_, op, uniform, uniform[0]));
+        (void)rules::op_kernel(ops_, op, uniform, uniform[0]);
+        dtypes = true;
       } catch (const rules::IllTyped&) {
       }
-      // Or when it accepts float32 inputs and is elementwise there.
+      // Or float32 inputs of these extents.
       for (TensorType& t : uniform)
         t.dtype = HtpType::Float32;
       try {
-        dtypes = dtypes || elementwise(rules::op_kernel(ops_, op, uniform, uniform[0]));
+        if (!dtypes)
+          (void)rules::op_kernel(ops_, op, uniform, uniform[0]);
+        dtypes = true;
       } catch (const rules::IllTyped&) {
       }
     }
@@ -324,60 +311,87 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
     throw Outside{def->span, op + "'s definition reads its extents"};
   // Elementwise: one statement out0[N, H, W, C] = f(inputs at the same
   // index or at fixed elements).
-  if (!elementwise(k))
-    throw Outside{def->span, op + "'s definition is not one elementwise statement (it has a "
-                                  "reduction, a window, a layout change or several statements)"};
-  const core::Statement& s = k.statements[0];
-  // Which inputs give the extents (read at the output's index), and the
-  // fixed elements read.
-  std::vector<bool> identity(inputs.size(), false);
+  // The statements: each assigns its target, or folds it over one reduce
+  // variable, at the index its data variables give; out0's is the last.
+  // Every variable's extent is that of a dimension of an input it indexes
+  // (or of an intermediate's), which the definition's loads must agree on.
+  if (k.statements.empty() || k.tensors[k.statements.back().target].name != "out0" ||
+      k.statements.back().out_index.size() != kRank)
+    throw Outside{def->span, op + "'s definition does not end in a statement writing out0"};
   z3::expr ok = c_.bool_val(true);
-  std::function<void(const core::Expr&)> scan = [&](const core::Expr& e) {
-    if (const auto* l = std::get_if<core::Load>(&e->node)) {
-      const std::string& name = k.tensors[l->tensor].name;
-      if (!name.starts_with("in"))
-        throw Outside{def->span, op + "'s definition reads an intermediate tensor"};
-      size_t in = std::stoul(name.substr(2));
-      bool same = l->index.size() == kRank, fixed = l->index.size() == kRank;
-      for (size_t d = 0; d < l->index.size(); ++d) {
-        const auto* v = std::get_if<core::VarRef>(&l->index[d]->node);
-        same = same && v && v->var == int(d);
-        const auto* c = std::get_if<core::Const>(&l->index[d]->node);
-        fixed = fixed && c;
-        if (c)
-          ok = ok && c_.int_val(c->value.i) < inputs[in]->shape[d];
+  std::map<int, std::vector<z3::expr>> shapes; // intermediate and output tensors' extents
+  std::vector<std::vector<z3::expr>> extents;  // per statement, per variable
+  for (const core::Statement& st : k.statements) {
+    size_t reduce = 0;
+    for (const core::IndexVar& v : st.vars)
+      reduce += v.reduce;
+    const bool fold =
+        st.aggregation == core::Aggregation::Sum || st.aggregation == core::Aggregation::Max ||
+        st.aggregation == core::Aggregation::Min || st.aggregation == core::Aggregation::Product;
+    if (st.init_from || !st.constraints.empty() ||
+        (st.aggregation == core::Aggregation::Assign ? reduce != 0 : !fold || reduce != 1) ||
+        shapes.count(st.target))
+      throw Outside{def->span, op + "'s definition has a statement other than an assignment or "
+                                    "a fold over one variable (a window, a scatter, a guard)"};
+    std::vector<std::optional<z3::expr>> ext(st.vars.size());
+    std::function<void(const core::Expr&)> scan = [&](const core::Expr& e) {
+      if (const auto* l = std::get_if<core::Load>(&e->node)) {
+        const std::string& name = k.tensors[l->tensor].name;
+        const bool input = k.tensors[l->tensor].role == core::TensorRole::Input;
+        if (!input && !shapes.count(l->tensor))
+          throw Outside{def->span, op + "'s definition reads " + name + " before writing it"};
+        const std::vector<z3::expr>& shape =
+            input ? inputs[std::stoul(name.substr(2))]->shape : shapes.at(l->tensor);
+        if (l->index.size() != shape.size())
+          throw Outside{def->span, op + "'s definition reads " + name + " at another rank"};
+        for (size_t d = 0; d < l->index.size(); ++d) {
+          if (const auto* v = std::get_if<core::VarRef>(&l->index[d]->node)) {
+            if (!ext[v->var])
+              ext[v->var] = shape[d];
+            else
+              ok = ok && *ext[v->var] == shape[d];
+          } else if (const auto* c = std::get_if<core::Const>(&l->index[d]->node)) {
+            ok = ok && c_.int_val(c->value.i) < shape[d];
+          } else {
+            throw Outside{def->span, op + "'s definition reads " + name + " at a computed index"};
+          }
+        }
+        return;
       }
-      if (!same && !fixed)
-        throw Outside{def->span, op + "'s definition reads " + name + " at a computed index"};
-      identity[in] = identity[in] || same;
-      for (const core::Expr& i : l->index)
-        scan(i);
-      return;
+      if (const auto* a = std::get_if<core::Apply>(&e->node))
+        for (const core::Expr& x : a->args)
+          scan(x);
+      if (const auto* c = std::get_if<core::Cast>(&e->node))
+        scan(c->value);
+      if (const auto* s = std::get_if<core::Select>(&e->node)) {
+        scan(s->cond);
+        scan(s->then);
+        scan(s->otherwise);
+      }
+    };
+    scan(st.value);
+    std::vector<z3::expr> known;
+    for (const std::optional<z3::expr>& x : ext) {
+      if (!x)
+        throw Outside{def->span, op + "'s definition has an index variable no input's extent "
+                                      "gives"};
+      known.push_back(*x);
     }
-    if (const auto* a = std::get_if<core::Apply>(&e->node))
-      for (const core::Expr& x : a->args)
-        scan(x);
-    if (const auto* c = std::get_if<core::Cast>(&e->node))
-      scan(c->value);
-    if (const auto* s = std::get_if<core::Select>(&e->node)) {
-      scan(s->cond);
-      scan(s->then);
-      scan(s->otherwise);
+    std::vector<z3::expr> shape;
+    for (const core::Expr& i : st.out_index) {
+      const auto* v = std::get_if<core::VarRef>(&i->node);
+      if (!v || st.vars[v->var].reduce)
+        throw Outside{def->span, op + "'s definition writes at a computed index"};
+      shape.push_back(known[v->var]);
     }
-  };
-  scan(s.value);
-  int first = -1;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (identity[i] && first < 0)
-      first = int(i);
-  if (first < 0)
-    throw Outside{def->span, op + "'s definition takes its extents from no input"};
+    shapes[st.target] = shape;
+    extents.push_back(known);
+  }
+  const core::Statement& s = k.statements.back();
   SymTensor result;
-  result.shape = declared ? declared->shape : inputs[first]->shape;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (identity[i])
-      for (size_t d = 0; d < kRank; ++d)
-        ok = ok && inputs[i]->shape[d] == result.shape[d];
+  result.shape = declared ? declared->shape : shapes.at(s.target);
+  for (size_t d = 0; d < kRank; ++d)
+    ok = ok && shapes.at(s.target)[d] == result.shape[d];
   const core::DType computed = k.tensors[s.target].dtype;
   std::optional<HtpType> dtype = computed == core::DType::Float32   ? HtpType::Float32
                                  : computed == core::DType::Float16 ? HtpType::Float16
@@ -443,8 +457,11 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
   std::string op_name = op;
   core::Span span = def->span;
   auto* self = this;
-  result.at = [self, k, ins, op_name, span, zeros, steps](const Index& at) -> z3::expr {
+  result.at = [self, k, ins, op_name, span, zeros, steps, extents](const Index& at) -> z3::expr {
     z3::context& c = self->c_;
+    const std::vector<z3::expr>* env = nullptr; // the statement's variables' values
+    int depth = 0;                              // folds being built
+    std::function<z3::expr(int, const Index&)> value_of;
     std::function<z3::expr(const core::Expr&)> term = [&](const core::Expr& e) -> z3::expr {
       const core::DType t = e->dtype;
       const bool integer = core::is_integer(t) && t != core::DType::Bool;
@@ -486,12 +503,15 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
         return z3::fpa_to_fpa(c.fpa_val(k0->value.f), sort_of(t));
       }
       if (const auto* l = std::get_if<core::Load>(&e->node)) {
-        size_t in = std::stoul(k.tensors[l->tensor].name.substr(2));
         Index where;
-        for (size_t d = 0; d < kRank; ++d) {
-          const auto* cst = std::get_if<core::Const>(&l->index[d]->node);
-          where.push_back(cst ? c.int_val(cst->value.i) : at[d]);
+        for (const core::Expr& i : l->index) {
+          const auto* cst = std::get_if<core::Const>(&i->node);
+          where.push_back(cst ? c.int_val(cst->value.i)
+                              : (*env)[std::get<core::VarRef>(i->node).var]);
         }
+        if (k.tensors[l->tensor].role != core::TensorRole::Input)
+          return value_of(l->tensor, where);
+        size_t in = std::stoul(k.tensors[l->tensor].name.substr(2));
         z3::expr v = ins[in].at(where);
         if (!z3::eq(v.get_sort(), sort_of(t))) // an ill-typed input's values
           throw Outside{span, op_name + " reads " + v.get_sort().to_string() + " elements as " +
@@ -526,7 +546,15 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
       }
       if (const auto* sel = std::get_if<core::Select>(&e->node))
         return z3::ite(term(sel->cond), term(sel->then), term(sel->otherwise));
-      const auto& a = std::get<core::Apply>(e->node);
+      if (const auto* v = std::get_if<core::VarRef>(&e->node)) {
+        if (!integer)
+          throw Outside{span, op_name + "'s definition uses an index as a float"};
+        return (*env)[v->var];
+      }
+      const auto* applied = std::get_if<core::Apply>(&e->node);
+      if (!applied)
+        throw Outside{span, op_name + "'s definition has an expression not encoded yet"};
+      const auto& a = *applied;
       std::vector<z3::expr> x;
       for (const core::Expr& arg : a.args)
         x.push_back(term(arg));
@@ -631,7 +659,56 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
             self->functions_.emplace(fn, c.function(fn.c_str(), x[0].get_sort(), sort_of(t))).first;
       return it->second(x[0]);
     };
-    return term(k.statements[0].value);
+    // A tensor's element: its statement's value with the data variables
+    // at the index; a fold is an uninterpreted function (one per kind,
+    // start and sort) of the values over the reduce variable's range, as
+    // an array (zero outside it) and of the range's extent: folds of equal
+    // values over equal ranges are equal, in whatever order teval folds.
+    value_of = [&](int tensor, const Index& index) -> z3::expr {
+      size_t n = 0;
+      while (k.statements[n].target != tensor)
+        ++n;
+      const core::Statement& st = k.statements[n];
+      std::vector<z3::expr> vars;
+      for (size_t v = 0; v < st.vars.size(); ++v)
+        vars.push_back(c.int_val(0));
+      for (size_t j = 0; j < st.out_index.size(); ++j)
+        vars[std::get<core::VarRef>(st.out_index[j]->node).var] = index[j];
+      const std::vector<z3::expr>* outer = env;
+      env = &vars;
+      if (st.aggregation == core::Aggregation::Assign) {
+        z3::expr v = term(st.value);
+        env = outer;
+        return v;
+      }
+      size_t r = 0;
+      while (!st.vars[r].reduce)
+        ++r;
+      // Named by its depth among the folds being built, so that the same
+      // fold built twice is the same term (Z3 tells lambdas apart by
+      // their variables' names).
+      const z3::expr bound = c.int_const(("fold_" + std::to_string(depth)).c_str());
+      vars[r] = bound;
+      ++depth;
+      const z3::expr body = term(st.value);
+      --depth;
+      env = outer;
+      const z3::expr& extent = extents[n][r];
+      const z3::expr none = body.is_fpa()   ? z3::fpa_to_fpa(c.fpa_val(0.0), body.get_sort())
+                            : body.is_int() ? c.int_val(0)
+                                            : c.bool_val(false);
+      const z3::expr values = z3::lambda(bound, z3::ite(bound >= 0 && bound < extent, body, none));
+      const std::string fn = "fold_" + std::to_string(int(st.aggregation)) + "_" +
+                             std::to_string(int(st.start)) + "_" + core::format_scalar(st.init) +
+                             "_" + body.get_sort().to_string();
+      auto it = self->functions_.find(fn);
+      if (it == self->functions_.end()) {
+        z3::sort domain[2] = {values.get_sort(), c.int_sort()};
+        it = self->functions_.emplace(fn, c.function(fn.c_str(), 2, domain, body.get_sort())).first;
+      }
+      return it->second(values, extent);
+    };
+    return value_of(k.statements.back().target, at);
   };
   return result;
 }

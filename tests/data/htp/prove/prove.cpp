@@ -33,7 +33,8 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT16("x"),
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_QUINT8("x"),
   Op("flat_from_vtcm", WITH_SAME_OUTPUT("*", Op("Relu", Op("flat_to_vtcm", "x")))))
 
-// Unknown: reductions are not encoded yet.
+// Proved: a wrapper around a reduction (softmax along depth: its folds are
+// uninterpreted functions of the values folded).
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Softmax", "x"), IS_FLOAT32("x"),
   Op("flat_from_vtcm", WITH_SAME_OUTPUT("*", Op("Softmax", Op("flat_to_vtcm", "x")))))
 
@@ -67,3 +68,11 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), AND(IS_FLOAT32("x"), GT(DIM_WI
 // requantized, for every pair of encodings and the output's).
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Add", "a", "b"), AND(IS_QUINT8("a"), IS_QUINT8("b")),
   Op("Add", "b", "a"))
+
+// Proved: softmax tiled along height, each row folded whole.
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Softmax", "x"), AND(IS_FLOAT32("x"), GT(DIM_HEIGHT("*"), 1)),
+  AUTOSPLIT(1, "I", 1, Op("Softmax", TYPICAL_SLICE("x", "I"))))
+
+// Unknown: a rule that computes in float16 on purpose (proofs are bit-exact).
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT32("x"),
+  Op("Cast", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op("Relu", Op("Cast", "x")))))
