@@ -568,8 +568,8 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
           x.size() == 2 && Z3_get_ast_id(c, x[1]) < Z3_get_ast_id(c, x[0]))
         std::swap(x[0], x[1]);
       if (!x.empty() && x[0].is_int()) {
-        // Integers: comparisons, maximum and minimum (their arithmetic's
-        // overflow is not encoded).
+        // Integers: comparisons, maximum, minimum, and +, -, * with the
+        // node's overflow rule.
         switch (a.op) {
         case core::Op::Max:
           return z3::ite(x[0] >= x[1], x[0], x[1]);
@@ -587,6 +587,26 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
           return x[0] == x[1];
         case core::Op::Ne:
           return x[0] != x[1];
+        case core::Op::Add:
+        case core::Op::Sub:
+        case core::Op::Mul:
+        case core::Op::Neg: {
+          // Exact, then wrapped into the dtype's range (two's complement)
+          // or, for index arithmetic, a fault outside it.
+          if (t == core::DType::UInt64)
+            throw Outside{span, op_name + "'s definition computes in uint64"};
+          const z3::expr exact = a.op == core::Op::Add   ? x[0] + x[1]
+                                 : a.op == core::Op::Sub ? x[0] - x[1]
+                                 : a.op == core::Op::Mul ? x[0] * x[1]
+                                                         : -x[0];
+          const z3::expr lo = c.int_val(core::int_min(t)), hi = c.int_val(core::int_max(t));
+          if (a.overflow == core::Overflow::Trap) {
+            self->faults_.push_back(exact < lo || exact > hi);
+            return exact;
+          }
+          const z3::expr width = hi - lo + 1;
+          return z3::ite(exact >= lo && exact <= hi, exact, z3::mod(exact - lo, width) + lo);
+        }
         default:
           throw Outside{span, op_name + "'s definition applies `" +
                                   std::string(core::spelling(a.op)) +

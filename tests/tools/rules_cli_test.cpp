@@ -232,6 +232,18 @@ TEST(RulesCli, ProveVerdicts) {
   EXPECT_EQ(rules("verify " + file + " --timeout 5").exit_code, 2);
 }
 
+// Integer arithmetic on codes (examples/htp/ops.txt's Add, Sub, Neg of
+// quantized tensors) wraps into the dtype's range, as teval's kernels do.
+TEST(RulesCli, ProveVerdictsOnCodes) {
+  test::Result r = rules("verify tests/data/htp/prove/codes.cpp --ops examples/htp/ops.txt "
+                         "--prove --cases 10");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("codes.cpp:7: proved (every shape"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("codes.cpp:11: refuted (inputs of QInt8, QInt8"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("proofs: 1 proved, 1 refuted, 0 unknown"), std::string::npos) << r.out;
+}
+
 TEST(RulesCli, VerifyOneRuleByLine) {
   test::Result r = rules("verify examples/htp/split_rules.cpp --ops examples/htp/ops.txt "
                          "--cases 5 --line 22");
