@@ -252,6 +252,21 @@ bool quantized(HtpType t) {
   return t != HtpType::Float32 && t != HtpType::Float16 && t != HtpType::Int32;
 }
 
+std::pair<int64_t, int64_t> code_range(HtpType t) {
+  switch (t) {
+  case HtpType::QUInt8:
+    return {0, 255};
+  case HtpType::QInt8:
+    return {-128, 127};
+  case HtpType::QUInt16:
+    return {0, 65535};
+  case HtpType::QInt16:
+    return {-32768, 32767};
+  default:
+    return {INT32_MIN, INT32_MAX};
+  }
+}
+
 std::optional<HtpType> htp_type_from_name(const std::string& name) {
   for (const TypeRow& r : kTypes)
     if (name == r.tag || name == lower(r.tag))

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace teval::rules {
@@ -31,6 +32,9 @@ core::DType storage(HtpType t);
 /// Bytes per element on HTP (ELEMENTSIZE_OF).
 int element_size(HtpType t);
 bool quantized(HtpType t);
+/// The least and greatest code a quantized dtype holds (int32's range for
+/// QInt32 and Int32).
+std::pair<int64_t, int64_t> code_range(HtpType t);
 
 /// The type of an op's output.
 struct TensorType {

@@ -109,22 +109,6 @@ private:
   int depth_ = 0;
 };
 
-// The least and greatest stored value of a quantized dtype.
-std::pair<int64_t, int64_t> quantized_range(HtpType t) {
-  switch (t) {
-  case HtpType::QUInt8:
-    return {0, 255};
-  case HtpType::QInt8:
-    return {-128, 127};
-  case HtpType::QUInt16:
-    return {0, 65535};
-  case HtpType::QInt16:
-    return {-32768, 32767};
-  default:
-    return {INT32_MIN, INT32_MAX};
-  }
-}
-
 // The number a field's digits spell; past size_t's range it saturates, an
 // operand or an axis no node has.
 size_t field_number(const std::ssub_match& digits) {
@@ -259,7 +243,7 @@ std::string instantiate(const OpDef& def, const std::vector<const TensorType*>& 
       if (!quantized(t->dtype))
         throw IllTyped{def.name + "'s definition uses " + m.str() + " of a " + to_string(*t) +
                        " tensor, which is not quantized"};
-      auto [lo, hi] = quantized_range(t->dtype);
+      auto [lo, hi] = code_range(t->dtype);
       result += std::to_string(m[4] == "qmin" ? lo : hi);
     } else {
       result += std::string(core::name(storage(t->dtype)));

@@ -14,16 +14,8 @@ namespace {
 
 // Whether \p k is a zero offset of dtype \p t (random_quant's ranges).
 bool fits_zero_offset(HtpType t, int64_t k) {
-  switch (t) {
-  case HtpType::QUInt8:
-    return k >= 0 && k <= 255;
-  case HtpType::QInt8:
-    return k >= -128 && k <= 127;
-  case HtpType::QUInt16:
-    return k >= 0 && k <= 65535;
-  default:
-    return k == 0;
-  }
+  auto [lo, hi] = zero_range(t);
+  return k >= lo && k <= hi;
 }
 
 TensorType random_quant(TensorType t, std::mt19937_64& rng) {
@@ -48,6 +40,17 @@ TensorType random_quant(TensorType t, std::mt19937_64& rng) {
 }
 
 } // namespace
+
+std::pair<int64_t, int64_t> zero_range(HtpType t) {
+  switch (t) {
+  case HtpType::QUInt8:
+  case HtpType::QInt8:
+  case HtpType::QUInt16:
+    return code_range(t);
+  default:
+    return {0, 0};
+  }
+}
 
 Plan Verifier::draw(int size) {
   Plan p;

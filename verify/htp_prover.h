@@ -71,8 +71,12 @@ struct Leaf {
   std::optional<z3::expr> zero, step;
 };
 
-/// The codes a quantized dtype (or int32) holds: [least, greatest].
-std::pair<int64_t, int64_t> code_range(HtpType t);
+using detail::zero_range;
+using rules::code_range;
+
+inline bool is_float(HtpType t) {
+  return t == HtpType::Float32 || t == HtpType::Float16;
+}
 
 /// The Z3 sort of a float HtpType's elements.
 z3::sort element_sort(z3::context& c, HtpType t);
@@ -110,11 +114,17 @@ public:
   /// Every quantized encoding's zero offset and step: the inputs' and
   /// those of ops that quantize into an encoding of their own.
   const std::vector<std::pair<z3::expr, z3::expr>>& encodings() const { return encodings_; }
-  /// The extents of the match's root output.
-  const std::vector<z3::expr>& root_shape() const { return nodes_.at(skeleton_.root).shape; }
 
 private:
-  struct Val; // a constraint value
+  // A constraint value: a bool, an integer (int or size; a size is an
+  // integer in [0, 2^64), arithmetic wrapping), a float constant or a dtype.
+  struct Val {
+    enum class Type { Bool, Int, Size, Float, DType } type = Type::Bool;
+    std::optional<z3::expr> e; ///< Bool, Int, Size
+    float f = 0;
+    std::string dtype;
+  };
+
   Val eval(const ast::Expr& e);
   z3::expr truth(const ast::Expr& e);
   const SymTensor& opref(const ast::Expr& e);

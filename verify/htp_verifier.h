@@ -52,6 +52,10 @@ struct Plan {
   double scale = 1;
 };
 
+/// The zero offsets drawn for a quantized dtype: its codes for QUInt8,
+/// QInt8 and QUInt16, 0 for the symmetric QInt16 and QInt32.
+std::pair<int64_t, int64_t> zero_range(HtpType t);
+
 /// \p g in the text format, each input's values as a comment after it.
 std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs);
 
