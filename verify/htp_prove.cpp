@@ -271,6 +271,15 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
   auto refute = [&](z3::solver& s, Encoding& enc, const std::string& label, bool values,
                     ProofResult* out) -> std::optional<std::string> {
     z3::context& c = s.ctx();
+    // The model replayed: refuted when the evaluator sees the difference.
+    auto replayed = [&](const z3::model& m, std::string* why) {
+      std::optional<Counterexample> cx = replay(rule, ops, skeleton, enc, m, values, why);
+      if (cx) {
+        out->verdict = ProofVerdict::Refuted;
+        out->counterexample = cx;
+      }
+      return cx.has_value();
+    };
     // With quantized values, a first search with their encodings fixed
     // (zero offsets 0, steps 1/2, 1/4, ...): float64 arithmetic on
     // symbolic steps is slow to search, and any counterexample will do.
@@ -287,16 +296,9 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
       for (const Leaf& leaf : enc.leaves())
         for (const z3::expr& d : leaf.shape)
           s.add(d <= c.int_val(4));
-      if (timed(s) == z3::sat) {
-        std::string why;
-        std::optional<Counterexample> cx =
-            replay(rule, ops, skeleton, enc, s.get_model(), values, &why);
-        if (cx) {
-          out->verdict = ProofVerdict::Refuted;
-          out->counterexample = cx;
-          return "inputs of " + label;
-        }
-      }
+      std::string why;
+      if (timed(s) == z3::sat && replayed(s.get_model(), &why))
+        return "inputs of " + label;
       s.pop();
       z3::params full(c);
       full.set("timeout", o.timeout_ms);
@@ -314,13 +316,8 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
         return "the solver gave up (" + s.reason_unknown() + ") for inputs of " + label;
       if (res == z3::sat) {
         std::string why;
-        std::optional<Counterexample> cx =
-            replay(rule, ops, skeleton, enc, s.get_model(), values, &why);
-        if (cx) {
-          out->verdict = ProofVerdict::Refuted;
-          out->counterexample = cx;
+        if (replayed(s.get_model(), &why))
           return "inputs of " + label;
-        }
         out->inconsistency = why;
         return why;
       }
@@ -341,14 +338,10 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
         return "a counterexample exists for inputs of " + label +
                " only with inputs of more than 2^20 elements, too large to replay";
       std::string why;
-      std::optional<Counterexample> cx = replay(rule, ops, skeleton, enc, m, values, &why);
-      if (!cx) {
-        out->inconsistency = why;
-        return why;
-      }
-      out->verdict = ProofVerdict::Refuted;
-      out->counterexample = cx;
-      return "inputs of " + label;
+      if (replayed(m, &why))
+        return "inputs of " + label;
+      out->inconsistency = why;
+      return why;
     }
     if (res == z3::unknown)
       return "the solver gave up (" + s.reason_unknown() + ") for inputs of " + label;

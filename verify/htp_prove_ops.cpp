@@ -357,26 +357,30 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
            a.op == core::Op::Min) &&
           x.size() == 2 && Z3_get_ast_id(c, x[1]) < Z3_get_ast_id(c, x[0]))
         std::swap(x[0], x[1]);
+      switch (a.op) { // comparisons, of floats (IEEE) or integers
+      case core::Op::Lt:
+        return x[0] < x[1];
+      case core::Op::Le:
+        return x[0] <= x[1];
+      case core::Op::Gt:
+        return x[0] > x[1];
+      case core::Op::Ge:
+        return x[0] >= x[1];
+      case core::Op::Eq:
+        return x[0].is_fpa() ? z3::fp_eq(x[0], x[1]) : x[0] == x[1];
+      case core::Op::Ne:
+        return x[0].is_fpa() ? !z3::fp_eq(x[0], x[1]) : x[0] != x[1];
+      default:
+        break;
+      }
       if (!x.empty() && x[0].is_int()) {
-        // Integers: comparisons, maximum, minimum, and +, -, * with the
-        // node's overflow rule.
+        // Integers: maximum, minimum, and +, -, * with the node's overflow
+        // rule.
         switch (a.op) {
         case core::Op::Max:
           return z3::ite(x[0] >= x[1], x[0], x[1]);
         case core::Op::Min:
           return z3::ite(x[0] <= x[1], x[0], x[1]);
-        case core::Op::Lt:
-          return x[0] < x[1];
-        case core::Op::Le:
-          return x[0] <= x[1];
-        case core::Op::Gt:
-          return x[0] > x[1];
-        case core::Op::Ge:
-          return x[0] >= x[1];
-        case core::Op::Eq:
-          return x[0] == x[1];
-        case core::Op::Ne:
-          return x[0] != x[1];
         case core::Op::Add:
         case core::Op::Sub:
         case core::Op::Mul:
@@ -436,18 +440,6 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
         return z3::ite(nan(x[0]) || nan(x[1]), c.fpa_nan(x[0].get_sort()),
                        z3::ite(first, x[0], x[1]));
       }
-      case core::Op::Lt:
-        return x[0] < x[1];
-      case core::Op::Le:
-        return x[0] <= x[1];
-      case core::Op::Gt:
-        return x[0] > x[1];
-      case core::Op::Ge:
-        return x[0] >= x[1];
-      case core::Op::Eq:
-        return x[0].is_fpa() ? z3::fp_eq(x[0], x[1]) : x[0] == x[1];
-      case core::Op::Ne:
-        return x[0].is_fpa() ? !z3::fp_eq(x[0], x[1]) : x[0] != x[1];
       case core::Op::And:
         return x[0] && x[1];
       case core::Op::Or:
