@@ -29,27 +29,6 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-std::optional<HtpType> htp_type_of_storage(core::DType t, std::optional<HtpType> like) {
-  if (like && storage(*like) == t)
-    return like;
-  switch (t) {
-  case core::DType::Float32:
-    return HtpType::Float32;
-  case core::DType::Float16:
-    return HtpType::Float16;
-  case core::DType::UInt8:
-    return HtpType::QUInt8;
-  case core::DType::Int8:
-    return HtpType::QInt8;
-  case core::DType::Int16:
-    return HtpType::QInt16;
-  case core::DType::Int32:
-    return HtpType::Int32;
-  default:
-    return std::nullopt;
-  }
-}
-
 // The rank of each input `inK` as \p program first indexes it (the
 // number of indices inside its brackets).
 std::map<std::string, size_t> input_ranks(const std::string& program) {
@@ -195,6 +174,27 @@ std::string for_inputs(const Graph& g, const std::vector<int>& inputs) {
 }
 
 } // namespace
+
+std::optional<HtpType> htp_type_of_storage(core::DType t, std::optional<HtpType> like) {
+  if (like && storage(*like) == t)
+    return like;
+  switch (t) {
+  case core::DType::Float32:
+    return HtpType::Float32;
+  case core::DType::Float16:
+    return HtpType::Float16;
+  case core::DType::UInt8:
+    return HtpType::QUInt8;
+  case core::DType::Int8:
+    return HtpType::QInt8;
+  case core::DType::Int16:
+    return HtpType::QInt16;
+  case core::DType::Int32:
+    return HtpType::Int32;
+  default:
+    return std::nullopt;
+  }
+}
 
 OpSet OpSet::read(std::shared_ptr<const core::SourceFile> source, const OpSet* base) {
   OpSet set;

@@ -69,6 +69,10 @@ struct IllTyped {
   std::string message;
 };
 
+/// The HTP type that stores \p t: \p like when it does, else the float,
+/// the quantized type of that storage or Int32; none for another dtype.
+std::optional<HtpType> htp_type_of_storage(core::DType t, std::optional<HtpType> like);
+
 /// The output type \p ops gives op \p op on inputs of \p inputs' types. A
 /// quantized output takes \p quant's zero offset and step when the
 /// definition reads $out0.zero or $out0.step (Quantize, Requantize), else

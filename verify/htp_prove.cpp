@@ -4,6 +4,7 @@
 #include "verify/htp_prover.h"
 
 #include "core/format.h"
+#include "interp/random_inputs.h"
 #include "rules/htp_rewrite.h"
 #include "verify/htp_compare.h"
 
@@ -101,12 +102,19 @@ std::string described(const Graph& g, const std::map<int, core::Tensor>& inputs)
   return out;
 }
 
-// The graph of the solver's model \p m (its extents, options and, with
-// \p values, input values; else zeros), the rule applied at its root and both evaluated: the
-// counterexample when the outputs differ, else nothing (the model leans on
-// something the encoding abstracts).
+// How a replay takes its inputs' values: the model's, zeros (codes of the
+// zero offset), or drawn with a seed as sampling draws them.
+struct Values {
+  enum class From { Model, Zeros, Drawn } from = From::Model;
+  uint64_t seed = 0;
+};
+
+// The graph of the solver's model \p m (its extents, options and input
+// values as \p values says), the rule applied at its root and both
+// evaluated: the counterexample when the outputs differ, else nothing (the
+// model leans on something the encoding abstracts).
 std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const Skeleton& skeleton,
-                                     Encoding& enc, const z3::model& m, bool values,
+                                     Encoding& enc, const z3::model& m, Values values,
                                      std::string* why) {
   Graph g;
   for (const auto& [name, v] : enc.options())
@@ -143,8 +151,17 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
       n.type.step = float(float_value(m, *leaf.step));
     }
     core::Tensor t(rules::storage(leaf.dtype), n.type.shape);
+    if (values.from == Values::From::Drawn) {
+      // Floats in [-8, 8), codes in their range.
+      t = interp::random_tensor(t.dtype(), n.type.shape, values.seed, leaf.name);
+      auto [lo, hi] = code_range(leaf.dtype);
+      for (int64_t k = 0; k < t.numel(); ++k)
+        t.set(k, core::is_float(t.dtype())
+                     ? core::Scalar::of_float(t.dtype(), t.get(k).f * 8)
+                     : core::Scalar::of_int(t.dtype(), std::clamp(t.get(k).i, lo, hi)));
+    }
     core::Shape at(kRank, 0);
-    for (int64_t k = 0; k < t.numel(); ++k) {
+    for (int64_t k = 0; k < t.numel() && values.from != Values::From::Drawn; ++k) {
       int64_t rest = k;
       Index where;
       for (size_t d = kRank; d-- > 0;) {
@@ -154,7 +171,7 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
       for (size_t d = 0; d < kRank; ++d)
         where.push_back(enc.index()[d].ctx().int_val(at[d]));
       const core::DType stored = rules::storage(leaf.dtype);
-      if (!values) { // values the query does not read: zeros (codes of the zero offset)
+      if (values.from == Values::From::Zeros) { // codes of the zero offset
         if (!core::is_float(stored))
           t.set(k, core::Scalar::of_int(stored, n.type.zero_offset));
         continue;
@@ -271,14 +288,43 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
   auto refute = [&](z3::solver& s, Encoding& enc, const std::string& label, bool values,
                     ProofResult* out) -> std::optional<std::string> {
     z3::context& c = s.ctx();
-    // The model replayed: refuted when the evaluator sees the difference.
-    auto replayed = [&](const z3::model& m, std::string* why) {
-      std::optional<Counterexample> cx = replay(rule, ops, skeleton, enc, m, values, why);
-      if (cx) {
-        out->verdict = ProofVerdict::Refuted;
-        out->counterexample = cx;
+    // The model replayed, refuted when the evaluator sees the difference;
+    // then values drawn as sampling draws them on the model's extents (a
+    // model of an uninterpreted op's values is seldom the op's); then, a
+    // few times, the next model with other extents or options.
+    auto replayed = [&](z3::model m, std::string* why) {
+      for (int model = 0; model < 3; ++model) {
+        for (uint64_t draw = 0; draw < 4; ++draw) {
+          Values v;
+          v.from = draw > 0 ? Values::From::Drawn
+                   : values ? Values::From::Model
+                            : Values::From::Zeros;
+          v.seed = draw;
+          std::string no;
+          std::optional<Counterexample> cx = replay(rule, ops, skeleton, enc, m, v, &no);
+          if (cx) {
+            out->verdict = ProofVerdict::Refuted;
+            out->counterexample = cx;
+            return true;
+          }
+          if (model == 0 && draw == 0)
+            *why = no;
+          if (no.starts_with("the solver's graph is ill-typed") ||
+              no.starts_with("the rule does not apply"))
+            break; // whatever the values
+        }
+        z3::expr same = c.bool_val(true);
+        for (const Leaf& leaf : enc.leaves())
+          for (const z3::expr& d : leaf.shape)
+            same = same && d == m.eval(d, true);
+        for (const auto& [name, o] : enc.options())
+          same = same && o == m.eval(o, true);
+        s.add(!same);
+        if (timed(s) != z3::sat)
+          return false;
+        m = s.get_model();
       }
-      return cx.has_value();
+      return false;
     };
     // With quantized values, a first search with their encodings fixed
     // (zero offsets 0, steps 1/2, 1/4, ...): float64 arithmetic on
@@ -394,6 +440,11 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
         std::optional<std::string> failed = refute(s, enc, label, !types, &r);
         if (failed) {
           r.reason = *failed;
+          if (r.verdict != ProofVerdict::Refuted && !enc.abstracted().empty()) {
+            r.reason += "; ops taken as uninterpreted functions:";
+            for (const std::string& a : enc.abstracted())
+              r.reason += " " + a + (&a == &enc.abstracted().back() ? "" : ";");
+          }
           return r.verdict == ProofVerdict::Refuted ? r : finish(r);
         }
         s.pop();

@@ -28,7 +28,79 @@ constexpr int64_t kProbeZero[] = {113, 109, 107, 103};
 constexpr float kProbeStep[] = {0.0123456f, 0.0234567f, 0.0345678f, 0.0456789f};
 constexpr size_t kProbeOut = 3;
 
+// Calls \p f on every load in \p e.
+void loads(const core::Expr& e, const std::function<void(const core::Load&)>& f) {
+  if (const auto* l = std::get_if<core::Load>(&e->node)) {
+    f(*l);
+    for (const core::Expr& i : l->index)
+      loads(i, f);
+  } else if (const auto* a = std::get_if<core::Apply>(&e->node)) {
+    for (const core::Expr& x : a->args)
+      loads(x, f);
+  } else if (const auto* c = std::get_if<core::Cast>(&e->node)) {
+    loads(c->value, f);
+  } else if (const auto* s = std::get_if<core::Select>(&e->node)) {
+    loads(s->cond, f);
+    loads(s->then, f);
+    loads(s->otherwise, f);
+  }
+}
+
 } // namespace
+
+// The output's dtype and encoding as infer_type gives them, for an op whose
+// definition \p def computes \p computed: a declared output's (ill-typed,
+// into \p ok, when the definition computes another dtype), else the type
+// that stores it; a definition that quantizes into its output's encoding
+// takes one drawn for it, another keeps its first input's encoding.
+void Encoding::output_type(const std::string& op, const rules::OpDef& def, core::DType computed,
+                           const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
+                           SymTensor& result, z3::expr& ok) {
+  const std::string& program = def.program;
+  const bool own_encoding = program.find("$quantize(") != std::string::npos ||
+                            program.find("$encode(") != std::string::npos ||
+                            program.find("$out0.zero") != std::string::npos ||
+                            program.find("$out0.step") != std::string::npos;
+  if (declared) {
+    result.dtype = declared->dtype;
+    result.zero = declared->zero;
+    result.step = declared->step;
+    if (rules::storage(declared->dtype) != computed)
+      ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
+    if (rules::quantized(result.dtype) && (!result.zero || !result.step))
+      throw Outside{def.span, op + " gives a quantized tensor of an encoding not encoded"};
+    return;
+  }
+  // The type that stores what it computes, its first input's where that
+  // does; none: ill-typed.
+  const std::optional<HtpType> t = rules::htp_type_of_storage(
+      computed, inputs.empty() ? std::nullopt : std::optional(inputs[0]->dtype));
+  if (!t) {
+    ok = c_.bool_val(false);
+    return;
+  }
+  result.dtype = *t;
+  if (!rules::quantized(*t))
+    return;
+  if (own_encoding) {
+    // A definition that quantizes into its output's encoding: any.
+    const std::string id = std::to_string(encodings_made_++);
+    result.zero = c_.int_const(("zero_op" + id).c_str());
+    result.step = c_.constant(("step_op" + id).c_str(), c_.fpa_sort(8, 24));
+    encodings_.emplace_back(*result.zero, *result.step);
+    auto [lo, hi] = zero_range(result.dtype);
+    ok = ok && *result.zero >= c_.int_val(lo) && *result.zero <= c_.int_val(hi) &&
+         result.step->mk_is_normal() && !z3::expr(c_, Z3_mk_fpa_is_negative(c_, *result.step));
+  } else if (!inputs.empty() && inputs[0]->zero) {
+    result.zero = inputs[0]->zero; // computed in its first input's encoding
+    result.step = inputs[0]->step;
+  } else {
+    // A float first input's encoding (zero offset 0, step 1), as
+    // infer_type keeps it.
+    result.zero = c_.int_val(0);
+    result.step = c_.fpa_val(1.0f);
+  }
+}
 
 SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTensor*>& inputs,
                           const SymTensor* declared, z3::expr* typed, core::Span where) {
@@ -42,6 +114,38 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
       throw Outside{where, op + " of a shape"};
   if (op == "Slice_shape")
     return slice(inputs, declared, typed, where);
+  // The definition's meaning where the fragment covers it (its element
+  // built once at a fresh index, so that what the fragment lacks shows
+  // here), else the op as an uninterpreted function of its inputs.
+  const size_t faults = faults_.size(), conditions = value_conditions_.size(),
+               encodings = encodings_.size();
+  auto forget = [&](bool encoded) {
+    faults_.erase(faults_.begin() + ptrdiff_t(faults), faults_.end());
+    value_conditions_.erase(value_conditions_.begin() + ptrdiff_t(conditions),
+                            value_conditions_.end());
+    if (!encoded)
+      encodings_.erase(encodings_.begin() + ptrdiff_t(encodings), encodings_.end());
+  };
+  try {
+    z3::expr ok = c_.bool_val(true);
+    SymTensor r = interpreted(op, inputs, declared, &ok, where);
+    if (!ok.is_false()) {
+      Index trial;
+      for (size_t d = 0; d < kRank; ++d)
+        trial.push_back(c_.int_const(("trial_" + std::to_string(d)).c_str()));
+      (void)r.at(trial);
+    }
+    forget(true);
+    *typed = ok;
+    return r;
+  } catch (const Outside& why) {
+    forget(false);
+    return uninterpreted(op, inputs, declared, typed, why);
+  }
+}
+
+SymTensor Encoding::interpreted(const std::string& op, const std::vector<const SymTensor*>& inputs,
+                                const SymTensor* declared, z3::expr* typed, core::Span where) {
   if (inputs.size() > kProbeOut)
     throw Outside{where, op + " of more than " + std::to_string(kProbeOut) + " inputs"};
   std::vector<TensorType> probe;
@@ -124,42 +228,28 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
       throw Outside{def->span, op + "'s definition has a statement other than an assignment or "
                                     "a fold over one variable (a window, a scatter, a guard)"};
     std::vector<std::optional<z3::expr>> ext(st.vars.size());
-    std::function<void(const core::Expr&)> scan = [&](const core::Expr& e) {
-      if (const auto* l = std::get_if<core::Load>(&e->node)) {
-        const std::string& name = k.tensors[l->tensor].name;
-        const bool input = k.tensors[l->tensor].role == core::TensorRole::Input;
-        if (!input && !shapes.count(l->tensor))
-          throw Outside{def->span, op + "'s definition reads " + name + " before writing it"};
-        const std::vector<z3::expr>& shape =
-            input ? inputs[std::stoul(name.substr(2))]->shape : shapes.at(l->tensor);
-        if (l->index.size() != shape.size())
-          throw Outside{def->span, op + "'s definition reads " + name + " at another rank"};
-        for (size_t d = 0; d < l->index.size(); ++d) {
-          if (const auto* v = std::get_if<core::VarRef>(&l->index[d]->node)) {
-            if (!ext[v->var])
-              ext[v->var] = shape[d];
-            else
-              ok = ok && *ext[v->var] == shape[d];
-          } else if (const auto* c = std::get_if<core::Const>(&l->index[d]->node)) {
-            ok = ok && c_.int_val(c->value.i) < shape[d];
-          } else {
-            throw Outside{def->span, op + "'s definition reads " + name + " at a computed index"};
-          }
+    loads(st.value, [&](const core::Load& l) {
+      const std::string& name = k.tensors[l.tensor].name;
+      const bool input = k.tensors[l.tensor].role == core::TensorRole::Input;
+      if (!input && !shapes.count(l.tensor))
+        throw Outside{def->span, op + "'s definition reads " + name + " before writing it"};
+      const std::vector<z3::expr>& shape =
+          input ? inputs[std::stoul(name.substr(2))]->shape : shapes.at(l.tensor);
+      if (l.index.size() != shape.size())
+        throw Outside{def->span, op + "'s definition reads " + name + " at another rank"};
+      for (size_t d = 0; d < l.index.size(); ++d) {
+        if (const auto* v = std::get_if<core::VarRef>(&l.index[d]->node)) {
+          if (!ext[v->var])
+            ext[v->var] = shape[d];
+          else
+            ok = ok && *ext[v->var] == shape[d];
+        } else if (const auto* c = std::get_if<core::Const>(&l.index[d]->node)) {
+          ok = ok && c_.int_val(c->value.i) < shape[d];
+        } else {
+          throw Outside{def->span, op + "'s definition reads " + name + " at a computed index"};
         }
-        return;
       }
-      if (const auto* a = std::get_if<core::Apply>(&e->node))
-        for (const core::Expr& x : a->args)
-          scan(x);
-      if (const auto* c = std::get_if<core::Cast>(&e->node))
-        scan(c->value);
-      if (const auto* s = std::get_if<core::Select>(&e->node)) {
-        scan(s->cond);
-        scan(s->then);
-        scan(s->otherwise);
-      }
-    };
-    scan(st.value);
+    });
     std::vector<z3::expr> known;
     for (const std::optional<z3::expr>& x : ext) {
       if (!x)
@@ -183,49 +273,7 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
   for (size_t d = 0; d < kRank; ++d)
     ok = ok && shapes.at(s.target)[d] == result.shape[d];
   const core::DType computed = k.tensors[s.target].dtype;
-  std::optional<HtpType> dtype = computed == core::DType::Float32   ? HtpType::Float32
-                                 : computed == core::DType::Float16 ? HtpType::Float16
-                                                                    : std::optional<HtpType>();
-  // The output's dtype as infer_type gives it: a float's; a definition
-  // that quantizes into its output's encoding takes one drawn for it (not
-  // encoded); another keeps its first input's encoding.
-  const std::string& program = def->program;
-  const bool own_encoding = program.find("$quantize(") != std::string::npos ||
-                            program.find("$encode(") != std::string::npos ||
-                            program.find("$out0.zero") != std::string::npos ||
-                            program.find("$out0.step") != std::string::npos;
-  if (declared) {
-    result.dtype = declared->dtype;
-    result.zero = declared->zero;
-    result.step = declared->step;
-    if (rules::storage(declared->dtype) != computed)
-      ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
-  } else if (dtype) {
-    result.dtype = *dtype;
-  } else if (!inputs.empty() && rules::storage(inputs[0]->dtype) == computed &&
-             (!own_encoding || rules::quantized(inputs[0]->dtype))) {
-    // Its first input's dtype; its encoding too, or (a definition that
-    // quantizes into its output's) one of its own, any.
-    result.dtype = inputs[0]->dtype;
-    result.zero = inputs[0]->zero;
-    result.step = inputs[0]->step;
-    if (own_encoding) {
-      const std::string id = std::to_string(encodings_made_++);
-      result.zero = c_.int_const(("zero_op" + id).c_str());
-      result.step = c_.constant(("step_op" + id).c_str(), c_.fpa_sort(8, 24));
-      encodings_.emplace_back(*result.zero, *result.step);
-      auto [lo, hi] = zero_range(result.dtype);
-      ok = ok && *result.zero >= c_.int_val(lo) && *result.zero <= c_.int_val(hi) &&
-           result.step->mk_is_normal() && !z3::expr(c_, Z3_mk_fpa_is_negative(c_, *result.step));
-    }
-  } else {
-    throw Outside{def->span, op + " computes " + std::string(core::name(computed)) +
-                                 " in an encoding of its own from " +
-                                 (inputs.empty() ? "no input" : rules::tag(inputs[0]->dtype)) +
-                                 ": which quantized dtype it gives is not encoded"};
-  }
-  if (rules::quantized(result.dtype) && (!result.zero || !result.step))
-    throw Outside{def->span, op + " gives a quantized tensor of an encoding not encoded"};
+  output_type(op, *def, computed, inputs, declared, result, ok);
   // The probe encodings' constants in the kernel, made symbolic again.
   std::vector<std::pair<int64_t, z3::expr>> zeros;
   std::vector<std::pair<float, z3::expr>> steps;
@@ -511,6 +559,188 @@ SymTensor Encoding::apply(const std::string& op, const std::vector<const SymTens
       return it->second(values, extent);
     };
     return value_of(k.statements.back().target, at);
+  };
+  return result;
+}
+
+// An op whose definition is outside the fragment (\p why): an uninterpreted
+// function, one per definition and dtypes, of its inputs' elements (arrays,
+// zero outside their extents), extents and encodings (and its output's,
+// when the definition reads them), so that the same op of equal inputs is
+// equal whatever it computes. Its output's extents, whether it accepts its
+// inputs and whether it faults are uninterpreted functions of the same; the
+// output's dtype is what the definition computes at probe extents it
+// accepts.
+SymTensor Encoding::uninterpreted(const std::string& op,
+                                  const std::vector<const SymTensor*>& inputs,
+                                  const SymTensor* declared, z3::expr* typed, const Outside& why) {
+  const std::optional<HtpType> first =
+      inputs.empty() ? std::nullopt : std::optional(inputs[0]->dtype);
+  const rules::OpDef* def = ops_.find(op, first, inputs.size());
+  if (!def)
+    throw why;
+  // Its kernel at the first probe extents it accepts for inputs of
+  // \p dtypes.
+  auto probe_kernel = [&](const std::vector<HtpType>& dtypes) -> std::optional<core::Kernel> {
+    static const core::Shape kExtents[] = {{2, 3, 4, 5}, {1, 1, 1, 1}, {1, 2, 8, 4},
+                                           {5, 4, 3, 2}, {2, 8, 8, 8}, {4, 4, 4, 4}};
+    for (const core::Shape& extents : kExtents) {
+      std::vector<TensorType> probe;
+      for (HtpType t : dtypes)
+        probe.push_back(TensorType{t, extents, int32_t(zero_range(t).first), 0.5f});
+      TensorType out = probe.empty() ? TensorType{} : probe[0];
+      out.shape = extents;
+      if (declared)
+        out.dtype = declared->dtype;
+      const bool q = rules::quantized(out.dtype);
+      out.zero_offset = q ? int32_t(zero_range(out.dtype).first) : 0;
+      out.step = q ? 0.5f : 1.0f;
+      try {
+        const rules::OpDef* d = nullptr;
+        core::Kernel k = rules::op_kernel(ops_, op, probe, out, &d);
+        if (d == def)
+          return k;
+      } catch (const rules::IllTyped&) {
+      }
+    }
+    return std::nullopt;
+  };
+  std::vector<HtpType> dtypes;
+  for (const SymTensor* in : inputs)
+    dtypes.push_back(in->dtype);
+  const std::optional<core::Kernel> kernel = probe_kernel(dtypes);
+  SymTensor result;
+  if (!kernel) {
+    // Accepted in one dtype (the first input's, or float32) but not in
+    // these: ill-typed whatever the extents.
+    for (HtpType t : {first.value_or(HtpType::Float32), HtpType::Float32}) {
+      std::vector<HtpType> uniform(dtypes.size(), t);
+      if (uniform != dtypes && probe_kernel(uniform)) {
+        *typed = c_.bool_val(false);
+        result.dtype = declared ? declared->dtype : t;
+        result.shape =
+            inputs.empty() ? std::vector<z3::expr>(kRank, c_.int_val(1)) : inputs[0]->shape;
+        result.at = [](const Index&) -> z3::expr { throw Outside{{}, "an ill-typed op"}; };
+        return result;
+      }
+    }
+    throw Outside{why.span, why.reason + "; no probe extents its definition accepts tell the "
+                                         "dtype it computes"};
+  }
+  const core::Statement& last = kernel->statements.back();
+  const core::DType computed = kernel->tensors[last.target].dtype;
+  // A definition of one statement whose variables' extents all come from
+  // the dimensions they index (no `where`, no fields): it accepts its
+  // inputs exactly when those agree, and its output's extents are theirs.
+  std::optional<std::vector<z3::expr>> extents;
+  z3::expr agree = c_.bool_val(true);
+  if (kernel->statements.size() == 1 && def->program.find("where") == std::string::npos &&
+      def->program.find('$') == std::string::npos) {
+    std::vector<std::optional<z3::expr>> ext(last.vars.size());
+    loads(last.value, [&](const core::Load& l) {
+      const std::string& name = kernel->tensors[l.tensor].name;
+      if (kernel->tensors[l.tensor].role != core::TensorRole::Input)
+        return;
+      const std::vector<z3::expr>& shape = inputs[std::stoul(name.substr(2))]->shape;
+      for (size_t d = 0; d < l.index.size() && d < shape.size(); ++d)
+        if (const auto* v = std::get_if<core::VarRef>(&l.index[d]->node)) {
+          if (ext[v->var])
+            agree = agree && *ext[v->var] == shape[d];
+          else
+            ext[v->var] = shape[d];
+        }
+    });
+    extents.emplace();
+    for (const core::Expr& i : last.out_index) {
+      const auto* v = std::get_if<core::VarRef>(&i->node);
+      if (v && ext[v->var])
+        extents->push_back(*ext[v->var]);
+    }
+    if (extents->size() != kRank)
+      extents.reset();
+  }
+  z3::expr ok = c_.bool_val(true);
+  output_type(op, *def, computed, inputs, declared, result, ok);
+  std::string key = def->program + "|" + rules::tag(result.dtype);
+  for (HtpType t : dtypes)
+    key += std::string("|") + rules::tag(t);
+  auto [it, made] = uninterpreted_.emplace(key, int(uninterpreted_.size()));
+  const std::string name = "op" + std::to_string(it->second) + "_";
+  if (made)
+    abstracted_.push_back(op + " (" + why.reason + ")");
+  // Extents, encodings: the arguments every function of it takes.
+  z3::expr_vector sizes(c_);
+  for (const SymTensor* in : inputs) {
+    for (const z3::expr& d : in->shape)
+      sizes.push_back(d);
+    if (in->zero) {
+      sizes.push_back(*in->zero);
+      sizes.push_back(*in->step);
+    }
+  }
+  auto function = [this, name](const std::string& what, const z3::expr_vector& args,
+                               const z3::sort& range) {
+    z3::sort_vector domain(c_);
+    for (const z3::expr& a : args)
+      domain.push_back(a.get_sort());
+    return c_.function((name + what).c_str(), domain, range)(args);
+  };
+  std::vector<z3::expr> computed_extents;
+  for (size_t d = 0; d < kRank; ++d)
+    computed_extents.push_back(
+        extents ? (*extents)[d] : function("extent" + std::to_string(d), sizes, c_.int_sort()));
+  result.shape = declared ? declared->shape : computed_extents;
+  const bool reads_out = def->program.find("$out0") != std::string::npos;
+  if (reads_out) {
+    for (const z3::expr& d : result.shape)
+      sizes.push_back(d);
+    if (result.zero) {
+      sizes.push_back(*result.zero);
+      sizes.push_back(*result.step);
+    }
+  }
+  if (declared && !reads_out)
+    for (size_t d = 0; d < kRank; ++d)
+      ok = ok && computed_extents[d] == result.shape[d];
+  *typed = ok && (extents ? agree : function("accepts", sizes, c_.bool_sort()));
+  std::vector<SymTensor> ins;
+  for (const SymTensor* in : inputs)
+    ins.push_back(*in);
+  const z3::sort element = is_float(result.dtype) ? element_sort(c_, result.dtype) : c_.int_sort();
+  const HtpType dtype = result.dtype;
+  auto* self = this;
+  result.op = op;
+  result.at = [self, ins, sizes, function, element, dtype](const Index& at) -> z3::expr {
+    z3::context& c = self->c_;
+    // Each input's elements as an array, its bound variables named alike
+    // for every array (an array is a closed term).
+    z3::expr_vector args(c), vars(c);
+    Index bound;
+    for (size_t d = 0; d < kRank; ++d) {
+      vars.push_back(c.int_const(("element_" + std::to_string(d)).c_str()));
+      bound.push_back(vars.back());
+    }
+    for (const SymTensor& in : ins) {
+      z3::expr inside = c.bool_val(true);
+      for (size_t d = 0; d < kRank; ++d)
+        inside = inside && bound[d] >= 0 && bound[d] < in.shape[d];
+      const z3::expr v = in.at(bound);
+      const z3::expr none = v.is_fpa()   ? z3::fpa_to_fpa(c.fpa_val(0.0), v.get_sort())
+                            : v.is_int() ? c.int_val(0)
+                                         : c.bool_val(false);
+      args.push_back(z3::lambda(vars, z3::ite(inside, v, none)));
+    }
+    for (const z3::expr& x : sizes)
+      args.push_back(x);
+    self->faults_.push_back(function("faults", args, c.bool_sort()));
+    for (const z3::expr& i : at)
+      args.push_back(i);
+    z3::expr v = function("element", args, element);
+    if (!is_float(dtype)) {
+      auto [lo, hi] = code_range(dtype);
+      self->value_conditions_.push_back(v >= c.int_val(lo) && v <= c.int_val(hi));
+    }
+    return v;
   };
   return result;
 }

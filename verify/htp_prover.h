@@ -114,6 +114,9 @@ public:
   /// Every quantized encoding's zero offset and step: the inputs' and
   /// those of ops that quantize into an encoding of their own.
   const std::vector<std::pair<z3::expr, z3::expr>>& encodings() const { return encodings_; }
+  /// The ops abstracted as uninterpreted functions, each with the reason
+  /// its definition is outside the fragment.
+  const std::vector<std::string>& abstracted() const { return abstracted_; }
 
 private:
   // A constraint value: a bool, an integer (int or size; a size is an
@@ -135,6 +138,16 @@ private:
   // Whether its definition accepts the inputs goes to *typed.
   SymTensor apply(const std::string& op, const std::vector<const SymTensor*>& inputs,
                   const SymTensor* declared, z3::expr* typed, core::Span where);
+  // The same, read from its definition's kernel. Throws Outside.
+  SymTensor interpreted(const std::string& op, const std::vector<const SymTensor*>& inputs,
+                        const SymTensor* declared, z3::expr* typed, core::Span where);
+  // The same as an uninterpreted function: a definition outside the
+  // fragment (\p why).
+  SymTensor uninterpreted(const std::string& op, const std::vector<const SymTensor*>& inputs,
+                          const SymTensor* declared, z3::expr* typed, const Outside& why);
+  void output_type(const std::string& op, const rules::OpDef& def, core::DType computed,
+                   const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
+                   SymTensor& result, z3::expr& ok);
   SymTensor build(const ast::Expr& e, const SymTensor& in_force, z3::expr& typed);
   // The replacement's output; what it must keep (its ops accept their
   // inputs, the root's dtype and extents) into \p keep.
@@ -172,6 +185,10 @@ private:
   int splits_made_ = 0;
   int encodings_made_ = 0; ///< fresh encodings of ops that quantize
   std::vector<std::pair<z3::expr, z3::expr>> encodings_;
+  /// Ops abstracted as uninterpreted functions: an id per definition and
+  /// dtypes; each op and why, for the verdict's reason.
+  std::map<std::string, int> uninterpreted_;
+  std::vector<std::string> abstracted_;
   SymTensor autosplit(const ast::Call& c, const SymTensor& in_force, z3::expr& typed);
   SymTensor slice(const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
                   z3::expr* typed, core::Span where);

@@ -182,6 +182,15 @@ TEST(RulesCli, VerifyJsonHasOneObjectPerRule) {
   EXPECT_NE(lines[2].find("\"verdict\": \"sound\""), std::string::npos) << lines[2];
 }
 
+// The verdict --prove prints for the rule of \p file at \p line in \p out.
+std::string proof_of(const std::string& out, const std::string& file, int line) {
+  const std::string head = file + ":" + std::to_string(line) + ": ";
+  const size_t at = out.find(head);
+  return at == std::string::npos
+             ? std::string()
+             : out.substr(at + head.size(), out.find('\n', at) - at - head.size());
+}
+
 // --prove: each rule of tests/data/htp/prove/prove.cpp proved, refuted (a
 // counterexample the evaluator replays) or unknown (with the reason), and
 // every proved rule sampled too.
@@ -189,13 +198,7 @@ TEST(RulesCli, ProveVerdicts) {
   const std::string file = "tests/data/htp/prove/prove.cpp";
   test::Result r = rules("verify " + file + " --prove --cases 10");
   EXPECT_EQ(r.exit_code, 1) << r.err; // refuted rules
-  auto verdict = [&](int line) {
-    std::string head = file + ":" + std::to_string(line) + ": ";
-    size_t at = r.out.find(head);
-    return at == std::string::npos
-               ? std::string()
-               : r.out.substr(at + head.size(), r.out.find('\n', at) - at - head.size());
-  };
+  auto verdict = [&](int line) { return proof_of(r.out, file, line); };
   for (int line : {6, 10, 14, 18, 33, 38, 42, 46, 69, 73}) {
     EXPECT_TRUE(verdict(line).starts_with("proved (every shape of rank 4")) << verdict(line);
     size_t at = r.out.find(file + ":" + std::to_string(line) + ": ");
@@ -242,6 +245,33 @@ TEST(RulesCli, ProveVerdictsOnCodes) {
   EXPECT_NE(r.out.find("codes.cpp:11: refuted (inputs of QInt8, QInt8"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("proofs: 1 proved, 1 refuted, 0 unknown"), std::string::npos) << r.out;
+}
+
+// Ops outside the fragment are uninterpreted functions of their inputs:
+// the same definition of equal inputs is proved whatever it computes (under
+// another name, through the TCM moves, after a dispatch, below an op of the
+// fragment); another definition or other inputs are not, and a
+// counterexample the solver's model cannot give (an uninterpreted op's
+// values) is found by drawing values on the model's extents.
+TEST(RulesCli, ProveOpsOutsideTheFragmentAsUninterpretedFunctions) {
+  const std::string file = "tests/data/htp/prove/opaque.cpp";
+  test::Result r =
+      rules("verify " + file + " --ops tests/data/htp/prove/opaque_ops.txt --prove --cases 10");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  for (int line : {10, 11, 13, 14})
+    EXPECT_TRUE(proof_of(r.out, file, line).starts_with("proved (every shape of rank 4"))
+        << proof_of(r.out, file, line);
+  EXPECT_TRUE(proof_of(r.out, file, 20).starts_with("refuted (inputs of Float32, Float32"))
+      << proof_of(r.out, file, 20);
+  EXPECT_NE(proof_of(r.out, file, 20).find("the rewritten graph is ill-typed: MatMul.hvx's"),
+            std::string::npos);
+  EXPECT_TRUE(proof_of(r.out, file, 21).starts_with("refuted (inputs of Float32"))
+      << proof_of(r.out, file, 21);
+  EXPECT_TRUE(proof_of(r.out, file, 19).starts_with("unknown ("));
+  EXPECT_NE(proof_of(r.out, file, 19).find("ops taken as uninterpreted functions: Conv2d "),
+            std::string::npos)
+      << proof_of(r.out, file, 19);
+  EXPECT_NE(r.out.find("proofs: 4 proved, 2 refuted, 1 unknown"), std::string::npos) << r.out;
 }
 
 TEST(RulesCli, VerifyOneRuleByLine) {
