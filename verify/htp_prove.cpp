@@ -244,9 +244,18 @@ bool lowers_precision(const Rule& rule) {
 ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o) {
   ProofResult r;
   auto finish = [&](ProofResult res) {
-    // Every proved rule is sampled too; an unknown one falls back to it.
+    // Every proved rule is sampled too; an unknown one falls back to it,
+    // and is refuted by a counterexample sampling draws (a graph the
+    // evaluator shows unsound, as a replayed model).
     if (res.verdict != ProofVerdict::Refuted) {
       res.sampled = verify_rule(rule, ops, o.sampling);
+      if (res.verdict == ProofVerdict::Unknown && res.sampled->verdict == Verdict::Unsound &&
+          res.sampled->counterexample) {
+        res.verdict = ProofVerdict::Refuted;
+        res.inconsistency.clear();
+        res.counterexample = res.sampled->counterexample;
+        res.reason = "a graph sampling drew; the solver: " + res.reason;
+      }
       if (res.verdict == ProofVerdict::Proved && res.sampled->verdict == Verdict::Unsound) {
         res.inconsistency = "proved, but sampling finds a counterexample: " +
                             res.sampled->counterexample->difference;
@@ -326,17 +335,18 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
       }
       return false;
     };
-    // With quantized values, a first search with their encodings fixed
-    // (zero offsets 0, steps 1/2, 1/4, ...): float64 arithmetic on
+    // With quantized values, a first search with their encodings fixed: float64 arithmetic on
     // symbolic steps is slow to search, and any counterexample will do.
     if (!enc.encodings().empty()) {
       s.push();
       z3::params quick(c);
       quick.set("timeout", std::min(o.timeout_ms, 2000u));
       s.set(quick);
-      float step = 0.5f;
+      // (Steps 3/8, 3/16, ...: not the round values rules name; a zero
+      // offset of 0 or 3.)
+      float step = 0.375f;
       for (const auto& [zero, symbol] : enc.encodings()) {
-        s.add(zero == 0 && symbol == c.fpa_val(step));
+        s.add((zero == 0 || zero == 3) && symbol == c.fpa_val(step));
         step /= 2;
       }
       for (const Leaf& leaf : enc.leaves())

@@ -205,11 +205,13 @@ SymTensor Encoding::slice(const std::vector<const SymTensor*>& inputs, const Sym
   SymTensor r;
   r.dtype = declared->dtype;
   r.shape = declared->shape;
+  r.zero = declared->zero; // the node's encoding, of the codes copied
+  r.step = declared->step;
   r.op = "Slice_shape";
   r.at = [x, start](const Index& at) {
     Index moved;
-    for (size_t d = 0; d < kRank; ++d)
-      moved.push_back(at[d] + start[d]);
+    for (size_t d = 0; d < kRank; ++d) // (i - s) + s is i again: equal reads
+      moved.push_back((at[d] + start[d]).simplify());
     return x.at(moved);
   };
   return r;
@@ -263,7 +265,7 @@ SymTensor Encoding::autosplit(const ast::Call& c, const SymTensor& in_force, z3:
     self->chunk_conditions_.push_back(chunk <= 0 ||
                                       (valid && start <= at[dim] && at[dim] < start + size));
     Index local = at;
-    local[dim] = at[dim] - start;
+    local[dim] = (at[dim] - start).simplify();
     return body.at(local);
   };
   return r;
@@ -423,16 +425,37 @@ SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::
     SymTensor from = build(*c.args[0], in_force, typed);
     if (f == "WITH_SIZE")
       t.shape = from.shape;
-    else if (f == "WITH_TYPE")
-      t.dtype = from.dtype;
-    else
+    else if (f == "WITH_TYPE") {
+      t.dtype = from.dtype; // and its encoding
+      t.zero = from.zero;
+      t.step = from.step;
+    } else {
       t = from;
+    }
   } else if (f == "WITH_OUTPUT_TYPE") {
+    // The dtype, zero offset and step given (the step a constant, an
+    // integer or a tensor's STEPSIZE_OF).
     Val dt = eval(*c.args[0]);
     std::optional<HtpType> h = rules::htp_type_from_name(dt.dtype);
     if (dt.type != Val::Type::DType || !h)
       throw Outside{c.args[0]->span, "WITH_OUTPUT_TYPE of an unmodelled dtype"};
     t.dtype = *h;
+    t.zero.reset();
+    t.step.reset();
+    if (rules::quantized(*h)) {
+      t.zero = as_int(eval(*c.args[1]), *c.args[1]);
+      const ast::Call* step = as_call(*c.args[2]);
+      if (step && step->callee == "STEPSIZE_OF") {
+        const SymTensor& of = opref(*step->args[0]);
+        t.step = of.step ? *of.step : c_.fpa_val(1.0f);
+      } else if (Val v = eval(*c.args[2]); v.type == Val::Type::Float) {
+        t.step = c_.fpa_val(v.f);
+      } else {
+        t.step = z3::expr(c_, Z3_mk_fpa_to_fp_real(c_, c_.fpa_rounding_mode(),
+                                                   z3::to_real(as_int(v, *c.args[2])),
+                                                   c_.fpa_sort(8, 24)));
+      }
+    }
   } else if (f == "ResizeDim") {
     const auto* lit = std::get_if<ast::IntLit>(&c.args[0]->node);
     if (!lit || lit->value >= kRank)

@@ -27,6 +27,10 @@ bool reads_extents(const std::string& program) {
 constexpr int64_t kProbeZero[] = {113, 109, 107, 103};
 constexpr float kProbeStep[] = {0.0123456f, 0.0234567f, 0.0345678f, 0.0456789f};
 constexpr size_t kProbeOut = 3;
+// Probe extents, tried in turn until a definition accepts them (a product
+// or a convolution relates its inputs' extents).
+const core::Shape kProbeExtents[] = {{2, 3, 4, 5}, {1, 1, 1, 1}, {1, 2, 8, 4},
+                                     {5, 4, 3, 2}, {2, 8, 8, 8}, {4, 4, 4, 4}};
 
 // Calls \p f on every load in \p e.
 void loads(const core::Expr& e, const std::function<void(const core::Load&)>& f) {
@@ -148,27 +152,40 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
                                 const SymTensor* declared, z3::expr* typed, core::Span where) {
   if (inputs.size() > kProbeOut)
     throw Outside{where, op + " of more than " + std::to_string(kProbeOut) + " inputs"};
+  // The kernel at the first probe extents the definition accepts.
   std::vector<TensorType> probe;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const bool q = rules::quantized(inputs[i]->dtype);
-    probe.push_back(TensorType{
-        inputs[i]->dtype, {2, 3, 4, 5}, q ? int32_t(kProbeZero[i]) : 0, q ? kProbeStep[i] : 1.0f});
-  }
-  TensorType out = probe.empty() ? TensorType{} : probe[0];
-  if (declared)
-    out.dtype = declared->dtype;
-  if (rules::quantized(out.dtype)) {
-    out.zero_offset = int32_t(kProbeZero[kProbeOut]);
-    out.step = kProbeStep[kProbeOut];
-  } else {
-    out.zero_offset = 0;
-    out.step = 1.0f;
-  }
+  TensorType out;
   const rules::OpDef* def = nullptr;
   core::Kernel k;
-  try {
-    k = rules::op_kernel(ops_, op, probe, out, &def);
-  } catch (const rules::IllTyped& e) {
+  std::optional<rules::IllTyped> rejected;
+  for (const core::Shape& extents : kProbeExtents) {
+    probe.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const bool q = rules::quantized(inputs[i]->dtype);
+      probe.push_back(TensorType{inputs[i]->dtype, extents, q ? int32_t(kProbeZero[i]) : 0,
+                                 q ? kProbeStep[i] : 1.0f});
+    }
+    out = probe.empty() ? TensorType{} : probe[0];
+    if (declared)
+      out.dtype = declared->dtype;
+    const bool q = rules::quantized(out.dtype);
+    out.zero_offset = q ? int32_t(kProbeZero[kProbeOut]) : 0;
+    out.step = q ? kProbeStep[kProbeOut] : 1.0f;
+    try {
+      k = rules::op_kernel(ops_, op, probe, out, &def);
+      rejected.reset();
+      break;
+    } catch (const rules::IllTyped& e) {
+      if (!rejected)
+        rejected = e;
+      if (e.message.find("has no definition") != std::string::npos)
+        break;
+    }
+  }
+  if (rejected) {
+    const rules::IllTyped& e = *rejected;
+    for (TensorType& t : probe)
+      t.shape = kProbeExtents[0];
     // No definition for these dtypes, or one that rejects them: when it
     // accepts inputs of the same extents in the first one's dtype (or in
     // float32), these dtypes are what it rejects, at every shape.
@@ -400,10 +417,16 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
       // IEEE addition, multiplication, maximum and minimum commute bit for
       // bit (SMT-LIB has one NaN; so does teval's maximum): their operands
       // in one order, so that a rule that only swaps them is a syntactic
-      // identity rather than an equivalence of two circuits.
+      // identity rather than an equivalence of two circuits. The order is
+      // structural (a term's hash, then its text), never Z3's ids, which a
+      // term built again after it was freed need not keep.
+      auto before = [&](const z3::expr& a, const z3::expr& b) {
+        const unsigned ha = Z3_get_ast_hash(c, a), hb = Z3_get_ast_hash(c, b);
+        return ha != hb ? ha < hb : a.to_string() < b.to_string();
+      };
       if ((a.op == core::Op::Add || a.op == core::Op::Mul || a.op == core::Op::Max ||
            a.op == core::Op::Min) &&
-          x.size() == 2 && Z3_get_ast_id(c, x[1]) < Z3_get_ast_id(c, x[0]))
+          x.size() == 2 && before(x[1], x[0]))
         std::swap(x[0], x[1]);
       switch (a.op) { // comparisons, of floats (IEEE) or integers
       case core::Op::Lt:
@@ -582,9 +605,7 @@ SymTensor Encoding::uninterpreted(const std::string& op,
   // Its kernel at the first probe extents it accepts for inputs of
   // \p dtypes.
   auto probe_kernel = [&](const std::vector<HtpType>& dtypes) -> std::optional<core::Kernel> {
-    static const core::Shape kExtents[] = {{2, 3, 4, 5}, {1, 1, 1, 1}, {1, 2, 8, 4},
-                                           {5, 4, 3, 2}, {2, 8, 8, 8}, {4, 4, 4, 4}};
-    for (const core::Shape& extents : kExtents) {
+    for (const core::Shape& extents : kProbeExtents) {
       std::vector<TensorType> probe;
       for (HtpType t : dtypes)
         probe.push_back(TensorType{t, extents, int32_t(zero_range(t).first), 0.5f});

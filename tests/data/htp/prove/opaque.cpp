@@ -19,3 +19,13 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", Op("MatMul", "a", "b")), OK,
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Conv2d", "x", "w"), OK, Op("Conv2d.flipped", "x", "w"))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("MatMul", "a", "b"), OK, Op("MatMul.hvx", "b", "a"))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("TailRows", "x"), OK, Op("Relu", Op("TailRows.fp16", "x")))
+
+// A product tiled along height: its definition is a fold over one
+// variable once probe extents it accepts are found (in0[3] = in1[2]):
+// proved. A convolution tiled likewise is not (a computed index: the
+// uninterpreted function does not say that rows are independent).
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("MatMul", "a", "b"),
+  AND(IS_FLOAT32("a"), IS_FLOAT32("b"), GT(DIM_HEIGHT("*"), 2)),
+  AUTOSPLIT(1, "I", 2, Op("MatMul", TYPICAL_SLICE("a", "I"), TYPICAL_SLICE("b", "I"))))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Conv2d", "x", "w"), AND(IS_FLOAT32("x"), GT(DIM_BATCHES("*"), 1)),
+  AUTOSPLIT(0, "I", 1, Op("Conv2d", TYPICAL_SLICE("x", "I"), "w")))

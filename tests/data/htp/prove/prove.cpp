@@ -76,3 +76,10 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Softmax", "x"), AND(IS_FLOAT32("x"), GT(DIM
 // Unknown: a rule that computes in float16 on purpose (proofs are bit-exact).
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT32("x"),
   Op("Cast", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op("Relu", Op("Cast", "x")))))
+
+// An encoding WITH_OUTPUT_TYPE names is the one the op's output carries
+// (Dequantize reads it): the input's proved, another refuted.
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Dequantize", Op("Relu", "x")), IS_QUINT8("x"),
+  Op("Dequantize", WITH_OUTPUT_TYPE(DType::QUInt8, ZERO_OFFSET_OF("x"), STEPSIZE_OF("x"), Op("Relu", "x"))))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Dequantize", Op("Relu", "x")), IS_QUINT8("x"),
+  Op("Dequantize", WITH_OUTPUT_TYPE(DType::QUInt8, 0, 0.5f, Op("Relu", "x"))))
