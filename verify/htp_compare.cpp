@@ -54,8 +54,9 @@ std::optional<RelativeError> relative_error(const core::Tensor& a, const core::T
           scale = std::max(scale, std::abs(t.get(i).f));
   if (worst == 0)
     return RelativeError{};
-  if (scale == 0)
-    return std::nullopt;
+  // At least float16's smallest normal: values below it carry float16's
+  // absolute precision, not its relative one.
+  scale = std::max(scale, 0x1p-14);
   return RelativeError{worst / scale, at, worst, scale};
 }
 

@@ -22,7 +22,8 @@ std::string element_difference(const core::Tensor& a, const core::Tensor& b, int
 std::string describe_difference(const core::Tensor& a, const core::Tensor& b);
 
 /// The largest difference between two outputs, relative to the largest
-/// magnitude among them and the graph's inputs, and its flat position.
+/// magnitude among them and the graph's inputs (at least 2^-14, float16's
+/// smallest normal), and its flat position.
 struct RelativeError {
   double error = 0;
   int64_t at = 0;

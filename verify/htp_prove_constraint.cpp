@@ -2,6 +2,8 @@
 // expressions as Z3 terms over the extents, options and encodings.
 #include "verify/htp_prover.h"
 
+#include <cmath>
+
 namespace teval::verify::htp::prove {
 
 using ast::as_call;
@@ -81,6 +83,12 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
       Val v;
       v.type = Val::Type::DType;
       v.dtype = n->id.substr(7);
+      return v;
+    }
+    if (n->id == "INF" || n->id == "NEG_INF") {
+      Val v;
+      v.type = Val::Type::Float;
+      v.f = n->id == "INF" ? INFINITY : -INFINITY;
       return v;
     }
     throw Outside{e.span, "the constant " + n->id + " is not encoded yet"};

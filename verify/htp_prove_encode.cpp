@@ -25,8 +25,8 @@ z3::sort element_sort(z3::context& c, HtpType t) {
 }
 
 Encoding::Encoding(z3::context& c, const Rule& rule, const OpSet& ops, const Skeleton& skeleton,
-                   const std::vector<HtpType>& leaf_dtypes)
-    : c_(c), rule_(rule), ops_(ops), skeleton_(skeleton) {
+                   const std::vector<HtpType>& leaf_dtypes, bool precision)
+    : c_(c), precision_(precision), rule_(rule), ops_(ops), skeleton_(skeleton) {
   for (const char* axis : {"n", "h", "w", "c"})
     index_.push_back(c_.int_const((std::string("at_") + axis).c_str()));
   size_t next = 0;
@@ -85,6 +85,8 @@ z3::expr Encoding::assumptions() {
         if (!is_float(dtype)) { // codes of the dtype's range
           auto [lo, hi] = code_range(dtype);
           self->value_conditions_.push_back(v >= self->c_.int_val(lo) && v <= self->c_.int_val(hi));
+        } else if (self->precision_) { // within float16's finite range
+          self->value_conditions_.push_back(self->in_float16_range(v));
         }
         return v;
       };
@@ -138,11 +140,50 @@ z3::expr Encoding::obligations(z3::expr& differ) {
       in_bounds = in_bounds && chunk;
     for (const z3::expr& v : value_conditions_)
       in_bounds = in_bounds && v;
-    differ = in_bounds && !faulted_before && (now != before || faults_after);
+    // (A rule that lowers precision on purpose: beyond the documented
+    // change, for outputs within float16's range.)
+    const z3::expr values_differ =
+        precision_ ? !within_precision_change(before, now) && premise(before) : now != before;
+    differ = in_bounds && !faulted_before && (values_differ || faults_after);
   }
   for (const z3::expr& p : premises_)
     differ = differ && p;
   return keep;
+}
+
+z3::expr Encoding::in_float16_range(const z3::expr& v) const {
+  const z3::expr limit = z3::fpa_to_fpa(c_.fpa_val(65504.0), v.get_sort());
+  return !v.mk_is_nan() && v <= limit && v >= -limit;
+}
+
+// The documented precision change (docs/HTP_RULES.md, changes-precision),
+// element by element: NaN and infinities in their places, and a finite
+// difference at most kPrecisionChangeBound (2^-7) of the larger magnitude
+// of the two (at least 2^-14), which the graph's largest magnitude bounds;
+// a quantized output's codes at most one apart (within one step).
+z3::expr Encoding::within_precision_change(const z3::expr& before, const z3::expr& after) const {
+  if (!before.is_fpa())
+    return before.is_int() ? before - after <= 1 && after - before <= 1 : before == after;
+  // In float32 (both exact there), the difference rounded down and up so
+  // that the true one lies between: the test is sound, not exact.
+  const z3::sort f32 = c_.fpa_sort(8, 24);
+  const z3::expr b = z3::fpa_to_fpa(before, f32), a = z3::fpa_to_fpa(after, f32);
+  const z3::expr down(c_, Z3_mk_fpa_sub(c_, Z3_mk_fpa_rtn(c_), a, b));
+  const z3::expr up(c_, Z3_mk_fpa_sub(c_, Z3_mk_fpa_rtp(c_), a, b));
+  const z3::expr floor = c_.fpa_val(0x1p-14f);
+  const z3::expr scale = z3::max(z3::max(z3::abs(a), z3::abs(b)), floor);
+  const z3::expr bound = scale * c_.fpa_val(1.0f / 128); // exact: a power of two
+  const z3::expr finite =
+      !before.mk_is_nan() && !before.mk_is_inf() && !after.mk_is_nan() && !after.mk_is_inf();
+  return (before.mk_is_nan() == after.mk_is_nan()) &&
+         z3::ite(finite, up <= bound && down >= -bound,
+                 before.mk_is_nan() || z3::fp_eq(before, after));
+}
+
+// What a precision claim assumes of the output before the rewrite: a
+// float within float16's finite range.
+z3::expr Encoding::premise(const z3::expr& before) const {
+  return before.is_fpa() ? in_float16_range(before) : c_.bool_val(true);
 }
 
 z3::expr Encoding::obligations_without_values() {

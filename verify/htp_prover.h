@@ -84,8 +84,10 @@ z3::sort element_sort(z3::context& c, HtpType t);
 /// A rule under one assignment of dtypes to its match's inputs.
 class Encoding {
 public:
+  /// \p precision: the rule lowers precision on purpose, and the values'
+  /// obligation is the documented precision change rather than equality.
   Encoding(z3::context& c, const Rule& rule, const OpSet& ops, const Skeleton& skeleton,
-           const std::vector<HtpType>& leaf_dtypes);
+           const std::vector<HtpType>& leaf_dtypes, bool precision = false);
 
   /// Builds the match's graph and the constraint: what every graph the
   /// rule applies to satisfies. Throws Outside.
@@ -155,6 +157,7 @@ private:
   SymTensor modifier(const ast::Call& c, const SymTensor& in_force, z3::expr& typed);
 
   z3::context& c_;
+  bool precision_ = false;
   const Rule& rule_;
   const OpSet& ops_;
   const Skeleton& skeleton_;
@@ -194,6 +197,10 @@ private:
                   z3::expr* typed, core::Span where);
   SymTensor shape_function(const ast::Call& c, z3::expr& typed);
   SymTensor shape_node(std::vector<z3::expr> value) const;
+  // The precision claim's parts (precision_).
+  z3::expr in_float16_range(const z3::expr& v) const;
+  z3::expr within_precision_change(const z3::expr& before, const z3::expr& after) const;
+  z3::expr premise(const z3::expr& before) const;
 };
 
 } // namespace teval::verify::htp::prove

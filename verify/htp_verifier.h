@@ -6,6 +6,7 @@
 #pragma once
 
 #include "rules/htp_ops.h"
+#include "verify/htp_compare.h"
 #include "verify/htp_hints.h"
 #include "verify/htp_verify.h"
 
@@ -58,6 +59,17 @@ std::pair<int64_t, int64_t> zero_range(HtpType t);
 
 /// \p g in the text format, each input's values as a comment after it.
 std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs);
+
+/// For a rule that lowers precision on purpose: the error of \p got (the
+/// output of \p after) against \p expected (of \p before, whose graph
+/// inputs are \p inputs) when it is within the documented bound
+/// (kPrecisionChangeBound of the largest magnitude, quantized values as the
+/// real values they encode, a quantized output one code besides); none when
+/// it is not, or the types differ.
+std::optional<RelativeError> within_precision_change(const Graph& before,
+                                                     const core::Tensor& expected,
+                                                     const Graph& after, const core::Tensor& got,
+                                                     const std::map<int, core::Tensor>& inputs);
 
 class Verifier {
 public:

@@ -108,6 +108,29 @@ core::Tensor real_values(const core::Tensor& t, const TensorType& type) {
 
 } // namespace
 
+std::optional<RelativeError> within_precision_change(const Graph& before,
+                                                     const core::Tensor& expected,
+                                                     const Graph& after, const core::Tensor& got,
+                                                     const std::map<int, core::Tensor>& inputs) {
+  // Quantized values as the real values they encode (when both outputs
+  // have one encoding).
+  const TensorType& out_type = before.nodes[before.output].type;
+  if (after.nodes[after.output].type != out_type)
+    return std::nullopt;
+  std::map<int, core::Tensor> real_inputs;
+  for (const auto& [id, t] : inputs)
+    real_inputs[id] = real_values(t, before.nodes[id].type);
+  std::optional<RelativeError> e =
+      relative_error(real_values(expected, out_type), real_values(got, out_type), real_inputs);
+  // A quantized output may also be one of its codes off: rounding into an
+  // intermediate encoding and then into the output's moves a value across
+  // at most one of the output's rounding boundaries.
+  const double code = quantized(out_type.dtype) ? double(out_type.step) : 0;
+  if (!e || e->absolute > kPrecisionChangeBound * e->scale + code)
+    return std::nullopt;
+  return e;
+}
+
 std::string with_values(const Graph& g, const std::map<int, core::Tensor>& inputs) {
   std::string out = to_text(g);
   for (const auto& [id, t] : inputs) {
@@ -264,27 +287,15 @@ Verifier::Outcome Verifier::check(const Plan& p, Counterexample* cx, std::string
     core::Tensor got = evaluate(after, ops_, after_inputs);
     difference = describe_difference(expected, got);
     // A rule that lowers precision on purpose is judged by its worst
-    // element, quantized values as the real values they encode (when both
-    // outputs have one encoding).
-    const TensorType& out_type = before->nodes[before->output].type;
-    std::map<int, core::Tensor> real_inputs;
+    // element.
     if (!difference.empty() && lowers_precision_)
-      for (const auto& [id, t] : inputs)
-        real_inputs[id] = real_values(t, before->nodes[id].type);
-    if (!difference.empty() && lowers_precision_ && after.nodes[after.output].type == out_type)
-      if (std::optional<RelativeError> e = relative_error(
-              real_values(expected, out_type), real_values(got, out_type), real_inputs)) {
-        difference = element_difference(expected, got, e->at);
-        // A quantized output may also be one of its codes off: rounding
-        // into an intermediate encoding and then into the output's moves
-        // a value across at most one of the output's rounding boundaries.
-        double code = quantized(out_type.dtype) ? double(out_type.step) : 0;
-        if (e->absolute <= kPrecisionChangeBound * e->scale + code) {
-          if (error)
-            *error = e->error;
-          *cx = Counterexample{with_values(*before, inputs), to_text(after), difference};
-          return Outcome::Imprecise;
-        }
+      if (std::optional<RelativeError> e =
+              within_precision_change(*before, expected, after, got, inputs)) {
+        if (error)
+          *error = e->error;
+        *cx = Counterexample{with_values(*before, inputs), to_text(after),
+                             element_difference(expected, got, e->at)};
+        return Outcome::Imprecise;
       }
   } catch (const NotEvaluable& e) {
     *reason = e.reason;
