@@ -286,7 +286,7 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
   size_t cases = 1;
   for (size_t i = 0; i < leaves; ++i)
     cases *= std::size(kTypes);
-  bool any = false;
+  bool any = false, elementwise = true;
   auto timed = [&](z3::solver& q) {
     auto start = std::chrono::steady_clock::now();
     z3::check_result res = q.check();
@@ -445,6 +445,7 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
         keep = enc.obligations_without_values();
       }
       s.add(enc.option_ranges()); // with the options the replacement reads
+      elementwise = elementwise && enc.elementwise();
       for (bool types : {true, false}) {
         if (!types && values_outside)
           throw *values_outside;
@@ -473,6 +474,9 @@ ProofResult prove_rule(const Rule& rule, const OpSet& ops, const ProveOptions& o
   r.verdict = ProofVerdict::Proved;
   r.reason = any ? "every shape of rank 4 with extents below 2^31, every option and every value"
                  : "vacuously: no graph satisfies the match and the constraint";
+  if (any && elementwise)
+    r.reason = "every shape of rank 4 with extents below 2^31, and of every rank (the rule is "
+               "elementwise), every option and every value";
   if (any && precision)
     r.reason = "within the documented precision change, for every shape of rank 4 with extents "
                "below 2^31, every option and every value within float16's range";

@@ -229,10 +229,12 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
     throw Outside{e.span, f + " of a split not in scope"};
   }
   if (f == "RANK_OF") {
+    elementwise_ = false;
     (void)opref(*c.args[0]);
     return integer(c_.int_val(int(kRank)), Val::Type::Size);
   }
   if (f == "DIM_OF") {
+    elementwise_ = false;
     const SymTensor& t = opref(*c.args[0]);
     const auto* lit = std::get_if<ast::IntLit>(&c.args[1]->node);
     if (!lit || lit->value >= kRank)

@@ -228,6 +228,7 @@ SymTensor Encoding::replacement(z3::expr& keep) {
 // is not encoded).
 SymTensor Encoding::slice(const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
                           z3::expr* typed, core::Span where) {
+  elementwise_ = false;
   const rules::OpDef* def =
       inputs.empty() ? nullptr : ops_.find("Slice_shape", inputs[0]->dtype, inputs.size());
   const rules::OpDef* standard =
@@ -264,6 +265,7 @@ SymTensor Encoding::slice(const std::vector<const SymTensor*>& inputs, const Sym
 // for all: its start k * chunk is the solver's to choose, the chunk that
 // holds the element the query is about.
 SymTensor Encoding::autosplit(const ast::Call& c, const SymTensor& in_force, z3::expr& typed) {
+  elementwise_ = false;
   int64_t dim = -1;
   z3::expr dim_e = as_int(eval(*c.args[0]), *c.args[0]).simplify();
   if (!dim_e.is_numeral_i64(dim) || dim < 0 || dim >= int64_t(kRank))
@@ -315,6 +317,7 @@ SymTensor Encoding::autosplit(const ast::Call& c, const SymTensor& in_force, z3:
 // AUTOSPLIT_SHAPEFN_APPLY of the seed's slice macros' shape functions:
 // the start or size of an input's slice for the chunk of split `tag`.
 SymTensor Encoding::shape_function(const ast::Call& c, z3::expr& typed) {
+  elementwise_ = false;
   const auto* name = std::get_if<ast::Name>(&c.args[0]->node);
   const std::string fn = name ? name->id : "";
   const bool simple = fn == "simple_split_start" || fn == "simple_split_size";
@@ -464,6 +467,7 @@ SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::
   if (f == "WITH_SIZE" || f == "WITH_TYPE" || f == "WITH_SAME_OUTPUT") {
     // An existing opref, or for WITH_SIZE a shape construction.
     SymTensor from = build(*c.args[0], in_force, typed);
+    elementwise_ = elementwise_ && f != "WITH_SIZE";
     if (f == "WITH_SIZE")
       t.shape = from.shape;
     else if (f == "WITH_TYPE") {
@@ -498,6 +502,7 @@ SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::
       }
     }
   } else if (f == "ResizeDim") {
+    elementwise_ = false;
     const auto* lit = std::get_if<ast::IntLit>(&c.args[0]->node);
     if (!lit || lit->value >= kRank)
       throw Outside{c.args[0]->span, "ResizeDim of a dimension other than a constant below 4"};

@@ -282,6 +282,20 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
       shape.push_back(known[v->var]);
     }
     shapes[st.target] = shape;
+    // Elementwise: an assignment reading every input at its own index (or
+    // a scalar at a constant one).
+    elementwise_ = elementwise_ && st.aggregation == core::Aggregation::Assign;
+    loads(st.value, [&](const core::Load& l) {
+      bool identity = l.index.size() == st.out_index.size(), constant = true;
+      for (size_t d = 0; d < l.index.size(); ++d) {
+        const auto* v = std::get_if<core::VarRef>(&l.index[d]->node);
+        const auto* o =
+            d < st.out_index.size() ? std::get_if<core::VarRef>(&st.out_index[d]->node) : nullptr;
+        identity = identity && v && o && v->var == o->var;
+        constant = constant && std::holds_alternative<core::Const>(l.index[d]->node);
+      }
+      elementwise_ = elementwise_ && (identity || constant);
+    });
     extents.push_back(known);
   }
   const core::Statement& s = k.statements.back();
@@ -602,6 +616,7 @@ SymTensor Encoding::uninterpreted(const std::string& op,
   const rules::OpDef* def = ops_.find(op, first, inputs.size());
   if (!def)
     throw why;
+  elementwise_ = false;
   // Its kernel at the first probe extents it accepts for inputs of
   // \p dtypes.
   auto probe_kernel = [&](const std::vector<HtpType>& dtypes) -> std::optional<core::Kernel> {

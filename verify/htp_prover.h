@@ -116,6 +116,12 @@ public:
   /// Every quantized encoding's zero offset and step: the inputs' and
   /// those of ops that quantize into an encoding of their own.
   const std::vector<std::pair<z3::expr, z3::expr>>& encodings() const { return encodings_; }
+  /// Whether the rule is elementwise: every op it applies reads its inputs
+  /// at its output's index (or a scalar's element), and nothing reads,
+  /// slices or constructs extents. Its proof at rank 4 then holds at every
+  /// rank (a tensor of another rank is one of rank 4 with its axes merged
+  /// or padded with unit ones, element for element).
+  bool elementwise() const { return elementwise_; }
   /// The ops abstracted as uninterpreted functions, each with the reason
   /// its definition is outside the fragment.
   const std::vector<std::string>& abstracted() const { return abstracted_; }
@@ -169,6 +175,7 @@ private:
   std::map<std::string, z3::func_decl> functions_; ///< uninterpreted math functions
   Index index_;
   int conditions_ = 0; ///< fresh conditions made (truth)
+  bool elementwise_ = true;
   /// The chunk of an AUTOSPLIT being built: its start (a multiple of the
   /// chunk size, chosen by the solver) and extent.
   struct Split {

@@ -209,6 +209,13 @@ TEST(RulesCli, ProveVerdicts) {
   EXPECT_TRUE(verdict(22).starts_with("refuted (inputs of Float32, Float32")) << verdict(22);
   EXPECT_NE(verdict(26).find("before 6.0, after "), std::string::npos) << verdict(26);
   EXPECT_NE(verdict(29).find("the rewritten graph is ill-typed"), std::string::npos) << verdict(29);
+  // Elementwise rules are proved for every rank; those that read extents
+  // or tile for rank 4 only.
+  for (int line : {6, 10, 14})
+    EXPECT_NE(verdict(line).find("and of every rank (the rule is elementwise)"), std::string::npos)
+        << verdict(line);
+  for (int line : {18, 42, 73})
+    EXPECT_EQ(verdict(line).find("of every rank"), std::string::npos) << verdict(line);
   // Computing in float16 on purpose: proved within the documented
   // precision change; with ReLU1 for ReLU, refuted beyond it.
   EXPECT_TRUE(verdict(77).starts_with("proved (within the documented precision change, "))
