@@ -6,7 +6,9 @@
 #include "core/format.h"
 #include "core/kernel.h"
 
+#include <cctype>
 #include <regex>
+#include <sstream>
 
 namespace teval::verify::htp::prove {
 
@@ -14,11 +16,149 @@ using rules::TensorType;
 
 namespace {
 
-// A definition's program reads extents ($inK[d], $out0[d], $(...)): its
-// meaning is not one function of the elements for every shape.
-bool reads_extents(const std::string& program) {
-  static const std::regex extent(R"(\$(in\d+|out0)\[|\$\()");
-  return std::regex_search(program, extent);
+// Integer arithmetic on extents as a `where` clause spells it: integers,
+// $inK[d], + - * / and parentheses ($(...) among them), as a term of the
+// inputs' extents; none for anything else.
+class Extents {
+public:
+  Extents(z3::context& c, const std::string& text, const std::vector<const SymTensor*>& inputs)
+      : c_(c), s_(text), inputs_(inputs) {}
+  std::optional<z3::expr> parse() {
+    std::optional<z3::expr> e = sum();
+    skip();
+    return e && i_ == s_.size() ? e : std::nullopt;
+  }
+
+private:
+  void skip() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_])))
+      ++i_;
+  }
+  bool eat(const std::string& t) {
+    skip();
+    if (s_.compare(i_, t.size(), t) != 0)
+      return false;
+    i_ += t.size();
+    return true;
+  }
+  std::optional<int64_t> number() {
+    skip();
+    size_t b = i_;
+    while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_])))
+      ++i_;
+    return i_ > b ? std::optional(std::stoll(s_.substr(b, i_ - b))) : std::nullopt;
+  }
+  std::optional<z3::expr> sum() {
+    std::optional<z3::expr> a = product();
+    while (a) {
+      if (eat("+")) {
+        std::optional<z3::expr> b = product();
+        a = b ? std::optional(*a + *b) : std::nullopt;
+      } else if (eat("-")) {
+        std::optional<z3::expr> b = product();
+        a = b ? std::optional(*a - *b) : std::nullopt;
+      } else {
+        break;
+      }
+    }
+    return a;
+  }
+  std::optional<z3::expr> product() {
+    std::optional<z3::expr> a = factor();
+    while (a) {
+      if (eat("*")) {
+        std::optional<z3::expr> b = factor();
+        a = b ? std::optional(*a * *b) : std::nullopt;
+      } else if (eat("/")) {
+        // By a positive constant only (C's truncation, of a non-negative
+        // dividend, is the floor).
+        std::optional<int64_t> b = number();
+        if (!b || *b <= 0)
+          return std::nullopt;
+        a = z3::ite(*a >= 0, *a / c_.int_val(*b), -((-*a) / c_.int_val(*b)));
+      } else {
+        break;
+      }
+    }
+    return a;
+  }
+  std::optional<z3::expr> factor() {
+    if (eat("-")) {
+      std::optional<z3::expr> a = factor();
+      return a ? std::optional(-*a) : std::nullopt;
+    }
+    if (eat("$(") || eat("(")) {
+      std::optional<z3::expr> a = sum();
+      return a && eat(")") ? a : std::nullopt;
+    }
+    if (eat("$in")) {
+      std::optional<int64_t> k = number();
+      if (!k || !eat("["))
+        return std::nullopt;
+      std::optional<int64_t> d = number();
+      if (!d || !eat("]") || size_t(*k) >= inputs_.size() || size_t(*d) >= kRank)
+        return std::nullopt;
+      return inputs_[size_t(*k)]->shape[size_t(*d)];
+    }
+    if (std::optional<int64_t> n = number())
+      return c_.int_val(*n);
+    return std::nullopt;
+  }
+
+  z3::context& c_;
+  const std::string& s_;
+  const std::vector<const SymTensor*>& inputs_;
+  size_t i_ = 0;
+};
+
+// The extents a definition's `where` clauses give its variables, per
+// statement, as terms of its inputs' extents. Throws Outside when a clause
+// is not of that arithmetic or a statement reads extents outside its
+// clauses (its kernel would hold the probe's).
+std::vector<std::map<std::string, z3::expr>>
+where_extents(z3::context& c, const rules::OpDef& def, const std::string& op,
+              const std::vector<const SymTensor*>& inputs) {
+  static const std::regex field(R"(\$(in\d+|out0)\[|\$\()");
+  static const std::regex where(R"(\bwhere\b)");
+  std::vector<std::map<std::string, z3::expr>> out;
+  std::stringstream statements(def.program);
+  std::string st;
+  while (std::getline(statements, st, ';')) {
+    std::smatch m;
+    std::string body = st, clauses;
+    if (std::regex_search(st, m, where)) {
+      body = m.prefix();
+      clauses = m.suffix();
+    }
+    if (std::regex_search(body, field))
+      throw Outside{def.span, op + "'s definition reads extents outside its where clauses"};
+    std::map<std::string, z3::expr> extents;
+    int depth = 0;
+    size_t from = 0;
+    for (size_t i = 0; i <= clauses.size(); ++i) {
+      const char ch = i < clauses.size() ? clauses[i] : ',';
+      depth += ch == '(' || ch == '[' ? 1 : ch == ')' || ch == ']' ? -1 : 0;
+      if (ch != ',' || depth != 0)
+        continue;
+      const std::string clause = clauses.substr(from, i - from);
+      from = i + 1;
+      static const std::regex form(R"(^\s*(\w+)\s+in\s+(.*?)\s*$)");
+      std::smatch cm;
+      if (clause.find_first_not_of(" \t") == std::string::npos)
+        continue;
+      std::optional<z3::expr> e;
+      if (std::regex_match(clause, cm, form))
+        e = Extents(c, cm[2].str(), inputs).parse();
+      if (!e)
+        throw Outside{def.span, op +
+                                    "'s definition has a where clause the encoding does not "
+                                    "read: " +
+                                    clause};
+      extents.emplace(cm[1].str(), *e);
+    }
+    out.push_back(std::move(extents));
+  }
+  return out;
 }
 
 // Probe encodings: distinctive zero offsets and steps given to a
@@ -218,8 +358,9 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
     none.at = [](const Index&) -> z3::expr { throw Outside{{}, "an ill-typed op"}; };
     return none;
   }
-  if (reads_extents(def->program))
-    throw Outside{def->span, op + "'s definition reads its extents"};
+  const std::vector<std::map<std::string, z3::expr>> clauses = where_extents(c_, *def, op, inputs);
+  if (clauses.size() != k.statements.size())
+    throw Outside{def->span, op + "'s definition's statements are not its kernel's"};
   // Elementwise: one statement out0[N, H, W, C] = f(inputs at the same
   // index or at fixed elements).
   // The statements: each assigns its target, or folds it over one reduce
@@ -232,6 +373,7 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
   z3::expr ok = c_.bool_val(true);
   std::map<int, std::vector<z3::expr>> shapes; // intermediate and output tensors' extents
   std::vector<std::vector<z3::expr>> extents;  // per statement, per variable
+  std::vector<std::vector<bool>> ranges;       // per statement: a where clause's extent
   for (const core::Statement& st : k.statements) {
     size_t reduce = 0;
     for (const core::IndexVar& v : st.vars)
@@ -240,11 +382,22 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
         st.aggregation == core::Aggregation::Sum || st.aggregation == core::Aggregation::Max ||
         st.aggregation == core::Aggregation::Min || st.aggregation == core::Aggregation::Product;
     if (st.init_from || !st.constraints.empty() ||
-        (st.aggregation == core::Aggregation::Assign ? reduce != 0 : !fold || reduce != 1) ||
+        (st.aggregation == core::Aggregation::Assign ? reduce != 0 : !fold || reduce == 0) ||
         shapes.count(st.target))
       throw Outside{def->span, op + "'s definition has a statement other than an assignment or "
-                                    "a fold over one variable (a window, a scatter, a guard)"};
+                                    "a fold (a scatter, a guard)"};
+    // A variable's extent: its where clause's (its reads then checked for
+    // range, as computed indices are), else that of the dimensions it
+    // indexes, which must agree.
+    const size_t n = extents.size();
     std::vector<std::optional<z3::expr>> ext(st.vars.size());
+    std::vector<bool> ranged(st.vars.size(), false);
+    for (size_t v = 0; v < st.vars.size(); ++v)
+      if (auto w = clauses[n].find(st.vars[v].name); w != clauses[n].end()) {
+        ext[v] = w->second;
+        ranged[v] = true;
+        ok = ok && w->second >= 0; // a negative extent: ill-typed
+      }
     loads(st.value, [&](const core::Load& l) {
       const std::string& name = k.tensors[l.tensor].name;
       const bool input = k.tensors[l.tensor].role == core::TensorRole::Input;
@@ -256,17 +409,19 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
         throw Outside{def->span, op + "'s definition reads " + name + " at another rank"};
       for (size_t d = 0; d < l.index.size(); ++d) {
         if (const auto* v = std::get_if<core::VarRef>(&l.index[d]->node)) {
+          if (ranged[v->var])
+            continue;
           if (!ext[v->var])
             ext[v->var] = shape[d];
           else
             ok = ok && *ext[v->var] == shape[d];
         } else if (const auto* c = std::get_if<core::Const>(&l.index[d]->node)) {
           ok = ok && c_.int_val(c->value.i) < shape[d];
-        } else {
-          throw Outside{def->span, op + "'s definition reads " + name + " at a computed index"};
         }
+        // (A computed index is checked for range where it is read.)
       }
     });
+    ranges.push_back(ranged);
     std::vector<z3::expr> known;
     for (const std::optional<z3::expr>& x : ext) {
       if (!x)
@@ -326,9 +481,11 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
   std::string op_name = op;
   core::Span span = def->span;
   auto* self = this;
-  result.at = [self, k, ins, op_name, span, zeros, steps, extents](const Index& at) -> z3::expr {
+  result.at = [self, k, ins, op_name, span, zeros, steps, extents, ranges,
+               shapes](const Index& at) -> z3::expr {
     z3::context& c = self->c_;
     const std::vector<z3::expr>* env = nullptr; // the statement's variables' values
+    const std::vector<bool>* ranged = nullptr;  // its where-sized variables
     int depth = 0;                              // folds being built
     std::function<z3::expr(int, const Index&)> value_of;
     std::function<z3::expr(const core::Expr&)> term = [&](const core::Expr& e) -> z3::expr {
@@ -372,13 +529,22 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
         return z3::fpa_to_fpa(c.fpa_val(k0->value.f), sort_of(t));
       }
       if (const auto* l = std::get_if<core::Load>(&e->node)) {
+        const bool input = k.tensors[l->tensor].role == core::TensorRole::Input;
+        const std::vector<z3::expr>& shape =
+            input ? ins[std::stoul(k.tensors[l->tensor].name.substr(2))].shape
+                  : shapes.at(l->tensor);
         Index where;
-        for (const core::Expr& i : l->index) {
+        for (size_t d = 0; d < l->index.size(); ++d) {
+          const core::Expr& i = l->index[d];
           const auto* cst = std::get_if<core::Const>(&i->node);
-          where.push_back(cst ? c.int_val(cst->value.i)
-                              : (*env)[std::get<core::VarRef>(i->node).var]);
+          const auto* var = std::get_if<core::VarRef>(&i->node);
+          where.push_back(cst ? c.int_val(cst->value.i) : var ? (*env)[var->var] : term(i));
+          // A computed index, or a variable a where clause sizes: reading
+          // outside the tensor faults.
+          if (!cst && (!var || (*ranged)[var->var]))
+            self->faults_.push_back(where.back() < 0 || where.back() >= shape[d]);
         }
-        if (k.tensors[l->tensor].role != core::TensorRole::Input)
+        if (!input)
           return value_of(l->tensor, where);
         size_t in = std::stoul(k.tensors[l->tensor].name.substr(2));
         z3::expr v = ins[in].at(where);
@@ -562,38 +728,52 @@ SymTensor Encoding::interpreted(const std::string& op, const std::vector<const S
       for (size_t j = 0; j < st.out_index.size(); ++j)
         vars[std::get<core::VarRef>(st.out_index[j]->node).var] = index[j];
       const std::vector<z3::expr>* outer = env;
+      const std::vector<bool>* outer_ranged = ranged;
       env = &vars;
+      ranged = &ranges[n];
       if (st.aggregation == core::Aggregation::Assign) {
         z3::expr v = term(st.value);
         env = outer;
+        ranged = outer_ranged;
         return v;
       }
-      size_t r = 0;
-      while (!st.vars[r].reduce)
-        ++r;
-      // Named by its depth among the folds being built, so that the same
-      // fold built twice is the same term (Z3 tells lambdas apart by
-      // their variables' names).
-      const z3::expr bound = c.int_const(("fold_" + std::to_string(depth)).c_str());
-      vars[r] = bound;
+      // Its reduce variables bound, named by the depth among the folds
+      // being built, so that the same fold built twice is the same term
+      // (Z3 tells lambdas apart by their variables' names).
+      z3::expr_vector bound(c);
+      z3::expr inside = c.bool_val(true);
+      z3::expr_vector args(c);
+      for (size_t r = 0; r < st.vars.size(); ++r) {
+        if (!st.vars[r].reduce)
+          continue;
+        bound.push_back(c.int_const(
+            ("fold_" + std::to_string(depth) + "_" + std::to_string(bound.size())).c_str()));
+        vars[r] = bound.back();
+        inside = inside && bound.back() >= 0 && bound.back() < extents[n][r];
+      }
       ++depth;
       const z3::expr body = term(st.value);
       --depth;
       env = outer;
-      const z3::expr& extent = extents[n][r];
+      ranged = outer_ranged;
       const z3::expr none = body.is_fpa()   ? z3::fpa_to_fpa(c.fpa_val(0.0), body.get_sort())
                             : body.is_int() ? c.int_val(0)
                                             : c.bool_val(false);
-      const z3::expr values = z3::lambda(bound, z3::ite(bound >= 0 && bound < extent, body, none));
+      args.push_back(z3::lambda(bound, z3::ite(inside, body, none)));
+      for (size_t r = 0; r < st.vars.size(); ++r)
+        if (st.vars[r].reduce)
+          args.push_back(extents[n][r]);
       const std::string fn = "fold_" + std::to_string(int(st.aggregation)) + "_" +
                              std::to_string(int(st.start)) + "_" + core::format_scalar(st.init) +
-                             "_" + body.get_sort().to_string();
+                             "_" + body.get_sort().to_string() + "_" + std::to_string(bound.size());
       auto it = self->functions_.find(fn);
       if (it == self->functions_.end()) {
-        z3::sort domain[2] = {values.get_sort(), c.int_sort()};
-        it = self->functions_.emplace(fn, c.function(fn.c_str(), 2, domain, body.get_sort())).first;
+        z3::sort_vector domain(c);
+        for (const z3::expr& a : args)
+          domain.push_back(a.get_sort());
+        it = self->functions_.emplace(fn, c.function(fn.c_str(), domain, body.get_sort())).first;
       }
-      return it->second(values, extent);
+      return it->second(args);
     };
     return value_of(k.statements.back().target, at);
   };

@@ -1,9 +1,11 @@
 // clang-format off
-// Ops outside the prover's fragment (tests/data/htp/prove/opaque_ops.txt:
-// computed indices, folds over several variables, extents read) are
-// uninterpreted functions of their inputs: a rule that applies the same
-// definition to equal inputs is proved whatever the definition computes;
-// one that changes the definition or its inputs is not.
+// Ops with computed indices, folds over several variables and extents in
+// where clauses (tests/data/htp/prove/opaque_ops.txt: a convolution, a
+// product) are read from their definitions; an op outside that fragment
+// (TailRows reads its input's extent in an index) is an uninterpreted
+// function of its inputs: a rule applying the same definition to equal
+// inputs is proved whatever it computes; one that changes the definition
+// or its inputs is not.
 
 // Proved: the same definition under another name, through the TCM moves,
 // after a dispatch on the dtype, below an op of the fragment.
@@ -14,18 +16,22 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("TailRows", "x"), IS_FLOAT16("x"), Op("TailRo
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", Op("MatMul", "a", "b")), OK,
   Op("Relu", Op("MatMul.hvx", "a", "b")))
 
-// Not proved: another definition (the filter flipped), the operands
-// swapped, a dispatch the constraint does not guard.
+// Refuted: another definition (the filter flipped), the operands swapped,
+// a dispatch the constraint does not guard (found by values drawn on the
+// solver's extents: its model of an uninterpreted op is not the op).
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Conv2d", "x", "w"), OK, Op("Conv2d.flipped", "x", "w"))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("MatMul", "a", "b"), OK, Op("MatMul.hvx", "b", "a"))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("TailRows", "x"), OK, Op("Relu", Op("TailRows.fp16", "x")))
 
-// A product tiled along height: its definition is a fold over one
-// variable once probe extents it accepts are found (in0[3] = in1[2]):
-// proved. A convolution tiled likewise is not (a computed index: the
-// uninterpreted function does not say that rows are independent).
+// Proved: a product tiled along height (probe extents the definition
+// accepts, in0[3] = in1[2], are found) and a convolution tiled along batch.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("MatMul", "a", "b"),
   AND(IS_FLOAT32("a"), IS_FLOAT32("b"), GT(DIM_HEIGHT("*"), 2)),
   AUTOSPLIT(1, "I", 2, Op("MatMul", TYPICAL_SLICE("a", "I"), TYPICAL_SLICE("b", "I"))))
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Conv2d", "x", "w"), AND(IS_FLOAT32("x"), GT(DIM_BATCHES("*"), 1)),
   AUTOSPLIT(0, "I", 1, Op("Conv2d", TYPICAL_SLICE("x", "I"), "w")))
+
+// Unknown: a tiling of the uninterpreted op is sound (sampling) but needs
+// what the op computes, which the function does not say.
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("TailRows", "x"), AND(IS_FLOAT32("x"), GT(DIM_BATCHES("*"), 1)),
+  AUTOSPLIT(0, "I", 1, Op("TailRows", TYPICAL_SLICE("x", "I"))))
