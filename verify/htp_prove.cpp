@@ -148,7 +148,11 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
       continue;
     }
     const Leaf& leaf = enc.leaves()[next++];
-    n.kind = item.kind == Skeleton::Item::Kind::Const ? Node::Kind::Const : Node::Kind::Input;
+    // A tag the constraint reads with CONSTVAL_* is a constant when the
+    // model says so.
+    const bool constant = item.kind == Skeleton::Item::Kind::Const ||
+                          (leaf.constant && m.eval(*leaf.constant, true).is_true());
+    n.kind = constant ? Node::Kind::Const : Node::Kind::Input;
     n.op = n.kind == Node::Kind::Const ? "$Const" : "*Input";
     n.name = item.kind == Skeleton::Item::Kind::Const ? "" : leaf.name;
     n.type.dtype = leaf.dtype;

@@ -70,6 +70,8 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
       return v;
     if (v.type == Val::Type::Float) {
       v.f = -v.f;
+      if (v.e)
+        v.e = -*v.e;
       return v;
     }
     return integer(-as_int(v, e), Val::Type::Int);
@@ -128,6 +130,15 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
     if (a.type == Val::Type::Float || b.type == Val::Type::Float) {
       if (a.type != Val::Type::Float || b.type != Val::Type::Float)
         throw Outside{e.span, "a float compared with an integer"};
+      if (a.e || b.e) { // a value read from the graph: IEEE comparisons of float32
+        const z3::expr x = a.e ? *a.e : c_.fpa_val(a.f), y = b.e ? *b.e : c_.fpa_val(b.f);
+        return boolean(f == "EQ"   ? z3::fp_eq(x, y)
+                       : f == "NE" ? !z3::fp_eq(x, y)
+                       : f == "LT" ? x < y
+                       : f == "GT" ? x > y
+                       : f == "LE" ? x <= y
+                                   : x >= y);
+      }
       bool r = f == "EQ"   ? a.f == b.f
                : f == "NE" ? a.f != b.f
                : f == "LT" ? a.f < b.f
@@ -154,6 +165,8 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
       if (acc.type == Val::Type::Float || b.type == Val::Type::Float) {
         if (acc.type != Val::Type::Float || b.type != Val::Type::Float)
           throw Outside{e.span, "float arithmetic on extents is not encoded yet"};
+        if (acc.e || b.e)
+          throw Outside{e.span, "arithmetic on a float read from the graph is not encoded yet"};
         acc.f = f == "ADD"   ? acc.f + b.f
                 : f == "SUB" ? acc.f - b.f
                 : f == "MUL" ? acc.f * b.f
@@ -197,6 +210,8 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
     }
     return acc;
   }
+  if (f.starts_with("CONSTVAL_"))
+    return constval(c);
   if (f == "UINT" || f == "INT") {
     Val v = eval(*c.args[0]);
     if (v.type == Val::Type::Float || v.type == Val::Type::DType)
@@ -269,6 +284,71 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
     return boolean(*a.zero == *b.zero && *a.step == *b.step);
   }
   throw Outside{c.callee_span, f + " is not encoded yet"};
+}
+
+// CONSTVAL_INT(tag, i), CONSTVAL_FLOAT(tag, i) and their _VALID forms, as
+// teval's evaluator reads them: element i of the tag's node when the
+// graph holds it as a constant (a tag's leaf is one or not, as the solver
+// chooses), else INT32_MIN or NaN; CONSTVAL_INT of a float only when it is
+// an integer in int32's range. Element 0 only (another's position depends
+// on the extents).
+Encoding::Val Encoding::constval(const ast::Call& c) {
+  const std::string& f = c.callee;
+  const ast::StringLit* tag = as_string(*c.args[0]);
+  const auto* at = std::get_if<ast::IntLit>(&c.args[1]->node);
+  auto it = tag ? tags_.find(tag->value) : tags_.end();
+  if (it == tags_.end() || !at || at->value != 0)
+    throw Outside{c.callee_span, f + " of an element other than a tag's first"};
+  Leaf* leaf = nullptr;
+  for (Leaf& l : leaves_)
+    leaf = l.item == it->second ? &l : leaf;
+  if (!leaf) { // an op's output is never a constant
+    Val v;
+    v.type = f.starts_with("CONSTVAL_FLOAT") && !f.ends_with("_VALID") ? Val::Type::Float
+             : f.ends_with("_VALID")                                   ? Val::Type::Bool
+                                                                       : Val::Type::Int;
+    v.e = v.type == Val::Type::Bool  ? c_.bool_val(false)
+          : v.type == Val::Type::Int ? c_.int_val(int64_t(INT32_MIN))
+                                     : c_.fpa_nan(c_.fpa_sort(8, 24));
+    return v;
+  }
+  if (!leaf->constant)
+    leaf->constant = skeleton_.items[size_t(leaf->item)].kind == Skeleton::Item::Kind::Const
+                         ? c_.bool_val(true)
+                         : c_.bool_const(("constant_" + leaf->name).c_str());
+  z3::expr valid = *leaf->constant;
+  const z3::expr zero = c_.int_val(0);
+  const z3::expr x = (*leaf->values)(zero, zero, zero, zero);
+  Val v;
+  if (f.starts_with("CONSTVAL_FLOAT")) {
+    // The element as a float32 (a code as the integer it is).
+    const z3::sort f32 = c_.fpa_sort(8, 24);
+    // (A code converted to a float is outside what the solver decides.)
+    if (!x.is_fpa())
+      throw Outside{c.callee_span, f + " of a quantized or integer tensor is not encoded yet"};
+    const z3::expr value = z3::fpa_to_fpa(x, f32);
+    if (f.ends_with("_VALID")) {
+      v.e = valid;
+      return v; // a Bool
+    }
+    v.type = Val::Type::Float;
+    v.e = z3::ite(valid, value, c_.fpa_nan(f32));
+    return v;
+  }
+  z3::expr integer = x;
+  if (x.is_fpa()) {
+    const z3::expr whole(c_, Z3_mk_fpa_round_to_integral(c_, Z3_mk_fpa_rtz(c_), x));
+    integer = z3::expr(c_, Z3_mk_real2int(c_, Z3_mk_fpa_to_real(c_, whole)));
+    valid = valid && !x.mk_is_nan() && !x.mk_is_inf() && z3::fp_eq(whole, x) &&
+            integer >= c_.int_val(int64_t(INT32_MIN)) && integer <= c_.int_val(int64_t(INT32_MAX));
+  }
+  if (f.ends_with("_VALID")) {
+    v.e = valid;
+    return v; // a Bool
+  }
+  v.type = Val::Type::Int;
+  v.e = z3::ite(valid, integer, c_.int_val(int64_t(INT32_MIN)));
+  return v;
 }
 
 } // namespace teval::verify::htp::prove

@@ -441,7 +441,10 @@ SymTensor Encoding::build(const ast::Expr& e, const SymTensor& in_force, z3::exp
     r.fresh = true;
     r.shape.assign(kRank, c_.int_val(1));
     z3::context& ctx = c_;
-    if (v.type == Val::Type::Float) {
+    if (v.type == Val::Type::Float && v.e) {
+      z3::expr x = *v.e;
+      r.at = [x](const Index&) { return x; };
+    } else if (v.type == Val::Type::Float) {
       float x = v.f;
       r.at = [&ctx, x](const Index&) { return ctx.fpa_val(x); };
     } else if (v.type == Val::Type::Int || v.type == Val::Type::Size) {
@@ -494,7 +497,7 @@ SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::
         const SymTensor& of = opref(*step->args[0]);
         t.step = of.step ? *of.step : c_.fpa_val(1.0f);
       } else if (Val v = eval(*c.args[2]); v.type == Val::Type::Float) {
-        t.step = c_.fpa_val(v.f);
+        t.step = v.e ? *v.e : c_.fpa_val(v.f);
       } else {
         t.step = z3::expr(c_, Z3_mk_fpa_to_fp_real(c_, c_.fpa_rounding_mode(),
                                                    z3::to_real(as_int(v, *c.args[2])),

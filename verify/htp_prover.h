@@ -69,6 +69,10 @@ struct Leaf {
   std::optional<z3::func_decl> values;
   /// A quantized tensor's zero offset (Int) and step (float32).
   std::optional<z3::expr> zero, step;
+  /// Whether the graph holds it as a constant (CONSTVAL_* read it): true
+  /// for a constant of the match, a bool for a tag (HTP matches a tag to a
+  /// constant too), none when nothing asks.
+  std::optional<z3::expr> constant;
 };
 
 using detail::zero_range;
@@ -131,12 +135,14 @@ private:
   // integer in [0, 2^64), arithmetic wrapping), a float constant or a dtype.
   struct Val {
     enum class Type { Bool, Int, Size, Float, DType } type = Type::Bool;
-    std::optional<z3::expr> e; ///< Bool, Int, Size
-    float f = 0;
+    std::optional<z3::expr> e; ///< Bool, Int, Size; a Float read from the graph (float32)
+    float f = 0;               ///< a constant Float
     std::string dtype;
   };
 
   Val eval(const ast::Expr& e);
+  // CONSTVAL_INT, CONSTVAL_FLOAT and their _VALID forms.
+  Val constval(const ast::Call& c);
   z3::expr truth(const ast::Expr& e);
   const SymTensor& opref(const ast::Expr& e);
   z3::expr as_int(const Val& v, const ast::Expr& e);

@@ -88,3 +88,13 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Dequantize", Op("Relu", "x")), IS_QUINT8("x"
 // ReLU): refuted beyond the documented precision change.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT32("x"),
   Op("Cast", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op("Relu1", Op("Cast", "x")))))
+
+// CONSTVAL_FLOAT reads a constant's element (a tag is a constant of the
+// graph or not, as the solver chooses): ReluX with a constant 6 is ReLU6,
+// proved; clamping to [lo, 6] with lo equal to 0.0 is refuted, bit for
+// bit: lo may be -0.0, which equals 0.0.
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("ReluX", "x", "c"),
+  AND(IS_FLOAT32("x"), IS_FLOAT32("c"), EQ(CONSTVAL_FLOAT("c", 0), 6.0f)), Op("Relu6", "x"))
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("ReluMinMax", "x", "lo", "hi"),
+  AND(IS_FLOAT32("x"), IS_FLOAT32("lo"), IS_FLOAT32("hi"), EQ(CONSTVAL_FLOAT("lo", 0), 0.0f), EQ(CONSTVAL_FLOAT("hi", 0), 6.0f)),
+  Op("Relu6", "x"))
