@@ -5,6 +5,7 @@
 // part of the library's interface.
 #pragma once
 
+#include "core/kernel.h"
 #include "verify/htp_prove.h"
 #include "verify/htp_verifier.h"
 
@@ -84,6 +85,21 @@ inline bool is_float(HtpType t) {
 
 /// The Z3 sort of a float HtpType's elements.
 z3::sort element_sort(z3::context& c, HtpType t);
+
+/// Probe extents an op's definition is elaborated at, tried in turn until
+/// it accepts them (a product or a convolution relates its inputs').
+const std::vector<core::Shape>& probe_extents();
+
+/// The extents the `where` clauses of \p def (op \p op's definition) give
+/// its variables, per statement, as integer arithmetic of \p inputs'
+/// extents. Throws Outside for a clause of other arithmetic, or a statement
+/// that reads extents outside its clauses.
+std::vector<std::map<std::string, z3::expr>>
+where_extents(z3::context& c, const rules::OpDef& def, const std::string& op,
+              const std::vector<const SymTensor*>& inputs);
+
+/// Calls \p f on every load in \p e.
+void loads(const core::Expr& e, const std::function<void(const core::Load&)>& f);
 
 /// A rule under one assignment of dtypes to its match's inputs.
 class Encoding {
