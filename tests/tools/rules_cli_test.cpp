@@ -196,7 +196,9 @@ std::string proof_of(const std::string& out, const std::string& file, int line) 
 // every proved rule sampled too.
 TEST(RulesCli, ProveVerdicts) {
   const std::string file = "tests/data/htp/prove/prove.cpp";
-  test::Result r = rules("verify " + file + " --prove --cases 10");
+  // (A generous timeout: the float16 precision proof takes seconds per
+  // query, which a loaded machine may double.)
+  test::Result r = rules("verify " + file + " --prove --cases 10 --timeout 30000");
   EXPECT_EQ(r.exit_code, 1) << r.err; // refuted rules
   auto verdict = [&](int line) { return proof_of(r.out, file, line); };
   for (int line : {6, 10, 14, 18, 33, 38, 42, 46, 69, 73, 82}) {
