@@ -148,10 +148,8 @@ std::optional<Counterexample> replay(const Rule& rule, const OpSet& ops, const S
       continue;
     }
     const Leaf& leaf = enc.leaves()[next++];
-    // A tag the constraint reads with CONSTVAL_* is a constant when the
-    // model says so.
-    const bool constant = item.kind == Skeleton::Item::Kind::Const ||
-                          (leaf.constant && m.eval(*leaf.constant, true).is_true());
+    // A tag the rule reads with CONSTVAL_* is a constant.
+    const bool constant = item.kind == Skeleton::Item::Kind::Const || leaf.constant;
     n.kind = constant ? Node::Kind::Const : Node::Kind::Input;
     n.op = n.kind == Node::Kind::Const ? "$Const" : "*Input";
     n.name = item.kind == Skeleton::Item::Kind::Const ? "" : leaf.name;

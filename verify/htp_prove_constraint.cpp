@@ -287,11 +287,11 @@ Encoding::Val Encoding::eval(const ast::Expr& e) {
 }
 
 // CONSTVAL_INT(tag, i), CONSTVAL_FLOAT(tag, i) and their _VALID forms, as
-// teval's evaluator reads them: element i of the tag's node when the
-// graph holds it as a constant (a tag's leaf is one or not, as the solver
-// chooses), else INT32_MIN or NaN; CONSTVAL_INT of a float only when it is
-// an integer in int32's range. Element 0 only (another's position depends
-// on the extents).
+// teval's evaluator reads them: element i of the tag's node, which the
+// graph holds as a constant (as the sampling verifier draws such a tag);
+// CONSTVAL_INT of a float only when it is an integer in int32's range,
+// else INT32_MIN. Element 0 only (another's position depends on the
+// extents).
 Encoding::Val Encoding::constval(const ast::Call& c) {
   const std::string& f = c.callee;
   const ast::StringLit* tag = as_string(*c.args[0]);
@@ -312,11 +312,10 @@ Encoding::Val Encoding::constval(const ast::Call& c) {
                                      : c_.fpa_nan(c_.fpa_sort(8, 24));
     return v;
   }
-  if (!leaf->constant)
-    leaf->constant = skeleton_.items[size_t(leaf->item)].kind == Skeleton::Item::Kind::Const
-                         ? c_.bool_val(true)
-                         : c_.bool_const(("constant_" + leaf->name).c_str());
-  z3::expr valid = *leaf->constant;
+  // A tag read so is a constant of the graph, as the sampling verifier
+  // draws it (as an input it would have no value to read).
+  leaf->constant = true;
+  z3::expr valid = c_.bool_val(true);
   const z3::expr zero = c_.int_val(0);
   const z3::expr x = (*leaf->values)(zero, zero, zero, zero);
   Val v;

@@ -6,7 +6,6 @@
 #include "core/format.h"
 #include "core/kernel.h"
 
-
 namespace teval::verify::htp::prove {
 
 using rules::TensorType;

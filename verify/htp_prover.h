@@ -70,10 +70,9 @@ struct Leaf {
   std::optional<z3::func_decl> values;
   /// A quantized tensor's zero offset (Int) and step (float32).
   std::optional<z3::expr> zero, step;
-  /// Whether the graph holds it as a constant (CONSTVAL_* read it): true
-  /// for a constant of the match, a bool for a tag (HTP matches a tag to a
-  /// constant too), none when nothing asks.
-  std::optional<z3::expr> constant;
+  /// The graph holds it as a constant: a tag CONSTVAL_* reads (HTP matches
+  /// a tag to a constant too; the sampling verifier draws it so).
+  bool constant = false;
 };
 
 using detail::zero_range;

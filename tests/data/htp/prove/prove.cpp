@@ -89,8 +89,8 @@ DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Dequantize", Op("Relu", "x")), IS_QUINT8("x"
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("Relu", "x"), IS_FLOAT32("x"),
   Op("Cast", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op("Relu1", Op("Cast", "x")))))
 
-// CONSTVAL_FLOAT reads a constant's element (a tag is a constant of the
-// graph or not, as the solver chooses): ReluX with a constant 6 is ReLU6,
+// CONSTVAL_FLOAT reads a constant's element (a tag it reads is a constant
+// of the graph, as sampling draws it): ReluX with a constant 6 is ReLU6,
 // proved; clamping to [lo, 6] with lo equal to 0.0 is refuted, bit for
 // bit: lo may be -0.0, which equals 0.0.
 DEF_PACKAGE_OPTIMIZATION(EARLY, Op("ReluX", "x", "c"),
