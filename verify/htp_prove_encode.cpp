@@ -518,4 +518,58 @@ SymTensor Encoding::modifier(const ast::Call& c, const SymTensor& in_force, z3::
   return build(*c.args.back(), t, typed);
 }
 
+// The output's dtype and encoding as infer_type gives them, for an op whose
+// definition \p def computes \p computed: a declared output's (ill-typed,
+// into \p ok, when the definition computes another dtype), else the type
+// that stores it; a definition that quantizes into its output's encoding
+// takes one drawn for it, another keeps its first input's encoding.
+void Encoding::output_type(const std::string& op, const rules::OpDef& def, core::DType computed,
+                           const std::vector<const SymTensor*>& inputs, const SymTensor* declared,
+                           SymTensor& result, z3::expr& ok) {
+  const std::string& program = def.program;
+  const bool own_encoding = program.find("$quantize(") != std::string::npos ||
+                            program.find("$encode(") != std::string::npos ||
+                            program.find("$out0.zero") != std::string::npos ||
+                            program.find("$out0.step") != std::string::npos;
+  if (declared) {
+    result.dtype = declared->dtype;
+    result.zero = declared->zero;
+    result.step = declared->step;
+    if (rules::storage(declared->dtype) != computed)
+      ok = c_.bool_val(false); // the definition computes another dtype: ill-typed
+    if (rules::quantized(result.dtype) && (!result.zero || !result.step))
+      throw Outside{def.span, op + " gives a quantized tensor of an encoding not encoded"};
+    return;
+  }
+  // The type that stores what it computes, its first input's where that
+  // does; none: ill-typed.
+  const std::optional<HtpType> t = rules::htp_type_of_storage(
+      computed, inputs.empty() ? std::nullopt : std::optional(inputs[0]->dtype));
+  if (!t) {
+    ok = c_.bool_val(false);
+    return;
+  }
+  result.dtype = *t;
+  if (!rules::quantized(*t))
+    return;
+  if (own_encoding) {
+    // A definition that quantizes into its output's encoding: any.
+    const std::string id = std::to_string(encodings_made_++);
+    result.zero = c_.int_const(("zero_op" + id).c_str());
+    result.step = c_.constant(("step_op" + id).c_str(), c_.fpa_sort(8, 24));
+    encodings_.emplace_back(*result.zero, *result.step);
+    auto [lo, hi] = zero_range(result.dtype);
+    ok = ok && *result.zero >= c_.int_val(lo) && *result.zero <= c_.int_val(hi) &&
+         result.step->mk_is_normal() && !z3::expr(c_, Z3_mk_fpa_is_negative(c_, *result.step));
+  } else if (!inputs.empty() && inputs[0]->zero) {
+    result.zero = inputs[0]->zero; // computed in its first input's encoding
+    result.step = inputs[0]->step;
+  } else {
+    // A float first input's encoding (zero offset 0, step 1), as
+    // infer_type keeps it.
+    result.zero = c_.int_val(0);
+    result.step = c_.fpa_val(1.0f);
+  }
+}
+
 } // namespace teval::verify::htp::prove
